@@ -1,0 +1,32 @@
+package dev.tandem.config;
+
+import dev.tandem.error.Validation;
+import dev.tandem.group.GroupService;
+import dev.tandem.seed.SeedProperties;
+import dev.tandem.seed.SeedRunner;
+import dev.tandem.user.UserService;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.persistence.autoconfigure.EntityScan;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ComponentScan;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
+
+import java.time.Clock;
+
+/**
+ * The one wiring of the domain. Both services import it, and so do the tests, so what is
+ * tested is what runs.
+ */
+@Configuration(proxyBeanMethods = false)
+@ComponentScan(basePackageClasses = {GroupService.class, UserService.class, Validation.class, SeedRunner.class})
+@EntityScan(basePackageClasses = {GroupService.class, UserService.class})
+@EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
+@EnableConfigurationProperties(SeedProperties.class)
+public class TandemDomainConfiguration {
+
+    @Bean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+}

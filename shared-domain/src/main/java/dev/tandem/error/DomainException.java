@@ -1,0 +1,73 @@
+package dev.tandem.error;
+
+import java.util.List;
+
+/**
+ * The single failure type of the domain. Protocol layers map {@link #code()} through
+ * {@link ErrorCode}; nothing else about a failure needs to be known on the wire.
+ */
+public class DomainException extends RuntimeException {
+
+    private final ErrorCode code;
+    private final List<FieldViolation> violations;
+    private final String resourceType;
+    private final String resourceName;
+
+    public DomainException(ErrorCode code, String message, List<FieldViolation> violations,
+                           String resourceType, String resourceName) {
+        super(message);
+        this.code = code;
+        this.violations = List.copyOf(violations);
+        this.resourceType = resourceType;
+        this.resourceName = resourceName;
+    }
+
+    public DomainException(ErrorCode code, String message) {
+        this(code, message, List.of(), null, null);
+    }
+
+    public static DomainException invalid(List<FieldViolation> violations) {
+        String summary = violations.size() == 1
+                ? violations.getFirst().field() + ": " + violations.getFirst().description()
+                : violations.size() + " fields are invalid";
+        return new DomainException(ErrorCode.INVALID_ARGUMENT, summary, violations, null, null);
+    }
+
+    public static DomainException invalid(String field, String description) {
+        return invalid(List.of(new FieldViolation(field, description)));
+    }
+
+    public static DomainException notFound(String resourceType, Object id) {
+        return new DomainException(ErrorCode.NOT_FOUND, resourceType + " " + id + " not found",
+                List.of(), resourceType, String.valueOf(id));
+    }
+
+    public static DomainException alreadyExists(String resourceType, String name, String message) {
+        return new DomainException(ErrorCode.ALREADY_EXISTS, message, List.of(), resourceType, name);
+    }
+
+    public static DomainException failedPrecondition(String message) {
+        return new DomainException(ErrorCode.FAILED_PRECONDITION, message);
+    }
+
+    public static DomainException aborted(String resourceType, Object id, String message) {
+        return new DomainException(ErrorCode.ABORTED, message, List.of(), resourceType, String.valueOf(id));
+    }
+
+    public ErrorCode code() {
+        return code;
+    }
+
+    public List<FieldViolation> violations() {
+        return violations;
+    }
+
+    /** The kind of resource a NOT_FOUND/ALREADY_EXISTS/ABORTED is about ("group", "user"), or null. */
+    public String resourceType() {
+        return resourceType;
+    }
+
+    public String resourceName() {
+        return resourceName;
+    }
+}

@@ -1,0 +1,262 @@
+package dev.tandem.group;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.error.FieldViolation;
+import dev.tandem.error.Validation;
+import dev.tandem.user.UserService;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.orm.ObjectOptimisticLockingFailureException;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every group operation, once, for both wires. Reads run in read-only transactions; each write
+ * is one transaction that either applies completely or changes nothing.
+ */
+@Service
+public class GroupService {
+
+    public static final int DEFAULT_PAGE_SIZE = 20;
+    public static final int MAX_PAGE_SIZE = 1000;
+    public static final int DEFAULT_LEADERBOARD_LIMIT = 10;
+    public static final int MAX_LEADERBOARD_LIMIT = 100;
+
+    private final StudyGroupRepository groups;
+    private final GroupMemberRepository members;
+    private final RatingRepository ratings;
+    private final StudySessionRepository sessions;
+    private final GroupQueries queries;
+    private final UserService users;
+    private final Validation validation;
+    private final Clock clock;
+
+    public GroupService(StudyGroupRepository groups, GroupMemberRepository members, RatingRepository ratings,
+                        StudySessionRepository sessions, GroupQueries queries, UserService users,
+                        Validation validation, Clock clock) {
+        this.groups = groups;
+        this.members = members;
+        this.ratings = ratings;
+        this.sessions = sessions;
+        this.queries = queries;
+        this.users = users;
+        this.validation = validation;
+        this.clock = clock;
+    }
+
+    // ---- reads -------------------------------------------------------------------------------
+
+    @Transactional(readOnly = true)
+    public GroupView get(long id) {
+        return queries.findGroup(id, clock.instant()).orElseThrow(() -> DomainException.notFound("group", id));
+    }
+
+    /** One page of groups of {@code subject} ("" for all) in id order. */
+    @Transactional(readOnly = true)
+    public GroupPage list(String subject, int pageSize, String pageToken) {
+        String filter = subject == null ? "" : subject;
+        List<FieldViolation> violations = new ArrayList<>();
+        if (pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
+            violations.add(new FieldViolation("page_size", "must be between 1 and " + MAX_PAGE_SIZE + " (0 for the default)"));
+        }
+        if (filter.length() > 50) {
+            violations.add(new FieldViolation("subject", "size must be between 0 and 50"));
+        }
+        Validation.throwIfAny(violations);
+        int size = pageSize == 0 ? DEFAULT_PAGE_SIZE : pageSize;
+        long afterId = PageTokens.decodeAfterId(pageToken, filter);
+
+        // One row more than the page tells whether another page follows, without a COUNT.
+        List<GroupSummary> rows = queries.search(filter, afterId, size + 1);
+        if (rows.size() <= size) {
+            return new GroupPage(rows, "");
+        }
+        List<GroupSummary> page = rows.subList(0, size);
+        return new GroupPage(List.copyOf(page), PageTokens.encode(filter, page.getLast().id()));
+    }
+
+    @Transactional(readOnly = true)
+    public LeaderboardView leaderboard(String subject, int limit) {
+        String filter = subject == null ? "" : subject;
+        if (limit < 0 || limit > MAX_LEADERBOARD_LIMIT) {
+            throw DomainException.invalid("limit", "must be between 1 and " + MAX_LEADERBOARD_LIMIT + " (0 for the default)");
+        }
+        if (filter.length() > 50) {
+            throw DomainException.invalid("subject", "size must be between 0 and 50");
+        }
+        int size = limit == 0 ? DEFAULT_LEADERBOARD_LIMIT : limit;
+        return new LeaderboardView(filter, queries.leaderboard(filter, size));
+    }
+
+    // ---- writes ------------------------------------------------------------------------------
+
+    @Transactional
+    public GroupView create(NewGroup command) {
+        List<FieldViolation> violations = new ArrayList<>(validation.violations(command.fields(), ""));
+        violations.addAll(validation.violations(command, ""));
+        Validation.throwIfAny(violations);
+        users.requireExists(command.ownerId());
+
+        GroupFields fields = command.fields();
+        Instant now = now();
+        StudyGroup group = groups.save(new StudyGroup(fields.name(), fields.subject(), fields.description(),
+                fields.capacity(), command.ownerId(), now));
+        members.save(new GroupMember(group.getId(), command.ownerId(), now));
+        members.flush();
+        return get(group.getId());
+    }
+
+    @Transactional
+    public GroupView update(GroupChanges changes) {
+        List<FieldViolation> violations = new ArrayList<>();
+        if (changes.paths().isEmpty()) {
+            violations.add(new FieldViolation("update_mask", "must name at least one of " + GroupChanges.UPDATABLE));
+        }
+        for (String path : changes.paths()) {
+            if (!GroupChanges.UPDATABLE.contains(path)) {
+                violations.add(new FieldViolation("update_mask", "'" + path + "' cannot be updated; updatable: " + GroupChanges.UPDATABLE));
+            }
+        }
+        if (changes.expectedVersion() < 0) {
+            violations.add(new FieldViolation("expected_version", "must not be negative"));
+        }
+        Validation.throwIfAny(violations);
+
+        // Locked, so that a capacity cut and a concurrent join cannot both pass their checks.
+        StudyGroup group = groups.findLockedById(changes.id())
+                .orElseThrow(() -> DomainException.notFound("group", changes.id()));
+        requireVersion(group, changes.expectedVersion());
+
+        GroupFields current = group.fields();
+        GroupFields wanted = changes.values();
+        GroupFields merged = new GroupFields(
+                changes.paths().contains("name") ? wanted.name() : current.name(),
+                changes.paths().contains("subject") ? wanted.subject() : current.subject(),
+                changes.paths().contains("description") ? nullToEmpty(wanted.description()) : current.description(),
+                changes.paths().contains("capacity") ? wanted.capacity() : current.capacity());
+        validation.check(merged, "group.");
+        long memberCount = members.countByGroupId(group.getId());
+        if (merged.capacity() < memberCount) {
+            throw DomainException.failedPrecondition("capacity " + merged.capacity() + " is below the group's "
+                    + memberCount + " members");
+        }
+        group.apply(merged);
+        try {
+            groups.flush();
+        } catch (ObjectOptimisticLockingFailureException raced) {
+            throw staleVersion(group.getId(), changes.expectedVersion());
+        }
+        return get(group.getId());
+    }
+
+    @Transactional
+    public void delete(long id, long expectedVersion) {
+        StudyGroup group = groups.findLockedById(id).orElseThrow(() -> DomainException.notFound("group", id));
+        if (expectedVersion != 0) {
+            requireVersion(group, expectedVersion);
+        }
+        groups.delete(group);
+        groups.flush();
+    }
+
+    @Transactional
+    public MembershipView join(long groupId, long userId) {
+        // The row lock serialises joins of one group: count-then-insert cannot overfill it.
+        StudyGroup group = groups.findLockedById(groupId).orElseThrow(() -> DomainException.notFound("group", groupId));
+        users.requireExists(userId);
+        if (members.existsById(new MemberKey(groupId, userId))) {
+            throw alreadyMember(groupId, userId);
+        }
+        if (members.countByGroupId(groupId) >= group.getCapacity()) {
+            throw DomainException.failedPrecondition("group " + groupId + " is full (capacity " + group.getCapacity() + ")");
+        }
+        try {
+            return members.saveAndFlush(new GroupMember(groupId, userId, now())).toView();
+        } catch (DataIntegrityViolationException raced) {
+            throw alreadyMember(groupId, userId);
+        }
+    }
+
+    @Transactional
+    public void leave(long groupId, long userId) {
+        StudyGroup group = groups.findById(groupId).orElseThrow(() -> DomainException.notFound("group", groupId));
+        MemberKey key = new MemberKey(groupId, userId);
+        if (!members.existsById(key)) {
+            throw DomainException.notFound("membership", groupId + "/" + userId);
+        }
+        if (group.getOwnerId() == userId) {
+            throw DomainException.failedPrecondition("the owner cannot leave group " + groupId + "; delete the group instead");
+        }
+        members.deleteById(key);
+        members.flush();
+    }
+
+    @Transactional
+    public RatingView rate(NewRating command) {
+        validation.check(command);
+        requireGroup(command.groupId());
+        users.requireExists(command.userId());
+        MemberKey key = new MemberKey(command.groupId(), command.userId());
+        if (ratings.existsById(key)) {
+            throw alreadyRated(command.groupId(), command.userId());
+        }
+        try {
+            return ratings.saveAndFlush(new Rating(command.groupId(), command.userId(), command.stars(),
+                    command.comment(), now())).toView();
+        } catch (DataIntegrityViolationException raced) {
+            throw alreadyRated(command.groupId(), command.userId());
+        }
+    }
+
+    @Transactional
+    public SessionView schedule(NewSession command) {
+        validation.check(command);
+        requireGroup(command.groupId());
+        Instant start = command.startTime().truncatedTo(ChronoUnit.MILLIS);
+        return sessions.saveAndFlush(new StudySession(command.groupId(), command.topic(), start,
+                command.durationMinutes(), command.location())).toView();
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    private void requireGroup(long id) {
+        if (!groups.existsById(id)) {
+            throw DomainException.notFound("group", id);
+        }
+    }
+
+    private static void requireVersion(StudyGroup group, long expected) {
+        if (group.getVersion() != expected) {
+            throw staleVersion(group.getId(), expected);
+        }
+    }
+
+    private static DomainException staleVersion(long id, long expected) {
+        return DomainException.aborted("group", id, "group " + id + " is no longer at version " + expected
+                + "; read it again and retry");
+    }
+
+    private static DomainException alreadyMember(long groupId, long userId) {
+        return DomainException.alreadyExists("membership", groupId + "/" + userId,
+                "user " + userId + " is already a member of group " + groupId);
+    }
+
+    private static DomainException alreadyRated(long groupId, long userId) {
+        return DomainException.alreadyExists("rating", groupId + "/" + userId,
+                "user " + userId + " has already rated group " + groupId);
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    /** Millisecond precision: what the database stores is exactly what the writer returns. */
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+}

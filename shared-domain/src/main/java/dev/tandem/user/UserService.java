@@ -1,0 +1,61 @@
+package dev.tandem.user;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.error.Validation;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+
+@Service
+public class UserService {
+
+    private final UserRepository users;
+    private final Validation validation;
+    private final Clock clock;
+
+    public UserService(UserRepository users, Validation validation, Clock clock) {
+        this.users = users;
+        this.validation = validation;
+        this.clock = clock;
+    }
+
+    @Transactional(readOnly = true)
+    public UserView get(long id) {
+        return users.findById(id).map(User::toView).orElseThrow(() -> DomainException.notFound("user", id));
+    }
+
+    @Transactional
+    public UserView create(NewUser command) {
+        validation.check(command);
+        if (users.existsByEmail(command.email())) {
+            throw emailTaken(command.email());
+        }
+        try {
+            return users.saveAndFlush(new User(command.name(), command.email(), now())).toView();
+        } catch (DataIntegrityViolationException raced) {
+            // Another request registered the same e-mail between our check and our insert.
+            throw emailTaken(command.email());
+        }
+    }
+
+    /** Throws NOT_FOUND unless the user exists; for commands that reference a user. */
+    @Transactional(readOnly = true)
+    public void requireExists(long id) {
+        if (!users.existsById(id)) {
+            throw DomainException.notFound("user", id);
+        }
+    }
+
+    private static DomainException emailTaken(String email) {
+        return DomainException.alreadyExists("user", email, "a user with e-mail " + email + " already exists");
+    }
+
+    /** Millisecond precision: what the database stores is exactly what the writer returns. */
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+}

@@ -1,0 +1,289 @@
+package dev.tandem.group;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.error.FieldViolation;
+import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.Concurrently;
+import dev.tandem.testsupport.UseTestDatabase;
+import dev.tandem.user.NewUser;
+import dev.tandem.user.UserService;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@SpringBootTest
+@UseTestDatabase
+class GroupServiceTest {
+
+    @Autowired GroupService groups;
+    @Autowired UserService users;
+    @Autowired SeedData seed;
+    @Autowired JdbcClient jdbc;
+
+    @BeforeEach
+    void freshData() {
+        seed.reset(1);
+    }
+
+    @Test
+    void createdGroupReadsBackWithOwnerAsFirstMember() {
+        long owner = newUser("owner");
+        GroupView created = groups.create(new NewGroup("Graph theory", "algorithms", "Cliques", 10, owner));
+
+        assertThat(created.memberCount()).isEqualTo(1);
+        assertThat(created.ownerName()).isEqualTo("owner");
+        assertThat(created.version()).isZero();
+        assertThat(created.averageRating()).isZero();
+        assertThat(created.nextSessions()).isEmpty();
+        assertThat(groups.get(created.id())).isEqualTo(created);
+    }
+
+    @Test
+    void invalidGroupNamesEveryBadFieldAndWritesNothing() {
+        long before = count("study_groups");
+        assertThatThrownBy(() -> groups.create(new NewGroup("x", "Not A Subject", "d".repeat(1001), 1, 1)))
+                .isInstanceOfSatisfying(DomainException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                    assertThat(e.violations()).extracting(FieldViolation::field)
+                            .containsExactlyInAnyOrder("name", "subject", "description", "capacity");
+                });
+        assertThat(count("study_groups")).isEqualTo(before);
+    }
+
+    @Test
+    void unknownOwnerIsNotFoundAndWritesNothing() {
+        long before = count("study_groups");
+        assertThatThrownBy(() -> groups.create(new NewGroup("Graph theory", "algorithms", "", 10, 999_999)))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(count("study_groups")).isEqualTo(before);
+    }
+
+    @Test
+    void concurrentJoinsNeverExceedCapacity() throws Exception {
+        long owner = newUser("owner");
+        GroupView group = groups.create(new NewGroup("Small group", "physics", "", 5, owner));
+        List<Long> joiners = IntStream.range(0, 16).mapToObj(i -> newUser("joiner" + i)).toList();
+
+        List<Callable<MembershipView>> tasks = joiners.stream()
+                .<Callable<MembershipView>>map(user -> () -> groups.join(group.id(), user)).toList();
+        List<Object> outcomes = Concurrently.run(tasks);
+
+        long joined = outcomes.stream().filter(MembershipView.class::isInstance).count();
+        assertThat(joined).isEqualTo(4);
+        assertThat(outcomes).filteredOn(o -> !(o instanceof MembershipView))
+                .allSatisfy(o -> assertThat(((DomainException) o).code()).isEqualTo(ErrorCode.FAILED_PRECONDITION));
+        assertThat(groups.get(group.id()).memberCount()).isEqualTo(5);
+    }
+
+    @Test
+    void concurrentDuplicateJoinsMakeOneMembership() throws Exception {
+        long owner = newUser("owner");
+        long user = newUser("twice");
+        GroupView group = groups.create(new NewGroup("Busy group", "physics", "", 50, owner));
+
+        List<Callable<MembershipView>> tasks = IntStream.range(0, 8)
+                .<Callable<MembershipView>>mapToObj(i -> () -> groups.join(group.id(), user)).toList();
+        List<Object> outcomes = Concurrently.run(tasks);
+
+        assertThat(outcomes).filteredOn(MembershipView.class::isInstance).hasSize(1);
+        assertThat(outcomes).filteredOn(o -> !(o instanceof MembershipView))
+                .allSatisfy(o -> assertThat(((DomainException) o).code()).isEqualTo(ErrorCode.ALREADY_EXISTS));
+        assertThat(groups.get(group.id()).memberCount()).isEqualTo(2);
+    }
+
+    @Test
+    void secondRatingBySameUserIsAConflictNotARow() throws Exception {
+        long user = newUser("rater");
+        List<Callable<RatingView>> tasks = IntStream.range(0, 6)
+                .<Callable<RatingView>>mapToObj(i -> () -> groups.rate(new NewRating(1, user, 1 + i % 5, ""))).toList();
+        List<Object> outcomes = Concurrently.run(tasks);
+
+        assertThat(outcomes).filteredOn(RatingView.class::isInstance).hasSize(1);
+        assertThat(outcomes).filteredOn(o -> !(o instanceof RatingView))
+                .allSatisfy(o -> assertThat(((DomainException) o).code()).isEqualTo(ErrorCode.ALREADY_EXISTS));
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM ratings WHERE group_id = 1 AND user_id = ?").param(user)
+                .query(Long.class).single()).isEqualTo(1);
+    }
+
+    @Test
+    void staleVersionIsAbortedAndTheWinnerKeepsTheRow() throws Exception {
+        GroupView group = groups.get(1);
+        List<Callable<GroupView>> tasks = IntStream.range(0, 6).<Callable<GroupView>>mapToObj(i -> () -> groups.update(
+                new GroupChanges(group.id(), new GroupFields("Renamed by " + i, null, null, 0), Set.of("name"),
+                        group.version()))).toList();
+        List<Object> outcomes = Concurrently.run(tasks);
+
+        List<GroupView> winners = outcomes.stream().filter(GroupView.class::isInstance).map(GroupView.class::cast).toList();
+        assertThat(winners).hasSize(1);
+        assertThat(outcomes).filteredOn(o -> !(o instanceof GroupView))
+                .allSatisfy(o -> assertThat(((DomainException) o).code()).isEqualTo(ErrorCode.ABORTED));
+        GroupView now = groups.get(group.id());
+        assertThat(now.name()).isEqualTo(winners.getFirst().name());
+        assertThat(now.version()).isEqualTo(group.version() + 1);
+
+        assertThatThrownBy(() -> groups.update(new GroupChanges(group.id(),
+                new GroupFields("Late", null, null, 0), Set.of("name"), group.version())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ABORTED));
+        assertThat(groups.get(group.id()).name()).isEqualTo(winners.getFirst().name());
+    }
+
+    @Test
+    void updateAppliesOnlyMaskedFieldsAndValidatesThem() {
+        GroupView before = groups.get(2);
+        GroupView after = groups.update(new GroupChanges(2, new GroupFields("ignored", "ignored", "New text", 1),
+                Set.of("description"), before.version()));
+        assertThat(after.description()).isEqualTo("New text");
+        assertThat(after.name()).isEqualTo(before.name());
+        assertThat(after.capacity()).isEqualTo(before.capacity());
+
+        assertThatThrownBy(() -> groups.update(new GroupChanges(2, new GroupFields(null, null, null, 1),
+                Set.of("capacity"), after.version())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                        .extracting(FieldViolation::field).containsExactly("group.capacity"));
+        assertThatThrownBy(() -> groups.update(new GroupChanges(2, new GroupFields(null, null, null, 0),
+                Set.of("owner_id"), after.version())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                        .extracting(FieldViolation::field).containsExactly("update_mask"));
+        assertThat(groups.get(2)).isEqualTo(after);
+    }
+
+    @Test
+    void capacityCannotDropBelowMembers() {
+        long id = jdbc.sql("SELECT group_id FROM group_members GROUP BY group_id HAVING COUNT(*) >= 3 ORDER BY group_id LIMIT 1")
+                .query(Long.class).single();
+        GroupView group = groups.get(id);
+        assertThatThrownBy(() -> groups.update(new GroupChanges(id, new GroupFields(null, null, null, 2),
+                Set.of("capacity"), group.version())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION));
+        assertThat(groups.get(id)).isEqualTo(group);
+    }
+
+    @Test
+    void deleteRemovesTheGroupWithItsRowsAndHonoursVersion() {
+        GroupView group = groups.get(4);
+        assertThatThrownBy(() -> groups.delete(4, group.version() + 7))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ABORTED));
+        assertThat(groups.get(4)).isEqualTo(group);
+
+        groups.delete(4, group.version());
+        assertThatThrownBy(() -> groups.get(4))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = 4").query(Long.class).single()).isZero();
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM ratings WHERE group_id = 4").query(Long.class).single()).isZero();
+    }
+
+    @Test
+    void ownerCannotLeaveButMembersCan() {
+        long owner = newUser("owner");
+        long member = newUser("member");
+        GroupView group = groups.create(new NewGroup("Leaving", "history", "", 10, owner));
+        groups.join(group.id(), member);
+
+        assertThatThrownBy(() -> groups.leave(group.id(), owner))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION));
+        groups.leave(group.id(), member);
+        assertThat(groups.get(group.id()).memberCount()).isEqualTo(1);
+        assertThatThrownBy(() -> groups.leave(group.id(), member))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+    }
+
+    @Test
+    void scheduledSessionsShowAsTheNextThree() {
+        Instant base = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
+        long owner = newUser("owner");
+        GroupView group = groups.create(new NewGroup("Sessions", "biology", "", 10, owner));
+        List<SessionView> scheduled = new ArrayList<>();
+        for (int i = 3; i >= 0; i--) {
+            scheduled.add(groups.schedule(new NewSession(group.id(), "Topic " + i, base.plus(i, ChronoUnit.HOURS), 60, null)));
+        }
+        assertThat(groups.get(group.id()).nextSessions()).extracting(SessionView::topic)
+                .containsExactly("Topic 0", "Topic 1", "Topic 2");
+        assertThat(groups.get(group.id()).nextSessions().getFirst()).isEqualTo(scheduled.getLast());
+
+        assertThatThrownBy(() -> groups.schedule(new NewSession(group.id(), "", Instant.now().minusSeconds(60), 5, "")))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations()).extracting(FieldViolation::field)
+                        .containsExactlyInAnyOrder("topic", "start_time", "duration_minutes"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 7, 1000})
+    void walkingPagesReturnsEveryGroupOfASubjectOnceInOrder(int pageSize) {
+        for (String subject : List.of("physics", "")) {
+            List<Long> expected = jdbc.sql("SELECT id FROM study_groups WHERE ? = '' OR subject = ? ORDER BY id")
+                    .params(subject, subject).query(Long.class).list();
+            List<Long> seen = new ArrayList<>();
+            String token = "";
+            int pages = 0;
+            do {
+                GroupPage page = groups.list(subject, pageSize, token);
+                assertThat(page.groups().size()).isLessThanOrEqualTo(pageSize);
+                page.groups().forEach(g -> seen.add(g.id()));
+                token = page.nextPageToken();
+                assertThat(++pages).isLessThanOrEqualTo(expected.size() + 1);
+            } while (!token.isEmpty());
+            assertThat(seen).containsExactlyElementsOf(expected);
+            assertThat(new HashSet<>(seen)).hasSameSizeAs(seen);
+        }
+    }
+
+    @Test
+    void searchRowsAgreeWithTheGroupReadModel() {
+        for (GroupSummary row : groups.list("chemistry", 1000, "").groups()) {
+            GroupView group = groups.get(row.id());
+            assertThat(row).isEqualTo(new GroupSummary(group.id(), group.name(), group.subject(), group.capacity(),
+                    group.memberCount(), group.averageRating()));
+        }
+    }
+
+    @Test
+    void foreignAndMalformedTokensAreInvalidArguments() {
+        String physicsToken = groups.list("physics", 1, "").nextPageToken();
+        assertThat(physicsToken).isNotEmpty();
+        for (String[] bad : new String[][]{{"history", physicsToken}, {"physics", "not-a-token!"},
+                {"physics", "AAAA"}, {"", physicsToken}}) {
+            assertThatThrownBy(() -> groups.list(bad[0], 1, bad[1]))
+                    .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                            .extracting(FieldViolation::field).containsExactly("page_token"));
+        }
+        for (int size : new int[]{-1, 1001}) {
+            assertThatThrownBy(() -> groups.list("physics", size, ""))
+                    .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                            .extracting(FieldViolation::field).containsExactly("page_size"));
+        }
+    }
+
+    @Test
+    void leaderboardIsBestRatedFirst() {
+        LeaderboardView board = groups.leaderboard("", 0);
+        assertThat(board.groups()).hasSize(GroupService.DEFAULT_LEADERBOARD_LIMIT);
+        List<Double> averages = board.groups().stream().map(GroupSummary::averageRating).toList();
+        assertThat(averages).isSortedAccordingTo((a, b) -> Double.compare(b, a));
+        assertThat(groups.leaderboard("physics", 100).groups()).allSatisfy(g -> assertThat(g.subject()).isEqualTo("physics"));
+        assertThatThrownBy(() -> groups.leaderboard("", 101)).isInstanceOf(DomainException.class);
+    }
+
+    private long newUser(String name) {
+        return users.create(new NewUser(name, name + "-" + System.nanoTime() + "@example.test")).id();
+    }
+
+    private long count(String table) {
+        return jdbc.sql("SELECT COUNT(*) FROM " + table).query(Long.class).single();
+    }
+}

@@ -1,0 +1,20 @@
+package dev.tandem.testsupport;
+
+import org.springframework.test.context.TestPropertySource;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Points a test's application context at the {@code tandem_test} database of the project-local
+ * MariaDB (127.0.0.1:13306) that {@code make test} starts, leaving {@code tandem} to {@code make run}.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@TestPropertySource(properties = {"tandem.db.name=tandem_test", "tandem.seed.mode=off"})
+public @interface UseTestDatabase {
+}
