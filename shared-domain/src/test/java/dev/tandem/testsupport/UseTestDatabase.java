@@ -9,12 +9,14 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Points a test's application context at the {@code tandem_test} database of the project-local
- * MariaDB (127.0.0.1:13306) that {@code make test} starts, leaving {@code tandem} to {@code make run}.
+ * Points a test's application context at a test database of the project-local MariaDB
+ * (127.0.0.1:13306) that {@code make test} starts, leaving {@code tandem} to {@code make run}.
+ * Each module names its own database (system property {@code tandem.test.db-name}, set by its
+ * surefire configuration) so that modules can run their tests at the same time.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
-@TestPropertySource(properties = {"tandem.db.name=tandem_test", "tandem.seed.mode=off"})
+@TestPropertySource(properties = {"tandem.db.name=${tandem.test.db-name:tandem_test}", "tandem.seed.mode=off"})
 public @interface UseTestDatabase {
 }
