@@ -3,6 +3,7 @@ package dev.tandem.group;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.FieldViolation;
 import dev.tandem.error.Validation;
+import dev.tandem.config.Timestamps;
 import dev.tandem.user.UserService;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
@@ -11,7 +12,6 @@ import org.springframework.transaction.annotation.Transactional;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -217,7 +217,7 @@ public class GroupService {
     public SessionView schedule(NewSession command) {
         validation.check(command);
         requireGroup(command.groupId());
-        Instant start = command.startTime().truncatedTo(ChronoUnit.MILLIS);
+        Instant start = Timestamps.toStoredPrecision(command.startTime());
         return sessions.saveAndFlush(new StudySession(command.groupId(), command.topic(), start,
                 command.durationMinutes(), command.location())).toView();
     }
@@ -255,8 +255,7 @@ public class GroupService {
         return s == null ? "" : s;
     }
 
-    /** Millisecond precision: what the database stores is exactly what the writer returns. */
     private Instant now() {
-        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        return Timestamps.toStoredPrecision(clock.instant());
     }
 }

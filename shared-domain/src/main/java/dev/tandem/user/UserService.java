@@ -2,13 +2,13 @@ package dev.tandem.user;
 
 import dev.tandem.error.DomainException;
 import dev.tandem.error.Validation;
+import dev.tandem.config.Timestamps;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 
 @Service
 public class UserService {
@@ -54,8 +54,7 @@ public class UserService {
         return DomainException.alreadyExists("user", email, "a user with e-mail " + email + " already exists");
     }
 
-    /** Millisecond precision: what the database stores is exactly what the writer returns. */
     private Instant now() {
-        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        return Timestamps.toStoredPrecision(clock.instant());
     }
 }

@@ -206,7 +206,7 @@ class GroupServiceTest {
 
     @Test
     void scheduledSessionsShowAsTheNextThree() {
-        Instant base = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
+        Instant base = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
         long owner = newUser("owner");
         GroupView group = groups.create(new NewGroup("Sessions", "biology", "", 10, owner));
         List<SessionView> scheduled = new ArrayList<>();

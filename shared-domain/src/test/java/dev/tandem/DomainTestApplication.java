@@ -1,4 +1,4 @@
-package dev.tandem.testsupport;
+package dev.tandem;
 
 import dev.tandem.config.TandemDomainConfiguration;
 import org.springframework.boot.SpringBootConfiguration;
