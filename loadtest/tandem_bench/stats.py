@@ -1,0 +1,144 @@
+"""Statistics of the bench lab: medians over repetitions, spread, the A + B·N fit, percentiles.
+
+Everything here is pure (no files, no clock), so it is tested on known data.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from decimal import Decimal
+from typing import Any, Iterable, Sequence
+
+
+class FitError(ValueError):
+    """The points cannot determine a line (fewer than two distinct page sizes)."""
+
+
+# ---------------------------------------------------------------- medians and spread
+
+def median(values: Iterable[float | None]) -> float | None:
+    """Median of the values that exist; None when none does.
+
+    A figure can be None in one repetition (e.g. no latency when every request failed);
+    the median then speaks for the repetitions that measured it.
+    """
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    return statistics.median(present)
+
+
+def median_measurement(runs: Sequence[dict]) -> dict:
+    """The measurement whose every figure is the median of that figure over the runs.
+
+    Nested objects (latencyMs, hitRatio) are walked key by key, so each percentile is the
+    median of that percentile, never a percentile of pooled samples.
+    """
+    if not runs:
+        raise ValueError("median_measurement needs at least one run")
+    return _median_of(runs)
+
+
+def _median_of(items: Sequence[Any]) -> Any:
+    first = items[0]
+    if isinstance(first, dict):
+        keys = list(first)
+        for item in items[1:]:
+            if set(item) != set(keys):
+                raise ValueError(f"runs disagree on their fields: {sorted(keys)} vs {sorted(item)}")
+        return {k: _median_of([item[k] for item in items]) for k in keys}
+    return median(items)
+
+
+def spread(runs: Sequence[dict]) -> dict:
+    """min/max over runs of throughput, p50 and p99: how much the repetitions disagree."""
+    def min_max(values):
+        present = [v for v in values if v is not None]
+        return {"min": min(present), "max": max(present)} if present else {"min": None, "max": None}
+
+    return {
+        "throughputRps": min_max(r["throughputRps"] for r in runs),
+        "latencyMs": {
+            "p50": min_max(r["latencyMs"]["p50"] for r in runs),
+            "p99": min_max(r["latencyMs"]["p99"] for r in runs),
+        },
+    }
+
+
+# ---------------------------------------------------------------- cycle time = A + B·N
+
+def fit_linear(points: Iterable) -> dict:
+    """Least-squares line y = a + b·x with its R².
+
+    points: (x, y) pairs or {"pageSize": x, "latencyMs": y} dicts.
+    Returns {"a", "b", "r2"}; r2 is None when every y is equal (there is no variance to
+    explain, so R² is undefined rather than 0 or 1).
+    Raises FitError with fewer than two distinct x: a single page size says nothing about B.
+    """
+    pairs = [(p["pageSize"], p["latencyMs"]) if isinstance(p, dict) else tuple(p) for p in points]
+    if len({x for x, _ in pairs}) < 2:
+        raise FitError("need at least two distinct page sizes to fit A + B·N, "
+                       f"got {sorted({x for x, _ in pairs}) or 'none'}")
+    xs = [float(x) for x, _ in pairs]
+    ys = [float(y) for _, y in pairs]
+    n = len(xs)
+    mean_x = sum(xs) / n
+    mean_y = sum(ys) / n
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    sxy = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))
+    b = sxy / sxx
+    a = mean_y - b * mean_x
+    ss_tot = sum((y - mean_y) ** 2 for y in ys)
+    ss_res = sum((y - (a + b * x)) ** 2 for x, y in zip(xs, ys))
+    r2 = None if ss_tot == 0 else 1 - ss_res / ss_tot
+    return {"a": a, "b": b, "r2": r2}
+
+
+FIT_KEYS = ("protocol", "tool", "cacheMode", "temperature", "concurrency")
+
+
+def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
+    """One fit per protocol × tool × cache mode × temperature × concurrency over the
+    closed-model ListGroups cells, on the summary p50. Returns (fits, notes); a group with a
+    single page size gets a note instead of a fit.
+    """
+    groups: dict[tuple, list[dict]] = {}
+    for cell in cells:
+        if cell["operation"] != "ListGroups" or cell["model"] != "closed":
+            continue
+        groups.setdefault(tuple(cell[k] for k in FIT_KEYS), []).append(cell)
+
+    fits, notes = [], []
+    for key, members in groups.items():
+        members = sorted(members, key=lambda c: c["pageSize"])
+        points = [{"pageSize": c["pageSize"], "latencyMs": c["summary"]["latencyMs"]["p50"]}
+                  for c in members if c["summary"]["latencyMs"]["p50"] is not None]
+        label = " ".join(f"{k}={v}" for k, v in zip(FIT_KEYS, key))
+        try:
+            line = fit_linear(points)
+        except FitError as e:
+            notes.append(f"no A + B·N fit for ListGroups {label}: {e}")
+            continue
+        fits.append({**dict(zip(FIT_KEYS, key)), "operation": "ListGroups", "metric": "p50",
+                     **line, "points": points, "cellIds": [c["id"] for c in members]})
+    return fits, notes
+
+
+# ---------------------------------------------------------------- percentiles
+
+def percentile_nearest_rank(sorted_values: Sequence[float], percent: float | str) -> float:
+    """Exact nearest-rank percentile: the smallest value with at least percent% of the values
+    at or below it (rank ceil(p/100 · n)), over values sorted ascending.
+
+    This is the definition ghz applies to its own 10..99 percentiles, so ours agree with its
+    report exactly. The rank is computed in decimal: in binary floating point 99.9/100·1000 is
+    999.0000000000001, which would pick the wrong rank.
+    """
+    n = len(sorted_values)
+    if n == 0:
+        raise ValueError("percentile of no values")
+    p = Decimal(str(percent))
+    if not (0 < p <= 100):
+        raise ValueError(f"percent must be in (0, 100], got {percent}")
+    rank = math.ceil(p * n / 100)
+    return sorted_values[max(rank, 1) - 1]
