@@ -1,0 +1,135 @@
+package dev.tandem.grpc.group;
+
+import com.google.protobuf.Empty;
+import dev.tandem.group.GroupChanges;
+import dev.tandem.group.GroupFields;
+import dev.tandem.group.GroupService;
+import dev.tandem.group.NewGroup;
+import dev.tandem.group.NewRating;
+import dev.tandem.group.NewSession;
+import dev.tandem.grpc.support.ProtoTime;
+import dev.tandem.grpc.user.UserMessages;
+import dev.tandem.proto.v1.CreateGroupRequest;
+import dev.tandem.proto.v1.CreateUserRequest;
+import dev.tandem.proto.v1.DeleteGroupRequest;
+import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.proto.v1.GetLeaderboardRequest;
+import dev.tandem.proto.v1.GetUserRequest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.JoinGroupRequest;
+import dev.tandem.proto.v1.Leaderboard;
+import dev.tandem.proto.v1.LeaveGroupRequest;
+import dev.tandem.proto.v1.ListGroupsRequest;
+import dev.tandem.proto.v1.ListGroupsResponse;
+import dev.tandem.proto.v1.Membership;
+import dev.tandem.proto.v1.RateGroupRequest;
+import dev.tandem.proto.v1.Rating;
+import dev.tandem.proto.v1.ScheduleSessionRequest;
+import dev.tandem.proto.v1.StudyGroupServiceGrpc;
+import dev.tandem.proto.v1.StudySession;
+import dev.tandem.proto.v1.UpdateGroupRequest;
+import dev.tandem.proto.v1.User;
+import dev.tandem.user.NewUser;
+import dev.tandem.user.UserService;
+import io.grpc.stub.StreamObserver;
+import org.springframework.grpc.server.service.GrpcService;
+
+import java.util.Set;
+
+/**
+ * tandem.v1.StudyGroupService: each RPC turns its request into a domain command, calls the shared
+ * service and maps the answer. Validation, rules and transactions are the domain's; failures are
+ * thrown, not passed to onError, so that {@link dev.tandem.grpc.error.GrpcErrors} turns every one
+ * of them into a status in the same way.
+ */
+@GrpcService
+public class StudyGroupGrpcService extends StudyGroupServiceGrpc.StudyGroupServiceImplBase {
+
+    private final GroupService groups;
+    private final UserService users;
+
+    public StudyGroupGrpcService(GroupService groups, UserService users) {
+        this.groups = groups;
+        this.users = users;
+    }
+
+    @Override
+    public void getGroup(GetGroupRequest request, StreamObserver<Group> responses) {
+        reply(responses, GroupMessages.group(groups.get(request.getId())));
+    }
+
+    @Override
+    public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> responses) {
+        reply(responses, GroupMessages.page(
+                groups.list(request.getSubject(), request.getPageSize(), request.getPageToken())));
+    }
+
+    @Override
+    public void createGroup(CreateGroupRequest request, StreamObserver<Group> responses) {
+        reply(responses, GroupMessages.group(groups.create(new NewGroup(request.getName(), request.getSubject(),
+                request.getDescription(), request.getCapacity(), request.getOwnerId()))));
+    }
+
+    @Override
+    public void updateGroup(UpdateGroupRequest request, StreamObserver<Group> responses) {
+        // Values outside the mask are carried along but ignored by the domain, as AIP-134 asks.
+        Group values = request.getGroup();
+        GroupChanges changes = new GroupChanges(request.getId(),
+                new GroupFields(values.getName(), values.getSubject(), values.getDescription(), values.getCapacity()),
+                Set.copyOf(request.getUpdateMask().getPathsList()),
+                request.getExpectedVersion());
+        reply(responses, GroupMessages.group(groups.update(changes)));
+    }
+
+    @Override
+    public void deleteGroup(DeleteGroupRequest request, StreamObserver<Empty> responses) {
+        groups.delete(request.getId(), request.getExpectedVersion());
+        reply(responses, Empty.getDefaultInstance());
+    }
+
+    @Override
+    public void joinGroup(JoinGroupRequest request, StreamObserver<Membership> responses) {
+        reply(responses, GroupMessages.membership(groups.join(request.getGroupId(), request.getUserId())));
+    }
+
+    @Override
+    public void leaveGroup(LeaveGroupRequest request, StreamObserver<Empty> responses) {
+        groups.leave(request.getGroupId(), request.getUserId());
+        reply(responses, Empty.getDefaultInstance());
+    }
+
+    @Override
+    public void rateGroup(RateGroupRequest request, StreamObserver<Rating> responses) {
+        reply(responses, GroupMessages.rating(groups.rate(new NewRating(request.getGroupId(), request.getUserId(),
+                request.getStars(), request.getComment()))));
+    }
+
+    @Override
+    public void scheduleSession(ScheduleSessionRequest request, StreamObserver<StudySession> responses) {
+        // An unset start_time becomes null, so the domain names start_time as missing.
+        NewSession command = new NewSession(request.getGroupId(), request.getTopic(),
+                ProtoTime.instantOrNull(request.hasStartTime(), request.getStartTime(), "start_time"),
+                request.getDurationMinutes(), request.getLocation());
+        reply(responses, GroupMessages.session(groups.schedule(command)));
+    }
+
+    @Override
+    public void getLeaderboard(GetLeaderboardRequest request, StreamObserver<Leaderboard> responses) {
+        reply(responses, GroupMessages.leaderboard(groups.leaderboard(request.getSubject(), request.getLimit())));
+    }
+
+    @Override
+    public void createUser(CreateUserRequest request, StreamObserver<User> responses) {
+        reply(responses, UserMessages.user(users.create(new NewUser(request.getName(), request.getEmail()))));
+    }
+
+    @Override
+    public void getUser(GetUserRequest request, StreamObserver<User> responses) {
+        reply(responses, UserMessages.user(users.get(request.getId())));
+    }
+
+    private static <T> void reply(StreamObserver<T> responses, T message) {
+        responses.onNext(message);
+        responses.onCompleted();
+    }
+}

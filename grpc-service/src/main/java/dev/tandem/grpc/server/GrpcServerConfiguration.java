@@ -1,0 +1,44 @@
+package dev.tandem.grpc.server;
+
+import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * How the gRPC server runs handlers. Every RPC ends in blocking JDBC, so each call gets its own
+ * virtual thread: a blocked call parks cheaply instead of holding one of a few platform threads,
+ * and concurrency is bounded by the connection pool rather than by grpc-java's default pool.
+ */
+@Configuration(proxyBeanMethods = false)
+public class GrpcServerConfiguration {
+
+    /**
+     * Boot's hook for the server's call executor (it passes it to ServerBuilder.executor). The
+     * executor stays inside this bean rather than being a bean itself, because an Executor bean
+     * would displace Boot's own applicationTaskExecutor.
+     */
+    @Bean
+    VirtualThreadCallExecutor grpcServerExecutorProvider() {
+        return new VirtualThreadCallExecutor();
+    }
+
+    /** Closed when the context is destroyed, which is after the gRPC server has stopped. */
+    static final class VirtualThreadCallExecutor implements GrpcServerExecutorProvider, AutoCloseable {
+
+        private final ExecutorService executor =
+                Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("grpc-call-", 0).factory());
+
+        @Override
+        public ExecutorService getExecutor() {
+            return executor;
+        }
+
+        @Override
+        public void close() {
+            executor.close();
+        }
+    }
+}
