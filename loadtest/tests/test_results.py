@@ -1,0 +1,108 @@
+"""Writing runs and the index: validate first, refuse naming the bad path, index newest first."""
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from tandem_bench import results
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def run():
+    return json.loads((FIXTURES / "run-example.json").read_text())
+
+
+def with_id(run, run_id, started):
+    r = copy.deepcopy(run)
+    r["runId"], r["startedAt"], r["finishedAt"] = run_id, started, started
+    return r
+
+
+def test_write_run_creates_file_and_index(tmp_path, run):
+    path = results.write_run(run, tmp_path)
+    assert path == tmp_path / run["runId"] / "run.json"
+    assert json.loads(path.read_text()) == run
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert index == {"schemaVersion": 1, "runs": [{
+        "runId": run["runId"], "path": f"{run['runId']}/run.json", "startedAt": run["startedAt"],
+        "profile": "quick", "gitCommit": "a262159", "cellCount": len(run["cells"])}]}
+    assert not list(tmp_path.rglob("*.tmp"))  # no leftovers of the atomic write
+
+
+def test_invalid_run_is_refused_with_its_path_and_nothing_is_written(tmp_path, run):
+    run["cells"][3]["summary"]["latencyMs"]["p99"] = "fast"
+    with pytest.raises(results.InvalidRun) as e:
+        results.write_run(run, tmp_path)
+    assert "$.cells[3].summary.latencyMs.p99" in str(e.value)
+    assert any(err.startswith("$.cells[3].summary.latencyMs.p99") for err in e.value.errors)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_consistency_beyond_the_schema(tmp_path, run):
+    run["cells"][1]["id"] = run["cells"][0]["id"]
+    run["cells"][2]["runs"].pop()
+    run["finishedAt"] = "2026-11-22T06:00:00Z"
+    run["fits"][0]["cellIds"].append("ghost")
+    run["headlineDetail"]["jsonOverProtobufBodyBytes"]["pairs"][0]["denominatorCellId"] = "ghost"
+    errors = results.validate_run(run)
+    assert any(e.startswith("$.cells[1].id: duplicate") for e in errors)
+    assert any(e.startswith("$.cells[2].runs: 2 run(s) but repetitions is 3") for e in errors)
+    assert any(e.startswith("$.finishedAt") for e in errors)
+    assert "$.fits[0].cellIds: no cell 'ghost'" in errors
+    assert "$.headlineDetail.jsonOverProtobufBodyBytes.pairs[0].denominatorCellId: no cell 'ghost'" in errors
+    with pytest.raises(results.InvalidRun):
+        results.write_run(run, tmp_path)
+
+
+def test_newer_schema_is_refused(tmp_path):
+    run = json.loads((FIXTURES / "run-newer-schema.json").read_text())
+    with pytest.raises(results.InvalidRun, match=r"\$\.schemaVersion"):
+        results.write_run(run, tmp_path)
+
+
+def test_run_id_cannot_escape_the_results_dir(tmp_path, run):
+    run["runId"] = "../../etc"
+    with pytest.raises(results.InvalidRun, match=r"\$\.runId"):
+        results.write_run(run, tmp_path / "results")
+    assert not (tmp_path / "etc").exists()
+
+
+def test_index_is_newest_first_and_idempotent(tmp_path, run):
+    old = with_id(run, "20261120T070000Z-quick-aaaaaaa", "2026-11-20T07:00:00Z")
+    new = with_id(run, "20261122T090000Z-full-bbbbbbb", "2026-11-22T09:00:00Z")
+    mid = with_id(run, "20261121T070000Z-quick-ccccccc", "2026-11-21T08:00:00+01:00")
+    for r in (old, new, mid):
+        results.write_run(r, tmp_path)
+    ids = [e["runId"] for e in results.load_index(tmp_path)["runs"]]
+    assert ids == [new["runId"], mid["runId"], old["runId"]]
+
+    # writing the same run again replaces its entry instead of adding one
+    mid["cells"] = mid["cells"][:5]
+    mid["fits"], mid["headlineDetail"] = [], {k: {**v, "pairs": []} for k, v in mid["headlineDetail"].items()}
+    results.write_run(mid, tmp_path)
+    index = results.load_index(tmp_path)
+    assert [e["runId"] for e in index["runs"]] == ids
+    assert next(e for e in index["runs"] if e["runId"] == mid["runId"])["cellCount"] == 5
+
+
+def test_unreadable_index_is_rebuilt_from_the_run_files(tmp_path, run):
+    old = with_id(run, "20261120T070000Z-quick-aaaaaaa", "2026-11-20T07:00:00Z")
+    results.write_run(old, tmp_path)
+    (tmp_path / "index.json").write_text('{"schemaVersion": 1, "runs": [')  # truncated
+    # a stray malformed run file is skipped, not fatal
+    (tmp_path / "20261119T070000Z-quick-broken0").mkdir()
+    (tmp_path / "20261119T070000Z-quick-broken0" / "run.json").write_text("{")
+    results.write_run(run, tmp_path)
+    ids = [e["runId"] for e in results.load_index(tmp_path)["runs"]]
+    assert ids == [run["runId"], old["runId"]]
+
+
+def test_load_index_when_there_is_none(tmp_path):
+    assert results.load_index(tmp_path) == {"schemaVersion": 1, "runs": []}
+
+
+def test_default_results_dir_is_the_repo_results_folder():
+    assert results.DEFAULT_RESULTS_DIR == Path(__file__).resolve().parents[2] / "results"
