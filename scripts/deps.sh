@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Installs what Tandem needs and is missing; quiet and quick when everything is there.
+#
+#   scripts/deps.sh [java|servers|tools|node|python|browser|all]...   (default: all)
+#
+#   java     check that a JDK >= 21 exists (scripts/java-home.sh); nothing to install
+#   servers  apt: mariadb-server redis-server
+#   tools    apt: docker-compose; Go: ghz, k6, grpcurl pinned into .tools/bin
+#   python   venv .tools/venv + pip install -r loadtest/requirements.txt (when that file exists)
+#   node     npm ci in dashboard/ (when dashboard/package-lock.json exists)
+#   browser  apt: chromium
+#
+# apt-get update runs at most once, and only when some apt package is missing. Stamps (hashes of
+# requirements.txt / package-lock.json) decide whether pip / npm run again.
+#
+# Measured on this kind of machine (2 cores, Debian 12, shared with other builds), from nothing:
+#   apt-get update                                                  ~4 s
+#   apt mariadb-server redis-server chromium docker-compose        ~81 s
+#   Go, empty module and build caches: ghz 168 s, k6 180 s, grpcurl 94 s  (~7.5 min in all)
+#   Go, when the build cache has them: ~2-4 s each; already in .tools/bin: skipped (<0.2 s)
+#   python venv + loadtest/requirements.txt, no pip cache           ~31 s
+#   dashboard node_modules, empty npm cache                         ~9-14 s
+# Nothing to do at all: ~0.2 s.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+TOOLS_BIN=$ROOT/.tools/bin
+VENV=$ROOT/.tools/venv
+STAMPS=$ROOT/.tools/stamps
+
+GHZ_VERSION=0.120.0
+K6_VERSION=1.8.1
+GRPCURL_VERSION=1.9.4
+
+say()  { echo "deps: $*"; }
+die()  { echo "deps: ERROR: $*" >&2; exit 1; }
+now()  { date +%s; }
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# ---------------------------------------------------------------- apt
+APT_WANTED=()
+apt_want() { APT_WANTED+=("$@"); }
+
+pkg_installed() {
+  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" == installed ]]
+}
+
+apt_install_wanted() {
+  local missing=() p
+  for p in "${APT_WANTED[@]}"; do
+    pkg_installed "$p" || missing+=("$p")
+  done
+  (( ${#missing[@]} )) || return 0
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "deps: missing Debian packages: ${missing[*]}" >&2
+    echo "deps: install them as root:  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  local t0; t0=$(now)
+  say "installing Debian packages: ${missing[*]}"
+  # Keep package scripts from starting system-wide MariaDB/Redis: Tandem runs its own on other ports.
+  local made_policy=""
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    made_policy=1
+  fi
+  local rc=0
+  {
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq &&
+    apt-get install -y -qq "${missing[@]}"
+  } >"$ROOT/.tools/apt.log" 2>&1 || rc=$?
+  if [[ -n $made_policy ]]; then rm -f /usr/sbin/policy-rc.d; fi
+  if (( rc != 0 )); then
+    tail -n 30 "$ROOT/.tools/apt.log" >&2
+    die "apt-get install ${missing[*]} failed (exit $rc); full log: .tools/apt.log"
+  fi
+  say "Debian packages installed in $(( $(now) - t0 )) s"
+}
+
+# ---------------------------------------------------------------- java
+do_java() {
+  local jh
+  jh=$("$ROOT/scripts/java-home.sh") || exit 1
+  [[ -n ${DEPS_VERBOSE:-} ]] && say "JDK: $jh"
+  return 0
+}
+
+# ---------------------------------------------------------------- go tools
+find_go() {
+  if command -v go >/dev/null 2>&1; then command -v go; return; fi
+  local g
+  for g in /usr/local/go/bin/go /usr/lib/go/bin/go "$HOME/go/bin/go" "$HOME/sdk/go/bin/go"; do
+    [[ -x $g ]] && { echo "$g"; return; }
+  done
+  die "Go (>= 1.24) is needed to build ghz, k6 and grpcurl; install it from go.dev or put it on PATH"
+}
+
+# go_tool NAME MODULE@VERSION EXPECTED-VERSION-TEXT LDFLAGS VERSION-ARGS...
+go_tool() {
+  local name=$1 pkg=$2 expect=$3 ldflags=$4; shift 4
+  local bin=$TOOLS_BIN/$name
+  if [[ -x $bin ]] && "$bin" "$@" 2>&1 | grep -qF -- "$expect"; then
+    [[ -n ${DEPS_VERBOSE:-} ]] && say "$name $expect present"
+    return 0
+  fi
+  local go t0; go=$(find_go); t0=$(now)
+  say "building $name ($pkg) into .tools/bin ..."
+  mkdir -p "$TOOLS_BIN"
+  if ! GOBIN=$TOOLS_BIN GOTOOLCHAIN=local CGO_ENABLED=0 \
+       "$go" install -trimpath -ldflags "-s -w $ldflags" "$pkg" >"$ROOT/.tools/go-$name.log" 2>&1; then
+    tail -n 30 "$ROOT/.tools/go-$name.log" >&2
+    die "go install $pkg failed; log: .tools/go-$name.log"
+  fi
+  "$bin" "$@" 2>&1 | grep -qF -- "$expect" ||
+    die "$name built but '$name $*' does not report $expect: $("$bin" "$@" 2>&1 | head -n1)"
+  say "$name $expect built in $(( $(now) - t0 )) s"
+}
+
+do_tools_go() {
+  go_tool ghz     "github.com/bojand/ghz/cmd/ghz@v$GHZ_VERSION"                 "$GHZ_VERSION"      "-X main.version=$GHZ_VERSION" --version
+  go_tool k6      "go.k6.io/k6@v$K6_VERSION"                                      "v$K6_VERSION"      ""                              version
+  go_tool grpcurl "github.com/fullstorydev/grpcurl/cmd/grpcurl@v$GRPCURL_VERSION" "v$GRPCURL_VERSION" "-X main.version=v$GRPCURL_VERSION" -version
+}
+
+# ---------------------------------------------------------------- python
+do_python() {
+  local req=$ROOT/loadtest/requirements.txt
+  [[ -f $req ]] || { [[ -n ${DEPS_VERBOSE:-} ]] && say "no loadtest/requirements.txt; skipping the venv"; return 0; }
+  # stamp = hash of requirements.txt + the venv's Python version
+  local stamp=$STAMPS/pip.sha256 want=""
+  pyver() { "$VENV/bin/python" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null; }
+  if [[ -x $VENV/bin/python ]]; then
+    want="$(sha "$req") $(pyver)"
+    [[ -f $stamp && "$(cat "$stamp")" == "$want" ]] && return 0
+  fi
+  local t0; t0=$(now)
+  if [[ ! -x $VENV/bin/python ]] || ! pyver >/dev/null; then
+    local py; py=$(command -v python3) || die "python3 (>= 3.10) is needed for loadtest/"
+    say "creating .tools/venv"
+    rm -rf "$VENV"
+    "$py" -m venv "$VENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  fi
+  want="$(sha "$req") $(pyver)"
+  say "pip install -r loadtest/requirements.txt ..."
+  if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >"$ROOT/.tools/pip.log" 2>&1; then
+    tail -n 30 "$ROOT/.tools/pip.log" >&2
+    die "pip install failed; log: .tools/pip.log"
+  fi
+  mkdir -p "$STAMPS"; echo "$want" >"$stamp"
+  say "python venv ready in $(( $(now) - t0 )) s"
+}
+
+# ---------------------------------------------------------------- node
+do_node() {
+  local dir=$ROOT/dashboard lock=$ROOT/dashboard/package-lock.json
+  [[ -f $lock ]] || { [[ -n ${DEPS_VERBOSE:-} ]] && say "no dashboard/package-lock.json; skipping npm ci"; return 0; }
+  command -v npm >/dev/null 2>&1 || die "Node.js >= 20 with npm is needed for dashboard/"
+  # The stamp lives inside node_modules: deleting node_modules also forgets it.
+  local stamp=$dir/node_modules/.tandem-lock.sha256 want
+  want=$(sha "$lock")
+  if [[ -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
+    return 0
+  fi
+  local t0; t0=$(now)
+  say "npm ci in dashboard/ ..."
+  export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1
+  if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >"$ROOT/.tools/npm.log" 2>&1; then
+    # The npm registry reachable here lacks the other platforms' optional packages (e.g.
+    # @rollup/rollup-android-*), so a lock written here omits them and npm ci calls it "not in
+    # sync". npm install --no-save installs exactly the locked versions and leaves the lock alone.
+    if grep -q 'can only install packages when your package.json and package-lock.json' "$ROOT/.tools/npm.log"; then
+      say "npm ci rejected the lock (optional packages of other platforms missing); npm install --no-save from the lock"
+      if ! (cd "$dir" && npm install --no-save --no-audit --no-fund --loglevel=error) >>"$ROOT/.tools/npm.log" 2>&1; then
+        tail -n 30 "$ROOT/.tools/npm.log" >&2
+        die "npm install in dashboard/ failed; log: .tools/npm.log"
+      fi
+      [[ "$(sha "$lock")" == "$want" ]] || die "npm install changed dashboard/package-lock.json; it should not"
+    else
+      tail -n 30 "$ROOT/.tools/npm.log" >&2
+      die "npm ci failed; log: .tools/npm.log"
+    fi
+  fi
+  echo "$want" >"$stamp"
+  say "dashboard node_modules ready in $(( $(now) - t0 )) s"
+}
+
+# ---------------------------------------------------------------- main
+mkdir -p "$ROOT/.tools"
+(( $# )) || set -- all
+want_java= want_servers= want_tools= want_python= want_node= want_browser=
+for what in "$@"; do
+  case $what in
+    java)    want_java=1 ;;
+    servers) want_servers=1 ;;
+    tools)   want_tools=1 ;;
+    python)  want_python=1 ;;
+    node)    want_node=1 ;;
+    browser) want_browser=1 ;;
+    all)     want_java=1 want_servers=1 want_tools=1 want_python=1 want_node=1 want_browser=1 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) die "unknown part '$what' (use java|servers|tools|node|python|browser|all)" ;;
+  esac
+done
+
+[[ -n $want_java ]]    && do_java
+[[ -n $want_servers ]] && apt_want mariadb-server redis-server
+[[ -n $want_tools ]]   && apt_want docker-compose
+[[ -n $want_browser ]] && apt_want chromium
+# one apt-get run for everything that is missing
+(( ${#APT_WANTED[@]} )) && apt_install_wanted
+[[ -n $want_tools ]]   && do_tools_go
+[[ -n $want_python ]]  && do_python
+[[ -n $want_node ]]    && do_node
+exit 0

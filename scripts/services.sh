@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# The two service jars in the background, on the newest JDK (scripts/java-home.sh).
+#
+#   scripts/services.sh start|stop|restart|status|hints   (hints: example curl/grpcurl commands)
+#
+#   rest-service  rest-service/target/rest-service.jar   http://127.0.0.1:8080  (health /actuator/health)
+#   grpc-service  grpc-service/target/grpc-service.jar   127.0.0.1:9090 gRPC, http://127.0.0.1:8081/actuator/health
+#
+# Logs: .run/logs/<service>.log   pids: .run/pids/<service>.pid
+# The environment passes through to the jars (TANDEM_DB_*, SPRING_DATA_REDIS_*, TANDEM_SEED_*, ...),
+# except that SERVER_PORT is given to rest-service only. Knobs of this script:
+#   TANDEM_REST_PORT (8080)  TANDEM_GRPC_PORT (9090)  TANDEM_GRPC_MANAGEMENT_PORT (8081)
+#   TANDEM_JAVA_OPTS (JVM flags for both)  TANDEM_SERVICE_START_TIMEOUT (180 s)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+LOGS=$ROOT/.run/logs
+PIDS=$ROOT/.run/pids
+
+REST_PORT=${TANDEM_REST_PORT:-${SERVER_PORT:-8080}}
+GRPC_PORT=${TANDEM_GRPC_PORT:-${SPRING_GRPC_SERVER_PORT:-9090}}
+GRPC_MGMT_PORT=${TANDEM_GRPC_MANAGEMENT_PORT:-8081}
+START_TIMEOUT=${TANDEM_SERVICE_START_TIMEOUT:-180}
+STOP_TIMEOUT=${TANDEM_SERVICE_STOP_TIMEOUT:-40}
+
+SERVICES=(rest-service grpc-service)
+
+say() { echo "services: $*"; }
+err() { echo "services: ERROR: $*" >&2; }
+
+jar_of()    { echo "$ROOT/$1/target/$1.jar"; }
+health_of() {
+  case $1 in
+    rest-service) echo "http://127.0.0.1:$REST_PORT/actuator/health" ;;
+    grpc-service) echo "http://127.0.0.1:$GRPC_MGMT_PORT/actuator/health" ;;
+  esac
+}
+port_of() { case $1 in rest-service) echo "$REST_PORT" ;; grpc-service) echo "$GRPC_PORT" ;; esac; }
+
+alive() {
+  local st
+  st=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n $st && $st != Z && $st != X ]]
+}
+
+svc_pid() {  # pid of a service this script started, if it still runs
+  local f=$PIDS/$1.pid pid
+  [[ -s $f ]] || return 1
+  pid=$(tr -dc '0-9' <"$f")
+  [[ -n $pid ]] && alive "$pid" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$1.jar" || return 1
+  echo "$pid"
+}
+
+http_get() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS --max-time 3 "$1" 2>/dev/null
+  else
+    python3 - "$1" <<'PY' 2>/dev/null
+import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=3).read().decode())
+PY
+  fi
+}
+
+is_up() { http_get "$1" | grep -qE '"status" *: *"UP"'; }
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+log_tail() {
+  local f=$LOGS/$1.log
+  [[ -f $f ]] || return 0
+  echo "---- last lines of .run/logs/$1.log ----" >&2; tail -n 40 "$f" >&2; echo "----" >&2
+}
+
+stop_one() {
+  local name=$1 pid i
+  if ! pid=$(svc_pid "$name"); then rm -f "$PIDS/$name.pid"; say "$name not running"; return 0; fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for (( i = 0; i < STOP_TIMEOUT * 10; i++ )); do
+    alive "$pid" || break
+    sleep 0.1
+  done
+  if alive "$pid"; then
+    err "$name (pid $pid) did not stop within ${STOP_TIMEOUT}s; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    sleep 0.5
+  fi
+  rm -f "$PIDS/$name.pid"
+  say "$name stopped"
+}
+
+launch() {  # launch NAME JAVA ; starts without waiting
+  local name=$1 java=$2 jar; jar=$(jar_of "$name")
+  local -a envs=()
+  case $name in
+    rest-service) envs=(SERVER_PORT="$REST_PORT") ;;
+    grpc-service) envs=(-u SERVER_PORT SPRING_GRPC_SERVER_PORT="$GRPC_PORT")
+                  [[ -n ${TANDEM_GRPC_MANAGEMENT_PORT:-} ]] && envs+=(MANAGEMENT_SERVER_PORT="$GRPC_MGMT_PORT") ;;
+  esac
+  {
+    echo "==== $(date -u +%FT%TZ) starting $name: $java ${TANDEM_JAVA_OPTS:-} -jar ${jar#"$ROOT"/}"
+  } >>"$LOGS/$name.log"
+  # shellcheck disable=SC2086  # TANDEM_JAVA_OPTS is a list of flags
+  setsid env "${envs[@]}" "$java" ${TANDEM_JAVA_OPTS:-} -jar "$jar" </dev/null >>"$LOGS/$name.log" 2>&1 &
+  echo $! >"$PIDS/$name.pid"
+}
+
+start() {
+  local name missing=0 java_home java
+  for name in "${SERVICES[@]}"; do
+    if [[ ! -f $(jar_of "$name") ]]; then
+      err "missing $name/target/$name.jar — build it first: make build  (./mvnw -B -q package -DskipTests)"
+      missing=1
+    fi
+  done
+  (( missing == 0 )) || return 1
+  java_home=$("$ROOT/scripts/java-home.sh") || return 1
+  java=$java_home/bin/java
+  mkdir -p "$LOGS" "$PIDS"
+
+  local -a started=()
+  for name in "${SERVICES[@]}"; do
+    if pid=$(svc_pid "$name"); then say "$name already running (pid $pid)"; continue; fi
+    local busy=""
+    case $name in
+      rest-service) port_open "$REST_PORT" && busy=$REST_PORT ;;
+      grpc-service) { port_open "$GRPC_PORT" && busy=$GRPC_PORT; } || { port_open "$GRPC_MGMT_PORT" && busy=$GRPC_MGMT_PORT; } || true ;;
+    esac
+    if [[ -n $busy ]]; then
+      err "port 127.0.0.1:$busy (for $name) is taken by a process this script did not start"
+      for n in "${started[@]}"; do stop_one "$n" >/dev/null; done
+      return 1
+    fi
+    launch "$name" "$java"
+    started+=("$name")
+  done
+
+  # wait for both (they start in parallel)
+  local t0=$SECONDS pending=("${SERVICES[@]}") still pid
+  while (( ${#pending[@]} )); do
+    still=()
+    for name in "${pending[@]}"; do
+      if is_up "$(health_of "$name")"; then
+        say "$name UP ($(health_of "$name")) after $(( SECONDS - t0 ))s"
+        continue
+      fi
+      if ! pid=$(svc_pid "$name"); then
+        err "$name exited during start-up"; log_tail "$name"
+        for n in "${SERVICES[@]}"; do stop_one "$n" >/dev/null; done
+        return 1
+      fi
+      still+=("$name")
+    done
+    pending=("${still[@]+"${still[@]}"}")
+    (( ${#pending[@]} )) || break
+    if (( SECONDS - t0 >= START_TIMEOUT )); then
+      for name in "${pending[@]}"; do
+        err "$name not UP at $(health_of "$name") within ${START_TIMEOUT}s"; log_tail "$name"
+      done
+      for n in "${SERVICES[@]}"; do stop_one "$n" >/dev/null; done
+      return 1
+    fi
+    sleep 1
+  done
+
+  cat <<EOF
+services: running on $java_home
+  REST     http://127.0.0.1:$REST_PORT/api/v1/groups    OpenAPI http://127.0.0.1:$REST_PORT/v3/api-docs
+           health  http://127.0.0.1:$REST_PORT/actuator/health   metrics http://127.0.0.1:$REST_PORT/actuator/prometheus
+  gRPC     127.0.0.1:$GRPC_PORT (tandem.v1.StudyGroupService, reflection, grpc.health.v1.Health)
+           health  http://127.0.0.1:$GRPC_MGMT_PORT/actuator/health   metrics http://127.0.0.1:$GRPC_MGMT_PORT/actuator/prometheus
+  logs     .run/logs/rest-service.log  .run/logs/grpc-service.log
+EOF
+}
+
+status() {
+  local name pid rc=0 h
+  for name in "${SERVICES[@]}"; do
+    h=$(health_of "$name")
+    if pid=$(svc_pid "$name"); then
+      if is_up "$h"; then say "$name running (pid $pid), UP at $h"
+      else say "$name running (pid $pid), not UP at $h"; rc=1; fi
+    else
+      say "$name stopped"; rc=1
+    fi
+  done
+  return $rc
+}
+
+hints() {
+  cat <<EOF
+Try:
+  curl -s 'http://127.0.0.1:$REST_PORT/api/v1/groups?page_size=3'
+  curl -s http://127.0.0.1:$REST_PORT/api/v1/groups/1
+  curl -s 'http://127.0.0.1:$REST_PORT/api/v1/leaderboard?limit=5'
+  grpcurl -plaintext 127.0.0.1:$GRPC_PORT list
+  grpcurl -plaintext -d '{"page_size": 3}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/ListGroups
+  grpcurl -plaintext -d '{"id": 1}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/GetGroup
+  (grpcurl is in .tools/bin: make tools)
+Stop everything with: make down
+EOF
+}
+
+case ${1:-} in
+  start)   start ;;
+  hints)   hints ;;
+  stop)    rc=0; for n in grpc-service rest-service; do stop_one "$n" || rc=1; done; exit $rc ;;
+  restart) for n in grpc-service rest-service; do stop_one "$n"; done; start ;;
+  status)  status ;;
+  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Everything `make test` does, in order:
+#   1 deps      scripts/deps.sh java servers tools browser (JDK >= 21 check, apt mariadb/redis/
+#               chromium/docker-compose, Go tools); the python venv and the dashboard's node_modules
+#               are installed by their own stages, so a broken lock file fails only its stage
+#   2 servers   scripts/servers.sh start (MariaDB 127.0.0.1:13306, Redis 127.0.0.1:16379)
+#   3 maven     ./mvnw -B verify                                   (JAVA_HOME = scripts/java-home.sh)
+#   4 pytest    scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest   when loadtest/tests exists
+#   5 dashboard scripts/deps.sh node; npm --prefix dashboard test; npm --prefix dashboard run test:browser
+#                                                                  when dashboard/package.json exists
+#   6 compose   docker-compose -f docker-compose.yml config -q
+# and stops, on any exit (failure, Ctrl-C, kill), the servers that it started itself.
+# Stages 3-6 all run even when one fails; the exit status is that of the first failure, 0 if none.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+export PATH="$ROOT/.tools/bin:$PATH"
+export CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}   # for the dashboard's browser test
+
+first_rc=0 first_stage=""
+summary=()
+started_servers=()
+child=""
+
+# Each stage runs as a child that the shell waits for, so a signal is handled at once (a plain
+# foreground command would delay the trap until it ends); the handler ends the child's process tree.
+kill_tree() {
+  local p=$1 c
+  for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do kill_tree "$c"; done
+  kill -TERM "$p" 2>/dev/null || true
+}
+run_child() {
+  "$@" &
+  child=$!
+  local rc=0
+  wait "$child" || rc=$?
+  child=""
+  return $rc
+}
+on_signal() {
+  echo "make test: $1" >&2
+  if [[ -n $child ]]; then
+    kill_tree "$child"
+    local i; for (( i = 0; i < 100; i++ )); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+  fi
+  exit "$2"
+}
+
+header() { printf '\n======== [%s] %s ========\n' "$(date -u +%H:%M:%S)" "$*"; }
+
+# stage NAME CMD... : runs CMD, prints elapsed seconds, remembers the first failure
+stage() {
+  local name=$1; shift
+  header "$name: $*"
+  local t0=$SECONDS rc=0
+  run_child "$@" || rc=$?
+  local dt=$(( SECONDS - t0 ))
+  if (( rc == 0 )); then
+    echo "-------- $name: ok in ${dt}s"
+    summary+=("$(printf '%-22s ok     %5ss' "$name" "$dt")")
+  else
+    echo "-------- $name: FAILED (exit $rc) after ${dt}s"
+    summary+=("$(printf '%-22s FAILED %5ss  (exit %s)' "$name" "$dt" "$rc")")
+    if (( first_rc == 0 )); then first_rc=$rc first_stage=$name; fi
+  fi
+  return $rc
+}
+
+skip() { header "$1"; echo "-------- skipped: $2"; summary+=("$(printf '%-22s skipped (%s)' "$1" "$2")"); }
+
+finish() {
+  local st=$?
+  trap - EXIT INT TERM
+  if (( ${#started_servers[@]} )); then
+    header "stop the servers this run started: ${started_servers[*]}"
+    local s
+    for s in "${started_servers[@]}"; do scripts/servers.sh stop "$s" || true; done
+  fi
+  (( first_rc == 0 && st != 0 )) && first_rc=$st first_stage=${first_stage:-interrupted}
+  header "summary"
+  printf '  %s\n' "${summary[@]+"${summary[@]}"}"
+  if (( first_rc == 0 )); then
+    echo "make test: all stages passed in ${SECONDS}s"
+  else
+    echo "make test: FAILED — first failure: $first_stage (exit $first_rc); total ${SECONDS}s"
+  fi
+  exit "$first_rc"
+}
+trap finish EXIT
+trap 'on_signal interrupted 130' INT
+trap 'on_signal terminated 143' TERM
+
+# ---- 1 deps
+stage deps scripts/deps.sh java servers tools browser || exit
+JAVA_HOME=$(scripts/java-home.sh) || exit
+export JAVA_HOME
+echo "JAVA_HOME=$JAVA_HOME"
+
+# ---- 2 servers (remember which ones were not running before, to stop only those)
+for s in mariadb redis; do
+  scripts/servers.sh status "$s" >/dev/null 2>&1 || started_servers+=("$s")
+done
+stage servers scripts/servers.sh start || exit
+
+# ---- 3 Java: unit and integration tests against the servers above
+stage maven ./mvnw -B -ntp verify
+
+# ---- 4 loadtest (Python)
+if [[ -d loadtest/tests ]]; then
+  pytest_loadtest() {
+    scripts/deps.sh python || return
+    if [[ ! -x .tools/venv/bin/pytest ]]; then
+      echo "no .tools/venv/bin/pytest: add pytest to loadtest/requirements.txt" >&2; return 1
+    fi
+    local rc=0
+    .tools/venv/bin/pytest -q loadtest || rc=$?
+    if (( rc == 5 )); then echo "pytest collected no tests under loadtest/ (exit 5, counted as a pass)"; rc=0; fi
+    return $rc
+  }
+  stage pytest pytest_loadtest
+else
+  skip pytest "no loadtest/tests yet"
+fi
+
+# ---- 5 dashboard (node unit tests, then one browser test in headless Chromium)
+if [[ -f dashboard/package.json ]]; then
+  if stage dashboard-deps scripts/deps.sh node; then
+    stage dashboard-test npm --prefix dashboard test
+    stage dashboard-browser npm --prefix dashboard run test:browser
+  else
+    skip dashboard-tests "node_modules could not be installed"
+  fi
+else
+  skip dashboard "no dashboard/package.json yet"
+fi
+
+# ---- 6 docker-compose.yml still parses (no engine needed)
+stage compose docker-compose -f docker-compose.yml config -q
+
+exit "$first_rc"
