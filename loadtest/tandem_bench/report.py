@@ -142,3 +142,20 @@ def _repetitions(cells) -> str:
     if not reps:
         return "no repetitions"
     return f"{'/'.join(map(str, reps))} repetition{'s' if reps != [1] else ''}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m tandem_bench.report results/<run-id>/run.json: print a stored run's summary."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m tandem_bench.report", description=main.__doc__)
+    parser.add_argument("run_json")
+    args = parser.parse_args(argv)
+    with open(args.run_json) as f:
+        print(summary(json.load(f)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

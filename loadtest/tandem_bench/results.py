@@ -176,3 +176,29 @@ def update_index(run: dict, results_dir: str | Path) -> dict:
         raise InvalidRun("index", errors)
     _write_json_atomically(results_dir / "index.json", index)
     return index
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m tandem_bench.results RUN_JSON...: validate run files; exit 1 naming each problem."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m tandem_bench.results", description=main.__doc__)
+    parser.add_argument("run_json", nargs="+")
+    args = parser.parse_args(argv)
+    bad = 0
+    for name in args.run_json:
+        try:
+            errors = validate_run(json.loads(Path(name).read_text()))
+        except (OSError, json.JSONDecodeError) as e:
+            errors = [f"$: {e}"]
+        if errors:
+            bad += 1
+            print(f"{name}: INVALID", *(f"  {e}" for e in errors[:MAX_LISTED_ERRORS]), sep="\n", file=sys.stderr)
+        else:
+            print(f"{name}: valid")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

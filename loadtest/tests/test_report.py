@@ -66,3 +66,8 @@ def test_summary_of_a_run_without_matches_says_why():
 def test_open_model_cells_show_their_rate():
     text = report.table(example()["cells"])
     assert "open 2000/s" in text
+
+
+def test_report_command_prints_a_stored_run(capsys):
+    assert report.main([str(FIXTURES / "run-example.json")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("http://127.0.0.1:5173")

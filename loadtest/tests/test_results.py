@@ -106,3 +106,14 @@ def test_load_index_when_there_is_none(tmp_path):
 
 def test_default_results_dir_is_the_repo_results_folder():
     assert results.DEFAULT_RESULTS_DIR == Path(__file__).resolve().parents[2] / "results"
+
+
+def test_validate_command(capsys):
+    ok = results.main([str(FIXTURES / "run-example.json")])
+    assert ok == 0 and "valid" in capsys.readouterr().out
+    bad = results.main([str(FIXTURES / "run-example.json"), str(FIXTURES / "run-malformed.json"),
+                        str(FIXTURES / "run-newer-schema.json")])
+    err = capsys.readouterr().err
+    assert bad == 1
+    assert "run-malformed.json: INVALID" in err and "run-newer-schema.json: INVALID" in err
+    assert "$.schemaVersion" in err
