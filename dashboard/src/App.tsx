@@ -1,0 +1,185 @@
+import { useEffect, useState } from 'react';
+import { ErrorBoundary } from './components/ErrorBoundary';
+import { loadIndex, loadRun, type IndexState } from './data/load';
+import { resolveFilters } from './data/transforms';
+import type { LoadedRun, Run } from './data/types';
+import { formatHash, parseHash, VIEW_TITLES, VIEWS, type Filters, type UrlState } from './data/urlState';
+import { Cache } from './views/Cache';
+import { Compare } from './views/Compare';
+import { Concurrency } from './views/Concurrency';
+import { Overview } from './views/Overview';
+import { PayloadScaling } from './views/PayloadScaling';
+
+/** The URL hash as state: reading follows back/forward, writing replaces the hash. */
+function useHashState(): [UrlState, (next: UrlState) => void] {
+  const [state, setState] = useState(() => parseHash(window.location.hash));
+  useEffect(() => {
+    const onHash = () => setState(parseHash(window.location.hash));
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  const update = (next: UrlState) => {
+    const hash = formatHash(next);
+    if (hash !== window.location.hash) window.history.pushState(null, '', hash);
+    setState(next);
+  };
+  return [state, update];
+}
+
+function useResults(): { index: IndexState; runs: LoadedRun[] } {
+  const [index, setIndex] = useState<IndexState>({ status: 'loading' });
+  const [runs, setRuns] = useState<LoadedRun[]>([]);
+  useEffect(() => {
+    let live = true;
+    loadIndex().then(async (idx) => {
+      if (!live) return;
+      if (idx.status === 'ok') setRuns(await Promise.all(idx.entries.map((e) => loadRun(e))));
+      if (live) setIndex(idx);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  return { index, runs };
+}
+
+function EmptyState() {
+  return (
+    <div className="notice empty" data-testid="empty-state">
+      <h2>No results yet</h2>
+      <p>
+        There is no bench run to show. Run <code>make bench</code> in the Tandem folder: it measures REST and gRPC
+        under each cache mode and writes <code>results/&lt;run-id&gt;/run.json</code> and <code>results/index.json</code>.
+      </p>
+      <p>Then reload this page (or start it again with <code>make dashboard</code>).</p>
+    </div>
+  );
+}
+
+function UnreadableRuns({ runs }: { runs: LoadedRun[] }) {
+  const bad = runs.filter((r) => r.status === 'unreadable');
+  if (bad.length === 0) return null;
+  return (
+    <details className="notice warn" data-testid="unreadable-runs">
+      <summary>
+        {bad.length} run{bad.length > 1 ? 's' : ''} could not be read and {bad.length > 1 ? 'are' : 'is'} left out
+      </summary>
+      <ul>
+        {bad.map((r) => (
+          <li key={r.entry.runId}>
+            <strong>{r.entry.runId}</strong>: unreadable — {r.status === 'unreadable' ? r.reason : ''}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+function RunPicker({ runs, value, onChange }: { runs: LoadedRun[]; value: string; onChange: (id: string) => void }) {
+  return (
+    <label className="filter run-picker">
+      <span>Run</span>
+      <select name="run" value={value} onChange={(e) => onChange(e.target.value)}>
+        {runs.map((r) => (
+          <option key={r.entry.runId} value={r.entry.runId}>
+            {r.entry.runId}
+            {r.status === 'ok' ? ` — ${r.run.profile.name}, ${r.run.cells.length} cells` : ' — unreadable'}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function App() {
+  const { index, runs } = useResults();
+  const [state, setState] = useHashState();
+
+  const readable = runs.flatMap((r) => (r.status === 'ok' ? [r.run] : []));
+  // Compare defaults to the two newest readable runs: A the older (before), B the newer (after).
+  const defaultA = state.view === 'compare' && readable.length > 1 ? readable[1] : readable[0];
+  const selected = runs.find((r) => r.entry.runId === state.run) ?? runs.find((r) => r.status === 'ok' && r.run === defaultA);
+  const runB: Run | null =
+    readable.find((r) => r.runId === state.runB) ??
+    readable.find((r) => selected?.status === 'ok' && r !== selected.run) ??
+    null;
+
+  const setFilters = (patch: Partial<Filters>) => setState({ ...state, filters: { ...state.filters, ...patch } });
+
+  let body;
+  if (index.status === 'loading') body = <p className="loading">Loading results…</p>;
+  else if (index.status === 'empty') body = <EmptyState />;
+  else if (index.status === 'error') {
+    body = (
+      <div className="notice error" data-testid="index-error">
+        <h2>The results index could not be read</h2>
+        <p>{index.reason}</p>
+        <p>Run <code>make bench</code> to write a fresh one.</p>
+      </div>
+    );
+  } else if (!selected) {
+    body = <div className="notice error" data-testid="no-readable">None of the {runs.length} runs could be read; see the reasons above.</div>;
+  } else if (selected.status === 'unreadable') {
+    body = (
+      <div className="notice error" data-testid="selected-unreadable">
+        <h2>Run {selected.entry.runId} is unreadable</h2>
+        <p>{selected.reason}</p>
+        <p>Pick another run above.</p>
+      </div>
+    );
+  } else {
+    const run = selected.run;
+    const resolved = resolveFilters(run.cells, state.filters);
+    const props = { run, resolved, onFilters: setFilters };
+    body = (
+      <ErrorBoundary key={`${state.view}/${run.runId}`} what={`the ${VIEW_TITLES[state.view]} view`}>
+        {state.view === 'overview' && <Overview {...props} />}
+        {state.view === 'concurrency' && <Concurrency {...props} />}
+        {state.view === 'payload' && <PayloadScaling {...props} />}
+        {state.view === 'cache' && <Cache {...props} />}
+        {state.view === 'compare' && (
+          <Compare {...props} runs={runs} runB={runB} onRunB={(id) => setState({ ...state, run: run.runId, runB: id })} />
+        )}
+      </ErrorBoundary>
+    );
+  }
+
+  return (
+    <div className="app">
+      <header className="top">
+        <h1>Tandem bench results</h1>
+        <nav aria-label="Views">
+          {VIEWS.map((v) => (
+            <a key={v} href={formatHash({ ...state, view: v })} className={v === state.view ? 'active' : undefined}
+              aria-current={v === state.view ? 'page' : undefined}>
+              {VIEW_TITLES[v]}
+            </a>
+          ))}
+        </nav>
+        {runs.length > 0 && (
+          <div className="run-bar">
+            <RunPicker runs={runs} value={selected?.entry.runId ?? ''} onChange={(id) => setState({ ...state, run: id })} />
+            {selected?.status === 'ok' && <RunSummary run={selected.run} />}
+          </div>
+        )}
+      </header>
+      <UnreadableRuns runs={runs} />
+      <main>
+        <h2 className="view-title">{VIEW_TITLES[state.view]}{state.view === 'compare' && selected?.status === 'ok' && runB ? `: ${selected.run.runId} (A) vs ${runB.runId} (B)` : ''}</h2>
+        {body}
+      </main>
+    </div>
+  );
+}
+
+function RunSummary({ run }: { run: Run }) {
+  const e = run.environment;
+  const bits = [
+    `started ${run.startedAt}`,
+    e.cpuModel && `${e.cpuModel}`,
+    e.cores && `${e.cores} cores`,
+    e.jdk && `JDK ${e.jdk}`,
+    e.gitCommit && `commit ${String(e.gitCommit).slice(0, 10)}${e.gitDirty ? ' (dirty)' : ''}`,
+  ].filter(Boolean);
+  return <p className="run-summary">{bits.join(' · ')}</p>;
+}

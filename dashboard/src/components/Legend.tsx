@@ -1,0 +1,42 @@
+import type { ChartSpec, SeriesSpec } from '../data/charts';
+import { CACHE_DASH, protocolColour } from '../data/style';
+
+function Swatch({ series, kind }: { series: SeriesSpec; kind: ChartSpec['kind'] }) {
+  const colour = protocolColour(series.protocol, series.shade);
+  if (kind === 'bar') {
+    return (
+      <svg width="18" height="12" aria-hidden="true">
+        <rect x="1" y="1" width="16" height="10" fill={colour} stroke={protocolColour(series.protocol)} />
+      </svg>
+    );
+  }
+  const dash = CACHE_DASH[series.cacheMode ?? 'none'].join(' ');
+  return (
+    <svg width="36" height="12" aria-hidden="true">
+      <line x1="1" y1="6" x2="35" y2="6" stroke={colour} strokeWidth="2.5" strokeDasharray={dash} />
+    </svg>
+  );
+}
+
+/** The chart's series in HTML (readable, testable); a click hides or shows a series. */
+export function Legend({ spec, hidden, onToggle }: { spec: ChartSpec; hidden: Set<string>; onToggle: (label: string) => void }) {
+  const items = spec.series.filter((s) => !s.hideInLegend);
+  return (
+    <ul className="legend" aria-label={`Legend: ${spec.title}`}>
+      {items.map((s) => (
+        <li key={s.label}>
+          <button
+            type="button"
+            className={hidden.has(s.label) ? 'legend-item off' : 'legend-item'}
+            aria-pressed={!hidden.has(s.label)}
+            title="Show or hide this series"
+            onClick={() => onToggle(s.label)}
+          >
+            <Swatch series={s} kind={spec.kind} />
+            <span className="legend-label">{s.label}</span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}

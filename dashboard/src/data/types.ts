@@ -1,0 +1,128 @@
+// The results files as the bench writes them (DESIGN.md "Results"; the JSON Schema in
+// loadtest/schema/run.schema.json is authoritative). Only what the dashboard reads is typed.
+
+export const SUPPORTED_SCHEMA_VERSION = 1;
+
+export type Protocol = 'rest' | 'grpc';
+export type Tool = 'k6' | 'ghz';
+export type Operation = 'GetGroup' | 'ListGroups' | 'Hello';
+export type CacheMode = 'none' | 'local' | 'redis' | 'hybrid';
+export type Temperature = 'cold' | 'warm' | 'none';
+export type LoadModel = 'closed' | 'open';
+
+export const PROTOCOLS: Protocol[] = ['rest', 'grpc'];
+export const TOOLS: Tool[] = ['k6', 'ghz'];
+export const OPERATIONS: Operation[] = ['GetGroup', 'ListGroups', 'Hello'];
+export const CACHE_MODES: CacheMode[] = ['none', 'local', 'redis', 'hybrid'];
+export const TEMPERATURES: Temperature[] = ['cold', 'warm', 'none'];
+export const MODELS: LoadModel[] = ['closed', 'open'];
+
+export interface LatencyMs {
+  mean: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+export interface HitRatio {
+  l1: number | null;
+  l2: number | null;
+  overall: number | null;
+}
+
+export interface Measurement {
+  requests: number;
+  errors: number;
+  errorRate: number;
+  throughputRps: number;
+  latencyMs: LatencyMs;
+  bodyBytes: number | null;
+  wireBytesSentPerRequest: number | null;
+  wireBytesReceivedPerRequest: number | null;
+  hitRatio: HitRatio;
+  loadGenCpuSeconds?: number | null;
+  loadGenCpuPercent?: number | null;
+  droppedIterations?: number | null;
+  achievedRate?: number | null;
+}
+
+export interface Cell {
+  id: string;
+  protocol: Protocol;
+  tool: Tool;
+  operation: Operation;
+  pageSize: number | null;
+  cacheMode: CacheMode;
+  temperature: Temperature;
+  model: LoadModel;
+  concurrency: number;
+  connections?: number | null;
+  targetRate?: number | null;
+  durationSeconds?: number;
+  warmupSeconds?: number;
+  repetitions?: number;
+  runs: Measurement[];
+  summary: Measurement;
+  spread?: Record<string, { min: number; max: number }>;
+}
+
+export interface Fit {
+  protocol: Protocol;
+  tool: Tool;
+  cacheMode: CacheMode;
+  temperature: Temperature;
+  operation: Operation;
+  metric: string;
+  a: number;
+  b: number;
+  r2: number | null;
+  points: { pageSize: number; latencyMs: number }[];
+}
+
+export interface Headline {
+  grpcOverRestP50Warm?: number | null;
+  warmHybridOverNoneThroughput?: number | null;
+  jsonOverProtobufBodyBytes?: number | null;
+  getGroupOverHelloThroughput?: number | null;
+  [key: string]: unknown;
+}
+
+export interface Environment {
+  [key: string]: unknown;
+}
+
+export interface Run {
+  schemaVersion: number;
+  runId: string;
+  startedAt: string;
+  finishedAt?: string;
+  profile: { name: string; [key: string]: unknown };
+  environment: Environment;
+  cells: Cell[];
+  fits: Fit[];
+  headline: Headline;
+  headlineDetail?: unknown;
+  notes?: string[];
+}
+
+export interface IndexEntry {
+  runId: string;
+  path: string;
+  startedAt?: string;
+  profile?: string;
+  gitCommit?: string;
+  cellCount?: number;
+}
+
+export interface ResultsIndex {
+  schemaVersion: number;
+  runs: IndexEntry[];
+}
+
+/** A run as the app holds it: either read and valid, or unreadable with a reason. */
+export type LoadedRun =
+  | { entry: IndexEntry; status: 'ok'; run: Run }
+  | { entry: IndexEntry; status: 'unreadable'; reason: string };

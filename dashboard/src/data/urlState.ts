@@ -1,0 +1,87 @@
+// The view and filters live in the URL hash (#/view?key=value), so a link reproduces a page.
+import { MODELS, OPERATIONS, TOOLS, type LoadModel, type Operation, type Tool } from './types';
+
+export const VIEWS = ['overview', 'concurrency', 'payload', 'cache', 'compare'] as const;
+export type View = (typeof VIEWS)[number];
+
+export const VIEW_TITLES: Record<View, string> = {
+  overview: 'Overview',
+  concurrency: 'Concurrency',
+  payload: 'Payload scaling',
+  cache: 'Cache',
+  compare: 'Compare runs',
+};
+
+/** Filters as the user chose them; null means "let the data choose" (see resolveFilters). */
+export interface Filters {
+  operation: Operation | null;
+  pageSize: number | null;
+  concurrency: number | null;
+  tool: Tool | 'all';
+  model: LoadModel;
+  /** Which cache temperature the Concurrency and Payload views plot (no-cache is always shown). */
+  temperature: 'warm' | 'cold';
+}
+
+export interface UrlState {
+  view: View;
+  run: string | null;
+  runB: string | null;
+  filters: Filters;
+}
+
+export const DEFAULT_FILTERS: Filters = {
+  operation: null,
+  pageSize: null,
+  concurrency: null,
+  tool: 'k6',
+  model: 'closed',
+  temperature: 'warm',
+};
+
+export const DEFAULT_STATE: UrlState = { view: 'overview', run: null, runB: null, filters: DEFAULT_FILTERS };
+
+function pick<T extends string>(v: string | null, allowed: readonly T[]): T | null {
+  return v !== null && (allowed as readonly string[]).includes(v) ? (v as T) : null;
+}
+
+function positiveInt(v: string | null): number | null {
+  if (v === null || !/^\d+$/.test(v)) return null;
+  const n = Number(v);
+  return n > 0 ? n : null;
+}
+
+export function parseHash(hash: string): UrlState {
+  const body = hash.replace(/^#\/?/, '');
+  const q = body.indexOf('?');
+  const path = q < 0 ? body : body.slice(0, q);
+  const params = new URLSearchParams(q < 0 ? '' : body.slice(q + 1));
+  return {
+    view: pick(path, VIEWS) ?? DEFAULT_STATE.view,
+    run: params.get('run') || null,
+    runB: params.get('runB') || null,
+    filters: {
+      operation: pick(params.get('op'), OPERATIONS),
+      pageSize: positiveInt(params.get('n')),
+      concurrency: positiveInt(params.get('c')),
+      tool: pick(params.get('tool'), [...TOOLS, 'all'] as const) ?? DEFAULT_FILTERS.tool,
+      model: pick(params.get('model'), MODELS) ?? DEFAULT_FILTERS.model,
+      temperature: pick(params.get('temp'), ['warm', 'cold'] as const) ?? DEFAULT_FILTERS.temperature,
+    },
+  };
+}
+
+export function formatHash(state: UrlState): string {
+  const params = new URLSearchParams();
+  if (state.run) params.set('run', state.run);
+  if (state.runB) params.set('runB', state.runB);
+  const f = state.filters;
+  if (f.operation) params.set('op', f.operation);
+  if (f.pageSize !== null) params.set('n', String(f.pageSize));
+  if (f.concurrency !== null) params.set('c', String(f.concurrency));
+  if (f.tool !== DEFAULT_FILTERS.tool) params.set('tool', f.tool);
+  if (f.model !== DEFAULT_FILTERS.model) params.set('model', f.model);
+  if (f.temperature !== DEFAULT_FILTERS.temperature) params.set('temp', f.temperature);
+  const qs = params.toString();
+  return `#/${state.view}${qs ? `?${qs}` : ''}`;
+}

@@ -1,0 +1,108 @@
+import { ChartCard } from '../components/ChartCard';
+import { FilterBar } from '../components/FilterBar';
+import { compareChart, environmentRows, pairCells } from '../data/charts';
+import { describeFilters, ratio, selectCells } from '../data/transforms';
+import type { Run } from '../data/types';
+import type { CompareProps } from './viewProps';
+
+function runLabel(r: Run): string {
+  return `${r.runId} (${r.profile.name}, ${r.startedAt})`;
+}
+
+function EnvironmentTable({ a, b }: { a: Run; b: Run }) {
+  const rows = [
+    { key: 'profile', a: a.profile.name, b: b.profile.name, differs: a.profile.name !== b.profile.name },
+    { key: 'startedAt', a: a.startedAt, b: b.startedAt, differs: false },
+    ...environmentRows(a.environment, b.environment),
+  ];
+  return (
+    <section className="card wide" data-testid="environments">
+      <h3>Environments</h3>
+      <div className="table-wrap tall">
+        <table className="data wrap">
+          <thead>
+            <tr><th scope="col">Field</th><th scope="col">Run A</th><th scope="col">Run B</th></tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.key} className={r.differs ? 'differs' : undefined}>
+                <th scope="row">{r.key}</th>
+                <td>{r.a}</td>
+                <td>{r.b}{r.differs && <span className="badge">differs</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function HeadlineTable({ a, b }: { a: Run; b: Run }) {
+  const keys = [...new Set([...Object.keys(a.headline), ...Object.keys(b.headline)])];
+  const num = (v: unknown) => (typeof v === 'number' ? v : null);
+  return (
+    <section className="card">
+      <h3>Headline ratios</h3>
+      <div className="table-wrap">
+        <table className="data">
+          <thead>
+            <tr><th scope="col">Headline</th><th scope="col">Run A</th><th scope="col">Run B</th><th scope="col">B ÷ A</th></tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k}>
+                <th scope="row">{k}</th>
+                <td className="num">{num(a.headline[k]) ?? '—'}</td>
+                <td className="num">{num(b.headline[k]) ?? '—'}</td>
+                <td className="num">{ratio(num(b.headline[k]), num(a.headline[k])) ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: CompareProps) {
+  const readable = runs.flatMap((r) => (r.status === 'ok' ? [r.run] : []));
+  const picker = (
+    <label className="filter">
+      <span>Run B (after)</span>
+      <select name="runB" value={runB?.runId ?? ''} onChange={(e) => onRunB(e.target.value)}>
+        {!runB && <option value="">— choose —</option>}
+        {readable.map((r) => (
+          <option key={r.runId} value={r.runId}>{runLabel(r)}</option>
+        ))}
+      </select>
+    </label>
+  );
+  if (!runB) {
+    return (
+      <>
+        <div className="filter-bar">{picker}</div>
+        <div className="notice">Comparing needs a second readable run. Run <code>make bench</code> again (for example after a change) and reload.</div>
+      </>
+    );
+  }
+  const { pairs, onlyA, onlyB } = pairCells(selectCells(run.cells, resolved), selectCells(runB.cells, resolved));
+  const subtitle = describeFilters(resolved);
+  return (
+    <>
+      <div className="filter-bar">{picker}</div>
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model']} onChange={onFilters} />
+      <p className="explain">
+        Run A is the run chosen at the top (before), run B the one chosen here (after). Cells are matched by protocol, tool,
+        operation, page size, cache mode, temperature, load model and concurrency: {pairs.length} matched
+        {onlyA + onlyB > 0 && `, ${onlyA} only in A, ${onlyB} only in B (not plotted)`}.
+      </p>
+      <div className="grid">
+        <ChartCard spec={compareChart(pairs, 'p50', subtitle)} />
+        <ChartCard spec={compareChart(pairs, 'throughput', subtitle)} />
+        <HeadlineTable a={run} b={runB} />
+        <EnvironmentTable a={run} b={runB} />
+      </div>
+    </>
+  );
+}

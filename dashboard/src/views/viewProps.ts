@@ -1,0 +1,15 @@
+import type { Resolved } from '../data/transforms';
+import type { LoadedRun, Run } from '../data/types';
+import type { Filters } from '../data/urlState';
+
+export interface ViewProps {
+  run: Run;
+  resolved: Resolved;
+  onFilters: (patch: Partial<Filters>) => void;
+}
+
+export interface CompareProps extends ViewProps {
+  runs: LoadedRun[];
+  runB: Run | null;
+  onRunB: (runId: string) => void;
+}
