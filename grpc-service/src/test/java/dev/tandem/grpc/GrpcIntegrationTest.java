@@ -1,0 +1,62 @@
+package dev.tandem.grpc;
+
+import dev.tandem.proto.v1.StudyGroupServiceGrpc;
+import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.UseTestDatabase;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
+import org.springframework.grpc.server.lifecycle.GrpcServerLifecycle;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole service as it runs: the real Netty gRPC server on a free port, the management web
+ * server on another, the real MariaDB (database {@code tandem_test_grpc}) reset to seed scale 1
+ * before every test, and a real plaintext channel from the client side. Every subclass has the
+ * same configuration, so they all share one application context.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "spring.grpc.server.port=0")
+@UseTestDatabase
+@Import(ServerProbes.class)
+public abstract class GrpcIntegrationTest {
+
+    /** Not a timing assertion: only a bound so that a hung call fails the test instead of the build. */
+    private static final long CALL_DEADLINE_SECONDS = 60;
+
+    @Autowired protected SeedData seed;
+    @Autowired protected JdbcClient jdbc;
+    @Autowired private GrpcServerLifecycle grpcServer;
+
+    protected ManagedChannel channel;
+
+    @BeforeEach
+    void resetDataAndConnect() {
+        seed.reset(1);
+        channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpcServer.getPort()).usePlaintext().build();
+    }
+
+    @AfterEach
+    void disconnect() throws InterruptedException {
+        channel.shutdownNow().awaitTermination(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** A blocking stub whose deadline starts now, for one call or a short sequence of calls. */
+    protected StudyGroupServiceGrpc.StudyGroupServiceBlockingStub api() {
+        return StudyGroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    protected long count(String table) {
+        return jdbc.sql("SELECT COUNT(*) FROM " + table).query(Long.class).single();
+    }
+
+    protected static long deadlineSeconds() {
+        return CALL_DEADLINE_SECONDS;
+    }
+}
