@@ -198,9 +198,21 @@ async function main() {
         legend: { 'compare-p50': ['REST · k6', 'gRPC · k6'], 'compare-throughput': ['REST · k6', 'gRPC · k6'] },
       });
       const title = await page.textContent('.view-title');
-      assert(/20250110T100000Z-quick \(A\) vs 20250112T090000Z-quick \(B\)/.test(title), `view title: ${title}`);
+      assert(/20261124T100000Z-quick-1111111 \(A\) vs 20261125T090000Z-quick-2222222 \(B\)/.test(title), `view title: ${title}`);
       const differs = await page.$$eval('[data-testid=environments] tr.differs th', (ths) => ths.map((t) => t.textContent));
       assert(differs.includes('jdk') && differs.includes('gitCommit'), `environment differences: ${differs.join(', ')}`);
+    });
+
+    await test("the bench's example run draws every view", async () => {
+      const run = 'run=20261122T070000Z-quick-a262159';
+      const views = [['overview', 3], ['concurrency', 4], ['payload', 2], ['cache', 3]];
+      for (const [view, charts] of views) {
+        await checkView(page, base, { hash: `#/${view}?${run}`, shot: `12-example-${view}`, charts });
+      }
+      await checkView(page, base, { hash: `#/overview?${run}&tool=all`, shot: '12-example-listgroups-all-tools', charts: 3 });
+      const seen = await legends(page);
+      assert(seen['latency-by-cache-state'].includes('gRPC · ghz p50'), `ghz missing: ${seen['latency-by-cache-state'].join(' | ')}`);
+      await checkView(page, base, { hash: `#/concurrency?${run}&op=Hello`, shot: '12-example-hello', charts: 4 });
     });
 
     await test('unreadable runs are listed with their reasons, the others still work', async () => {
@@ -209,9 +221,9 @@ async function main() {
       await box.click(); // open the <details>
       const text = await box.textContent();
       assert(/3 runs could not be read/.test(text), `summary: ${text}`);
-      assert(/20250111T120000Z-broken: unreadable — not valid JSON/.test(text), `malformed run not explained: ${text}`);
-      assert(/20250113T080000Z-future: unreadable — written with schema version 2, newer than this dashboard reads/.test(text), `newer run not explained: ${text}`);
-      assert(/20250109T080000Z-partial: unreadable — \$\.cells\[3\]\.summary: expected an object, missing/.test(text), `partial run not explained: ${text}`);
+      assert(/20261121T070000Z-quick-broken: unreadable — not valid JSON/.test(text), `malformed run not explained: ${text}`);
+      assert(/20261123T070000Z-quick-b000000: unreadable — written with schema version 2, newer than this dashboard reads/.test(text), `newer run not explained: ${text}`);
+      assert(/20261120T080000Z-partial: unreadable — \$\.cells\[3\]\.summary: expected an object, missing/.test(text), `partial run not explained: ${text}`);
       const options = await page.$$eval('select[name=run] option', (os) => os.map((o) => o.textContent));
       assert(options.filter((o) => o.endsWith('unreadable')).length === 3, `run picker: ${options.join(' | ')}`);
       await page.waitForSelector('section.chart-card canvas');
@@ -219,12 +231,12 @@ async function main() {
     });
 
     await test('choosing an unreadable run shows its reason instead of a blank page', async () => {
-      await page.goto(`${base}/#/cache?run=20250113T080000Z-future`);
+      await page.goto(`${base}/#/cache?run=20261123T070000Z-quick-b000000`);
       const msg = await page.waitForSelector('[data-testid=selected-unreadable]', { timeout: 10000 });
       const text = await msg.textContent();
       assert(/unreadable/.test(text) && /schema version 2/.test(text), text);
       await page.screenshot({ path: join(out, '7-selected-unreadable.png'), fullPage: true });
-      await page.selectOption('select[name=run]', '20250110T100000Z-quick');
+      await page.selectOption('select[name=run]', '20261124T100000Z-quick-1111111');
       await page.waitForSelector('section.chart-card canvas', { timeout: 10000 });
     });
 

@@ -130,7 +130,7 @@ export function App() {
   } else {
     const run = selected.run;
     const resolved = resolveFilters(run.cells, state.filters);
-    const props = { run, resolved, onFilters: setFilters };
+    const props = { run, filters: state.filters, resolved, onFilters: setFilters };
     body = (
       <ErrorBoundary key={`${state.view}/${run.runId}`} what={`the ${VIEW_TITLES[state.view]} view`}>
         {state.view === 'overview' && <Overview {...props} />}

@@ -1,9 +1,11 @@
 // Writes the fixture results folders the tests use (deterministic; run again after changing it):
 //   node test-fixtures/make-fixtures.mjs
-// results/  two good runs, a malformed one (broken JSON), a partial one (a cell without its
-//           summary) and one written with a newer schema version; empty/ has no index.json.
-// The numbers are made up but shaped like a bench run: they are not measurements.
-import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+// results/  two good runs made here (for Compare), the bench's own example run, its malformed
+//           (truncated) and newer-schema run files, copied from loadtest/tests/fixtures, and a
+//           partial run (a cell without its summary); empty/ has no index.json.
+// The numbers are made up but shaped like a bench run (they follow loadtest/schema/run.schema.json):
+// they are not measurements.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -91,6 +93,8 @@ function medianOf(ms) {
   return out;
 }
 
+const minMax = (xs) => ({ min: Math.min(...xs), max: Math.max(...xs) });
+
 function makeRun({ runId, startedAt, seed, grpcSpeed, withGhz, gitCommit }) {
   const rand = prng(seed);
   const cells = [];
@@ -108,7 +112,10 @@ function makeRun({ runId, startedAt, seed, grpcSpeed, withGhz, gitCommit }) {
       protocol, tool, operation: op, pageSize: n, cacheMode: mode, temperature: temp, model,
       concurrency: c, connections: c, targetRate: model === 'open' ? 2000 : null,
       durationSeconds: 10, warmupSeconds: 3, repetitions: 2, runs, summary,
-      spread: { throughputRps: { min: Math.min(...runs.map((r) => r.throughputRps)), max: Math.max(...runs.map((r) => r.throughputRps)) } },
+      spread: {
+        throughputRps: minMax(runs.map((r) => r.throughputRps)),
+        latencyMs: { p50: minMax(runs.map((r) => r.latencyMs.p50)), p99: minMax(runs.map((r) => r.latencyMs.p99)) },
+      },
     });
   };
   for (const [protocol, tool] of TOOLS) {
@@ -124,10 +131,10 @@ function makeRun({ runId, startedAt, seed, grpcSpeed, withGhz, gitCommit }) {
   const fits = [];
   for (const [protocol, tool] of TOOLS) {
     for (const [mode, temp] of STATES) {
-      const pts = cells
+      const sweep = cells
         .filter((c) => c.protocol === protocol && c.tool === tool && c.operation === 'ListGroups' && c.cacheMode === mode && c.temperature === temp && c.concurrency === 10)
-        .map((c) => ({ pageSize: c.pageSize, latencyMs: c.summary.latencyMs.p50 }))
         .sort((a, b) => a.pageSize - b.pageSize);
+      const pts = sweep.map((c) => ({ pageSize: c.pageSize, latencyMs: c.summary.latencyMs.p50 }));
       if (pts.length < 2) continue;
       const n = pts.length;
       const mx = pts.reduce((s, p) => s + p.pageSize, 0) / n;
@@ -136,7 +143,10 @@ function makeRun({ runId, startedAt, seed, grpcSpeed, withGhz, gitCommit }) {
       const a = my - b * mx;
       const ssTot = pts.reduce((s, p) => s + (p.latencyMs - my) ** 2, 0);
       const ssRes = pts.reduce((s, p) => s + (p.latencyMs - a - b * p.pageSize) ** 2, 0);
-      fits.push({ protocol, tool, cacheMode: mode, temperature: temp, operation: 'ListGroups', metric: 'p50', a: r3(a), b: Math.round(b * 1e6) / 1e6, r2: Math.round((1 - ssRes / ssTot) * 1e4) / 1e4, points: pts });
+      fits.push({
+        protocol, tool, cacheMode: mode, temperature: temp, operation: 'ListGroups', concurrency: 10, metric: 'p50',
+        a: r3(a), b: Math.round(b * 1e6) / 1e6, r2: Math.round((1 - ssRes / ssTot) * 1e4) / 1e4, points: pts, cellIds: sweep.map((c) => c.id),
+      });
     }
   }
 
@@ -149,6 +159,11 @@ function makeRun({ runId, startedAt, seed, grpcSpeed, withGhz, gitCommit }) {
   const get50 = find({ ...k6, protocol: 'rest', operation: 'GetGroup', cacheMode: 'hybrid', temperature: 'warm', concurrency: 50 });
   const hello50 = find({ ...k6, protocol: 'rest', operation: 'Hello', concurrency: 50 });
   const r4 = (x) => Math.round(x * 1e4) / 1e4;
+  const detail = (description, num, den) => ({
+    description,
+    pairs: [{ numeratorCellId: num.id, denominatorCellId: den.id, ratio: null }],
+    reason: null,
+  });
 
   return {
     schemaVersion: 1,
@@ -170,10 +185,10 @@ function makeRun({ runId, startedAt, seed, grpcSpeed, withGhz, gitCommit }) {
       getGroupOverHelloThroughput: r4(get50.summary.throughputRps / hello50.summary.throughputRps),
     },
     headlineDetail: {
-      grpcOverRestP50Warm: 'GetGroup, hybrid warm, 1 user, k6 on both wires',
-      warmHybridOverNoneThroughput: 'ListGroups page size 20, 50 users, REST via k6',
-      jsonOverProtobufBodyBytes: 'GetGroup response body',
-      getGroupOverHelloThroughput: 'REST via k6, 50 users, hybrid warm',
+      grpcOverRestP50Warm: detail('gRPC p50 ÷ REST p50, warm hybrid GetGroup, 1 user, k6 on both wires', gWarm, rWarm),
+      warmHybridOverNoneThroughput: detail('ListGroups page size 20, 50 users, REST via k6', hyb, none),
+      jsonOverProtobufBodyBytes: detail('GetGroup response body', rWarm, gWarm),
+      getGroupOverHelloThroughput: detail('REST via k6, 50 users, hybrid warm', get50, hello50),
     },
     notes: ['Fixture data for the dashboard tests: made-up numbers shaped like a quick run.'],
   };
@@ -187,45 +202,47 @@ function write(path, text) {
 const results = join(here, 'results');
 rmSync(results, { recursive: true, force: true });
 
-const runA = makeRun({ runId: '20250110T100000Z-quick', startedAt: '2025-01-10T10:00:00Z', seed: 1, grpcSpeed: 1, withGhz: true, gitCommit: '1111111aaaaaaa' });
-const runB = makeRun({ runId: '20250112T090000Z-quick', startedAt: '2025-01-12T09:00:00Z', seed: 2, grpcSpeed: 0.85, withGhz: true, gitCommit: '2222222bbbbbbb' });
+const runA = makeRun({ runId: '20261124T100000Z-quick-1111111', startedAt: '2026-11-24T10:00:00Z', seed: 1, grpcSpeed: 1, withGhz: true, gitCommit: '1111111' });
+const runB = makeRun({ runId: '20261125T090000Z-quick-2222222', startedAt: '2026-11-25T09:00:00Z', seed: 2, grpcSpeed: 0.85, withGhz: true, gitCommit: '2222222' });
 runB.environment.jdk = '21.0.6';
 // A run "after a change" that dropped one cell, so Compare has something unmatched.
 runB.cells = runB.cells.filter((c) => c.model !== 'open' || c.protocol !== 'grpc');
 
 const partial = structuredClone(runA);
-partial.runId = '20250109T080000Z-partial';
-partial.startedAt = '2025-01-09T08:00:00Z';
+partial.runId = '20261120T080000Z-partial';
+partial.startedAt = '2026-11-20T08:00:00Z';
 partial.cells = partial.cells.slice(0, 6);
 delete partial.cells[3].summary;
 
-const newer = structuredClone(runA);
-newer.runId = '20250113T080000Z-future';
-newer.startedAt = '2025-01-13T08:00:00Z';
-newer.schemaVersion = 2;
-newer.cells = newer.cells.slice(0, 6);
+// The bench's own fixtures (loadtest/tests/fixtures): a realistic run, a truncated one, a newer schema.
+const bench = join(here, '..', '..', 'loadtest', 'tests', 'fixtures');
+const example = JSON.parse(readFileSync(join(bench, 'run-example.json'), 'utf8'));
+const newer = JSON.parse(readFileSync(join(bench, 'run-newer-schema.json'), 'utf8'));
+const malformedId = '20261121T070000Z-quick-broken';
 
 const entry = (run, extra = {}) => ({
   runId: run.runId, path: `${run.runId}/run.json`, startedAt: run.startedAt, profile: run.profile.name,
-  gitCommit: run.environment.gitCommit, cellCount: run.cells.length, ...extra,
+  gitCommit: run.environment?.gitCommit ?? null, cellCount: run.cells?.length ?? 0, ...extra,
 });
 
 write(join(results, runA.runId, 'run.json'), JSON.stringify(runA));
 write(join(results, runB.runId, 'run.json'), JSON.stringify(runB));
 write(join(results, partial.runId, 'run.json'), JSON.stringify(partial));
-write(join(results, newer.runId, 'run.json'), JSON.stringify(newer));
-const malformedId = '20250111T120000Z-broken';
-write(join(results, malformedId, 'run.json'), JSON.stringify(runA).slice(0, 5000));
+for (const [id, file] of [[example.runId, 'run-example.json'], [newer.runId, 'run-newer-schema.json'], [malformedId, 'run-malformed.json']]) {
+  mkdirSync(join(results, id), { recursive: true });
+  copyFileSync(join(bench, file), join(results, id, 'run.json'));
+}
 write(
   join(results, 'index.json'),
   JSON.stringify(
     {
       schemaVersion: 1,
       runs: [
-        entry(newer),
         entry(runB),
-        { runId: malformedId, path: `${malformedId}/run.json`, startedAt: '2025-01-11T12:00:00Z', profile: 'quick', gitCommit: '1111111aaaaaaa', cellCount: runA.cells.length },
         entry(runA),
+        entry(newer, { startedAt: '2026-11-23T07:00:00Z' }),
+        entry(example),
+        entry(example, { runId: malformedId, path: `${malformedId}/run.json`, startedAt: '2026-11-21T07:00:00Z' }),
         entry(partial),
       ],
     },

@@ -197,8 +197,10 @@ export function concurrencyChart(cells: Cell[], temperature: 'warm' | 'cold', m:
   const concurrencies = [...new Set(cells.map((c) => c.concurrency))].sort((a, b) => a - b);
   for (const { protocol, tool } of seriesIds(cells)) {
     for (const cacheMode of CACHE_MODES) {
-      const temp: Temperature = cacheMode === 'none' ? 'none' : temperature;
-      const mine = where(cells, { protocol, tool, cacheMode, temperature: temp });
+      // The chosen temperature; "none" where the cache is off (or, for Hello, not touched).
+      const atTemp = where(cells, { protocol, tool, cacheMode, temperature });
+      const temp: Temperature = atTemp.length > 0 ? temperature : 'none';
+      const mine = atTemp.length > 0 ? atTemp : where(cells, { protocol, tool, cacheMode, temperature: 'none' });
       if (mine.length === 0) continue;
       const points: Point[] = [];
       for (const x of concurrencies) {
@@ -208,7 +210,7 @@ export function concurrencyChart(cells: Cell[], temperature: 'warm' | 'cold', m:
         rows.push([PROTOCOL_LABELS[protocol], tool, cacheMode, temp, x, y]);
       }
       series.push({
-        label: `${seriesName(protocol, tool)} · ${cacheMode === 'none' ? 'no cache' : `${cacheMode} ${temp}`}`,
+        label: `${seriesName(protocol, tool)} · ${cacheMode === 'none' ? 'no cache' : temp === 'none' ? `${cacheMode} (not used)` : `${cacheMode} ${temp}`}`,
         protocol,
         cacheMode,
         shade: shadeOf(tool),
@@ -240,7 +242,7 @@ export function fitsFor(fits: Fit[], cells: Cell[]): { fits: Fit[]; computed: bo
   const groups = new Map<string, Cell[]>();
   for (const c of cells) {
     if (c.pageSize === null) continue;
-    const k = [c.protocol, c.tool, c.cacheMode, c.temperature, c.operation].join('|');
+    const k = [c.protocol, c.tool, c.cacheMode, c.temperature, c.operation, c.model, c.concurrency].join('|');
     groups.set(k, [...(groups.get(k) ?? []), c]);
   }
   const out: Fit[] = [];
@@ -250,7 +252,7 @@ export function fitsFor(fits: Fit[], cells: Cell[]): { fits: Fit[]; computed: bo
     const fit = linearFit(points.map((p) => ({ x: p.pageSize, y: p.latencyMs })));
     if (!fit) continue;
     const c = group[0];
-    out.push({ protocol: c.protocol, tool: c.tool, cacheMode: c.cacheMode, temperature: c.temperature, operation: c.operation, metric: 'p50', a: fit.a, b: fit.b, r2: fit.r2, points });
+    out.push({ protocol: c.protocol, tool: c.tool, cacheMode: c.cacheMode, temperature: c.temperature, operation: c.operation, concurrency: c.concurrency, metric: 'p50', a: fit.a, b: fit.b, r2: fit.r2, points });
   }
   return { fits: out, computed: true };
 }

@@ -98,7 +98,7 @@ export interface Resolved {
   options: FilterOptions;
 }
 
-function distinct<T>(values: T[]): T[] {
+export function distinct<T>(values: T[]): T[] {
   return [...new Set(values)];
 }
 
@@ -107,7 +107,7 @@ function byOrder<T>(order: readonly T[]) {
 }
 
 /** The value that most cells have; on a tie the smallest. */
-function mostCommon(values: number[]): number | null {
+export function mostCommon(values: number[]): number | null {
   const counts = new Map<number, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   let best: number | null = null;
@@ -194,12 +194,14 @@ export interface CacheState {
   temperature: Temperature;
 }
 
-/** Cache mode × temperature pairs present: no cache first, then each mode cold then warm. */
+/**
+ * Cache mode × temperature pairs present: no cache first, then each mode cold then warm.
+ * (Hello cells have temperature none under any mode: they touch no cache.)
+ */
 export function cacheStates(cells: Cell[]): CacheState[] {
   const states: CacheState[] = [];
   for (const cacheMode of CACHE_MODES) {
-    const temps: Temperature[] = cacheMode === 'none' ? ['none'] : ['cold', 'warm'];
-    for (const temperature of temps) {
+    for (const temperature of ['none', 'cold', 'warm'] as Temperature[]) {
       if (cells.some((c) => c.cacheMode === cacheMode && c.temperature === temperature)) {
         states.push({ cacheMode, temperature });
       }
@@ -209,7 +211,8 @@ export function cacheStates(cells: Cell[]): CacheState[] {
 }
 
 export function cacheStateLabel(s: CacheState): string {
-  return s.cacheMode === 'none' ? 'no cache' : `${s.cacheMode} · ${s.temperature}`;
+  if (s.cacheMode === 'none') return 'no cache';
+  return s.temperature === 'none' ? `${s.cacheMode} (not used)` : `${s.cacheMode} · ${s.temperature}`;
 }
 
 export type Pick = (m: Measurement) => number | null;

@@ -17,14 +17,15 @@ export const CACHE_MODES: CacheMode[] = ['none', 'local', 'redis', 'hybrid'];
 export const TEMPERATURES: Temperature[] = ['cold', 'warm', 'none'];
 export const MODELS: LoadModel[] = ['closed', 'open'];
 
+/** Milliseconds; null only when no request of the window succeeded. */
 export interface LatencyMs {
-  mean: number;
-  p50: number;
-  p90: number;
-  p95: number;
-  p99: number;
-  p999: number;
-  max: number;
+  mean: number | null;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+  p999: number | null;
+  max: number | null;
 }
 
 export interface HitRatio {
@@ -66,7 +67,7 @@ export interface Cell {
   repetitions?: number;
   runs: Measurement[];
   summary: Measurement;
-  spread?: Record<string, { min: number; max: number }>;
+  spread?: unknown;
 }
 
 export interface Fit {
@@ -75,11 +76,14 @@ export interface Fit {
   cacheMode: CacheMode;
   temperature: Temperature;
   operation: Operation;
+  /** The concurrency the page-size sweep ran at. */
+  concurrency?: number;
   metric: string;
   a: number;
   b: number;
   r2: number | null;
   points: { pageSize: number; latencyMs: number }[];
+  cellIds?: string[];
 }
 
 export interface Headline {

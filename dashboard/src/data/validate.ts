@@ -79,8 +79,9 @@ function checkMeasurement(v: unknown, path: string): void {
   num(m.errorRate, `${path}.errorRate`);
   num(m.throughputRps, `${path}.throughputRps`);
   const lat = obj(m.latencyMs, `${path}.latencyMs`);
+  // null when no request of the window succeeded
   for (const k of ['mean', 'p50', 'p90', 'p95', 'p99', 'p999', 'max']) {
-    num(lat[k], `${path}.latencyMs.${k}`);
+    numOrNull(lat[k], `${path}.latencyMs.${k}`);
   }
   numOrNull(m.bodyBytes, `${path}.bodyBytes`);
   numOrNull(m.wireBytesSentPerRequest, `${path}.wireBytesSentPerRequest`);
@@ -97,12 +98,14 @@ function checkCell(v: unknown, path: string): void {
   str(c.id, `${path}.id`);
   oneOf(c.protocol, PROTOCOLS, `${path}.protocol`);
   oneOf(c.tool, TOOLS, `${path}.tool`);
-  oneOf(c.operation, OPERATIONS, `${path}.operation`);
+  const op = oneOf(c.operation, OPERATIONS, `${path}.operation`);
   numOrNull(c.pageSize, `${path}.pageSize`);
   const mode = oneOf(c.cacheMode, CACHE_MODES, `${path}.cacheMode`);
   const temp = oneOf(c.temperature, TEMPERATURES, `${path}.temperature`);
-  if ((mode === 'none') !== (temp === 'none')) {
-    fail(`${path}.temperature`, mode === 'none' ? '"none" for cacheMode none' : 'cold|warm', temp);
+  // No cache means no temperature; Hello touches no cache, so it has none whatever the mode.
+  if (mode === 'none' && temp !== 'none') fail(`${path}.temperature`, '"none" for cacheMode none', temp);
+  if (temp === 'none' && mode !== 'none' && op !== 'Hello') {
+    fail(`${path}.temperature`, `cold|warm for cacheMode ${mode}`, temp);
   }
   oneOf(c.model, MODELS, `${path}.model`);
   num(c.concurrency, `${path}.concurrency`);
@@ -120,6 +123,7 @@ function checkFit(v: unknown, path: string): void {
   oneOf(f.cacheMode, CACHE_MODES, `${path}.cacheMode`);
   oneOf(f.temperature, TEMPERATURES, `${path}.temperature`);
   oneOf(f.operation, OPERATIONS, `${path}.operation`);
+  optNum(f, 'concurrency', path);
   str(f.metric, `${path}.metric`);
   num(f.a, `${path}.a`);
   num(f.b, `${path}.b`);

@@ -12,10 +12,21 @@ const HEADLINES: { key: string; label: string; hint: string }[] = [
   { key: 'getGroupOverHelloThroughput', label: 'GetGroup ÷ hello-world throughput', hint: 'share of the bare framework’s rate' },
 ];
 
+/** The bench's description of how a headline was made (and why it is missing, if it is). */
 function detailFor(run: Run, key: string): string | null {
   const d = run.headlineDetail;
-  if (d && typeof d === 'object' && key in d) return show((d as Record<string, unknown>)[key]);
-  return null;
+  if (!d || typeof d !== 'object' || !(key in d)) return null;
+  const item = (d as Record<string, unknown>)[key];
+  if (item && typeof item === 'object') {
+    const { description, reason, pairs } = item as { description?: unknown; reason?: unknown; pairs?: unknown };
+    const parts = [
+      typeof description === 'string' ? description : null,
+      Array.isArray(pairs) && pairs.length > 0 ? `median of ${pairs.length} cell pair${pairs.length > 1 ? 's' : ''}` : null,
+      typeof reason === 'string' && reason ? `not measured: ${reason}` : null,
+    ].filter(Boolean);
+    if (parts.length > 0) return parts.join('; ');
+  }
+  return show(item);
 }
 
 function Headlines({ run }: { run: Run }) {

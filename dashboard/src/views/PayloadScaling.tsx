@@ -1,24 +1,44 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
 import { bodyBytesByPageSize, fitsFor, payloadScalingChart } from '../data/charts';
-import type { Fit } from '../data/types';
+import { distinct, mostCommon, users } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 
-export function PayloadScaling({ run, resolved, onFilters }: ViewProps) {
+export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps) {
   const paged = run.cells.filter(
     (c) => c.pageSize !== null && c.model === resolved.model && (resolved.tool === 'all' || c.tool === resolved.tool),
   );
   const { fits, computed } = fitsFor(run.fits, paged);
-  const shown = fits.filter(
-    (f: Fit) =>
+  const candidates = fits.filter(
+    (f) =>
       (resolved.tool === 'all' || f.tool === resolved.tool) &&
       (f.temperature === 'none' || f.temperature === resolved.temperature),
   );
+  // A sweep over page sizes runs at one concurrency; a profile may sweep at several.
+  const levels = distinct(candidates.map((f) => f.concurrency ?? 0)).sort((a, b) => a - b);
+  const level =
+    filters.concurrency !== null && levels.includes(filters.concurrency)
+      ? filters.concurrency
+      : mostCommon(candidates.map((f) => f.concurrency ?? 0));
+  const shown = candidates.filter((f) => (f.concurrency ?? 0) === level);
   const op = shown[0]?.operation ?? paged[0]?.operation ?? 'ListGroups';
-  const subtitle = `${op}, ${resolved.tool === 'all' ? 'all tools' : resolved.tool}; cache modes ${resolved.temperature}`;
+  const tool = resolved.tool === 'all' ? 'all tools' : resolved.tool;
+  const subtitle = `${op}, ${level ? `${users(level)}, ` : ''}${tool}; cache modes ${resolved.temperature}`;
   return (
     <>
-      <FilterBar resolved={resolved} show={['tool', 'model', 'temperature']} onChange={onFilters} />
+      <div className="filter-bar">
+        <FilterBar resolved={resolved} show={['tool', 'model', 'temperature']} onChange={onFilters} />
+        {levels.length > 0 && levels[0] !== 0 && (
+          <label className="filter">
+            <span>Concurrency</span>
+            <select name="c" value={String(level)} onChange={(e) => onFilters({ concurrency: Number(e.target.value) })}>
+              {levels.map((l) => (
+                <option key={l} value={l}>{users(l)}</option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
       <p className="explain">
         Cycle time = A + B·N over page size N: A is the fixed cost per request (ms), B the cost per row (ms/row).
         {computed && shown.length > 0 && ' This run carries no fits; the dashboard fitted these from the cells.'}
@@ -28,7 +48,7 @@ export function PayloadScaling({ run, resolved, onFilters }: ViewProps) {
       ) : (
         <div className="grid">
           <ChartCard spec={payloadScalingChart(shown, subtitle)} />
-          <ChartCard spec={bodyBytesByPageSize(paged, `${op}, ${resolved.tool === 'all' ? 'all tools' : resolved.tool}`)} />
+          <ChartCard spec={bodyBytesByPageSize(paged, `${op}, ${tool}`)} />
         </div>
       )}
     </>

@@ -4,6 +4,8 @@ import type { Filters } from '../data/urlState';
 
 export interface ViewProps {
   run: Run;
+  /** The filters as in the URL (resolved holds the choices made from the data). */
+  filters: Filters;
   resolved: Resolved;
   onFilters: (patch: Partial<Filters>) => void;
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_FILTERS, DEFAULT_STATE, formatHash, parseHash, type UrlState } from '../src/data/urlState';
+
+describe('URL state', () => {
+  it('round-trips a full state', () => {
+    const state: UrlState = {
+      view: 'compare',
+      run: '20261124T100000Z-quick-1111111',
+      runB: '20261125T090000Z-quick-2222222',
+      filters: { operation: 'ListGroups', pageSize: 50, concurrency: 10, tool: 'all', model: 'open', temperature: 'cold' },
+    };
+    const hash = formatHash(state);
+    expect(hash).toBe('#/compare?run=20261124T100000Z-quick-1111111&runB=20261125T090000Z-quick-2222222&op=ListGroups&n=50&c=10&tool=all&model=open&temp=cold');
+    expect(parseHash(hash)).toEqual(state);
+  });
+
+  it('writes defaults as a bare view', () => {
+    expect(formatHash({ ...DEFAULT_STATE, view: 'cache' })).toBe('#/cache');
+    expect(parseHash('#/cache')).toEqual({ ...DEFAULT_STATE, view: 'cache' });
+  });
+
+  it('falls back to defaults on an empty or junk hash', () => {
+    expect(parseHash('')).toEqual(DEFAULT_STATE);
+    expect(parseHash('#/nonsense?op=Drop&n=-4&c=abc&tool=curl&model=x&temp=hot')).toEqual(DEFAULT_STATE);
+    expect(parseHash('#/payload?n=0').filters).toEqual(DEFAULT_FILTERS);
+  });
+
+  it('escapes run ids', () => {
+    const state: UrlState = { ...DEFAULT_STATE, run: 'a&b=c #d' };
+    expect(parseHash(formatHash(state)).run).toBe('a&b=c #d');
+  });
+});
