@@ -7,6 +7,7 @@ import dev.tandem.group.GroupService;
 import dev.tandem.group.NewGroup;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
+import dev.tandem.grpc.server.MalformedRequests;
 import dev.tandem.grpc.support.ProtoTime;
 import dev.tandem.grpc.user.UserMessages;
 import dev.tandem.proto.v1.CreateGroupRequest;
@@ -31,6 +32,8 @@ import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
 import dev.tandem.user.NewUser;
 import dev.tandem.user.UserService;
+import io.grpc.BindableService;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
 import org.springframework.grpc.server.service.GrpcService;
 
@@ -43,7 +46,7 @@ import java.util.Set;
  * of them into a status in the same way.
  */
 @GrpcService
-public class StudyGroupGrpcService extends StudyGroupServiceGrpc.StudyGroupServiceImplBase {
+public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService, BindableService {
 
     private final GroupService groups;
     private final UserService users;
@@ -126,6 +129,16 @@ public class StudyGroupGrpcService extends StudyGroupServiceGrpc.StudyGroupServi
     @Override
     public void getUser(GetUserRequest request, StreamObserver<User> responses) {
         reply(responses, UserMessages.user(users.get(request.getId())));
+    }
+
+    /**
+     * The generated definition with request parsing guarded, so that bytes which do not parse are
+     * INVALID_ARGUMENT rather than grpc-java's UNKNOWN (see MalformedRequests). This is why the
+     * class implements AsyncService itself: the generated ImplBase makes bindService final.
+     */
+    @Override
+    public ServerServiceDefinition bindService() {
+        return MalformedRequests.rejectedAsInvalidArgument(StudyGroupServiceGrpc.bindService(this));
     }
 
     private static <T> void reply(StreamObserver<T> responses, T message) {

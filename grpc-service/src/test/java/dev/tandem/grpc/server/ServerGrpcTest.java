@@ -1,9 +1,9 @@
 package dev.tandem.grpc.server;
 
+import com.google.protobuf.DescriptorProtos;
 import dev.tandem.grpc.GrpcIntegrationTest;
 import dev.tandem.grpc.ServerProbes;
 import dev.tandem.proto.v1.GetGroupRequest;
-import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
@@ -37,14 +37,40 @@ class ServerGrpcTest extends GrpcIntegrationTest {
 
     @Test
     void reflectionListsTheStudyGroupService() throws Exception {
-        CompletableFuture<List<ServerReflectionResponse>> done = new CompletableFuture<>();
-        List<ServerReflectionResponse> responses = new ArrayList<>();
+        List<String> services = reflect(ServerReflectionRequest.newBuilder().setListServices("").build())
+                .getListServicesResponse().getServiceList().stream()
+                .map(ServiceResponse::getName)
+                .toList();
+        assertThat(services).contains("tandem.v1.StudyGroupService", "grpc.health.v1.Health");
+    }
+
+    @Test
+    void reflectionDescribesTheServiceSoThatToolsCanCallIt() throws Exception {
+        // What grpcurl asks before it can encode a request: the file that defines the symbol.
+        ServerReflectionResponse response = reflect(ServerReflectionRequest.newBuilder()
+                .setFileContainingSymbol("tandem.v1.StudyGroupService").build());
+
+        List<DescriptorProtos.FileDescriptorProto> files = new ArrayList<>();
+        for (var bytes : response.getFileDescriptorResponse().getFileDescriptorProtoList()) {
+            files.add(DescriptorProtos.FileDescriptorProto.parseFrom(bytes));
+        }
+        assertThat(files).anySatisfy(file -> {
+            assertThat(file.getPackage()).isEqualTo("tandem.v1");
+            assertThat(file.getServiceList()).singleElement().satisfies(service ->
+                    assertThat(service.getMethodList()).extracting(DescriptorProtos.MethodDescriptorProto::getName)
+                            .contains("GetGroup", "ListGroups", "UpdateGroup", "CreateUser"));
+        });
+    }
+
+    /** One request on the bidirectional reflection stream, and its one response. */
+    private ServerReflectionResponse reflect(ServerReflectionRequest request) throws Exception {
+        CompletableFuture<ServerReflectionResponse> done = new CompletableFuture<>();
         StreamObserver<ServerReflectionRequest> requests = ServerReflectionGrpc.newStub(channel)
                 .withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS)
                 .serverReflectionInfo(new StreamObserver<>() {
                     @Override
                     public void onNext(ServerReflectionResponse response) {
-                        responses.add(response);
+                        done.complete(response);
                     }
 
                     @Override
@@ -54,18 +80,14 @@ class ServerGrpcTest extends GrpcIntegrationTest {
 
                     @Override
                     public void onCompleted() {
-                        done.complete(responses);
+                        done.completeExceptionally(new AssertionError("stream ended without a response"));
                     }
                 });
-        requests.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
+        requests.onNext(request);
         requests.onCompleted();
-
-        List<String> services = done.get(deadlineSeconds(), TimeUnit.SECONDS).stream()
-                .flatMap(r -> r.getListServicesResponse().getServiceList().stream())
-                .map(ServiceResponse::getName)
-                .toList();
-        assertThat(services).contains(StudyGroupServiceGrpc.SERVICE_NAME, "grpc.health.v1.Health");
-        assertThat(StudyGroupServiceGrpc.SERVICE_NAME).isEqualTo("tandem.v1.StudyGroupService");
+        ServerReflectionResponse response = done.get(deadlineSeconds(), TimeUnit.SECONDS);
+        assertThat(response.hasErrorResponse()).as("reflection error %s", response.getErrorResponse()).isFalse();
+        return response;
     }
 
     @Test
