@@ -1,0 +1,121 @@
+package dev.tandem.rest.error;
+
+import dev.tandem.error.FieldViolation;
+import dev.tandem.rest.ProtoJson;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.InputCoercionException;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Says, in the client's terms, what is wrong with a request body that could not be read: which
+ * field (as a proto field path, like the domain's violations) and what was expected there. Jackson's
+ * own messages are not passed on: they name Java classes, which are none of the client's business.
+ */
+final class JsonProblems {
+
+    /** What a client gets told: a one-line detail and, when a field is to blame, that field. */
+    record Described(String detail, List<FieldViolation> violations) {
+    }
+
+    private JsonProblems() {
+    }
+
+    static Described describe(HttpMessageNotReadableException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof UnrecognizedPropertyException unknown) {
+            // Named as sent: an unknown field has no proto name to translate it to.
+            String field = path(unknown, true);
+            return withField(field, "is not a field of this request");
+        }
+        if (cause instanceof InputCoercionException outOfRange) {
+            return withField(path(outOfRange, false), "is out of range for " + typeName(outOfRange.getTargetType()));
+        }
+        if (cause instanceof MismatchedInputException mismatch) {
+            String field = path(mismatch, false);
+            String expected = "must be " + typeName(mismatch.getTargetType());
+            if (field.isEmpty()) {
+                return new Described("the request body " + expected, List.of());
+            }
+            return withField(field, expected);
+        }
+        if (cause instanceof StreamReadException malformed) {
+            return new Described("the request body is not valid JSON" + where(malformed.getLocation()), List.of());
+        }
+        if (cause instanceof JacksonException other) {
+            String field = path(other, false);
+            return field.isEmpty()
+                    ? new Described("the request body could not be read as JSON", List.of())
+                    : withField(field, "has an invalid value");
+        }
+        // Spring raises this without a cause only when there is no body at all.
+        return new Described("a JSON request body is required", List.of());
+    }
+
+    private static Described withField(String field, String description) {
+        return new Described(field + ": " + description, List.of(new FieldViolation(field, description)));
+    }
+
+    /**
+     * The JSON path as a proto field path: known fields by their proto names (ownerId -> owner_id,
+     * group.capacity), dot-separated, array positions as [i].
+     */
+    private static String path(JacksonException e, boolean lastAsSent) {
+        StringBuilder out = new StringBuilder();
+        List<JacksonException.Reference> references = e.getPath();
+        for (int i = 0; i < references.size(); i++) {
+            JacksonException.Reference reference = references.get(i);
+            String property = reference.getPropertyName();
+            if (property != null) {
+                boolean asSent = lastAsSent && i == references.size() - 1;
+                if (!out.isEmpty()) {
+                    out.append('.');
+                }
+                out.append(asSent ? property : ProtoJson.snakeCase(property));
+            } else if (reference.getIndex() >= 0) {
+                out.append('[').append(reference.getIndex()).append(']');
+            }
+        }
+        return out.toString();
+    }
+
+    private static String typeName(Class<?> type) {
+        if (type == null) {
+            return "a value of another type";
+        }
+        if (type == Integer.class || type == int.class || type == Long.class || type == long.class
+                || type == Short.class || type == short.class) {
+            return type == Long.class || type == long.class ? "a 64-bit integer" : "a 32-bit integer";
+        }
+        if (type == Double.class || type == double.class || type == Float.class || type == float.class) {
+            return "a number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class || CharSequence.class.isAssignableFrom(type)) {
+            return "a string";
+        }
+        if (type.isArray() || Collection.class.isAssignableFrom(type)) {
+            return "an array";
+        }
+        if (Map.class.isAssignableFrom(type) || type.isRecord() || !type.isPrimitive()) {
+            return "an object";
+        }
+        return "a value of another type";
+    }
+
+    private static String where(TokenStreamLocation location) {
+        if (location == null || location.getLineNr() < 1) {
+            return "";
+        }
+        return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+    }
+}

@@ -1,0 +1,215 @@
+package dev.tandem.rest.error;
+
+import com.google.rpc.Code;
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.error.FieldViolation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.TypeMismatchException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.ErrorResponse;
+import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.NativeWebRequest;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.NoHandlerFoundException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
+import org.springframework.web.util.WebUtils;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every failure as an RFC 9457 problem (application/problem+json) carrying the same code as the
+ * gRPC wire: {@code code} is the gRPC status name, {@code fieldViolations} are google.rpc.BadRequest's
+ * field violations (proto field paths), {@code resource} is google.rpc.ResourceInfo's type and name.
+ *
+ * <p>Domain failures map through {@link ErrorCode}, the one table both wires share. Failures that
+ * Spring MVC detects before the domain is reached (unreadable JSON, a non-numeric id, a wrong
+ * method or media type, an unknown route) are client mistakes too; they get the gRPC code that a
+ * gRPC server would answer with, or that google/rpc/code.proto pairs with their HTTP status.
+ * Anything else is a bug of ours: 500, logged, and nothing about it sent.
+ */
+@RestControllerAdvice
+public class RestErrors extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(RestErrors.class);
+
+    static final String CODE = "code";
+    static final String FIELD_VIOLATIONS = "fieldViolations";
+    static final String RESOURCE = "resource";
+
+    @ExceptionHandler(DomainException.class)
+    ResponseEntity<Object> domain(DomainException e, WebRequest request) {
+        ErrorCode code = e.code();
+        if (code == ErrorCode.INTERNAL) {
+            log.error("Internal error on {}", describe(request), e);
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(code.httpStatus()), e.getMessage());
+        problem.setTitle(code.title());
+        problem.setProperty(CODE, code.name());
+        if (!e.violations().isEmpty()) {
+            problem.setProperty(FIELD_VIOLATIONS, e.violations());
+        }
+        if (e.resourceType() != null) {
+            problem.setProperty(RESOURCE, Map.of("type", e.resourceType(), "name", String.valueOf(e.resourceName())));
+        }
+        return respond(problem, new HttpHeaders());
+    }
+
+    /** The last resort: whatever it was, the client learns only that it was not its fault. */
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<Object> unexpected(Exception e, WebRequest request) {
+        log.error("Unexpected failure on {}", describe(request), e);
+        // Recorded as the request's error, as Spring does for its own 500s, so metrics show the exception.
+        request.setAttribute(WebUtils.ERROR_EXCEPTION_ATTRIBUTE, e, RequestAttributes.SCOPE_REQUEST);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+                "the server failed to handle the request; the failure has been logged");
+        problem.setTitle(ErrorCode.INTERNAL.title());
+        problem.setProperty(CODE, ErrorCode.INTERNAL.name());
+        return respond(problem, new HttpHeaders());
+    }
+
+    /** Malformed JSON, a wrong JSON type, an unknown field, or no body at all. */
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
+                                                                  HttpStatusCode status, WebRequest request) {
+        JsonProblems.Described described = JsonProblems.describe(e);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, described.detail());
+        if (!described.violations().isEmpty()) {
+            problem.setProperty(FIELD_VIOLATIONS, described.violations());
+        }
+        return handleExceptionInternal(e, problem, headers, HttpStatus.BAD_REQUEST, request);
+    }
+
+    /** A path variable or query parameter that does not convert, e.g. /groups/abc or page_size=ten. */
+    @Override
+    protected ResponseEntity<Object> handleTypeMismatch(TypeMismatchException e, HttpHeaders headers,
+                                                        HttpStatusCode status, WebRequest request) {
+        String field = e instanceof MethodArgumentTypeMismatchException argument ? argument.getName() : e.getPropertyName();
+        String description = "must be " + expected(e.getRequiredType()) + ", got '" + e.getValue() + "'";
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, field + ": " + description);
+        problem.setProperty(FIELD_VIOLATIONS, List.of(new FieldViolation(field, description)));
+        return handleExceptionInternal(e, problem, headers, HttpStatus.BAD_REQUEST, request);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleNoHandlerFoundException(NoHandlerFoundException e, HttpHeaders headers,
+                                                                   HttpStatusCode status, WebRequest request) {
+        return noRoute(e, headers, request);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleNoResourceFoundException(NoResourceFoundException e, HttpHeaders headers,
+                                                                    HttpStatusCode status, WebRequest request) {
+        return noRoute(e, headers, request);
+    }
+
+    private ResponseEntity<Object> noRoute(Exception e, HttpHeaders headers, WebRequest request) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND,
+                "no route for " + describe(request));
+        return handleExceptionInternal(e, problem, headers, HttpStatus.NOT_FOUND, request);
+    }
+
+    /**
+     * Every framework-detected failure passes through here: it gets its gRPC code and, where that
+     * code is one of the domain's, the domain's title, and it is always sent as problem+json.
+     */
+    @Override
+    protected ResponseEntity<Object> handleExceptionInternal(Exception e, Object body, HttpHeaders headers,
+                                                             HttpStatusCode status, WebRequest request) {
+        ProblemDetail problem;
+        if (body instanceof ProblemDetail detail) {
+            problem = detail;
+        } else if (e instanceof ErrorResponse described) {
+            // Spring's own wording, e.g. "Content-Type 'text/plain' is not supported."
+            problem = described.updateAndGetBody(getMessageSource(), LocaleContextHolder.getLocale());
+        } else {
+            problem = ProblemDetail.forStatusAndDetail(status, HttpStatus.valueOf(status.value()).getReasonPhrase());
+        }
+        if (status.is5xxServerError()) {
+            log.error("Request failed on {}", describe(request), e);
+        } else {
+            log.debug("Rejected {}: {}", describe(request), e.toString());
+        }
+        Code code = codeFor(status);
+        problem.setProperty(CODE, code.name());
+        for (ErrorCode known : ErrorCode.values()) {
+            if (known.name().equals(code.name()) && known.httpStatus() == status.value()) {
+                problem.setTitle(known.title());
+            }
+        }
+        // The superclass adds what Spring needs (nothing once the response is committed, the
+        // exception recorded for observations on a 500); the body is ours.
+        return super.handleExceptionInternal(e, problem, problemHeaders(headers), status, request);
+    }
+
+    /**
+     * The gRPC code of a framework-detected failure. 405 is UNIMPLEMENTED, what a gRPC server
+     * answers for a method it does not have; 406 and 415 are requests a client must change,
+     * INVALID_ARGUMENT; the rest follow the HTTP mappings listed in google/rpc/code.proto.
+     */
+    static Code codeFor(HttpStatusCode status) {
+        return switch (status.value()) {
+            case 400, 406, 413, 414, 415, 431 -> Code.INVALID_ARGUMENT;
+            case 401 -> Code.UNAUTHENTICATED;
+            case 403 -> Code.PERMISSION_DENIED;
+            case 404 -> Code.NOT_FOUND;
+            case 405, 501 -> Code.UNIMPLEMENTED;
+            case 409 -> Code.ABORTED;
+            case 412 -> Code.FAILED_PRECONDITION;
+            case 429 -> Code.RESOURCE_EXHAUSTED;
+            case 499 -> Code.CANCELLED;
+            case 503 -> Code.UNAVAILABLE;
+            case 504 -> Code.DEADLINE_EXCEEDED;
+            default -> status.is4xxClientError() ? Code.FAILED_PRECONDITION
+                    : status.is5xxServerError() ? Code.INTERNAL : Code.UNKNOWN;
+        };
+    }
+
+    private static ResponseEntity<Object> respond(ProblemDetail problem, HttpHeaders headers) {
+        return ResponseEntity.status(problem.getStatus()).headers(problemHeaders(headers)).body(problem);
+    }
+
+    /**
+     * A preset Content-Type is used as it is, without content negotiation: problem+json even when
+     * the client asked only for application/json, or for something we cannot send at all (406).
+     */
+    private static HttpHeaders problemHeaders(HttpHeaders headers) {
+        HttpHeaders out = new HttpHeaders();
+        out.putAll(headers);
+        out.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        return out;
+    }
+
+    private static String expected(Class<?> type) {
+        if (type == long.class || type == Long.class) {
+            return "a 64-bit integer";
+        }
+        if (type == int.class || type == Integer.class) {
+            return "a 32-bit integer";
+        }
+        return type == null ? "another type" : "a " + type.getSimpleName();
+    }
+
+    private static String describe(WebRequest request) {
+        if (request instanceof NativeWebRequest nativeRequest
+                && nativeRequest.getNativeRequest() instanceof HttpServletRequest http) {
+            return http.getMethod() + " " + http.getRequestURI();
+        }
+        return request.getDescription(false);
+    }
+}

@@ -1,0 +1,116 @@
+package dev.tandem.rest.group;
+
+import dev.tandem.group.GroupPage;
+import dev.tandem.group.GroupService;
+import dev.tandem.group.GroupView;
+import dev.tandem.group.LeaderboardView;
+import dev.tandem.group.MembershipView;
+import dev.tandem.group.RatingView;
+import dev.tandem.group.SessionView;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+
+import static dev.tandem.rest.ProtoJson.orEmpty;
+import static dev.tandem.rest.ProtoJson.orZero;
+
+/**
+ * The group operations of tandem.v1.StudyGroupService on the routes of its google.api.http
+ * annotations. Each handler parses, calls {@link GroupService} and returns its read model, whose
+ * field names are already the proto JSON names. Path variables carry the proto field names
+ * ({@code group_id}, {@code user_id}) so that a bad one is reported as the gRPC wire would name it.
+ */
+@RestController
+@RequestMapping(path = "/api/v1", produces = MediaType.APPLICATION_JSON_VALUE)
+public class GroupController {
+
+    private final GroupService groups;
+
+    public GroupController(GroupService groups) {
+        this.groups = groups;
+    }
+
+    @GetMapping("/groups/{id}")
+    public GroupView get(@PathVariable long id) {
+        return groups.get(id);
+    }
+
+    /** Query parameters under their proto names; the lowerCamelCase spellings are accepted too. */
+    @GetMapping("/groups")
+    public GroupPage list(@RequestParam(required = false) String subject,
+                          @RequestParam(name = "page_size", required = false) Integer pageSize,
+                          @RequestParam(name = "pageSize", required = false) Integer pageSizeCamel,
+                          @RequestParam(name = "page_token", required = false) String pageToken,
+                          @RequestParam(name = "pageToken", required = false) String pageTokenCamel) {
+        return groups.list(orEmpty(subject),
+                orZero(pageSize != null ? pageSize : pageSizeCamel),
+                orEmpty(pageToken != null ? pageToken : pageTokenCamel));
+    }
+
+    @PostMapping(path = "/groups", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public ResponseEntity<GroupView> create(@RequestBody CreateGroupRequest request) {
+        GroupView created = groups.create(request.toCommand());
+        return ResponseEntity.created(URI.create("/api/v1/groups/" + created.id())).body(created);
+    }
+
+    @PatchMapping(path = "/groups/{id}", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public GroupView update(@PathVariable long id, @RequestBody UpdateGroupRequest request) {
+        return groups.update(request.toChanges(id));
+    }
+
+    /** Without {@code expected_version} (or with 0) the group is deleted whatever its version. */
+    @DeleteMapping("/groups/{id}")
+    public ResponseEntity<Void> delete(@PathVariable long id,
+                                       @RequestParam(name = "expected_version", required = false) Long expectedVersion,
+                                       @RequestParam(name = "expectedVersion", required = false) Long expectedVersionCamel) {
+        groups.delete(id, orZero(expectedVersion != null ? expectedVersion : expectedVersionCamel));
+        return ResponseEntity.noContent().build();
+    }
+
+    @PostMapping(path = "/groups/{group_id}/members", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public ResponseEntity<MembershipView> join(@PathVariable("group_id") long groupId,
+                                               @RequestBody JoinGroupRequest request) {
+        MembershipView joined = groups.join(groupId, orZero(request.userId()));
+        return ResponseEntity.created(URI.create("/api/v1/groups/" + groupId + "/members/" + joined.userId()))
+                .body(joined);
+    }
+
+    @DeleteMapping("/groups/{group_id}/members/{user_id}")
+    public ResponseEntity<Void> leave(@PathVariable("group_id") long groupId, @PathVariable("user_id") long userId) {
+        groups.leave(groupId, userId);
+        return ResponseEntity.noContent().build();
+    }
+
+    /** A rating is identified by its group and its user, as a membership is. */
+    @PostMapping(path = "/groups/{group_id}/ratings", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public ResponseEntity<RatingView> rate(@PathVariable("group_id") long groupId,
+                                           @RequestBody RateGroupRequest request) {
+        RatingView rating = groups.rate(request.toCommand(groupId));
+        return ResponseEntity.created(URI.create("/api/v1/groups/" + groupId + "/ratings/" + rating.userId()))
+                .body(rating);
+    }
+
+    @PostMapping(path = "/groups/{group_id}/sessions", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public ResponseEntity<SessionView> schedule(@PathVariable("group_id") long groupId,
+                                                @RequestBody ScheduleSessionRequest request) {
+        SessionView session = groups.schedule(request.toCommand(groupId));
+        return ResponseEntity.created(URI.create("/api/v1/groups/" + groupId + "/sessions/" + session.id()))
+                .body(session);
+    }
+
+    @GetMapping("/leaderboard")
+    public LeaderboardView leaderboard(@RequestParam(required = false) String subject,
+                                       @RequestParam(required = false) Integer limit) {
+        return groups.leaderboard(orEmpty(subject), orZero(limit));
+    }
+}

@@ -1,0 +1,37 @@
+package dev.tandem.rest.user;
+
+import dev.tandem.user.UserService;
+import dev.tandem.user.UserView;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+
+/** CreateUser and GetUser of tandem.v1.StudyGroupService on their google.api.http routes. */
+@RestController
+@RequestMapping(path = "/api/v1/users", produces = MediaType.APPLICATION_JSON_VALUE)
+public class UserController {
+
+    private final UserService users;
+
+    public UserController(UserService users) {
+        this.users = users;
+    }
+
+    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+    public ResponseEntity<UserView> create(@RequestBody CreateUserRequest request) {
+        UserView created = users.create(request.toCommand());
+        return ResponseEntity.created(URI.create("/api/v1/users/" + created.id())).body(created);
+    }
+
+    @GetMapping("/{id}")
+    public UserView get(@PathVariable long id) {
+        return users.get(id);
+    }
+}
