@@ -82,7 +82,7 @@ class GroupReadsGrpcTest extends GrpcIntegrationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(longs = {999_999, 0, -1})
+    @ValueSource(longs = {999_999, 0, -1, Long.MAX_VALUE, Long.MIN_VALUE})
     void unknownGroupIsNotFoundNamingTheGroup(long id) {
         GrpcFailure.of(() -> api().getGroup(GetGroupRequest.newBuilder().setId(id).build()))
                 .assertCode(Status.Code.NOT_FOUND)

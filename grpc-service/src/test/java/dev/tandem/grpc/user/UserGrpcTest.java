@@ -50,6 +50,23 @@ class UserGrpcTest extends GrpcIntegrationTest {
         assertThat(count("users")).isEqualTo(before);
     }
 
+    @Test
+    void emailDifferingOnlyInLetterCaseIsTheSameAddress() {
+        long before = count("users");
+        GrpcFailure.of(() -> api().createUser(CreateUserRequest.newBuilder().setName("Copy")
+                        .setEmail("USER5@Example.TEST").build()))
+                .assertCode(Status.Code.ALREADY_EXISTS);
+        assertThat(count("users")).isEqualTo(before);
+    }
+
+    @Test
+    void namesOutsideLatinOneRoundTrip() {
+        User created = api().createUser(CreateUserRequest.newBuilder().setName("Zoë 李 \uD83D\uDE80")
+                .setEmail("zoe@example.test").build());
+        assertThat(api().getUser(GetUserRequest.newBuilder().setId(created.getId()).build()).getName())
+                .isEqualTo("Zoë 李 \uD83D\uDE80");
+    }
+
     @ParameterizedTest
     @CsvSource({
             "'',ok@example.test,name",
