@@ -5,7 +5,7 @@
 // test-output/. Ends with a line "N passed, N failed" and exits non-zero on any failure.
 //   npm run test:browser                 build, then test
 //   npm run test:browser -- --no-build   test the dist/ already there
-//   CHROMIUM=/path/to/chromium           another Chromium binary
+//   CHROMIUM=/path/to/chromium (or CHROME_PATH)   another Chromium binary
 process.env.GOMAXPROCS ??= '1'; // esbuild (Go) on one core: the machine is shared
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { startServer } from './serve.mjs';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'test-output');
 const fixtures = join(root, 'test-fixtures');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM || process.env.CHROME_PATH || '/usr/bin/chromium';
 const FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
