@@ -54,10 +54,13 @@ const referenceLine: Plugin = {
     ctx.lineTo(right, py);
     ctx.stroke();
     if (opts.label) {
-      ctx.fillStyle = '#444';
       ctx.font = '11px system-ui, sans-serif';
+      const w = ctx.measureText(opts.label).width;
+      ctx.fillStyle = 'rgba(255,255,255,0.9)';
+      ctx.fillRect(right - w - 8, py - 16, w + 6, 14);
+      ctx.fillStyle = '#333';
       ctx.textAlign = 'right';
-      ctx.fillText(opts.label, right - 4, py - 4);
+      ctx.fillText(opts.label, right - 5, py - 5);
     }
     ctx.restore();
   },
@@ -81,10 +84,39 @@ export function formatExact(v: number | null | undefined, unit: string): string 
   return unit === '×' ? `${v}×` : `${v} ${unit}`;
 }
 
+/** The colour with white diagonal stripes, as a canvas pattern (falls back to the colour). */
+function hatch(colour: string): CanvasPattern | string {
+  const tile = document.createElement('canvas');
+  tile.width = 8;
+  tile.height = 8;
+  const ctx = tile.getContext('2d');
+  if (!ctx) return colour;
+  ctx.fillStyle = colour;
+  ctx.fillRect(0, 0, 8, 8);
+  ctx.strokeStyle = 'rgba(255,255,255,0.85)';
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(-2, 2);
+  ctx.lineTo(2, -2);
+  ctx.moveTo(0, 8);
+  ctx.lineTo(8, 0);
+  ctx.moveTo(6, 10);
+  ctx.lineTo(10, 6);
+  ctx.stroke();
+  return ctx.createPattern(tile, 'repeat') ?? colour;
+}
+
 function dataset(s: SeriesSpec, spec: ChartSpec, hidden: boolean) {
   const colour = protocolColour(s.protocol, s.shade);
   if (spec.kind === 'bar') {
-    return { label: s.label, data: s.data, backgroundColor: colour, borderColor: protocolColour(s.protocol), borderWidth: 1, hidden };
+    return {
+      label: s.label,
+      data: s.data,
+      backgroundColor: s.hatched ? hatch(colour) : colour,
+      borderColor: protocolColour(s.protocol),
+      borderWidth: 1,
+      hidden,
+    };
   }
   const mode = s.cacheMode ?? 'none';
   return {

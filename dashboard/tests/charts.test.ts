@@ -89,7 +89,7 @@ describe('payload scaling', () => {
     const spec = payloadScalingChart(fits, 's');
     expect(spec.series.filter((s) => !s.hideInLegend).map((s) => s.label)).toContain(fitLabel(fits[0]));
     expect(fitLabel({ ...fits[0], protocol: 'rest', tool: 'k6', cacheMode: 'none', temperature: 'none', a: 9.0269, b: 0.08259, r2: 0.99994 }))
-      .toBe('REST · k6 · no cache: 9.03 + 0.0826·N ms, R² 1.000');
+      .toBe('REST · k6 · no cache: 9.03 + 0.0826·N ms, R² 0.9999');
     expect(spec.table.rows[0].slice(0, 4)).toEqual(['REST', 'k6', 'none', 'none']);
   });
 
@@ -162,5 +162,21 @@ describe('style', () => {
     expect(protocolColour('rest')).toBe('#d9480f');
     expect(protocolColour('grpc')).toBe('#1864ab');
     expect(protocolColour('grpc', 1)).toBe('#ffffff');
+  });
+});
+
+describe('a run with no cells', () => {
+  it('gives empty charts, not errors', () => {
+    const r = resolveFilters([], DEFAULT_FILTERS);
+    expect(r).toMatchObject({ operation: 'GetGroup', pageSize: null, concurrency: null });
+    const specs = [
+      latencyByCacheState([], 's'), payloadSize([], 's'), cachingImprovement([], 's'),
+      concurrencyChart([], 'warm', CONCURRENCY_METRICS[0], 's'), hitRatioChart([], 's'),
+      temperatureChart([], 'p50', 's'), compareChart([], 'p50', 's'), payloadScalingChart([], 's'),
+    ];
+    for (const s of specs) {
+      expect(s.series).toEqual([]);
+      expect(s.table.rows).toEqual([]);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { users, type Resolved } from '../data/transforms';
 import type { Filters } from '../data/urlState';
 
@@ -7,6 +8,8 @@ interface Props {
   resolved: Resolved;
   show: FilterName[];
   onChange: (patch: Partial<Filters>) => void;
+  /** More controls at the end of the bar. */
+  children?: ReactNode;
 }
 
 function Select({ label, name, value, options, onChange }: {
@@ -29,7 +32,7 @@ function Select({ label, name, value, options, onChange }: {
 }
 
 /** Filters for operation, page size, concurrency, tool (and load model, temperature where used). */
-export function FilterBar({ resolved, show, onChange }: Props) {
+export function FilterBar({ resolved, show, onChange, children }: Props) {
   const o = resolved.options;
   const on = (f: FilterName) => show.includes(f);
   return (
@@ -64,6 +67,7 @@ export function FilterBar({ resolved, show, onChange }: Props) {
           options={[{ value: 'warm', label: 'warm' }, { value: 'cold', label: 'cold' }]}
           onChange={(v) => onChange({ temperature: v as Filters['temperature'] })} />
       )}
+      {children}
     </div>
   );
 }

@@ -7,6 +7,9 @@ function Swatch({ series, kind }: { series: SeriesSpec; kind: ChartSpec['kind'] 
     return (
       <svg width="18" height="12" aria-hidden="true">
         <rect x="1" y="1" width="16" height="10" fill={colour} stroke={protocolColour(series.protocol)} />
+        {series.hatched && (
+          <path d="M2 9 L8 3 M7 10 L14 3 M12 10 L16 6" stroke="#fff" strokeWidth="1.6" strokeOpacity="0.85" />
+        )}
       </svg>
     );
   }

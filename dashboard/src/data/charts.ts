@@ -32,6 +32,8 @@ export interface SeriesSpec {
   cacheMode?: CacheMode;
   /** 0 = the protocol colour; towards 1 = lighter. */
   shade: number;
+  /** Bars drawn with white diagonal stripes (ghz, beside k6's plain bars). */
+  hatched?: boolean;
   data: (number | null)[] | Point[];
   /** Measured points drawn without a line (e.g. under a fitted line). */
   pointsOnly?: boolean;
@@ -64,7 +66,10 @@ export interface ChartSpec {
   table: TableSpec;
 }
 
-const shadeOf = (tool: Tool, extra = 0) => Math.min(0.8, toolShade(tool) + extra);
+/** Bars: the shade tells the variant (p50/p99, L1/L2, cold/warm); ghz bars are hatched. */
+const bar = (tool: Tool, shade = 0) => ({ shade, hatched: tool === 'ghz' });
+/** Lines: the line style tells the cache mode; ghz lines are a lighter shade. */
+const line = (tool: Tool) => ({ shade: toolShade(tool) });
 
 function hasData(series: SeriesSpec[]): boolean {
   return series.some((s) => s.data.some((d) => d !== null));
@@ -85,8 +90,8 @@ export function latencyByCacheState(cells: Cell[], subtitle: string): ChartSpec 
     const mine = where(cells, { protocol, tool });
     const p50 = states.map((s) => summaryValue(where(mine, { ...s }), metrics.p50));
     const p99 = states.map((s) => summaryValue(where(mine, { ...s }), metrics.p99));
-    series.push({ label: `${seriesName(protocol, tool)} p50`, protocol, shade: shadeOf(tool), data: p50 });
-    series.push({ label: `${seriesName(protocol, tool)} p99`, protocol, shade: shadeOf(tool, 0.35), data: p99 });
+    series.push({ label: `${seriesName(protocol, tool)} p50`, protocol, ...bar(tool), data: p50 });
+    series.push({ label: `${seriesName(protocol, tool)} p99`, protocol, ...bar(tool, 0.4), data: p99 });
     states.forEach((s, i) => {
       if (p50[i] !== null || p99[i] !== null) {
         rows.push([PROTOCOL_LABELS[protocol], tool, s.cacheMode, s.temperature, p50[i], p99[i]]);
@@ -115,7 +120,7 @@ export function payloadSize(cells: Cell[], subtitle: string): ChartSpec {
   for (const { protocol, tool } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     const values = picks.map((p) => round(summaryValue(mine, p), 1));
-    series.push({ label: seriesName(protocol, tool), protocol, shade: shadeOf(tool), data: values });
+    series.push({ label: seriesName(protocol, tool), protocol, ...bar(tool), data: values });
     rows.push([PROTOCOL_LABELS[protocol], tool, ...values]);
   }
   return {
@@ -153,8 +158,8 @@ export function cachingImprovement(cells: Cell[], subtitle: string): ChartSpec {
         rows.push([PROTOCOL_LABELS[protocol], tool, cacheMode, noneP50, warmP50, lat.at(-1), noneTput, warmTput, tput.at(-1)]);
       }
     }
-    series.push({ label: `${seriesName(protocol, tool)} p50 latency reduction`, protocol, shade: shadeOf(tool), data: lat });
-    series.push({ label: `${seriesName(protocol, tool)} throughput gain`, protocol, shade: shadeOf(tool, 0.35), data: tput });
+    series.push({ label: `${seriesName(protocol, tool)} p50 latency reduction`, protocol, ...bar(tool), data: lat });
+    series.push({ label: `${seriesName(protocol, tool)} throughput gain`, protocol, ...bar(tool, 0.4), data: tput });
   }
   return {
     key: 'caching-improvement',
@@ -213,7 +218,7 @@ export function concurrencyChart(cells: Cell[], temperature: 'warm' | 'cold', m:
         label: `${seriesName(protocol, tool)} · ${cacheMode === 'none' ? 'no cache' : temp === 'none' ? `${cacheMode} (not used)` : `${cacheMode} ${temp}`}`,
         protocol,
         cacheMode,
-        shade: shadeOf(tool),
+        ...line(tool),
         data: points,
       });
     }
@@ -259,7 +264,7 @@ export function fitsFor(fits: Fit[], cells: Cell[]): { fits: Fit[]; computed: bo
 
 export function fitLabel(f: Fit): string {
   const state = f.cacheMode === 'none' ? 'no cache' : `${f.cacheMode} ${f.temperature}`;
-  const r2 = f.r2 === null ? '' : `, R² ${f.r2.toFixed(3)}`;
+  const r2 = f.r2 === null ? '' : `, R² ${f.r2.toFixed(4)}`;
   return `${seriesName(f.protocol, f.tool)} · ${state}: ${f.a.toPrecision(3)} + ${f.b.toPrecision(3)}·N ms${r2}`;
 }
 
@@ -276,13 +281,13 @@ export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
   });
   for (const f of ordered) {
     const xs = [...new Set([0, ...f.points.map((p) => p.pageSize), maxN])].sort((a, b) => a - b);
-    const line: Point[] = xs.map((x) => ({ x, y: round(fitValue(f, x))! }));
-    series.push({ label: fitLabel(f), protocol: f.protocol, cacheMode: f.cacheMode, shade: shadeOf(f.tool), data: line, fitted: true });
+    const fitted: Point[] = xs.map((x) => ({ x, y: round(fitValue(f, x))! }));
+    series.push({ label: fitLabel(f), protocol: f.protocol, cacheMode: f.cacheMode, ...line(f.tool), data: fitted, fitted: true });
     series.push({
       label: `${fitLabel(f)} (measured)`,
       protocol: f.protocol,
       cacheMode: f.cacheMode,
-      shade: shadeOf(f.tool),
+      ...line(f.tool),
       data: f.points.map((p) => ({ x: p.pageSize, y: p.latencyMs })),
       pointsOnly: true,
       hideInLegend: true,
@@ -320,7 +325,7 @@ export function bodyBytesByPageSize(cells: Cell[], subtitle: string): ChartSpec 
       points.push({ x: n, y: body });
       rows.push([PROTOCOL_LABELS[protocol], tool, n, body, round(summaryValue(atN, metrics.wireSent), 1), round(summaryValue(atN, metrics.wireReceived), 1)]);
     }
-    series.push({ label: seriesName(protocol, tool), protocol, cacheMode: 'none', shade: shadeOf(tool), data: points });
+    series.push({ label: seriesName(protocol, tool), protocol, cacheMode: 'none', ...line(tool), data: points });
   }
   return {
     key: 'body-bytes-by-page-size',
@@ -350,7 +355,7 @@ export function hitRatioChart(cells: Cell[], subtitle: string): ChartSpec {
     const mine = where(cells, { protocol, tool });
     const perLevel = levels.map((l) => states.map((s) => round(pct(summaryValue(where(mine, { ...s }), l.pick)), 2)));
     levels.forEach((l, i) =>
-      series.push({ label: `${seriesName(protocol, tool)} ${l.name}`, protocol, shade: shadeOf(tool, l.shade), data: perLevel[i] }),
+      series.push({ label: `${seriesName(protocol, tool)} ${l.name}`, protocol, ...bar(tool, l.shade), data: perLevel[i] }),
     );
     states.forEach((s, j) => {
       if (where(mine, { ...s }).length) rows.push([PROTOCOL_LABELS[protocol], tool, s.cacheMode, s.temperature, perLevel[0][j], perLevel[1][j], perLevel[2][j]]);
@@ -389,7 +394,7 @@ export function temperatureChart(cells: Cell[], which: 'p50' | 'throughput', sub
     const mine = where(cells, { protocol, tool });
     for (const { t, shade } of temps) {
       const data = modes.map((cacheMode) => summaryValue(where(mine, { cacheMode, temperature: t }), pick));
-      series.push({ label: `${seriesName(protocol, tool)} ${t === 'none' ? 'no cache' : t}`, protocol, shade: shadeOf(tool, shade), data });
+      series.push({ label: `${seriesName(protocol, tool)} ${t === 'none' ? 'no cache' : t}`, protocol, ...bar(tool, shade), data });
       modes.forEach((m, i) => {
         if (data[i] !== null) rows.push([PROTOCOL_LABELS[protocol], tool, m, t, data[i]]);
       });
@@ -446,7 +451,7 @@ export function compareChart(pairs: CellPair[], which: 'p50' | 'throughput', sub
       rows.push([PROTOCOL_LABELS[protocol], tool, s.cacheMode, s.temperature, va, vb, r]);
       return r;
     });
-    series.push({ label: seriesName(protocol, tool), protocol, shade: shadeOf(tool), data });
+    series.push({ label: seriesName(protocol, tool), protocol, ...bar(tool), data });
   }
   const name = which === 'p50' ? 'p50 latency' : 'throughput';
   const unitName = which === 'p50' ? 'ms' : 'req/s';

@@ -26,8 +26,7 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
   const subtitle = `${op}, ${level ? `${users(level)}, ` : ''}${tool}; cache modes ${resolved.temperature}`;
   return (
     <>
-      <div className="filter-bar">
-        <FilterBar resolved={resolved} show={['tool', 'model', 'temperature']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['tool', 'model', 'temperature']} onChange={onFilters}>
         {levels.length > 0 && levels[0] !== 0 && (
           <label className="filter">
             <span>Concurrency</span>
@@ -38,7 +37,7 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
             </select>
           </label>
         )}
-      </div>
+      </FilterBar>
       <p className="explain">
         Cycle time = A + B·N over page size N: A is the fixed cost per request (ms), B the cost per row (ms/row).
         {computed && shown.length > 0 && ' This run carries no fits; the dashboard fitted these from the cells.'}
