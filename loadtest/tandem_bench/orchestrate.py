@@ -1,0 +1,437 @@
+"""`make bench`: measure every cell of a profile against freshly started services and write
+results/<run-id>/run.json.
+
+    python loadtest/bench.py [--profile quick|full|smoke|path.toml] [--results-dir DIR] [--dry-run]
+
+What happens, in order (scripts/bench.sh has already installed the tools and built the jars):
+  1. MariaDB and Redis are started if they are not running (and stopped at the end if so).
+  2. The bench database tandem_bench_s<scale> is seeded unless it already holds that scale.
+  3. Per cache mode of the profile (none, local, redis, hybrid): both services are (re)started with
+     TANDEM_CACHE_MODE=<mode> on the bench's own ports, the mode they report is checked, and the
+     JIT is warmed (a run per operation on both wires, excluded) before the first counted cell.
+  4. Per cell: a warm-up run at the cell's concurrency on the hot key set (excluded; for a warm
+     cell it is also the priming pass and must touch every hot key, else a priming pass follows);
+     then `repetitions` measured windows. Cold windows start from flushed caches (L1 of both
+     services and L2) and give every request a key never asked before (shared iterations over the
+     cold keys); warm and no-cache windows cycle over the hot keys. Around each window the
+     service's cache counters (and, for gRPC, its response-size summary) are read, so hit ratios
+     and Protobuf body bytes are that window's deltas.
+  5. The run is assembled (medians, spread, fits, headline ratios, notes), validated against the
+     schema and written; the summary table is printed.
+Whatever happens (failure, Ctrl-C, SIGTERM), the services it started and the servers it started
+are stopped.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import cachestats, environment, headline, keys, loadgen, profile, report, results, services, stats
+
+ROOT = Path(__file__).resolve().parents[2]
+GRPC_JAR = ROOT / "grpc-service/target/grpc-service.jar"
+REST_JAR = ROOT / "rest-service/target/rest-service.jar"
+
+COLD_MAX_OVERALL = 0.1   # a cold cell at or above this overall hit ratio gets a note
+WARM_MIN_OVERALL = 0.9   # a warm cell at or below this one too
+JIT_CONCURRENCY = 16
+
+
+def say(*parts) -> None:
+    print(*parts, flush=True)
+
+
+def iso(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def mmss(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}" if seconds < 3600 else \
+        f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def java_home() -> str:
+    r = subprocess.run([str(ROOT / "scripts/java-home.sh")], capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout.strip():
+        raise SystemExit(f"bench: no JDK >= 21 found (scripts/java-home.sh): {r.stderr.strip()}")
+    return r.stdout.strip()
+
+
+class Terminated(Exception):
+    pass
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+class Bench:
+    def __init__(self, prof: dict, cells: list[profile.CellPlan], *, results_dir: Path | None, ports: services.Ports,
+                 work_dir: Path, java: str):
+        self.prof = prof
+        self.cells = cells
+        self.settings = prof["settings"]
+        self.results_dir = results_dir
+        self.ports = ports
+        self.work = work_dir
+        self.java = java
+        self.java_bin = str(Path(java) / "bin" / "java")
+        self.scale = self.settings["seed_scale"]
+        self.db_name = f"tandem_bench_s{self.scale}"
+        self.notes: list[str] = []
+        self.servers = services.Servers()
+        self.services = services.Services(self.java_bin, ports, self.db_name, work_dir / "logs", say=say)
+        self.keyfiles = keys.KeyFiles(work_dir / "keys", self.scale, self.settings["hot_keys"])
+        self.proto_paths: list[str] = []
+        self.records: list[dict] = []
+        self.t0 = time.monotonic()
+        self.measure_t0 = None
+        self.cache_endpoint_missing = False
+
+    # ------------------------------------------------------------ helpers
+
+    def invocation(self, cell: profile.CellPlan, *, executor: str, vus: int, duration: float, which: str,
+                   tag: str, iterations: int | None = None, rate: float | None = None) -> loadgen.Invocation:
+        keys_file, n = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, which)
+        if executor == "shared-iterations" and iterations is None:
+            iterations = n
+        stem = f"{cell.id}-{tag}"
+        return loadgen.Invocation(
+            protocol=cell.protocol, tool=cell.tool, operation=cell.operation,
+            method=keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None,
+            executor=executor, vus=vus, duration=duration, keys_file=keys_file,
+            out_file=self.work / "out" / f"{stem}.json", log_file=self.work / "logs" / f"{cell.tool}.log",
+            iterations=iterations, rate=rate)
+
+    def generate(self, inv: loadgen.Invocation) -> loadgen.Outcome:
+        outcome = loadgen.run(inv, grpc_address=self.ports.grpc_address, rest_base=self.ports.rest_base,
+                              proto_paths=self.proto_paths)
+        if inv.tool == "ghz":
+            inv.out_file.unlink(missing_ok=True)  # ~100 bytes per call; parsed, not needed any more
+        return outcome
+
+    def flush_caches(self) -> None:
+        """L2 and the L1 of both services. Each flush also tells the other instance (through the
+        invalidation channel) to flush its L1; the pause lets that message land before a window."""
+        for protocol in ("grpc", "rest"):
+            cachestats.flush(self.ports.management_base(protocol))
+        time.sleep(0.3)
+
+    def read_cache(self, protocol: str) -> dict | None:
+        try:
+            return cachestats.read(self.ports.management_base(protocol))
+        except cachestats.CacheEndpointError as e:
+            if not self.cache_endpoint_missing:
+                self.notes.append(f"cache counters could not be read ({e}); hit ratios are null")
+                self.cache_endpoint_missing = True
+            return None
+
+    def read_bytes(self, cell: profile.CellPlan) -> tuple[float, float] | None:
+        if cell.protocol != "grpc":
+            return None
+        return services.grpc_response_bytes(self.ports.grpc_management_base, keys.GRPC_METHODS[cell.operation])
+
+    # ------------------------------------------------------------ phases
+
+    def start_mode(self, mode: str) -> None:
+        say(f"\nbench: starting rest-service and grpc-service with TANDEM_CACHE_MODE={mode} "
+            f"(REST {self.ports.rest_base}, gRPC {self.ports.grpc_address}) ...")
+        seconds = self.services.start(mode)
+        reported = {}
+        for protocol in ("rest", "grpc"):
+            reading = self.read_cache(protocol)
+            reported[protocol] = reading and reading.get("mode")
+        wrong = {p: m for p, m in reported.items() if m is not None and str(m).lower() != mode}
+        if wrong:
+            raise services.ServiceError(f"asked for cache mode {mode}, the services report {wrong}")
+        say(f"bench: both services UP in {seconds:.0f} s (cache mode reported: "
+            f"{', '.join(f'{p} {m}' for p, m in reported.items())})")
+
+    def jit_warmup(self, mode: str, cells: list[profile.CellPlan]) -> None:
+        seconds = self.settings["jit_warmup_seconds"]
+        if seconds <= 0:
+            return
+        ops: dict[str, int | None] = {}
+        for c in cells:
+            ops.setdefault(c.operation, c.page_size)
+        per_op = max(1.0, seconds / len(ops))
+        conc = min(JIT_CONCURRENCY, max(c.concurrency for c in cells))
+        t0 = time.monotonic()
+        for op, size in ops.items():
+            invs = []
+            for protocol in ("rest", "grpc"):
+                fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None, per_op, 0, 1)
+                invs.append(self.invocation(fake, executor="constant-vus", vus=conc, duration=per_op,
+                                            which="hot", tag="jit"))
+            # both wires at once: each service warms its own code while the other does
+            with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
+                for f in [pool.submit(self.generate, inv) for inv in invs]:
+                    f.result()
+        if mode != "none":
+            self.flush_caches()
+        say(f"bench: JIT warm-up ({', '.join(ops)} on both wires, {conc} VUs) took {time.monotonic() - t0:.0f} s, "
+            "excluded from the figures")
+
+    def warm_up(self, cell: profile.CellPlan) -> None:
+        """Excluded run at the cell's concurrency over the hot keys; for a warm cell it is the
+        priming pass, so every hot key must have been asked at least once."""
+        _, hot_n = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, "hot")
+        requests = 0
+        if cell.warmup_seconds > 0:
+            out = self.generate(self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
+                                                duration=cell.warmup_seconds, which="hot", tag="warmup"))
+            requests = out.measurement["requests"]
+        if cell.temperature == "warm" and requests < hot_n:
+            # every hot key once: shared iterations over the hot set
+            self.generate(self.invocation(cell, executor="shared-iterations", vus=min(cell.concurrency, hot_n),
+                                          duration=120, which="hot", tag="priming"))
+
+    def window(self, cell: profile.CellPlan, rep: int) -> tuple[dict, list[str]]:
+        notes = []
+        if cell.temperature == "cold":
+            self.flush_caches()
+        which = "cold" if cell.temperature == "cold" else "hot"
+        keys_file, n_keys = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, which)
+        if cell.model == "open":
+            inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
+                                  duration=cell.duration_seconds, which=which, tag=f"r{rep}", rate=cell.target_rate)
+        elif cell.temperature == "cold":
+            inv = self.invocation(cell, executor="shared-iterations", vus=cell.concurrency,
+                                  duration=cell.duration_seconds, which=which, tag=f"r{rep}")
+        else:
+            inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
+                                  duration=cell.duration_seconds, which=which, tag=f"r{rep}")
+        cache_before = self.read_cache(cell.protocol)
+        bytes_before = self.read_bytes(cell)
+        outcome = self.generate(inv)
+        cache_after = self.read_cache(cell.protocol)
+        bytes_after = self.read_bytes(cell)
+        self.services.check_alive()
+
+        m = dict(outcome.measurement)
+        if cache_before is not None and cache_after is not None and cell.cache_mode != "none":
+            ratio, ratio_notes = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
+            ratio_notes += cachestats.health_notes(cache_before, cache_after)
+            notes += [f"{cell.id} rep {rep}: {x}" for x in ratio_notes]
+        else:
+            ratio = {"l1": None, "l2": None, "overall": None}
+            if cache_before is not None and cache_after is not None and cell.operation != "Hello":
+                # no cache: the counters must not move; say so if they did
+                r, _ = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
+                if any(v is not None for v in r.values()):
+                    notes.append(f"{cell.id} rep {rep}: cache mode none but the cache counters moved {r}")
+        m["hitRatio"] = ratio
+        if cell.protocol == "grpc":
+            if bytes_after is not None:
+                c0, s0 = bytes_before or (0.0, 0.0)
+                c1, s1 = bytes_after
+                m["bodyBytes"] = (s1 - s0) / (c1 - c0) if c1 > c0 else None
+            else:
+                m["bodyBytes"] = None
+                notes.append(f"{cell.id}: the gRPC service publishes no tandem_grpc_response_bytes; "
+                              "Protobuf body bytes unknown")
+        m["loadGenCpuSeconds"] = outcome.cpu_seconds
+        m["loadGenCpuPercent"] = 100 * outcome.cpu_seconds / outcome.wall_seconds if outcome.wall_seconds else None
+        notes += outcome.notes
+        if cell.temperature == "cold" and cell.model == "closed" and m["requests"] >= n_keys:
+            notes.append(f"{cell.id} rep {rep}: the window touched all {n_keys} cold keys and ended before "
+                         f"{cell.duration_seconds:g} s; raise seed_scale for longer cold windows")
+        if cell.temperature == "cold" and cell.model == "open" and m["requests"] > n_keys:
+            notes.append(f"{cell.id} rep {rep}: {m['requests']} requests over {n_keys} cold keys: keys repeated")
+        return m, notes
+
+    def measure(self, i: int, n: int, cell: profile.CellPlan) -> dict:
+        self.warm_up(cell)
+        runs, cell_notes = [], []
+        for rep in range(1, cell.repetitions + 1):
+            m, notes = self.window(cell, rep)
+            runs.append(m)
+            cell_notes += notes
+        summary = stats.median_measurement(runs)
+        record = {
+            "id": cell.id, "protocol": cell.protocol, "tool": cell.tool, "operation": cell.operation,
+            "pageSize": cell.page_size, "cacheMode": cell.cache_mode, "temperature": cell.temperature,
+            "model": cell.model, "concurrency": cell.concurrency,
+            # k6 connects once per VU, ghz is told --connections = concurrency
+            "connections": cell.concurrency,
+            "targetRate": cell.target_rate, "durationSeconds": cell.duration_seconds,
+            "warmupSeconds": cell.warmup_seconds, "repetitions": cell.repetitions,
+            "runs": runs, "summary": summary, "spread": stats.spread(runs),
+        }
+        self.notes += cell_notes + self.judge(record)
+        return record
+
+    @staticmethod
+    def judge(cell: dict) -> list[str]:
+        notes = []
+        s = cell["summary"]
+        overall = s["hitRatio"]["overall"]
+        if cell["temperature"] == "cold" and (overall is None or overall >= COLD_MAX_OVERALL):
+            notes.append(f"{cell['id']}: cold cell with overall hit ratio "
+                         f"{'unmeasured' if overall is None else f'{overall:.3f}'} (expected < {COLD_MAX_OVERALL})")
+        if cell["temperature"] == "warm" and (overall is None or overall <= WARM_MIN_OVERALL):
+            notes.append(f"{cell['id']}: warm cell with overall hit ratio "
+                         f"{'unmeasured' if overall is None else f'{overall:.3f}'} (expected > {WARM_MIN_OVERALL})")
+        if s["errors"]:
+            notes.append(f"{cell['id']}: {s['errors']:g} failed requests (median per window, "
+                         f"error rate {s['errorRate']:.2%})")
+        if cell["model"] == "open" and s["achievedRate"] is not None and s["achievedRate"] < 0.95 * cell["targetRate"]:
+            notes.append(f"{cell['id']}: open model achieved {s['achievedRate']:.0f}/s of the "
+                         f"{cell['targetRate']:g}/s asked for (dropped iterations: {s['droppedIterations']})")
+        return notes
+
+    def progress(self, i: int, n: int, cell: profile.CellPlan, record: dict) -> None:
+        s = record["summary"]
+        elapsed = time.monotonic() - self.t0
+        measured = time.monotonic() - self.measure_t0
+        done, rest = self.cells[:i], self.cells[i:]
+        est_done = profile.estimate_seconds(self.prof, done) or 1
+        eta = measured / est_done * profile.estimate_seconds(self.prof, rest) if rest else 0
+        hit = s["hitRatio"]["overall"]
+        p50 = s["latencyMs"]["p50"]
+        say(f"[{i}/{n}] {cell.id}: {s['throughputRps']:,.0f} req/s, p50 "
+            f"{'-' if p50 is None else f'{p50:.3f}'} ms, hit {'-' if hit is None else f'{hit:.1%}'}, "
+            f"errors {s['errors']:g}, generator CPU {s['loadGenCpuPercent'] or 0:.0f}% "
+            f"| elapsed {mmss(elapsed)}, ETA {mmss(eta)}")
+
+    # ------------------------------------------------------------ the run
+
+    def run(self) -> dict:
+        started = datetime.now(timezone.utc)
+        commit = environment.git("rev-parse", "--short=7", "HEAD") or "nogit"
+        run_id = f"{started:%Y%m%dT%H%M%SZ}-{self.prof['name']}-{commit}"
+        for jar in (REST_JAR, GRPC_JAR):
+            if not jar.exists():
+                raise services.ServiceError(f"missing {jar.relative_to(ROOT)}: build first (./mvnw -B -q package -DskipTests)")
+        self.servers.start()
+        self.notes.append(services.ensure_seeded(self.java_bin, self.db_name, self.scale,
+                                                 self.work / "logs" / "seed.log", say=say))
+        env = environment.collect(self.java_bin)
+        self.proto_paths = loadgen.extract_protos(GRPC_JAR, self.work / "protos")
+        modes = profile.modes_in_order(self.cells)
+        n = len(self.cells)
+        say(f"bench: run {run_id}: {n} cells over cache modes {', '.join(modes)}; about "
+            f"{mmss(profile.estimate_seconds(self.prof, self.cells))} of measuring")
+        self.measure_t0 = time.monotonic()
+        i = 0
+        for mode in modes:
+            mode_cells = [c for c in self.cells if c.cache_mode == mode]
+            self.start_mode(mode)
+            self.jit_warmup(mode, mode_cells)
+            for cell in mode_cells:
+                i += 1
+                record = self.measure(i, n, cell)
+                self.records.append(record)
+                self.progress(i, n, cell, record)
+        self.services.stop()
+        finished = datetime.now(timezone.utc)
+        return self.assemble(run_id, started, finished, env)
+
+    def assemble(self, run_id: str, started: datetime, finished: datetime, env: dict) -> dict:
+        fits, fit_notes = stats.fits_from_cells(self.records)
+        head, detail = headline.compute(self.records)
+        hot = self.settings["hot_keys"]
+        resolved = {
+            "database": self.db_name,
+            "ports": {"rest": self.ports.rest, "grpc": self.ports.grpc, "grpcManagement": self.ports.grpc_management},
+            "hotKeys": hot,
+            "coldKeys": {f"{op}{ps or ''}": len(keys.all_keys(op, self.scale, ps)) - hot
+                         for op, ps in sorted({(c.operation, c.page_size) for c in self.cells if c.operation != "Hello"},
+                                              key=str)},
+            "helloEndpoints": {"rest": "GET /api/v1/hello", "grpc": keys.GRPC_METHODS["Hello"]},
+            "source": self.prof["source"],
+        }
+        notes = [
+            "Load generator and services share this machine's cores; see environment.loadGeneratorNote.",
+            "Cold windows: caches flushed (L1 of both services and L2), then shared iterations over keys "
+            "never asked before in that window (GetGroup ids, ListGroups pages of one subject starting after "
+            f"a given group), so each request is a first touch. Warm windows: the {hot} hot keys, primed by "
+            "the excluded warm-up. Hit ratios are deltas of the service's own counters "
+            "(GET /actuator/cache) around each window.",
+            "gRPC body bytes: serialized size of the response messages during the window, recorded by the "
+            "service (tandem.grpc.response.bytes); REST body bytes: k6's byte count of the JSON bodies. "
+            "ghz counts no bytes on the wire, so its wire bytes are null.",
+            *self.notes, *fit_notes,
+        ]
+        return {
+            "schemaVersion": 1, "runId": run_id, "startedAt": iso(started), "finishedAt": iso(finished),
+            "profile": {"name": self.prof["name"], "description": self.prof["description"],
+                        **self.prof["settings"], "matrix": self.prof["matrix"], "resolved": resolved},
+            "environment": env, "cells": self.records, "fits": fits, "headline": head,
+            "headlineDetail": detail, "notes": notes,
+        }
+
+
+def parse_ports(text: str) -> services.Ports:
+    try:
+        rest, grpc, mgmt = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("--ports wants REST,GRPC,GRPC_MANAGEMENT, e.g. 18080,19090,18081")
+    return services.Ports(rest, grpc, mgmt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make bench", description="Tandem bench: see loadtest/README.md")
+    parser.add_argument("--profile", default="quick", help="quick (default), full, smoke, or a path to a .toml")
+    parser.add_argument("--results-dir", type=Path, default=None, help="default: results/ at the repository root")
+    parser.add_argument("--work-dir", type=Path, default=None, help="logs, key files, raw outputs (default .run/bench/<run>)")
+    parser.add_argument("--ports", type=parse_ports, default=services.Ports(), help="REST,GRPC,GRPC_MANAGEMENT")
+    parser.add_argument("--dry-run", action="store_true", help="list the cells and the estimated time, measure nothing")
+    args = parser.parse_args(argv)
+
+    try:
+        prof = profile.load(args.profile)
+        cells = profile.expand(prof)
+    except profile.ProfileError as e:
+        say(f"bench: {e}")
+        return 2
+    problems = profile.check_scale(prof, cells)
+    if problems:
+        say("bench: the profile does not fit its seed scale:\n  " + "\n  ".join(problems))
+        return 2
+    if args.dry_run:
+        say(profile.describe(cells))
+        say(f"{len(cells)} cells, modes {', '.join(profile.modes_in_order(cells))}; about "
+            f"{mmss(profile.estimate_seconds(prof, cells))} of measuring (without build, seeding)")
+        return 0
+
+    work = args.work_dir or ROOT / ".run" / "bench" / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    work.mkdir(parents=True, exist_ok=True)
+    bench = Bench(prof, cells, results_dir=args.results_dir, ports=args.ports, work_dir=work, java=java_home())
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        run = bench.run()
+    except (KeyboardInterrupt, Terminated):
+        say("\nbench: interrupted; stopping what it started")
+        return 130
+    except (services.ServiceError, loadgen.LoadGenError, cachestats.CacheEndpointError,
+            subprocess.CalledProcessError) as e:
+        say(f"\nbench: FAILED: {e}\n(logs in {work / 'logs'})")
+        return 1
+    finally:
+        bench.services.stop()
+        bench.servers.stop()
+        signal.signal(signal.SIGTERM, previous)
+    try:
+        path = results.write_run(run, args.results_dir)
+    except results.InvalidRun as e:
+        broken = work / "run.invalid.json"
+        broken.write_text(json.dumps(run, indent=1))
+        say(f"bench: the run does not pass the schema, not written ({broken} kept):\n{e}")
+        return 1
+    say("\n" + report.summary(run))
+    say(f"\nbench: wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
+        f"in {mmss(time.monotonic() - bench.t0)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

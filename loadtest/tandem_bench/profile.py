@@ -1,0 +1,248 @@
+"""Bench profiles: a small TOML file (loadtest/profiles/*.toml) → the list of cells to measure.
+
+A profile has top-level settings and [[matrix]] blocks. Each block is expanded as the cartesian
+product of its lists; a block may override any setting for its own cells. Rules the schema also
+enforces are applied while expanding, so a block can name several cache modes and temperatures
+without producing impossible cells:
+
+  * cache mode "none" has temperature "none" (there is no cache to be cold or warm);
+  * Hello touches no cache, so its temperature is "none" whatever mode the service runs in;
+  * ListGroups has a page size (one cell per page size), the other operations none;
+  * a block with target_rates gives open-model cells (one per rate), otherwise closed-model ones.
+
+Cells that come out identical from two blocks are measured once (the first block wins).
+Everything here is pure, so the expansion is unit-tested.
+"""
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+PROFILES_DIR = Path(__file__).resolve().parents[1] / "profiles"
+
+OPERATIONS = ("Hello", "GetGroup", "ListGroups")
+CACHE_MODES = ("none", "local", "redis", "hybrid")
+TEMPERATURES = ("cold", "warm")
+# protocol/tool: REST via k6, gRPC via k6 (the same generator on both wires), gRPC via ghz
+DRIVERS = ("rest/k6", "grpc/k6", "grpc/ghz")
+
+# settings a profile (or a block) may set, with their defaults
+DEFAULTS = {
+    "seed_scale": 1000,           # TANDEM_SEED_SCALE: 50·scale groups, 5·scale per subject
+    "repetitions": 3,             # measured windows per cell; the cell reports their medians
+    "duration_seconds": 10,       # one measured window
+    "warmup_seconds": 3,          # per cell, before its first window, excluded (primes warm cells)
+    "jit_warmup_seconds": 10,     # after each service start, before the first cell of that mode
+    "hot_keys": 500,              # the key set that warm (and no-cache) cells cycle over
+}
+BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
+               "target_rates")
+BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds")
+TOP_LEVEL = ("name", "description", "matrix", *DEFAULTS)
+
+
+class ProfileError(ValueError):
+    """The profile cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    protocol: str
+    tool: str
+    operation: str
+    page_size: int | None
+    cache_mode: str
+    temperature: str
+    model: str
+    concurrency: int
+    target_rate: float | None
+    duration_seconds: float
+    warmup_seconds: float
+    repetitions: int
+
+    @property
+    def id(self) -> str:
+        op = self.operation + (f"{self.page_size}" if self.page_size else "")
+        rate = f"-open{self.target_rate:g}" if self.model == "open" else ""
+        return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}"
+                f"-c{self.concurrency}{rate}")
+
+    @property
+    def driver(self) -> str:
+        return f"{self.protocol}/{self.tool}"
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["id"] = self.id
+        return d
+
+
+def profile_path(name_or_path: str) -> Path:
+    """A profile name (quick, full, smoke → loadtest/profiles/<name>.toml) or a path to a file."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    return PROFILES_DIR / f"{name_or_path}.toml"
+
+
+def load(name_or_path: str) -> dict:
+    path = profile_path(name_or_path)
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        known = ", ".join(sorted(p.stem for p in PROFILES_DIR.glob("*.toml")))
+        raise ProfileError(f"no profile {name_or_path!r} ({path}); known: {known}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{path}: not valid TOML: {e}") from e
+    return normalise(raw, source=str(path))
+
+
+def normalise(raw: dict, source: str = "profile") -> dict:
+    """Checks the keys and fills defaults; returns {name, description, settings, matrix, source}."""
+    unknown = sorted(set(raw) - set(TOP_LEVEL))
+    if unknown:
+        raise ProfileError(f"{source}: unknown key(s) {unknown}; known: {sorted(TOP_LEVEL)}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise ProfileError(f"{source}: needs name = \"...\"")
+    settings = {k: raw.get(k, v) for k, v in DEFAULTS.items()}
+    _check_positive(settings, source, ("seed_scale", "repetitions", "duration_seconds", "hot_keys"))
+    _check_non_negative(settings, source, ("warmup_seconds", "jit_warmup_seconds"))
+    matrix = raw.get("matrix")
+    if not isinstance(matrix, list) or not matrix:
+        raise ProfileError(f"{source}: needs at least one [[matrix]] block")
+    for i, block in enumerate(matrix):
+        where = f"{source}: [[matrix]] #{i + 1}"
+        unknown = sorted(set(block) - set(BLOCK_LISTS) - set(BLOCK_SETTINGS))
+        if unknown:
+            raise ProfileError(f"{where}: unknown key(s) {unknown}; known: "
+                               f"{sorted(BLOCK_LISTS + BLOCK_SETTINGS)}")
+        for key in ("operations", "drivers", "concurrency"):
+            if not block.get(key):
+                raise ProfileError(f"{where}: needs {key} = [...]")
+        for key in BLOCK_LISTS:
+            if key in block and not isinstance(block[key], list):
+                raise ProfileError(f"{where}: {key} must be a list, e.g. {key} = [{block[key]!r}]")
+        _check_members(block.get("operations", []), OPERATIONS, where, "operations")
+        _check_members(block.get("drivers", []), DRIVERS, where, "drivers")
+        _check_members(block.get("cache_modes", []), CACHE_MODES, where, "cache_modes")
+        _check_members(block.get("temperatures", []), TEMPERATURES, where, "temperatures")
+        for key in ("concurrency", "page_sizes"):
+            for v in block.get(key, []):
+                if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                    raise ProfileError(f"{where}: {key} must hold integers >= 1, got {v!r}")
+        for v in block.get("target_rates", []):
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+                raise ProfileError(f"{where}: target_rates must hold numbers > 0, got {v!r}")
+        if "ListGroups" in block["operations"] and not block.get("page_sizes"):
+            raise ProfileError(f"{where}: ListGroups needs page_sizes = [...]")
+        _check_positive(block, where, ("repetitions", "duration_seconds"))
+        _check_non_negative(block, where, ("warmup_seconds",))
+    return {"name": name, "description": raw.get("description", ""), "settings": settings,
+            "matrix": matrix, "source": source}
+
+
+def _check_members(values, allowed, where, key):
+    bad = [v for v in values if v not in allowed]
+    if bad:
+        raise ProfileError(f"{where}: {key} {bad} not among {list(allowed)}")
+
+
+def _check_positive(d, where, keys):
+    for k in keys:
+        if k in d and (not isinstance(d[k], (int, float)) or isinstance(d[k], bool) or d[k] <= 0):
+            raise ProfileError(f"{where}: {k} must be a number > 0, got {d[k]!r}")
+
+
+def _check_non_negative(d, where, keys):
+    for k in keys:
+        if k in d and (not isinstance(d[k], (int, float)) or isinstance(d[k], bool) or d[k] < 0):
+            raise ProfileError(f"{where}: {k} must be a number >= 0, got {d[k]!r}")
+
+
+def expand(profile: dict) -> list[CellPlan]:
+    """Every cell of the profile, in the order they run: grouped by cache mode (the services are
+    restarted once per mode, in the order none, local, redis, hybrid), then by block order."""
+    settings = profile["settings"]
+    cells: dict[str, CellPlan] = {}
+    for block in profile["matrix"]:
+        reps = block.get("repetitions", settings["repetitions"])
+        duration = block.get("duration_seconds", settings["duration_seconds"])
+        warmup = block.get("warmup_seconds", settings["warmup_seconds"])
+        rates = block.get("target_rates") or [None]
+        for op, driver, mode, conc, rate in itertools.product(
+                block["operations"], block["drivers"], block.get("cache_modes", ["none"]),
+                block["concurrency"], rates):
+            protocol, tool = driver.split("/")
+            if mode == "none" or op == "Hello":
+                temps = ["none"]
+            else:
+                temps = block.get("temperatures", list(TEMPERATURES))
+            sizes = block["page_sizes"] if op == "ListGroups" else [None]
+            for temp, size in itertools.product(temps, sizes):
+                cell = CellPlan(protocol=protocol, tool=tool, operation=op, page_size=size,
+                                cache_mode=mode, temperature=temp,
+                                model="open" if rate is not None else "closed",
+                                concurrency=conc, target_rate=float(rate) if rate is not None else None,
+                                duration_seconds=float(duration), warmup_seconds=float(warmup),
+                                repetitions=int(reps))
+                cells.setdefault(cell.id, cell)
+    # sorted is stable: within a mode, the cells keep the order of the blocks
+    return sorted(cells.values(), key=lambda c: CACHE_MODES.index(c.cache_mode))
+
+
+def modes_in_order(cells: list[CellPlan]) -> list[str]:
+    return [m for m in CACHE_MODES if any(c.cache_mode == m for c in cells)]
+
+
+# rough costs (seconds) of what is not a measured window, measured on the 2-core machine
+TOOL_START_SECONDS = 0.8
+SERVICE_START_SECONDS = 25
+
+
+def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
+    """A rough duration of the measuring part (service starts, warm-ups, windows), for the
+    dry run and the first progress line."""
+    total = 0.0
+    for cell in cells:
+        total += cell.warmup_seconds + TOOL_START_SECONDS
+        total += cell.repetitions * (cell.duration_seconds + TOOL_START_SECONDS)
+    modes = modes_in_order(cells)
+    total += len(modes) * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
+    return total
+
+
+def groups_per_subject(scale: int) -> int:
+    return 5 * scale
+
+
+def check_scale(profile: dict, cells: list[CellPlan], subjects: int = 10) -> list[str]:
+    """Problems with the seed scale: a page size larger than a subject's groups (no full page),
+    or a hot key set larger than the keys there are."""
+    scale = profile["settings"]["seed_scale"]
+    hot = profile["settings"]["hot_keys"]
+    per_subject = groups_per_subject(scale)
+    problems = []
+    sizes = sorted({c.page_size for c in cells if c.page_size})
+    for n in sizes:
+        pages = subjects * (per_subject - n + 1)
+        if per_subject < n:
+            problems.append(f"page size {n} exceeds the {per_subject} groups a subject has at seed "
+                            f"scale {scale}: no full page")
+        elif pages < 2 * hot:
+            problems.append(f"page size {n}: only {pages} distinct full pages at seed scale {scale}, "
+                            f"fewer than twice hot_keys ({hot}); raise seed_scale")
+    if 50 * scale < 2 * hot:
+        problems.append(f"hot_keys {hot} leaves too few of the {50 * scale} groups for cold cells")
+    return problems
+
+
+def describe(cells: list[CellPlan]) -> str:
+    lines = []
+    for i, c in enumerate(cells, 1):
+        lines.append(f"{i:>4}  {c.id}  ({c.repetitions}×{c.duration_seconds:g}s, warm-up {c.warmup_seconds:g}s)")
+    return "\n".join(lines)
+

@@ -1,0 +1,308 @@
+"""The processes a bench run needs: MariaDB and Redis (through scripts/servers.sh), the seed data,
+and its own rest-service and grpc-service, started per cache mode.
+
+The bench runs its own service instances on their own ports (REST 18080, gRPC 19090 with its
+actuator on 18081 by default) and its own database (tandem_bench_s<scale>, seeded once per scale
+and reused), so it neither disturbs nor is disturbed by `make run` on 8080/9090 and the `tandem`
+database. It stops exactly the processes it started.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class ServiceError(RuntimeError):
+    pass
+
+
+@dataclass
+class Ports:
+    rest: int = 18080
+    grpc: int = 19090
+    grpc_management: int = 18081
+
+    @property
+    def rest_base(self) -> str:
+        return f"http://127.0.0.1:{self.rest}"
+
+    @property
+    def grpc_address(self) -> str:
+        return f"127.0.0.1:{self.grpc}"
+
+    @property
+    def grpc_management_base(self) -> str:
+        return f"http://127.0.0.1:{self.grpc_management}"
+
+    def management_base(self, protocol: str) -> str:
+        return self.rest_base if protocol == "rest" else self.grpc_management_base
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.3)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def http_get(url: str, timeout: float = 3.0) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+# ---------------------------------------------------------------- MariaDB and Redis
+
+class Servers:
+    """scripts/servers.sh start; remembers which servers were not running, to stop only those."""
+
+    def __init__(self, root: Path = ROOT):
+        self.script = root / "scripts" / "servers.sh"
+        self.started: list[str] = []
+
+    def start(self) -> None:
+        for name in ("mariadb", "redis"):
+            running = subprocess.run([self.script, "status", name], capture_output=True).returncode == 0
+            if not running:
+                self.started.append(name)
+        if self.started:
+            subprocess.run([self.script, "start"], check=True)
+
+    def stop(self) -> None:
+        for name in reversed(self.started):
+            subprocess.run([self.script, "stop", name], check=False)
+        self.started = []
+
+
+MYSQL = ["mariadb", "-h127.0.0.1", "-P13306", "-utandem", "-ptandem", "-N", "-B"]
+
+
+def db_counts(db_name: str) -> tuple[int, int, int, int] | None:
+    """(users, groups, sessions, ratings) of the bench database; None if it has no schema yet."""
+    sql = ("SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM study_groups), "
+           "(SELECT COUNT(*) FROM study_sessions), (SELECT COUNT(*) FROM ratings)")
+    r = subprocess.run(MYSQL + ["-e", f"CREATE DATABASE IF NOT EXISTS `{db_name}`; USE `{db_name}`; {sql}"],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        return None
+    return tuple(int(x) for x in r.stdout.split())
+
+
+def server_versions() -> dict:
+    """Versions of the MariaDB and Redis servers, as they report them."""
+    out = {"mariadb": None, "redis": None}
+    r = subprocess.run(MYSQL + ["-e", "SELECT VERSION()"], capture_output=True, text=True, timeout=30)
+    if r.returncode == 0:
+        out["mariadb"] = "MariaDB " + r.stdout.strip()
+    r = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "16379", "INFO", "server"],
+                       capture_output=True, text=True, timeout=30)
+    m = re.search(r"redis_version:(\S+)", r.stdout or "")
+    if m:
+        out["redis"] = f"Redis {m.group(1)}"
+    return out
+
+
+def ensure_seeded(java: str, db_name: str, scale: int, log: Path, say=print) -> str:
+    """Seeds the bench database at `scale` unless it already holds exactly that scale's rows.
+    Returns what it did, for the run's notes."""
+    want = (100 * scale, 50 * scale, 200 * scale, 500 * scale)
+    have = db_counts(db_name)
+    if have == want:
+        return f"database {db_name} already held seed scale {scale} ({want[1]} groups); not reseeded"
+    say(f"bench: seeding {db_name} at scale {scale} ({want[1]:,} groups, {want[3]:,} ratings; "
+        f"found {have or 'no schema'}) ...")
+    t0 = time.monotonic()
+    env = dict(os.environ, TANDEM_DB_NAME=db_name, TANDEM_SEED_MODE="reset", TANDEM_SEED_SCALE=str(scale),
+               TANDEM_SEED_EXIT="true", SPRING_MAIN_WEB_APPLICATION_TYPE="none", TANDEM_CACHE_MODE="none")
+    env.pop("SERVER_PORT", None)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        r = subprocess.run([java, "-jar", str(ROOT / "rest-service/target/rest-service.jar")], env=env,
+                           stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=1800)
+    have = db_counts(db_name)
+    if r.returncode != 0 or have != want:
+        raise ServiceError(f"seeding {db_name} at scale {scale} failed (exit {r.returncode}, rows {have}); "
+                           f"see {log}")
+    return f"database {db_name} seeded at scale {scale} in {time.monotonic() - t0:.0f} s"
+
+
+# ---------------------------------------------------------------- the two services
+
+@dataclass
+class Service:
+    name: str
+    jar: Path
+    env: dict
+    health_url: str
+    ports: tuple[int, ...]
+    process: subprocess.Popen | None = None
+
+
+class Services:
+    """Both services, started together with one cache mode, stopped together."""
+
+    def __init__(self, java: str, ports: Ports, db_name: str, log_dir: Path, java_opts: list[str] | None = None,
+                 start_timeout: float = 180, say=print, redis_key_prefix: str | None = None):
+        self.java = java
+        self.ports = ports
+        self.db_name = db_name
+        self.log_dir = Path(log_dir)
+        self.java_opts = java_opts or []
+        self.start_timeout = start_timeout
+        self.say = say
+        # its own Redis keyspace and invalidation channel: the bench's entries (of its own
+        # database) never meet those of services running on the `tandem` database
+        self.redis_key_prefix = redis_key_prefix or f"tandem:bench:{db_name}:"
+        self.mode: str | None = None
+        self.services: list[Service] = []
+
+    def _define(self, mode: str) -> list[Service]:
+        common = dict(os.environ, TANDEM_DB_NAME=self.db_name, TANDEM_SEED_MODE="off", TANDEM_CACHE_MODE=mode,
+                      TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix)
+        for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
+                  "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE"):
+            common.pop(k, None)
+        p = self.ports
+        return [
+            Service("rest-service", ROOT / "rest-service/target/rest-service.jar",
+                    dict(common, SERVER_PORT=str(p.rest)), f"{p.rest_base}/actuator/health", (p.rest,)),
+            Service("grpc-service", ROOT / "grpc-service/target/grpc-service.jar",
+                    dict(common, SERVER_PORT=str(p.grpc_management), SPRING_GRPC_SERVER_PORT=str(p.grpc)),
+                    f"{p.grpc_management_base}/actuator/health", (p.grpc, p.grpc_management)),
+        ]
+
+    def start(self, mode: str) -> float:
+        """Starts both services with TANDEM_CACHE_MODE=mode and waits until both are UP.
+        Returns the seconds it took."""
+        if self.services:
+            self.stop()
+        services = self._define(mode)
+        for s in services:
+            if not s.jar.exists():
+                raise ServiceError(f"missing {s.jar.relative_to(ROOT)}: build first (./mvnw -B -q package -DskipTests)")
+            busy = [port for port in s.ports if port_open(port)]
+            if busy:
+                raise ServiceError(f"port(s) {busy} on 127.0.0.1 (for the bench's {s.name}) are taken by "
+                                   "another process; stop it or choose other ports (--ports)")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        t0 = time.monotonic()
+        for s in services:
+            log = open(self.log_dir / f"{s.name}.log", "ab")
+            log.write(f"==== {time.strftime('%FT%TZ', time.gmtime())} starting {s.name}, "
+                      f"TANDEM_CACHE_MODE={mode}\n".encode())
+            log.flush()
+            # own session: a Ctrl-C on the terminal reaches the bench, which then stops the services
+            s.process = subprocess.Popen([self.java, *self.java_opts, "-jar", str(s.jar)], env=s.env, cwd=ROOT,
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+            log.close()
+            self.services.append(s)
+        self.mode = mode
+        pending = list(services)
+        while pending:
+            for s in list(pending):
+                if s.process.poll() is not None:
+                    tail = self._tail(s)
+                    self.stop()
+                    raise ServiceError(f"{s.name} exited during start-up (exit {s.process.returncode}):\n{tail}")
+                try:
+                    status, body = http_get(s.health_url)
+                    if status == 200 and b'"UP"' in body:
+                        pending.remove(s)
+                except (urllib.error.URLError, OSError):
+                    pass
+            if pending and time.monotonic() - t0 > self.start_timeout:
+                names = ", ".join(s.name for s in pending)
+                tails = "\n".join(self._tail(s) for s in pending)
+                self.stop()
+                raise ServiceError(f"{names} not UP within {self.start_timeout:.0f} s:\n{tails}")
+            if pending:
+                time.sleep(0.5)
+        return time.monotonic() - t0
+
+    def _tail(self, s: Service, lines: int = 30) -> str:
+        path = self.log_dir / f"{s.name}.log"
+        try:
+            text = path.read_text(errors="replace").splitlines()[-lines:]
+        except OSError:
+            return ""
+        return f"---- last lines of {path} ----\n" + "\n".join(text)
+
+    def pids(self) -> dict[str, int]:
+        return {s.name: s.process.pid for s in self.services if s.process and s.process.poll() is None}
+
+    def check_alive(self) -> None:
+        for s in self.services:
+            if s.process.poll() is not None:
+                raise ServiceError(f"{s.name} died (exit {s.process.returncode}):\n{self._tail(s)}")
+
+    def stop(self, timeout: float = 40) -> None:
+        for s in self.services:
+            if s.process and s.process.poll() is None:
+                try:
+                    s.process.send_signal(signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + timeout
+        for s in self.services:
+            if not s.process:
+                continue
+            try:
+                s.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.say(f"bench: {s.name} (pid {s.process.pid}) did not stop in {timeout:.0f} s; killing it")
+                s.process.kill()
+                s.process.wait()
+        self.services = []
+        self.mode = None
+
+
+# ---------------------------------------------------------------- Prometheus samples
+
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def prometheus_samples(text: str, name: str) -> list[tuple[dict, float]]:
+    """(labels, value) of every sample of metric `name` in Prometheus text format."""
+    out = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = _SAMPLE.match(line)
+        if not m or m.group(1) != name:
+            continue
+        labels = dict(_LABEL.findall(m.group(2) or ""))
+        try:
+            out.append((labels, float(m.group(3))))
+        except ValueError:
+            continue
+    return out
+
+
+RESPONSE_BYTES = "tandem_grpc_response_bytes"
+
+
+def grpc_response_bytes(management_base: str, method: str) -> tuple[float, float] | None:
+    """(count, sum) of tandem.grpc.response.bytes for one method, or None when the service does not
+    publish it (an older grpc-service without ResponseSizeInterceptor)."""
+    status, body = http_get(f"{management_base}/actuator/prometheus", timeout=10)
+    if status != 200:
+        return None
+    text = body.decode(errors="replace")
+    count = [v for labels, v in prometheus_samples(text, RESPONSE_BYTES + "_count") if labels.get("method") == method]
+    total = [v for labels, v in prometheus_samples(text, RESPONSE_BYTES + "_sum") if labels.get("method") == method]
+    if not count or not total:
+        return (0.0, 0.0) if RESPONSE_BYTES in text else None
+    return count[0], total[0]

@@ -1,0 +1,51 @@
+"""Keys of the bench cells: page tokens as the service issues them, full pages, hot/cold split."""
+import base64
+
+from tandem_bench import keys
+
+
+def test_page_token_is_the_services_encoding():
+    # tandem.internal.PageToken{subject: "algorithms", after_id: 11}: field 1 (0x0a, length 10),
+    # field 2 varint (0x10, 11), base64url without padding
+    raw = b"\x0a\x0aalgorithms\x10\x0b"
+    assert keys.page_token("algorithms", 11) == base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    assert keys.page_token("algorithms", 0) == ""
+    # multi-byte varint
+    assert base64.urlsafe_b64decode(keys.page_token("physics", 300) + "==")[-3:] == b"\x10\xac\x02"
+
+
+def test_every_list_start_leaves_a_full_page_of_its_subject():
+    scale, n = 2, 3   # 100 groups, 10 per subject
+    starts = keys.list_group_starts(scale, n)
+    assert len(starts) == len(set(starts)) == 10 * (10 - n + 1)
+    for subject, after_id in starts:
+        i = keys.SUBJECTS.index(subject)
+        ids_of_subject = [g for g in range(1, 101) if (g - 1) % 10 == i]
+        assert after_id == 0 or after_id in ids_of_subject
+        assert len([g for g in ids_of_subject if g > after_id]) >= n
+
+
+def test_hot_and_cold_sets_do_not_overlap():
+    ids = keys.all_keys("GetGroup", 10, None)
+    hot, cold = keys.split(ids, 100)
+    assert len(hot) == 100 and len(cold) == 400 and not set(hot) & set(cold)
+
+
+def test_requests_per_wire():
+    assert keys.rest_request("GetGroup", 7, None) == "/api/v1/groups/7"
+    assert keys.grpc_request("GetGroup", 7, None) == {"id": 7}
+    assert keys.rest_request("ListGroups", ("biology", 0), 20) == "/api/v1/groups?subject=biology&page_size=20"
+    token = keys.page_token("biology", 12)
+    assert keys.rest_request("ListGroups", ("biology", 12), 20).endswith(f"&page_token={token}")
+    assert keys.grpc_request("ListGroups", ("biology", 12), 20) == \
+        {"subject": "biology", "page_size": 20, "page_token": token}
+    assert keys.rest_request("Hello", None, None) == "/api/v1/hello"
+    assert keys.grpc_request("Hello", None, None) == {}
+
+
+def test_key_files(tmp_path):
+    files = keys.KeyFiles(tmp_path, scale=2, hot=10)
+    path, n = files.get("rest", "GetGroup", None, "cold")
+    assert n == 90 and path.read_text().startswith('["/api/v1/groups/11"')
+    path, n = files.get("grpc", "Hello", None, "cold")
+    assert n == 1

@@ -1,0 +1,127 @@
+"""Expanding a profile into cells: the cartesian product, the schema's rules, order, errors."""
+import pytest
+
+from tandem_bench import profile
+
+BASE = {"name": "t", "seed_scale": 100, "repetitions": 2, "duration_seconds": 5, "warmup_seconds": 1,
+        "hot_keys": 50}
+
+
+def expand(*blocks, **settings):
+    return profile.expand(profile.normalise({**BASE, **settings, "matrix": list(blocks)}))
+
+
+def ids(cells):
+    return [c.id for c in cells]
+
+
+def test_cartesian_product_of_a_block():
+    cells = expand({"operations": ["GetGroup"], "drivers": ["rest/k6", "grpc/ghz"],
+                    "cache_modes": ["hybrid"], "temperatures": ["cold", "warm"], "concurrency": [1, 10]})
+    assert len(cells) == 2 * 2 * 2
+    assert {(c.protocol, c.tool) for c in cells} == {("rest", "k6"), ("grpc", "ghz")}
+    assert {c.temperature for c in cells} == {"cold", "warm"}
+    assert all(c.page_size is None and c.model == "closed" and c.target_rate is None for c in cells)
+    assert all(c.repetitions == 2 and c.duration_seconds == 5 and c.warmup_seconds == 1 for c in cells)
+
+
+def test_no_cache_and_hello_have_no_temperature():
+    cells = expand({"operations": ["GetGroup", "Hello"], "drivers": ["rest/k6"],
+                    "cache_modes": ["none", "local"], "temperatures": ["cold", "warm"], "concurrency": [5]})
+    by = {(c.operation, c.cache_mode): sorted(x.temperature for x in cells
+                                              if (x.operation, x.cache_mode) == (c.operation, c.cache_mode))
+          for c in cells}
+    assert by[("GetGroup", "none")] == ["none"]
+    assert by[("GetGroup", "local")] == ["cold", "warm"]
+    assert by[("Hello", "none")] == ["none"]
+    assert by[("Hello", "local")] == ["none"]  # Hello records the mode the service ran in
+
+
+def test_list_groups_gets_one_cell_per_page_size_others_none():
+    cells = expand({"operations": ["ListGroups", "GetGroup"], "drivers": ["grpc/k6"], "cache_modes": ["none"],
+                    "concurrency": [50], "page_sizes": [1, 20, 200]})
+    assert sorted(c.page_size for c in cells if c.operation == "ListGroups") == [1, 20, 200]
+    assert [c.page_size for c in cells if c.operation == "GetGroup"] == [None]
+
+
+def test_target_rates_make_open_model_cells():
+    cells = expand({"operations": ["GetGroup"], "drivers": ["rest/k6"], "cache_modes": ["hybrid"],
+                    "temperatures": ["warm"], "concurrency": [50], "target_rates": [500, 1000]})
+    assert [(c.model, c.target_rate) for c in cells] == [("open", 500.0), ("open", 1000.0)]
+    assert ids(cells) == ["rest-k6-GetGroup-hybrid-warm-c50-open500", "rest-k6-GetGroup-hybrid-warm-c50-open1000"]
+
+
+def test_block_settings_override_and_duplicates_are_measured_once():
+    cells = expand(
+        {"operations": ["GetGroup"], "drivers": ["rest/k6"], "cache_modes": ["none"], "concurrency": [1],
+         "repetitions": 5, "duration_seconds": 60},
+        {"operations": ["GetGroup"], "drivers": ["rest/k6", "grpc/k6"], "cache_modes": ["none"], "concurrency": [1]})
+    assert ids(cells) == ["rest-k6-GetGroup-none-none-c1", "grpc-k6-GetGroup-none-none-c1"]
+    assert (cells[0].repetitions, cells[0].duration_seconds) == (5, 60)  # the first block wins
+    assert (cells[1].repetitions, cells[1].duration_seconds) == (2, 5)
+
+
+def test_cells_are_grouped_by_cache_mode_in_study_order():
+    cells = expand(
+        {"operations": ["GetGroup"], "drivers": ["rest/k6"], "cache_modes": ["hybrid", "none"],
+         "temperatures": ["warm"], "concurrency": [1]},
+        {"operations": ["Hello"], "drivers": ["grpc/k6"], "cache_modes": ["local", "none"], "concurrency": [1]})
+    assert [c.cache_mode for c in cells] == ["none", "none", "local", "hybrid"]
+    assert profile.modes_in_order(cells) == ["none", "local", "hybrid"]
+    # within a mode, block order is kept
+    assert ids(cells)[:2] == ["rest-k6-GetGroup-none-none-c1", "grpc-k6-Hello-none-none-c1"]
+
+
+def test_cell_ids_are_unique_and_cells_fit_the_schema_rules():
+    for name in ("quick", "smoke", "full"):
+        prof = profile.load(name)
+        cells = profile.expand(prof)
+        assert len(set(ids(cells))) == len(cells)
+        for c in cells:
+            assert (c.page_size is not None) == (c.operation == "ListGroups")
+            if c.cache_mode == "none" or c.operation == "Hello":
+                assert c.temperature == "none"
+            else:
+                assert c.temperature in ("cold", "warm")
+            assert (c.model == "open") == (c.target_rate is not None)
+        assert not profile.check_scale(prof, cells), name
+
+
+def test_quick_profile_has_what_the_headline_needs():
+    cells = profile.expand(profile.load("quick"))
+    have = {(c.protocol, c.tool, c.operation, c.page_size, c.cache_mode, c.temperature, c.concurrency, c.model)
+            for c in cells}
+    for wire in (("rest", "k6"), ("grpc", "k6")):
+        assert (*wire, "GetGroup", None, "hybrid", "warm", 1, "closed") in have        # warm p50 at 1 user
+        assert (*wire, "ListGroups", 20, "hybrid", "warm", 50, "closed") in have       # hybrid ÷ none
+        assert (*wire, "ListGroups", 20, "none", "none", 50, "closed") in have
+        assert (*wire, "GetGroup", None, "hybrid", "warm", 50, "closed") in have       # GetGroup ÷ Hello
+        assert (*wire, "Hello", None, "none", "none", 50, "closed") in have
+    assert {c.cache_mode for c in cells} == {"none", "local", "redis", "hybrid"}
+    assert {c.temperature for c in cells} >= {"cold", "warm", "none"}
+    assert any(c.model == "open" and c.tool == "k6" for c in cells)
+    assert any(c.model == "open" and c.tool == "ghz" for c in cells)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"matrix": []}, "at least one"),
+    ({"colour": "blue"}, "unknown key"),
+    ({"matrix": [{"operations": ["Get"], "drivers": ["rest/k6"], "concurrency": [1]}]}, "operations"),
+    ({"matrix": [{"operations": ["GetGroup"], "drivers": ["rest/ghz"], "concurrency": [1]}]}, "drivers"),
+    ({"matrix": [{"operations": ["ListGroups"], "drivers": ["rest/k6"], "concurrency": [1]}]}, "page_sizes"),
+    ({"matrix": [{"operations": ["GetGroup"], "drivers": ["rest/k6"], "concurrency": [0]}]}, "concurrency"),
+    ({"matrix": [{"operations": ["GetGroup"], "drivers": ["rest/k6"], "concurrency": 5}]}, "must be a list"),
+    ({"repetitions": 0, "matrix": [{"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}]},
+     "repetitions"),
+])
+def test_bad_profiles_are_refused_with_the_key_named(change, message):
+    with pytest.raises(profile.ProfileError, match=message):
+        profile.normalise({**BASE, **change})
+
+
+def test_scale_too_small_for_a_page_size_is_reported():
+    prof = profile.normalise({**BASE, "seed_scale": 10, "matrix": [
+        {"operations": ["ListGroups"], "drivers": ["rest/k6"], "cache_modes": ["none"], "concurrency": [1],
+         "page_sizes": [200]}]})
+    problems = profile.check_scale(prof, profile.expand(prof))
+    assert problems and "no full page" in problems[0]
