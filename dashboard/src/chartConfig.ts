@@ -173,7 +173,8 @@ export function toChartOptions(spec: ChartSpec): ChartOptions {
           label: (item: TooltipItem<'bar' | 'line'>) => {
             const raw = item.raw as number | { x: number; y: number } | null;
             if (raw !== null && typeof raw === 'object') {
-              return `${item.dataset.label}: ${formatExact(raw.y, spec.unit)} at x = ${raw.x}`;
+              const at = spec.xPoint ? `${spec.xPoint.before}${raw.x}${spec.xPoint.after}` : `x = ${raw.x}`;
+              return `${item.dataset.label}: ${formatExact(raw.y, spec.unit)} at ${at}`;
             }
             return `${item.dataset.label}: ${formatExact(raw, spec.unit)}`;
           },

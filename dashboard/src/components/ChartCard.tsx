@@ -44,7 +44,7 @@ export function ChartCard({ spec }: { spec: ChartSpec }) {
   const toggle = (label: string) => {
     const next = new Set(hidden);
     // A fitted line and its measured points hide and show together.
-    const partners = spec.series.filter((s) => s.label === label || (s.hideInLegend && s.label.startsWith(label)));
+    const partners = spec.series.filter((s) => s.label === label || s.partnerOf === label);
     const hide = !hidden.has(label);
     for (const s of partners) (hide ? next.add(s.label) : next.delete(s.label));
     setHidden(next);

@@ -39,8 +39,9 @@ export interface SeriesSpec {
   pointsOnly?: boolean;
   /** A fitted line: drawn without point markers. */
   fitted?: boolean;
-  /** Not listed in the legend (its line partner is). */
+  /** Not listed in the legend: it shows and hides with the series labelled `partnerOf`. */
   hideInLegend?: boolean;
+  partnerOf?: string;
 }
 
 export interface TableSpec {
@@ -59,6 +60,8 @@ export interface ChartSpec {
   yTitle: string;
   /** Unit appended to values in tooltips. */
   unit: string;
+  /** How a tooltip names a point's x (x-y charts): `${before}${x}${after}`, e.g. "10 users", "N = 20". */
+  xPoint?: { before: string; after: string };
   xLog?: boolean;
   /** A dashed horizontal reference line (e.g. 1 = no change for ratios). */
   referenceY?: number;
@@ -230,6 +233,7 @@ export function concurrencyChart(cells: Cell[], temperature: 'warm' | 'cold', m:
     title: m.title,
     subtitle,
     kind: 'line',
+    xPoint: { before: '', after: ' users' },
     xTitle: 'Concurrent users (virtual users / connections)',
     yTitle: m.yTitle,
     unit: m.unit,
@@ -262,8 +266,12 @@ export function fitsFor(fits: Fit[], cells: Cell[]): { fits: Fit[]; computed: bo
   return { fits: out, computed: true };
 }
 
+function stateName(f: Fit): string {
+  return f.cacheMode === 'none' ? 'no cache' : `${f.cacheMode} ${f.temperature}`;
+}
+
 export function fitLabel(f: Fit): string {
-  const state = f.cacheMode === 'none' ? 'no cache' : `${f.cacheMode} ${f.temperature}`;
+  const state = stateName(f);
   const r2 = f.r2 === null ? '' : `, R² ${f.r2.toFixed(4)}`;
   return `${seriesName(f.protocol, f.tool)} · ${state}: ${f.a.toPrecision(3)} + ${f.b.toPrecision(3)}·N ms${r2}`;
 }
@@ -284,7 +292,8 @@ export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
     const fitted: Point[] = xs.map((x) => ({ x, y: round(fitValue(f, x))! }));
     series.push({ label: fitLabel(f), protocol: f.protocol, cacheMode: f.cacheMode, ...line(f.tool), data: fitted, fitted: true });
     series.push({
-      label: `${fitLabel(f)} (measured)`,
+      label: `${seriesName(f.protocol, f.tool)} · ${stateName(f)} measured p50`,
+      partnerOf: fitLabel(f),
       protocol: f.protocol,
       cacheMode: f.cacheMode,
       ...line(f.tool),
@@ -303,6 +312,7 @@ export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
     title: 'Cycle time vs page size: measured p50 and fitted A + B·N',
     subtitle,
     kind: 'line',
+    xPoint: { before: 'N = ', after: '' },
     xTitle: 'Page size N (rows per response)',
     yTitle: 'Latency p50 (ms)',
     unit: 'ms',
@@ -332,6 +342,7 @@ export function bodyBytesByPageSize(cells: Cell[], subtitle: string): ChartSpec 
     title: 'Response body size vs page size',
     subtitle: `${subtitle} (median over the cache states)`,
     kind: 'line',
+    xPoint: { before: 'N = ', after: '' },
     xTitle: 'Page size N (rows per response)',
     yTitle: 'Response body (B)',
     unit: 'B',
