@@ -1,5 +1,6 @@
 package dev.tandem.config;
 
+import dev.tandem.cache.CacheConfiguration;
 import dev.tandem.error.Validation;
 import dev.tandem.group.GroupService;
 import dev.tandem.seed.SeedProperties;
@@ -10,6 +11,7 @@ import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
 
 import java.time.Clock;
@@ -23,6 +25,7 @@ import java.time.Clock;
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties(SeedProperties.class)
+@Import(CacheConfiguration.class)
 public class TandemDomainConfiguration {
 
     @Bean

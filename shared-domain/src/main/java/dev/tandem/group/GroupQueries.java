@@ -2,6 +2,7 @@ package dev.tandem.group;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
+import org.springframework.transaction.annotation.Transactional;
 
 import java.math.BigDecimal;
 import java.sql.ResultSet;
@@ -16,8 +17,13 @@ import java.util.Optional;
  * The read side: SQL that builds the read models in as few round trips as the model allows.
  * Kept in plain SQL (not JPQL) because these are reporting queries over several tables, and the
  * search row is, as in the caching study, one query joining groups, members and ratings.
+ *
+ * <p>Read-only transactions live here rather than on the service's read methods, so that they are
+ * opened only when the cache misses (a group's row and its sessions are then read from one
+ * snapshot, as before).
  */
 @Repository
+@Transactional(readOnly = true)
 public class GroupQueries {
 
     /** How many upcoming sessions a {@link GroupView} carries. */

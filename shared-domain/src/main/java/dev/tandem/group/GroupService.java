@@ -1,11 +1,17 @@
 package dev.tandem.group;
 
+import dev.tandem.cache.CacheName;
+import dev.tandem.cache.GroupsPageKey;
+import dev.tandem.cache.Invalidation;
+import dev.tandem.cache.LeaderboardKey;
+import dev.tandem.cache.TieredCache;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.FieldViolation;
 import dev.tandem.error.Validation;
 import dev.tandem.config.Timestamps;
 import dev.tandem.user.UserService;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -14,10 +20,14 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * Every group operation, once, for both wires. Reads run in read-only transactions; each write
- * is one transaction that either applies completely or changes nothing.
+ * Every group operation, once, for both wires. Reads go through the cache, which calls the SQL
+ * (in a read-only transaction, see {@link GroupQueries}) only on a miss; validation comes first,
+ * so invalid requests are never cached. Each write is one transaction that either applies
+ * completely or changes nothing, and names what it made stale; the cache drops that after the
+ * commit.
  */
 @Service
 public class GroupService {
@@ -35,10 +45,20 @@ public class GroupService {
     private final UserService users;
     private final Validation validation;
     private final Clock clock;
+    private final TieredCache cache;
 
+    /** Without a cache, as before the cache existed. */
     public GroupService(StudyGroupRepository groups, GroupMemberRepository members, RatingRepository ratings,
                         StudySessionRepository sessions, GroupQueries queries, UserService users,
                         Validation validation, Clock clock) {
+        this(groups, members, ratings, sessions, queries, users, validation, clock, TieredCache.disabled());
+    }
+
+    @Autowired
+    public GroupService(StudyGroupRepository groups, GroupMemberRepository members, RatingRepository ratings,
+                        StudySessionRepository sessions, GroupQueries queries, UserService users,
+                        Validation validation, Clock clock, TieredCache cache) {
+        this.cache = cache;
         this.groups = groups;
         this.members = members;
         this.ratings = ratings;
@@ -51,13 +71,13 @@ public class GroupService {
 
     // ---- reads -------------------------------------------------------------------------------
 
-    @Transactional(readOnly = true)
+    // No @Transactional on the reads: a cache hit must not cost a connection and a transaction.
     public GroupView get(long id) {
-        return queries.findGroup(id, clock.instant()).orElseThrow(() -> DomainException.notFound("group", id));
+        return cache.get(CacheName.GROUP, id, () -> queries.findGroup(id, clock.instant()))
+                .orElseThrow(() -> DomainException.notFound("group", id));
     }
 
     /** One page of groups of {@code subject} ("" for all) in id order. */
-    @Transactional(readOnly = true)
     public GroupPage list(String subject, int pageSize, String pageToken) {
         String filter = subject == null ? "" : subject;
         List<FieldViolation> violations = new ArrayList<>();
@@ -70,7 +90,11 @@ public class GroupService {
         Validation.throwIfAny(violations);
         int size = pageSize == 0 ? DEFAULT_PAGE_SIZE : pageSize;
         long afterId = PageTokens.decodeAfterId(pageToken, filter);
+        return cache.get(CacheName.GROUPS_PAGE, new GroupsPageKey(filter, size, afterId),
+                () -> Optional.of(page(filter, size, afterId))).orElseThrow();
+    }
 
+    private GroupPage page(String filter, int size, long afterId) {
         // One row more than the page tells whether another page follows, without a COUNT.
         List<GroupSummary> rows = queries.search(filter, afterId, size + 1);
         if (rows.size() <= size) {
@@ -80,7 +104,6 @@ public class GroupService {
         return new GroupPage(List.copyOf(page), PageTokens.encode(filter, page.getLast().id()));
     }
 
-    @Transactional(readOnly = true)
     public LeaderboardView leaderboard(String subject, int limit) {
         String filter = subject == null ? "" : subject;
         if (limit < 0 || limit > MAX_LEADERBOARD_LIMIT) {
@@ -90,7 +113,8 @@ public class GroupService {
             throw DomainException.invalid("subject", "size must be between 0 and 50");
         }
         int size = limit == 0 ? DEFAULT_LEADERBOARD_LIMIT : limit;
-        return new LeaderboardView(filter, queries.leaderboard(filter, size));
+        return cache.get(CacheName.LEADERBOARD, new LeaderboardKey(filter, size),
+                () -> Optional.of(new LeaderboardView(filter, queries.leaderboard(filter, size)))).orElseThrow();
     }
 
     // ---- writes ------------------------------------------------------------------------------
@@ -108,6 +132,8 @@ public class GroupService {
                 fields.capacity(), command.ownerId(), now));
         members.save(new GroupMember(group.getId(), command.ownerId(), now));
         members.flush();
+        // A new group has no ratings, so no leaderboard lists it yet; a "not found" of its id may be cached.
+        cache.invalidateAfterCommit(Invalidation.create().group(group.getId()).pagesOf(fields.subject()));
         return get(group.getId());
     }
 
@@ -151,6 +177,13 @@ public class GroupService {
         } catch (ObjectOptimisticLockingFailureException raced) {
             throw staleVersion(group.getId(), changes.expectedVersion());
         }
+        Invalidation stale = Invalidation.create().group(group.getId());
+        // Lists and leaderboards show name, subject and capacity, not the description.
+        if (changes.paths().stream().anyMatch(p -> !p.equals("description"))) {
+            stale.pagesOf(current.subject()).pagesOf(merged.subject())
+                    .leaderboardsOf(current.subject()).leaderboardsOf(merged.subject());
+        }
+        cache.invalidateAfterCommit(stale);
         return get(group.getId());
     }
 
@@ -162,6 +195,7 @@ public class GroupService {
         }
         groups.delete(group);
         groups.flush();
+        cache.invalidateAfterCommit(everythingAbout(group));
     }
 
     @Transactional
@@ -175,11 +209,15 @@ public class GroupService {
         if (members.countByGroupId(groupId) >= group.getCapacity()) {
             throw DomainException.failedPrecondition("group " + groupId + " is full (capacity " + group.getCapacity() + ")");
         }
+        MembershipView joined;
         try {
-            return members.saveAndFlush(new GroupMember(groupId, userId, now())).toView();
+            joined = members.saveAndFlush(new GroupMember(groupId, userId, now())).toView();
         } catch (DataIntegrityViolationException raced) {
             throw alreadyMember(groupId, userId);
         }
+        // The member count shows in the group, its lists and its leaderboards.
+        cache.invalidateAfterCommit(everythingAbout(group));
+        return joined;
     }
 
     @Transactional
@@ -194,23 +232,29 @@ public class GroupService {
         }
         members.deleteById(key);
         members.flush();
+        cache.invalidateAfterCommit(everythingAbout(group));
     }
 
     @Transactional
     public RatingView rate(NewRating command) {
         validation.check(command);
-        requireGroup(command.groupId());
+        StudyGroup group = groups.findById(command.groupId())
+                .orElseThrow(() -> DomainException.notFound("group", command.groupId()));
         users.requireExists(command.userId());
         MemberKey key = new MemberKey(command.groupId(), command.userId());
         if (ratings.existsById(key)) {
             throw alreadyRated(command.groupId(), command.userId());
         }
+        RatingView rated;
         try {
-            return ratings.saveAndFlush(new Rating(command.groupId(), command.userId(), command.stars(),
+            rated = ratings.saveAndFlush(new Rating(command.groupId(), command.userId(), command.stars(),
                     command.comment(), now())).toView();
         } catch (DataIntegrityViolationException raced) {
             throw alreadyRated(command.groupId(), command.userId());
         }
+        // The average shows in the group, its lists and its leaderboards.
+        cache.invalidateAfterCommit(everythingAbout(group));
+        return rated;
     }
 
     @Transactional
@@ -218,11 +262,19 @@ public class GroupService {
         validation.check(command);
         requireGroup(command.groupId());
         Instant start = Timestamps.toStoredPrecision(command.startTime());
-        return sessions.saveAndFlush(new StudySession(command.groupId(), command.topic(), start,
+        SessionView scheduled = sessions.saveAndFlush(new StudySession(command.groupId(), command.topic(), start,
                 command.durationMinutes(), command.location())).toView();
+        // Only the group shows sessions.
+        cache.invalidateAfterCommit(Invalidation.create().group(command.groupId()));
+        return scheduled;
     }
 
     // ---- helpers -----------------------------------------------------------------------------
+
+    /** The group, the pages that list it and the leaderboards that may rank it. */
+    private static Invalidation everythingAbout(StudyGroup group) {
+        return Invalidation.create().group(group.getId()).pagesOf(group.getSubject()).leaderboardsOf(group.getSubject());
+    }
 
     private void requireGroup(long id) {
         if (!groups.existsById(id)) {

@@ -1,5 +1,7 @@
 package dev.tandem.seed;
 
+import dev.tandem.cache.TieredCache;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -54,10 +56,17 @@ public class SeedData {
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
+    private final TieredCache cache;
 
     public SeedData(JdbcTemplate jdbc, TransactionTemplate transactions) {
+        this(jdbc, transactions, TieredCache.disabled());
+    }
+
+    @Autowired
+    public SeedData(JdbcTemplate jdbc, TransactionTemplate transactions, TieredCache cache) {
         this.jdbc = jdbc;
         this.transactions = transactions;
+        this.cache = cache;
     }
 
     public boolean isEmpty() {
@@ -65,11 +74,15 @@ public class SeedData {
         return users == null || users == 0;
     }
 
-    /** Empties every table and loads the data of {@code scale}; returns what it loaded. */
+    /**
+     * Empties every table and loads the data of {@code scale}; returns what it loaded. The rows
+     * change behind the services' back, so every cache level of every instance is flushed after.
+     */
     public Counts reset(int scale) {
         Counts counts = Counts.forScale(scale);
         truncateAll();
         transactions.executeWithoutResult(status -> load(counts));
+        cache.flushAll("seed-reset");
         return counts;
     }
 

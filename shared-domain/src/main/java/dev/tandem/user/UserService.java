@@ -1,8 +1,12 @@
 package dev.tandem.user;
 
+import dev.tandem.cache.CacheName;
+import dev.tandem.cache.Invalidation;
+import dev.tandem.cache.TieredCache;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.Validation;
 import dev.tandem.config.Timestamps;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -16,16 +20,26 @@ public class UserService {
     private final UserRepository users;
     private final Validation validation;
     private final Clock clock;
+    private final TieredCache cache;
 
+    /** Without a cache, as before the cache existed. */
     public UserService(UserRepository users, Validation validation, Clock clock) {
+        this(users, validation, clock, TieredCache.disabled());
+    }
+
+    @Autowired
+    public UserService(UserRepository users, Validation validation, Clock clock, TieredCache cache) {
         this.users = users;
         this.validation = validation;
         this.clock = clock;
+        this.cache = cache;
     }
 
-    @Transactional(readOnly = true)
+    // No @Transactional: a cache hit must not open one; on a miss the repository's own read-only
+    // transaction runs the single query.
     public UserView get(long id) {
-        return users.findById(id).map(User::toView).orElseThrow(() -> DomainException.notFound("user", id));
+        return cache.get(CacheName.USER, id, () -> users.findById(id).map(User::toView))
+                .orElseThrow(() -> DomainException.notFound("user", id));
     }
 
     @Transactional
@@ -35,7 +49,10 @@ public class UserService {
             throw emailTaken(command.email());
         }
         try {
-            return users.saveAndFlush(new User(command.name(), command.email(), now())).toView();
+            UserView created = users.saveAndFlush(new User(command.name(), command.email(), now())).toView();
+            // Nothing lists users, but a "not found" for this id may be cached (ids are predictable).
+            cache.invalidateAfterCommit(Invalidation.create().user(created.id()));
+            return created;
         } catch (DataIntegrityViolationException raced) {
             // Another request registered the same e-mail between our check and our insert.
             throw emailTaken(command.email());

@@ -1,0 +1,50 @@
+package dev.tandem.cache;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import java.time.Clock;
+
+/** The cache's beans; imported by TandemDomainConfiguration. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(CacheProperties.class)
+public class CacheConfiguration {
+
+    @Bean
+    TieredCache tieredCache(CacheProperties properties, ObjectProvider<RedisConnectionFactory> redis,
+                            ObjectProvider<MeterRegistry> registry, Clock clock) {
+        // The services' actuator provides the registry that /actuator/prometheus scrapes; the
+        // domain alone (tests, make seed) has none, and then the meters are only kept locally.
+        return new TieredCache(properties, properties.mode().usesRedis() ? redis.getObject() : null,
+                registry.getIfAvailable(SimpleMeterRegistry::new), clock);
+    }
+
+    @Bean
+    CacheEndpoint cacheEndpoint(TieredCache cache) {
+        return new CacheEndpoint(cache);
+    }
+
+    /**
+     * While the connection to Redis is down, fail commands at once instead of queueing them until
+     * they time out: the cache then falls through to MySQL without waiting, and the breaker opens
+     * after a handful of calls. Lettuce keeps reconnecting in the background.
+     *
+     * <p>Commands time out after {@code tandem.cache.redis.command-timeout}. spring.data.redis.timeout
+     * (which Lettuce also uses for the connection handshake) stays longer, because the first
+     * handshake of a cold JVM can take more than 100 ms and would otherwise fail the first calls.
+     */
+    @Bean
+    LettuceClientOptionsBuilderCustomizer tandemCacheLettuceOptions(CacheProperties properties) {
+        return options -> options
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(properties.redis().commandTimeout()));
+    }
+}

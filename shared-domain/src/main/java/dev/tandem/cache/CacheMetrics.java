@@ -1,0 +1,167 @@
+package dev.tandem.cache;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Every meter of the cache, under {@code tandem.cache.*}. The get counters are created up front
+ * (four caches × two levels × hit/miss) so that the hit path only increments a counter it already
+ * holds. The admin endpoint reads the same counters, minus a baseline it can move ("reset"), since
+ * Micrometer counters themselves must only grow.
+ */
+final class CacheMetrics {
+
+    static final String GETS = "tandem.cache.gets";
+    static final String LOAD = "tandem.cache.load";
+    static final String L1_BYPASSES = "tandem.cache.l1.bypasses";
+    static final String L1_FLUSHES = "tandem.cache.l1.flushes";
+    static final String L1_SIZE = "tandem.cache.l1.size";
+    static final String L1_SAFE = "tandem.cache.l1.safe";
+    static final String L2_DECODE_FAILURES = "tandem.cache.l2.decode.failures";
+    static final String L2_DIRTY = "tandem.cache.l2.dirty";
+    static final String INVALIDATIONS_SENT = "tandem.cache.invalidations.sent";
+    static final String INVALIDATIONS_FAILED = "tandem.cache.invalidations.failed";
+    static final String INVALIDATIONS_APPLIED = "tandem.cache.invalidations.applied";
+    static final String INVALIDATION_LAG = "tandem.cache.invalidation.lag";
+    static final String HEARTBEAT_RTT = "tandem.cache.heartbeat.rtt";
+    static final String REDIS_ERRORS = "tandem.cache.redis.errors";
+    static final String BREAKER_STATE = "tandem.cache.redis.breaker.state";
+
+    enum Level {
+        L1, L2;
+
+        String tag() {
+            return name().toLowerCase();
+        }
+    }
+
+    private final MeterRegistry registry;
+    private final Counter[][] hits = new Counter[CacheName.ALL.size()][Level.values().length];
+    private final Counter[][] misses = new Counter[CacheName.ALL.size()][Level.values().length];
+    private final double[][] hitBaseline = new double[CacheName.ALL.size()][Level.values().length];
+    private final double[][] missBaseline = new double[CacheName.ALL.size()][Level.values().length];
+    private final Timer[] l2Loads = new Timer[CacheName.ALL.size()];
+    private final Timer[] dbLoads = new Timer[CacheName.ALL.size()];
+    private final Counter[] bypasses = new Counter[CacheName.ALL.size()];
+    private final Counter[] decodeFailures = new Counter[CacheName.ALL.size()];
+    private final Map<String, Counter> flushes = new ConcurrentHashMap<>();
+    private final Map<String, Counter> redisErrors = new ConcurrentHashMap<>();
+    final Counter invalidationsSent;
+    final Counter invalidationsFailed;
+    final Counter invalidationsApplied;
+    final Timer invalidationLag;
+    final Timer heartbeatRtt;
+
+    CacheMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (CacheName<?> cache : CacheName.ALL) {
+            int c = cache.index();
+            for (Level level : Level.values()) {
+                hits[c][level.ordinal()] = Counter.builder(GETS).description("Cache lookups by cache, level and result")
+                        .tags("cache", cache.id(), "level", level.tag(), "result", "hit").register(registry);
+                misses[c][level.ordinal()] = Counter.builder(GETS).description("Cache lookups by cache, level and result")
+                        .tags("cache", cache.id(), "level", level.tag(), "result", "miss").register(registry);
+            }
+            l2Loads[c] = Timer.builder(LOAD).description("Time to get a value that L1 did not have, by the level that answered")
+                    .tags("cache", cache.id(), "level", "l2").register(registry);
+            dbLoads[c] = Timer.builder(LOAD).description("Time to get a value that L1 did not have, by the level that answered")
+                    .tags("cache", cache.id(), "level", "db").register(registry);
+            bypasses[c] = Counter.builder(L1_BYPASSES)
+                    .description("Reads that skipped L1 because invalidations could not be confirmed within the staleness bound")
+                    .tags("cache", cache.id()).register(registry);
+            decodeFailures[c] = Counter.builder(L2_DECODE_FAILURES)
+                    .description("L2 values that did not decode (or had an unknown format) and were deleted")
+                    .tags("cache", cache.id()).register(registry);
+        }
+        invalidationsSent = Counter.builder(INVALIDATIONS_SENT)
+                .description("Invalidation and flush messages this instance published").register(registry);
+        invalidationsFailed = Counter.builder(INVALIDATIONS_FAILED)
+                .description("Invalidation and flush messages this instance could not publish (Redis unavailable)")
+                .register(registry);
+        invalidationsApplied = Counter.builder(INVALIDATIONS_APPLIED)
+                .description("Invalidation and flush messages of other instances applied to this instance's L1")
+                .register(registry);
+        invalidationLag = Timer.builder(INVALIDATION_LAG)
+                .description("From another instance's publish to this instance's L1 invalidation")
+                .publishPercentileHistogram().publishPercentiles(0.5, 0.9, 0.99)
+                .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
+        heartbeatRtt = Timer.builder(HEARTBEAT_RTT)
+                .description("Round trip of this instance's own heartbeat through the channel")
+                .publishPercentiles(0.5, 0.99).register(registry);
+    }
+
+    MeterRegistry registry() {
+        return registry;
+    }
+
+    void hit(CacheName<?> cache, Level level) {
+        hits[cache.index()][level.ordinal()].increment();
+    }
+
+    void miss(CacheName<?> cache, Level level) {
+        misses[cache.index()][level.ordinal()].increment();
+    }
+
+    void bypass(CacheName<?> cache) {
+        bypasses[cache.index()].increment();
+    }
+
+    void decodeFailure(CacheName<?> cache) {
+        decodeFailures[cache.index()].increment();
+    }
+
+    Timer l2Load(CacheName<?> cache) {
+        return l2Loads[cache.index()];
+    }
+
+    Timer dbLoad(CacheName<?> cache) {
+        return dbLoads[cache.index()];
+    }
+
+    void flush(String reason) {
+        flushes.computeIfAbsent(reason, r -> Counter.builder(L1_FLUSHES)
+                .description("Whole-L1 flushes by reason").tag("reason", r).register(registry)).increment();
+    }
+
+    void redisError(String operation) {
+        redisErrors.computeIfAbsent(operation, op -> Counter.builder(REDIS_ERRORS)
+                .description("Redis calls that failed, timed out or were refused by the open breaker")
+                .tag("operation", op).register(registry)).increment();
+    }
+
+    Map<String, Double> flushCounts() {
+        Map<String, Double> out = new java.util.TreeMap<>();
+        flushes.forEach((reason, counter) -> out.put(reason, counter.count()));
+        return out;
+    }
+
+    Map<String, Double> redisErrorCounts() {
+        Map<String, Double> out = new java.util.TreeMap<>();
+        redisErrors.forEach((op, counter) -> out.put(op, counter.count()));
+        return out;
+    }
+
+    /** Hits since the last {@link #resetBaseline()}. */
+    long hits(CacheName<?> cache, Level level) {
+        return Math.round(hits[cache.index()][level.ordinal()].count() - hitBaseline[cache.index()][level.ordinal()]);
+    }
+
+    long misses(CacheName<?> cache, Level level) {
+        return Math.round(misses[cache.index()][level.ordinal()].count() - missBaseline[cache.index()][level.ordinal()]);
+    }
+
+    synchronized void resetBaseline() {
+        for (CacheName<?> cache : CacheName.ALL) {
+            for (Level level : Level.values()) {
+                hitBaseline[cache.index()][level.ordinal()] = hits[cache.index()][level.ordinal()].count();
+                missBaseline[cache.index()][level.ordinal()] = misses[cache.index()][level.ordinal()].count();
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.tandem.cache;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * L2: Redis, shared by every instance of both services. A value is one format byte followed by
+ * the tandem.v1 protobuf bytes; a value that does not decode, or has a format this build does not
+ * know, is a miss and is deleted. TTLs carry ±jitter.
+ *
+ * <p><b>Keyed caches</b> (group, user: {@code <prefix><cache>:<id>}). A write replaces the entry
+ * with a tombstone (format byte 0 and 8 random bytes) that lives {@code tombstone-ttl}; a tombstone
+ * reads as a miss. A reader that missed fills only over what it saw before it loaded: over nothing
+ * with SET NX, over the very tombstone it saw with a compare-and-set script. A fill that loaded
+ * before a write committed therefore never overwrites that write's tombstone — and a reader that
+ * loaded after it does not have to wait for the tombstone to expire. A fill whose load took longer
+ * than half the tombstone's life is dropped, so the tombstone cannot expire under it.
+ *
+ * <p><b>Subject-scoped caches</b> (groups-page, leaderboard). A write cannot name the pages it
+ * changed, so each subject has a generation ({@code <prefix>gen:<cache>:<subject>}, a random
+ * token) that is part of every data key of the subject ({@code <prefix><cache>:<generation>:...}).
+ * Invalidating deletes the generation; the next reader starts a new random one, atomically with
+ * its read. A fill that read the database before the write lands under the dead generation, where
+ * nobody looks, and expires. Chosen over a per-subject set of page keys because that set has to be
+ * written before every load to be race-free (an extra round trip per miss), while the generation
+ * is read in the same round trip as the value. Generations are random rather than counters so that
+ * one lost to a flush or to eviction is never reused.
+ */
+final class L2Tier {
+
+    private static final Logger log = LoggerFactory.getLogger(L2Tier.class);
+
+    static final byte VALUE_FORMAT = 1;
+    static final byte TOMBSTONE = 0;
+    private static final int TOMBSTONE_LENGTH = 9;
+
+    /** What a read found; a fill must know it to be race-free. */
+    static final class Seen<V> {
+        final String dataKey;
+        final V value;
+        /** The tombstone seen (keyed caches), or null when the key was empty. */
+        final byte[] tombstone;
+
+        Seen(String dataKey, V value, byte[] tombstone) {
+            this.dataKey = dataKey;
+            this.value = value;
+            this.tombstone = tombstone;
+        }
+
+        boolean hit() {
+            return value != null;
+        }
+    }
+
+    private final RedisGateway redis;
+    private final CacheMetrics metrics;
+    private final Clock clock;
+    private final String prefix;
+    private final CacheProperties.L2 config;
+    private final long generationTtlMs;
+    private final long maxFillAgeNanos;
+
+    L2Tier(RedisGateway redis, CacheProperties properties, CacheMetrics metrics, Clock clock) {
+        this.redis = redis;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.prefix = properties.redis().keyPrefix();
+        this.config = properties.l2();
+        // A generation that expires only costs a miss (the next reader starts a new one), so it
+        // lives a little longer than the values under it and no longer.
+        this.generationTtlMs = config.ttl().multipliedBy(2).toMillis();
+        this.maxFillAgeNanos = config.tombstoneTtl().dividedBy(2).toNanos();
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    /** Reads {@code key}; throws {@link RedisGateway.Unavailable} when Redis cannot be asked. */
+    <V> Seen<V> read(CacheName<V> cache, Object key) {
+        if (cache.subjectScoped()) {
+            String subject = ((SubjectScoped) key).subject();
+            String head = prefix + cache.id() + ":";
+            String tail = ":" + scopedSuffix(key);
+            List<byte[]> found = redis.readScoped(generationKey(cache, subject), freshGeneration(), generationTtlMs,
+                    head, tail);
+            String dataKey = head + new String(found.get(0), java.nio.charset.StandardCharsets.UTF_8) + tail;
+            byte[] raw = found.size() > 1 ? found.get(1) : null;
+            return new Seen<>(dataKey, raw == null ? null : decodeOrDrop(cache, dataKey, raw), null);
+        }
+        String dataKey = keyedKey(cache, key);
+        byte[] raw = redis.get(dataKey);
+        if (raw == null) {
+            return new Seen<>(dataKey, null, null);
+        }
+        if (isTombstone(raw)) {
+            return new Seen<>(dataKey, null, raw);
+        }
+        return new Seen<>(dataKey, decodeOrDrop(cache, dataKey, raw), null);
+    }
+
+    private <V> V decodeOrDrop(CacheName<V> cache, String dataKey, byte[] raw) {
+        if (raw.length > 0 && raw[0] == VALUE_FORMAT) {
+            try {
+                return cache.decode(Arrays.copyOfRange(raw, 1, raw.length));
+            } catch (Exception e) {
+                log.warn("L2 value {} does not decode as {}; deleting it ({})", dataKey, cache, e.toString());
+            }
+        } else {
+            log.warn("L2 value {} has unknown format {}; deleting it", dataKey, raw.length == 0 ? "(empty)" : raw[0]);
+        }
+        metrics.decodeFailure(cache);
+        try {
+            redis.delete(dataKey);
+        } catch (RedisGateway.Unavailable e) {
+            // Still a miss; the bad value expires by its TTL.
+        }
+        return null;
+    }
+
+    /**
+     * Stores {@code value} where {@code seen} found nothing, unless that would be unsafe (see the
+     * class comment). Never throws: a fill that fails is only a later miss.
+     */
+    <V> void fill(CacheName<V> cache, Seen<V> seen, V value, long loadStartedNanos) {
+        long ttlMs = ttlMs(cache, value);
+        if (ttlMs <= 0) {
+            return;
+        }
+        try {
+            byte[] bytes = frame(cache.encode(value));
+            if (cache.subjectScoped()) {
+                redis.setIfAbsent(seen.dataKey, bytes, ttlMs);
+            } else if (System.nanoTime() - loadStartedNanos > maxFillAgeNanos) {
+                log.debug("not filling {}: the load outlived half a tombstone's life", seen.dataKey);
+            } else if (seen.tombstone == null) {
+                redis.setIfAbsent(seen.dataKey, bytes, ttlMs);
+            } else {
+                redis.setOverTombstone(seen.dataKey, seen.tombstone, bytes, ttlMs);
+            }
+        } catch (RedisGateway.Unavailable e) {
+            // Counted by the gateway; the next reader misses.
+        }
+    }
+
+    private <V> long ttlMs(CacheName<V> cache, V value) {
+        double jitter = config.ttlJitter() == 0 ? 0
+                : ThreadLocalRandom.current().nextDouble(-config.ttlJitter(), config.ttlJitter());
+        long ttl = Math.round(config.ttl().toMillis() * (1 + jitter));
+        Optional<Duration> valid = cache.validFor(value, clock.instant());
+        return valid.map(d -> Math.min(ttl, d.toMillis())).orElse(ttl);
+    }
+
+    /** The keys a write's tombstones go to. */
+    List<String> tombstoneKeys(Invalidation invalidation) {
+        List<String> keys = new ArrayList<>();
+        for (Invalidation.Target t : invalidation.targets()) {
+            if (!t.cache().subjectScoped()) {
+                keys.add(keyedKey(t.cache(), t.key()));
+            }
+        }
+        return keys;
+    }
+
+    /** The generations a write ends. */
+    List<String> generationKeys(Invalidation invalidation) {
+        List<String> keys = new ArrayList<>();
+        for (Invalidation.Target t : invalidation.targets()) {
+            if (t.cache().subjectScoped()) {
+                keys.add(generationKey(t.cache(), (String) t.key()));
+            }
+        }
+        return keys;
+    }
+
+    long tombstoneTtlMs() {
+        return config.tombstoneTtl().toMillis();
+    }
+
+    static byte[] newTombstone() {
+        byte[] t = new byte[TOMBSTONE_LENGTH];
+        ThreadLocalRandom.current().nextBytes(t);
+        t[0] = TOMBSTONE;
+        return t;
+    }
+
+    static boolean isTombstone(byte[] raw) {
+        return raw.length == TOMBSTONE_LENGTH && raw[0] == TOMBSTONE;
+    }
+
+    static byte[] frame(byte[] payload) {
+        byte[] out = new byte[payload.length + 1];
+        out[0] = VALUE_FORMAT;
+        System.arraycopy(payload, 0, out, 1, payload.length);
+        return out;
+    }
+
+    /** Deletes every key of this cache's prefix (values, tombstones, generations). */
+    long flush() {
+        return redis.deleteByPrefix(prefix);
+    }
+
+    String keyedKey(CacheName<?> cache, Object id) {
+        return prefix + cache.id() + ":" + id;
+    }
+
+    String generationKey(CacheName<?> cache, String subject) {
+        return prefix + "gen:" + cache.id() + ":" + subject;
+    }
+
+    private static String scopedSuffix(Object key) {
+        return switch (key) {
+            case GroupsPageKey page -> page.pageSize() + ":" + page.afterId();
+            case LeaderboardKey board -> Integer.toString(board.limit());
+            default -> throw new IllegalArgumentException("not a subject-scoped key: " + key);
+        };
+    }
+
+    private static String freshGeneration() {
+        return Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36);
+    }
+}
