@@ -1,0 +1,185 @@
+package dev.tandem.system;
+
+import com.google.protobuf.Empty;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
+import com.google.protobuf.util.JsonFormat;
+import dev.tandem.proto.v1.CreateGroupRequest;
+import dev.tandem.proto.v1.CreateUserRequest;
+import dev.tandem.proto.v1.DeleteGroupRequest;
+import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.proto.v1.GetLeaderboardRequest;
+import dev.tandem.proto.v1.GetUserRequest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.JoinGroupRequest;
+import dev.tandem.proto.v1.Leaderboard;
+import dev.tandem.proto.v1.LeaveGroupRequest;
+import dev.tandem.proto.v1.ListGroupsRequest;
+import dev.tandem.proto.v1.ListGroupsResponse;
+import dev.tandem.proto.v1.Membership;
+import dev.tandem.proto.v1.RateGroupRequest;
+import dev.tandem.proto.v1.Rating;
+import dev.tandem.proto.v1.ScheduleSessionRequest;
+import dev.tandem.proto.v1.StudySession;
+import dev.tandem.proto.v1.UpdateGroupRequest;
+import dev.tandem.proto.v1.User;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The REST wire, driven as a REST client would drive it from the API's google.api.http mapping.
+ * Request bodies are the proto request printed by protobuf's JSON mapping (int64 as strings,
+ * path fields left out) and every response is parsed back with the strict JsonFormat parser, so a
+ * field the REST service names differently from the proto fails the test instead of vanishing.
+ */
+final class RestWire implements Wire {
+
+    private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
+    private static final JsonFormat.Parser PARSER = JsonFormat.parser();
+
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String base;
+
+    RestWire(int port) {
+        this.base = "http://127.0.0.1:" + port + "/api/v1";
+    }
+
+    @Override
+    public String name() {
+        return "REST";
+    }
+
+    @Override
+    public Group getGroup(GetGroupRequest r) {
+        return get("/groups/" + r.getId(), Group.newBuilder());
+    }
+
+    @Override
+    public ListGroupsResponse listGroups(ListGroupsRequest r) {
+        return get("/groups?subject=" + encode(r.getSubject()) + "&page_size=" + r.getPageSize()
+                + "&page_token=" + encode(r.getPageToken()), ListGroupsResponse.newBuilder());
+    }
+
+    @Override
+    public Group createGroup(CreateGroupRequest r) {
+        return send("POST", "/groups", r, 201, Group.newBuilder());
+    }
+
+    @Override
+    public Group updateGroup(UpdateGroupRequest r) {
+        return send("PATCH", "/groups/" + r.getId(), r.toBuilder().clearId().build(), 200, Group.newBuilder());
+    }
+
+    @Override
+    public Empty deleteGroup(DeleteGroupRequest r) {
+        String query = r.getExpectedVersion() == 0 ? "" : "?expected_version=" + r.getExpectedVersion();
+        return send("DELETE", "/groups/" + r.getId() + query, null, 204, Empty.newBuilder());
+    }
+
+    @Override
+    public Membership joinGroup(JoinGroupRequest r) {
+        return send("POST", "/groups/" + r.getGroupId() + "/members", r.toBuilder().clearGroupId().build(), 201,
+                Membership.newBuilder());
+    }
+
+    @Override
+    public Empty leaveGroup(LeaveGroupRequest r) {
+        return send("DELETE", "/groups/" + r.getGroupId() + "/members/" + r.getUserId(), null, 204, Empty.newBuilder());
+    }
+
+    @Override
+    public Rating rateGroup(RateGroupRequest r) {
+        return send("POST", "/groups/" + r.getGroupId() + "/ratings", r.toBuilder().clearGroupId().build(), 201,
+                Rating.newBuilder());
+    }
+
+    @Override
+    public StudySession scheduleSession(ScheduleSessionRequest r) {
+        return send("POST", "/groups/" + r.getGroupId() + "/sessions", r.toBuilder().clearGroupId().build(), 201,
+                StudySession.newBuilder());
+    }
+
+    @Override
+    public Leaderboard getLeaderboard(GetLeaderboardRequest r) {
+        return get("/leaderboard?subject=" + encode(r.getSubject()) + "&limit=" + r.getLimit(), Leaderboard.newBuilder());
+    }
+
+    @Override
+    public User createUser(CreateUserRequest r) {
+        return send("POST", "/users", r, 201, User.newBuilder());
+    }
+
+    @Override
+    public User getUser(GetUserRequest r) {
+        return get("/users/" + r.getId(), User.newBuilder());
+    }
+
+    private <T extends Message> T get(String path, Message.Builder into) {
+        return send("GET", path, null, 200, into);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T extends Message> T send(String method, String path, Message body, int expectedStatus, Message.Builder into) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .header("Accept", "application/json");
+        try {
+            if (body != null) {
+                request.header("Content-Type", "application/json")
+                        .method(method, HttpRequest.BodyPublishers.ofString(PRINTER.print(body)));
+            } else {
+                request.method(method, HttpRequest.BodyPublishers.noBody());
+            }
+            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() >= 400) {
+                throw failure(response);
+            }
+            if (response.statusCode() != expectedStatus) {
+                throw new AssertionError(method + " " + path + " answered " + response.statusCode()
+                        + ", expected " + expectedStatus + ": " + response.body());
+            }
+            if (!response.body().isEmpty()) {
+                PARSER.merge(response.body(), into);
+            }
+            return (T) into.build();
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError(method + " " + path + ": the JSON does not follow the proto's JSON mapping", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Failure failure(HttpResponse<String> response) throws InvalidProtocolBufferException {
+        String type = response.headers().firstValue("Content-Type").orElse("");
+        if (!type.startsWith("application/problem+json")) {
+            throw new AssertionError("error " + response.statusCode() + " is not problem+json but '" + type + "': " + response.body());
+        }
+        Struct.Builder problem = Struct.newBuilder();
+        PARSER.merge(response.body(), problem);
+        List<String> fields = new ArrayList<>();
+        Value violations = problem.getFieldsOrDefault("fieldViolations", Value.getDefaultInstance());
+        for (Value violation : violations.getListValue().getValuesList()) {
+            fields.add(violation.getStructValue().getFieldsOrThrow("field").getStringValue());
+        }
+        String code = problem.getFieldsOrThrow("code").getStringValue();
+        return new Failure(code, fields, response.body());
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+}

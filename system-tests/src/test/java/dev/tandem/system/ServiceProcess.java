@@ -1,0 +1,119 @@
+package dev.tandem.system;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One service jar running as a real process, as {@code make run} runs it: same jar, same JVM,
+ * configured only through environment variables. Its output goes to a log file under
+ * target/service-logs so a failing test can be diagnosed.
+ */
+final class ServiceProcess implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+    private final String name;
+    private final Process process;
+    private final Path log;
+    private final int healthPort;
+
+    private ServiceProcess(String name, Process process, Path log, int healthPort) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+        this.healthPort = healthPort;
+    }
+
+    /** Starts {@code jar} with {@code env} and waits until its actuator health on {@code healthPort} is UP. */
+    static ServiceProcess start(String name, String jarProperty, int healthPort, Map<String, String> env) {
+        Path jar = Path.of(System.getProperty(jarProperty, "missing"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(name + " jar not found at " + jar
+                    + "; build it first (make test runs ./mvnw verify, which packages the services before this module)");
+        }
+        Path logs = Path.of(System.getProperty("tandem.logs.dir", "target/service-logs"));
+        try {
+            Files.createDirectories(logs);
+            Path log = logs.resolve(name + ".log");
+            String java = ProcessHandle.current().info().command().orElse("java");
+            ProcessBuilder builder = new ProcessBuilder(java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            Map<String, String> environment = new LinkedHashMap<>(env);
+            environment.putIfAbsent("TANDEM_DB_NAME", System.getProperty("tandem.test.db-name", "tandem_test_system"));
+            builder.environment().putAll(environment);
+            ServiceProcess service = new ServiceProcess(name, builder.start(), log, healthPort);
+            service.awaitHealthy();
+            return service;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void awaitHealthy() {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/actuator/health"))
+                .timeout(Duration.ofSeconds(2)).build();
+        Instant deadline = Instant.now().plus(START_TIMEOUT);
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + " while starting; see " + log);
+            }
+            try {
+                HttpResponse<String> response = client.send(health, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200 && response.body().contains("\"UP\"")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            sleep(250);
+        }
+        close();
+        throw new IllegalStateException(name + " was not healthy within " + START_TIMEOUT + "; see " + log);
+    }
+
+    /** SIGTERM, so the service shuts down gracefully as it would under an orchestrator. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
