@@ -7,6 +7,9 @@ import dev.tandem.group.LeaderboardView;
 import dev.tandem.group.MembershipView;
 import dev.tandem.group.RatingView;
 import dev.tandem.group.SessionView;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -17,6 +20,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.net.URI;
@@ -29,8 +33,11 @@ import static dev.tandem.rest.ProtoJson.orZero;
  * annotations. Each handler parses, calls {@link GroupService} and returns its read model, whose
  * field names are already the proto JSON names. Path variables carry the proto field names
  * ({@code group_id}, {@code user_id}) so that a bad one is reported as the gRPC wire would name it.
+ * The OpenAPI operation ids are the RPC names; {@code @ResponseStatus} only documents the status
+ * that the returned ResponseEntity sets.
  */
 @RestController
+@Tag(name = "StudyGroupService")
 @RequestMapping(path = "/api/v1", produces = MediaType.APPLICATION_JSON_VALUE)
 public class GroupController {
 
@@ -40,12 +47,14 @@ public class GroupController {
         this.groups = groups;
     }
 
+    @Operation(operationId = "GetGroup")
     @GetMapping("/groups/{id}")
     public GroupView get(@PathVariable long id) {
         return groups.get(id);
     }
 
     /** Query parameters under their proto names; the lowerCamelCase spellings are accepted too. */
+    @Operation(operationId = "ListGroups")
     @GetMapping("/groups")
     public GroupPage list(@RequestParam(required = false) String subject,
                           @RequestParam(name = "page_size", required = false) Integer pageSize,
@@ -57,18 +66,23 @@ public class GroupController {
                 orEmpty(pageToken != null ? pageToken : pageTokenCamel));
     }
 
+    @Operation(operationId = "CreateGroup")
+    @ResponseStatus(HttpStatus.CREATED)
     @PostMapping(path = "/groups", consumes = MediaType.APPLICATION_JSON_VALUE)
     public ResponseEntity<GroupView> create(@RequestBody CreateGroupRequest request) {
         GroupView created = groups.create(request.toCommand());
         return ResponseEntity.created(URI.create("/api/v1/groups/" + created.id())).body(created);
     }
 
+    @Operation(operationId = "UpdateGroup")
     @PatchMapping(path = "/groups/{id}", consumes = MediaType.APPLICATION_JSON_VALUE)
     public GroupView update(@PathVariable long id, @RequestBody UpdateGroupRequest request) {
         return groups.update(request.toChanges(id));
     }
 
     /** Without {@code expected_version} (or with 0) the group is deleted whatever its version. */
+    @Operation(operationId = "DeleteGroup")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
     @DeleteMapping("/groups/{id}")
     public ResponseEntity<Void> delete(@PathVariable long id,
                                        @RequestParam(name = "expected_version", required = false) Long expectedVersion,
@@ -77,6 +91,8 @@ public class GroupController {
         return ResponseEntity.noContent().build();
     }
 
+    @Operation(operationId = "JoinGroup")
+    @ResponseStatus(HttpStatus.CREATED)
     @PostMapping(path = "/groups/{group_id}/members", consumes = MediaType.APPLICATION_JSON_VALUE)
     public ResponseEntity<MembershipView> join(@PathVariable("group_id") long groupId,
                                                @RequestBody JoinGroupRequest request) {
@@ -85,6 +101,8 @@ public class GroupController {
                 .body(joined);
     }
 
+    @Operation(operationId = "LeaveGroup")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
     @DeleteMapping("/groups/{group_id}/members/{user_id}")
     public ResponseEntity<Void> leave(@PathVariable("group_id") long groupId, @PathVariable("user_id") long userId) {
         groups.leave(groupId, userId);
@@ -92,6 +110,8 @@ public class GroupController {
     }
 
     /** A rating is identified by its group and its user, as a membership is. */
+    @Operation(operationId = "RateGroup")
+    @ResponseStatus(HttpStatus.CREATED)
     @PostMapping(path = "/groups/{group_id}/ratings", consumes = MediaType.APPLICATION_JSON_VALUE)
     public ResponseEntity<RatingView> rate(@PathVariable("group_id") long groupId,
                                            @RequestBody RateGroupRequest request) {
@@ -100,6 +120,8 @@ public class GroupController {
                 .body(rating);
     }
 
+    @Operation(operationId = "ScheduleSession")
+    @ResponseStatus(HttpStatus.CREATED)
     @PostMapping(path = "/groups/{group_id}/sessions", consumes = MediaType.APPLICATION_JSON_VALUE)
     public ResponseEntity<SessionView> schedule(@PathVariable("group_id") long groupId,
                                                 @RequestBody ScheduleSessionRequest request) {
@@ -108,6 +130,7 @@ public class GroupController {
                 .body(session);
     }
 
+    @Operation(operationId = "GetLeaderboard")
     @GetMapping("/leaderboard")
     public LeaderboardView leaderboard(@RequestParam(required = false) String subject,
                                        @RequestParam(required = false) Integer limit) {
