@@ -88,7 +88,7 @@ final class CacheMetrics {
                 .register(registry);
         invalidationLag = Timer.builder(INVALIDATION_LAG)
                 .description("From another instance's publish to this instance's L1 invalidation")
-                .publishPercentileHistogram().publishPercentiles(0.5, 0.9, 0.99)
+                .publishPercentileHistogram().publishPercentiles(0.5, 0.9, 0.99).percentilePrecision(2)
                 .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
         heartbeatRtt = Timer.builder(HEARTBEAT_RTT)

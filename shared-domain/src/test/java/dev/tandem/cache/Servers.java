@@ -1,0 +1,81 @@
+package dev.tandem.cache;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/** The project-local servers, driven as an operator would: scripts/servers.sh and Redis commands. */
+final class Servers {
+
+    private Servers() {
+    }
+
+    static void stopRedis() {
+        servers("stop", "redis");
+    }
+
+    static void startRedis() {
+        servers("start", "redis");
+    }
+
+    private static void servers(String action, String server) {
+        Path root = repoRoot();
+        try {
+            Process p = new ProcessBuilder(root.resolve("scripts/servers.sh").toString(), action, server)
+                    .directory(root.toFile()).redirectErrorStream(true).start();
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new AssertionError("scripts/servers.sh " + action + " " + server + " failed:\n" + output);
+            }
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Path repoRoot() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isExecutable(p.resolve("scripts/servers.sh"))) {
+                return p;
+            }
+        }
+        throw new AssertionError("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
+    }
+
+    /** Runs one Redis command on a connection of {@code factory} (e.g. CLIENT PAUSE, CLIENT KILL). */
+    static Object redis(RedisConnectionFactory factory, String command, String... args) {
+        byte[][] raw = new byte[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            raw[i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        try (RedisConnection connection = factory.getConnection()) {
+            return connection.execute(command, raw);
+        }
+    }
+
+    /** Polls {@code condition} until it holds or {@code timeout} passes; false on timeout. */
+    static boolean await(Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return condition.getAsBoolean();
+    }
+}
