@@ -15,6 +15,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -105,6 +106,15 @@ public abstract class RestIntegrationTest {
     protected List<Long> allCounts() {
         return List.of(count("users"), count("study_groups"), count("group_members"), count("study_sessions"),
                 count("ratings"));
+    }
+
+    /**
+     * The stored row of a group, read from MariaDB itself: a GET may be answered from the cache,
+     * so "nothing changed" is checked here as well.
+     */
+    protected Map<String, Object> groupRow(long id) {
+        return jdbc.sql("SELECT name, subject, description, capacity, owner_id, version FROM study_groups WHERE id = ?")
+                .param(id).query().singleRow();
     }
 
     protected long memberCount(long groupId) {

@@ -15,6 +15,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
@@ -193,6 +194,8 @@ class GroupWritesRestTest extends RestIntegrationTest {
         assertThat(updated.get("description")).isEqualTo(before.get("description"));
         assertThat(updated.get("version").asLong()).isEqualTo(1);
         assertThat(readJson("/api/v1/groups/3")).isEqualTo(updated);
+        assertThat(groupRow(3)).containsEntry("name", "Renamed circle").containsEntry("capacity", 40)
+                .containsEntry("description", before.get("description").asString());
     }
 
     @Test
@@ -225,6 +228,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
                 {"group": {"name": "The winner"}, "updateMask": "name", "expectedVersion": 0}
                 """).expectStatus().isOk();
         String afterWinner = read("/api/v1/groups/6");
+        Map<String, Object> winnerRow = groupRow(6);
 
         expectProblem(patch("/api/v1/groups/6", """
                 {"group": {"name": "The loser"}, "updateMask": "name", "expectedVersion": 0}
@@ -233,6 +237,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
                 .jsonPath("$.resource.name").isEqualTo("6");
 
         assertThat(read("/api/v1/groups/6")).isEqualTo(afterWinner);
+        assertThat(groupRow(6)).isEqualTo(winnerRow).containsEntry("name", "The winner");
         assertThat(readJson("/api/v1/groups/6").get("name").asString()).isEqualTo("The winner");
     }
 
@@ -264,6 +269,8 @@ class GroupWritesRestTest extends RestIntegrationTest {
         JsonNode stored = readJson("/api/v1/groups/7");
         assertThat(stored.get("name").asString()).isEqualTo(winners.getFirst());
         assertThat(stored.get("version").asLong()).isEqualTo(1);
+        assertThat(groupRow(7)).containsEntry("name", winners.getFirst());
+        assertThat(((Number) groupRow(7).get("version")).longValue()).isEqualTo(1);
     }
 
     static Stream<Arguments> invalidUpdates() {
@@ -291,8 +298,10 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @MethodSource("invalidUpdates")
     void updateRejectsInvalidInputAndLeavesTheRowAlone(String body, String violation) {
         String before = read("/api/v1/groups/8");
+        Map<String, Object> row = groupRow(8);
         expectInvalid(patch("/api/v1/groups/8", body), violation);
         assertThat(read("/api/v1/groups/8")).isEqualTo(before);
+        assertThat(groupRow(8)).isEqualTo(row);
     }
 
     @Test
@@ -302,11 +311,13 @@ class GroupWritesRestTest extends RestIntegrationTest {
         post("/api/v1/groups/{id}/members", "{\"userId\": 2}", id).expectStatus().isCreated();
         assertThat(memberCount(id)).isEqualTo(3);
         String before = read("/api/v1/groups/{id}", id);
+        Map<String, Object> row = groupRow(id);
 
         expectProblem(patch("/api/v1/groups/{id}", """
                 {"group": {"capacity": 2}, "updateMask": "capacity", "expectedVersion": 0}
                 """, id), HttpStatus.CONFLICT, "FAILED_PRECONDITION");
         assertThat(read("/api/v1/groups/{id}", id)).isEqualTo(before);
+        assertThat(groupRow(id)).isEqualTo(row);
         // Down to exactly the member count is allowed.
         patch("/api/v1/groups/{id}", """
                 {"group": {"capacity": 3}, "updateMask": "capacity", "expectedVersion": 0}
@@ -324,11 +335,13 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @Test
     void updateWithMalformedJsonOrWrongContentTypeLeavesTheRowAlone() {
         String before = read("/api/v1/groups/8");
+        Map<String, Object> row = groupRow(8);
         expectProblem(patch("/api/v1/groups/8", "{\"group\": {"), HttpStatus.BAD_REQUEST, "INVALID_ARGUMENT");
         expectProblem(http.patch().uri("/api/v1/groups/8").contentType(MediaType.TEXT_PLAIN)
                         .body("{\"group\": {\"name\": \"ok name\"}, \"updateMask\": \"name\"}").exchange(),
                 HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
         assertThat(read("/api/v1/groups/8")).isEqualTo(before);
+        assertThat(groupRow(8)).isEqualTo(row);
     }
 
     // ---- DELETE /api/v1/groups/{id} ------------------------------------------------------------
@@ -366,6 +379,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
 
         assertThat(allCounts()).isEqualTo(before);
         assertThat(readJson("/api/v1/groups/12").get("name").asString()).isEqualTo("Version one");
+        assertThat(groupRow(12)).containsEntry("name", "Version one");
     }
 
     @Test

@@ -57,6 +57,17 @@ class ServerRestTest extends RestIntegrationTest {
     }
 
     @Test
+    void cacheEndpointReportsAndFlushes() {
+        read("/api/v1/groups/1");
+        get("/actuator/cache").expectStatus().isOk()
+                .expectBody().jsonPath("$.mode").isNotEmpty().jsonPath("$.caches").exists();
+        http.delete().uri("/actuator/cache?resetCounters=true").exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.mode").isNotEmpty();
+        // Reads still answer the stored data after a flush.
+        assertThat(readJson("/api/v1/groups/1").get("id").asLong()).isEqualTo(1);
+    }
+
+    @Test
     void requestsRunOnVirtualThreads() {
         get("/test/thread").expectStatus().isOk().expectBody().jsonPath("$.virtual").isEqualTo(true);
     }
