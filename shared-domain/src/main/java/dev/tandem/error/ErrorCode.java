@@ -39,7 +39,7 @@ public enum ErrorCode {
         return httpStatus;
     }
 
-    /** Short, fixed human title: the problem+json "title". */
+    /** Short, fixed human title: the gRPC status message when a failure carries none. */
     public String title() {
         return title;
     }

@@ -189,6 +189,9 @@ public class GroupService {
 
     @Transactional
     public void delete(long id, long expectedVersion) {
+        if (expectedVersion < 0) {
+            throw DomainException.invalid("expected_version", "must not be negative (0 deletes whatever the version)");
+        }
         StudyGroup group = groups.findLockedById(id).orElseThrow(() -> DomainException.notFound("group", id));
         if (expectedVersion != 0) {
             requireVersion(group, expectedVersion);

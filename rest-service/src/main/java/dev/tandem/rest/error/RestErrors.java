@@ -58,8 +58,9 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         if (code == ErrorCode.INTERNAL) {
             log.error("Internal error on {}", describe(request), e);
         }
+        // type stays about:blank, so the title is the HTTP status phrase (RFC 9457 §4.2.1); what
+        // the failure is travels in "code", the same name the gRPC status carries.
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(code.httpStatus()), e.getMessage());
-        problem.setTitle(code.title());
         problem.setProperty(CODE, code.name());
         if (!e.violations().isEmpty()) {
             problem.setProperty(FIELD_VIOLATIONS, e.violations());
@@ -78,7 +79,6 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         request.setAttribute(WebUtils.ERROR_EXCEPTION_ATTRIBUTE, e, RequestAttributes.SCOPE_REQUEST);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
                 "the server failed to handle the request; the failure has been logged");
-        problem.setTitle(ErrorCode.INTERNAL.title());
         problem.setProperty(CODE, ErrorCode.INTERNAL.name());
         return respond(problem, new HttpHeaders());
     }
@@ -125,8 +125,8 @@ public class RestErrors extends ResponseEntityExceptionHandler {
     }
 
     /**
-     * Every framework-detected failure passes through here: it gets its gRPC code and, where that
-     * code is one of the domain's, the domain's title, and it is always sent as problem+json.
+     * Every framework-detected failure passes through here: it gets its gRPC code and it is always
+     * sent as problem+json.
      */
     @Override
     protected ResponseEntity<Object> handleExceptionInternal(Exception e, Object body, HttpHeaders headers,
@@ -147,11 +147,6 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         }
         Code code = codeFor(status);
         problem.setProperty(CODE, code.name());
-        for (ErrorCode known : ErrorCode.values()) {
-            if (known.name().equals(code.name()) && known.httpStatus() == status.value()) {
-                problem.setTitle(known.title());
-            }
-        }
         // The superclass adds what Spring needs (nothing once the response is committed, the
         // exception recorded for observations on a 500); the body is ours.
         return super.handleExceptionInternal(e, problem, problemHeaders(headers), status, request);

@@ -85,7 +85,7 @@ class ProblemDetailsRestTest extends RestIntegrationTest {
     @Test
     void anUnexpectedFailureIsAGeneric500ThatLeaksNothing() {
         expectProblem(get("/test/fail"), HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL")
-                .jsonPath("$.title").isEqualTo("Internal error")
+                .jsonPath("$.title").isEqualTo("Internal Server Error")
                 .jsonPath("$.detail").value((String detail) -> assertThat(detail)
                         .doesNotContain("boom").doesNotContain(TestRoutes.SECRET).doesNotContain("IllegalStateException"))
                 .jsonPath("$.trace").doesNotExist()
@@ -97,9 +97,9 @@ class ProblemDetailsRestTest extends RestIntegrationTest {
     @Test
     void domainErrorsCarryTitleFromTheSharedTable() {
         expectProblem(get("/api/v1/groups/9999"), HttpStatus.NOT_FOUND, "NOT_FOUND")
-                .jsonPath("$.title").isEqualTo("Not found");
+                .jsonPath("$.title").isEqualTo("Not Found");
         expectProblem(get("/api/v1/groups?page_size=5000"), HttpStatus.BAD_REQUEST, "INVALID_ARGUMENT")
-                .jsonPath("$.title").isEqualTo("Invalid argument")
+                .jsonPath("$.title").isEqualTo("Bad Request")
                 .jsonPath("$.fieldViolations[0].field").isEqualTo("page_size")
                 .jsonPath("$.fieldViolations[0].description").isNotEmpty();
     }
