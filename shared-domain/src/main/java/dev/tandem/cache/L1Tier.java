@@ -126,6 +126,11 @@ final class L1Tier {
         return CacheName.ALL.stream().mapToLong(this::size).sum();
     }
 
+    /** How many invalidations and flushes have reached {@code scope} so far (for tests and diagnostics). */
+    long invalidationCount(CacheName<?> cache, Object scope) {
+        return epochs[cache.index()].get() + stripes[cache.index()].get(stripe(scope));
+    }
+
     /** A copy of what L1 holds for {@code cache}, for diagnostics and tests. */
     Map<Object, Optional<?>> snapshot(CacheName<?> cache) {
         return Map.copyOf(caches.get(cache.index()).asMap());

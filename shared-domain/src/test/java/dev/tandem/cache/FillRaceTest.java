@@ -1,0 +1,194 @@
+package dev.tandem.cache;
+
+import dev.tandem.group.GroupPage;
+import dev.tandem.group.GroupView;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A read that loaded the old value from MySQL, then waited until a concurrent write had committed
+ * and invalidated, then tried to store what it loaded: its caller gets the old value (their read
+ * overlapped the write), but no cache level may keep it.
+ */
+class FillRaceTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(10);
+
+    /** Runs {@code read} on another thread; its loader returns only once {@code afterWrite} holds. */
+    private static <V> CompletableFuture<Optional<V>> racingRead(Instance i, CacheName<V> cache, Object key, V stale,
+                                                                  CountDownLatch loaded, BooleanSupplier afterWrite) {
+        return CompletableFuture.supplyAsync(() -> i.cache.get(cache, key, () -> {
+            loaded.countDown();
+            assertThat(Servers.await(PATIENCE, afterWrite)).as("the write's invalidation happened").isTrue();
+            return Optional.of(stale);
+        }));
+    }
+
+    @Test
+    void l2KeyedFillDoesNotOverwriteTheTombstoneOfAWriteThatCommittedDuringItsLoad() throws Exception {
+        Instance r = Instance.named("redis-a", CacheMode.REDIS);
+        Instance reference = Instance.reference();
+        r.seed.reset(1);
+        String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
+        GroupView stale = reference.groups.get(1);
+
+        CountDownLatch loaded = new CountDownLatch(1);
+        var read = racingRead(r, CacheName.GROUP, 1L, stale, loaded,
+                () -> isTombstone(r.cache.redis().get(key)));
+        assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
+        r.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(r, 1));
+        assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
+
+        GroupView fresh = reference.groups.get(1);
+        assertThat(fresh).isNotEqualTo(stale);
+        assertThat(isTombstone(r.cache.redis().get(key))).as("the tombstone survived the stale fill").isTrue();
+        assertThat(r.groups.get(1)).isEqualTo(fresh);
+        // A fill that loaded after the write replaces the tombstone at once (no wait for it to expire).
+        assertThat(r.cache.l2().read(CacheName.GROUP, 1L).value).isEqualTo(fresh);
+    }
+
+    @Test
+    void l2KeyedFillOverAnOlderTombstoneFailsWhenAnotherWriteCameInBetween() throws Exception {
+        Instance r = Instance.named("redis-a", CacheMode.REDIS);
+        Instance reference = Instance.reference();
+        r.seed.reset(1);
+        String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
+        long user = TwoInstanceCoherenceTest.firstNonMember(r, 1);
+        r.groups.join(1, user);
+        byte[] first = r.cache.redis().get(key);
+        assertThat(isTombstone(first)).isTrue();
+        GroupView stale = reference.groups.get(1);
+
+        CountDownLatch loaded = new CountDownLatch(1);
+        var read = racingRead(r, CacheName.GROUP, 1L, stale, loaded, () -> {
+            byte[] now = r.cache.redis().get(key);
+            return isTombstone(now) && !java.util.Arrays.equals(now, first);
+        });
+        assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
+        r.groups.leave(1, user);
+        assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
+
+        assertThat(isTombstone(r.cache.redis().get(key))).as("the second tombstone survived").isTrue();
+        assertThat(r.groups.get(1)).isEqualTo(reference.groups.get(1)).isNotEqualTo(stale);
+    }
+
+    @Test
+    void l2PageFillLandsInADeadGenerationWhenAWriteCommittedDuringItsLoad() throws Exception {
+        Instance r = Instance.named("redis-a", CacheMode.REDIS);
+        Instance reference = Instance.reference();
+        r.seed.reset(1);
+        GroupsPageKey key = new GroupsPageKey("algorithms", 3, 0);
+        String generation = r.cache.l2().generationKey(CacheName.GROUPS_PAGE, "algorithms");
+        GroupPage stale = reference.groups.list("algorithms", 3, "");
+
+        CountDownLatch loaded = new CountDownLatch(1);
+        var read = racingRead(r, CacheName.GROUPS_PAGE, key, stale, loaded,
+                () -> r.cache.redis().get(generation) == null);
+        assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
+        // The read has started the subject's generation; the write ends it.
+        assertThat(r.cache.redis().get(generation)).isNotNull();
+        r.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(r, 1));
+        assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
+
+        GroupPage fresh = reference.groups.list("algorithms", 3, "");
+        assertThat(fresh).isNotEqualTo(stale);
+        assertThat(r.groups.list("algorithms", 3, "")).isEqualTo(fresh);
+        assertThat(r.groups.list("algorithms", 3, "")).isEqualTo(fresh);
+        assertThat(r.cache.l2().read(CacheName.GROUPS_PAGE, key).value).isEqualTo(fresh);
+    }
+
+    @Test
+    void l1FillIsDroppedWhenAnInvalidationFromAnotherInstanceArrivesDuringItsLoad() throws Exception {
+        Instance a = Instance.named("local-a", CacheMode.LOCAL);
+        Instance b = Instance.named("local-b", CacheMode.LOCAL);
+        Instance reference = Instance.reference();
+        a.seed.reset(1);
+        Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
+        GroupView stale = reference.groups.get(1);
+        long invalidations = b.cache.l1().invalidationCount(CacheName.GROUP, 1L);
+
+        CountDownLatch loaded = new CountDownLatch(1);
+        var read = racingRead(b, CacheName.GROUP, 1L, stale, loaded,
+                () -> b.cache.l1().invalidationCount(CacheName.GROUP, 1L) != invalidations);
+        assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
+        a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+        assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
+
+        GroupView fresh = reference.groups.get(1);
+        assertThat(b.cache.l1().getIfPresent(CacheName.GROUP, 1L)).as("B did not keep the stale load").isNull();
+        assertThat(b.groups.get(1)).isEqualTo(fresh);
+        assertThat(b.cache.l1().getIfPresent(CacheName.GROUP, 1L)).contains(fresh);
+    }
+
+    /**
+     * Pages are invalidated by subject, by sweeping L1's keys; a page still being loaded is not
+     * among them yet, so only the load's own check keeps it out.
+     */
+    @Test
+    void l1PageFillIsDroppedWhenItsSubjectIsInvalidatedDuringItsLoad() throws Exception {
+        Instance a = Instance.named("local-a", CacheMode.LOCAL);
+        Instance b = Instance.named("local-b", CacheMode.LOCAL);
+        Instance reference = Instance.reference();
+        a.seed.reset(1);
+        Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
+        GroupsPageKey key = new GroupsPageKey("algorithms", 3, 0);
+        GroupPage stale = reference.groups.list("algorithms", 3, "");
+        long invalidations = b.cache.l1().invalidationCount(CacheName.GROUPS_PAGE, "algorithms");
+
+        CountDownLatch loaded = new CountDownLatch(1);
+        var read = racingRead(b, CacheName.GROUPS_PAGE, key, stale, loaded,
+                () -> b.cache.l1().invalidationCount(CacheName.GROUPS_PAGE, "algorithms") != invalidations);
+        assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
+        a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+        assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
+
+        GroupPage fresh = reference.groups.list("algorithms", 3, "");
+        assertThat(fresh).isNotEqualTo(stale);
+        assertThat(b.cache.l1().getIfPresent(CacheName.GROUPS_PAGE, key)).as("B did not keep the stale page").isNull();
+        assertThat(b.groups.list("algorithms", 3, "")).isEqualTo(fresh);
+    }
+
+    @Test
+    void hybridFillRacingALocalWriteKeepsNothingStale() throws Exception {
+        Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
+        Instance reference = Instance.reference();
+        h.seed.reset(1);
+        GroupView stale = reference.groups.get(1);
+        long before = countMembers(reference, 1);
+
+        CountDownLatch loaded = new CountDownLatch(1);
+        // Here the write's own L1 invalidation waits for this load to finish (one loader per key),
+        // so the loader returns as soon as the commit is visible.
+        var read = racingRead(h, CacheName.GROUP, 1L, stale, loaded, () -> countMembers(reference, 1) != before);
+        assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
+        h.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(h, 1));
+        assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
+
+        GroupView fresh = reference.groups.get(1);
+        assertThat(h.cache.l1().getIfPresent(CacheName.GROUP, 1L)).isNotEqualTo(Optional.of(stale));
+        L2Tier.Seen<GroupView> inL2 = h.cache.l2().read(CacheName.GROUP, 1L);
+        assertThat(inL2.value).isIn(null, fresh);
+        assertThat(h.groups.get(1)).isEqualTo(fresh);
+    }
+
+    private static long countMembers(Instance i, long group) {
+        return i.jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = ?").param(group).query(Long.class).single();
+    }
+
+    private static boolean isTombstone(byte[] raw) {
+        return raw != null && L2Tier.isTombstone(raw);
+    }
+
+    static Instant now() {
+        return Instant.now();
+    }
+}
