@@ -6,6 +6,8 @@
 #   2 servers   scripts/servers.sh start (MariaDB 127.0.0.1:13306, Redis 127.0.0.1:16379)
 #   3 maven     ./mvnw -B verify                                   (JAVA_HOME = scripts/java-home.sh)
 #   4 pytest    scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest   when loadtest/tests exists
+#     smoke-bench  TANDEM_SMOKE_BENCH=1 .tools/venv/bin/pytest loadtest/tests/test_smoke_bench.py: the bench's
+#               smoke profile against the real services, on the jars stage 3 built (about a minute)
 #   5 dashboard scripts/deps.sh node; npm --prefix dashboard test; npm --prefix dashboard run test:browser
 #                                                                  when dashboard/package.json exists
 #   6 compose   docker-compose -f docker-compose.yml config -q
@@ -121,6 +123,18 @@ if [[ -d loadtest/tests ]]; then
   stage pytest pytest_loadtest
 else
   skip pytest "no loadtest/tests yet"
+fi
+
+# ---- 4b the bench's smoke profile end to end (services, cache counters, k6, ghz, schema). The env
+# var turns the test on, so it cannot be skipped here; a file that collects no test fails (pytest exit 5).
+if [[ -f loadtest/tests/test_smoke_bench.py ]]; then
+  smoke_bench() {
+    scripts/deps.sh python || return
+    TANDEM_SMOKE_BENCH=1 .tools/venv/bin/pytest -q -rs loadtest/tests/test_smoke_bench.py
+  }
+  stage smoke-bench smoke_bench
+else
+  skip smoke-bench "no loadtest/tests/test_smoke_bench.py"
 fi
 
 # ---- 5 dashboard (node unit tests, then one browser test in headless Chromium)

@@ -29,6 +29,9 @@ PROTO_SRC = ROOT / "proto" / "src" / "main" / "protobuf"
 TOOLS_BIN = ROOT / ".tools" / "bin"
 
 
+PRIMING_MAX_SECONDS = 120
+
+
 class LoadGenError(RuntimeError):
     pass
 
@@ -101,7 +104,7 @@ class Invocation:
     method: str | None            # gRPC method; None for REST
     executor: str
     vus: int
-    duration: float
+    duration: float | None        # None: shared-iterations bounded by count only (PRIMING_MAX_SECONDS)
     keys_file: Path
     out_file: Path
     log_file: Path
@@ -126,7 +129,7 @@ def _cpu_children() -> float:
 def _run(cmd: list[str], log_file: Path, timeout: float, env: dict | None = None) -> tuple[float, float]:
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "ab") as log:
-        log.write(("\n$ " + " ".join(cmd) + "\n").encode())
+        log.write((f"\n# {time.strftime('%H:%M:%S')}\n$ " + " ".join(cmd) + "\n").encode())
         log.flush()
         cpu0, t0 = _cpu_children(), time.monotonic()
         try:
@@ -136,6 +139,7 @@ def _run(cmd: list[str], log_file: Path, timeout: float, env: dict | None = None
             raise LoadGenError(f"{Path(cmd[0]).name} did not finish within {timeout:.0f} s and was killed; "
                                f"see {log_file}") from e
         wall, cpu = time.monotonic() - t0, _cpu_children() - cpu0
+        log.write(f"# exit {r.returncode} after {wall:.1f} s, {cpu:.1f} s CPU\n".encode())
     if r.returncode != 0:
         raise LoadGenError(f"{Path(cmd[0]).name} exited {r.returncode}; see {log_file}")
     return cpu, wall
@@ -146,14 +150,16 @@ def _seconds(x: float) -> str:
 
 
 def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list[str]) -> Outcome:
+    inv.out_file.parent.mkdir(parents=True, exist_ok=True)
     inv.out_file.unlink(missing_ok=True)
     open_model = inv.executor == "constant-arrival-rate"
     # the invocation stops by itself; the timeout only catches a hung generator
-    timeout = inv.duration + 60
+    duration = inv.duration if inv.duration is not None else PRIMING_MAX_SECONDS
+    timeout = duration + 60
     if inv.tool == "k6":
         script = K6_DIR / ("rest.js" if inv.protocol == "rest" else "grpc.js")
         env_args = {
-            "EXECUTOR": inv.executor, "VUS": inv.vus, "DURATION": _seconds(inv.duration),
+            "EXECUTOR": inv.executor, "VUS": inv.vus, "DURATION": _seconds(duration),
             "ITERATIONS": inv.iterations or 0, "RATE": inv.rate or 0, "KEYS_FILE": inv.keys_file,
             "SUMMARY_OUT": inv.out_file, "OPERATION": inv.operation,
         }
@@ -162,7 +168,7 @@ def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list
         else:
             env_args.update(GRPC_ADDR=grpc_address, METHOD=inv.method, PROTO_PATHS=",".join(proto_paths))
         env_args.update(inv.extra_env)
-        cmd = [tool_path("k6"), "run", "--quiet", "--no-color", "--no-usage-report"]
+        cmd = [tool_path("k6"), "run", "--quiet", "--no-color", "--no-usage-report", "--address="]
         for k, v in env_args.items():
             cmd += ["-e", f"{k}={v}"]
         cmd.append(str(script))
@@ -181,10 +187,16 @@ def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list
                "--call", inv.method, "--data-file", str(inv.keys_file),
                "--concurrency", str(inv.vus), "--connections", str(inv.vus),
                "--format", "json", "--output", str(inv.out_file)]
-        if inv.executor == "shared-iterations":
-            cmd += ["--total", str(inv.iterations), "--max-duration", _seconds(inv.duration)]
+        if inv.executor == "shared-iterations" and inv.duration is None:
+            # a fixed set (the priming pass): every key once, bounded by count. (ghz v0.120.0
+            # ignores --total when --max-duration is given and runs for the whole duration.)
+            cmd += ["--total", str(inv.iterations)]
         else:
-            cmd += ["--duration", _seconds(inv.duration)]
+            # timed; over a key file, ghz takes request i from entry i mod length, so a window with
+            # fewer requests than keys asks each key once (the caller checks the count)
+            # wait: calls in flight when the window closes finish and count, as k6's graceful stop
+            # lets its iterations finish (ghz's default, close, cancels them and reports errors)
+            cmd += ["--duration", _seconds(inv.duration), "--duration-stop", "wait"]
         if open_model:
             cmd += ["--rps", str(int(inv.rate))]
         cmd.append(grpc_address)

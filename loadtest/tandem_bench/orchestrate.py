@@ -98,7 +98,7 @@ class Bench:
 
     # ------------------------------------------------------------ helpers
 
-    def invocation(self, cell: profile.CellPlan, *, executor: str, vus: int, duration: float, which: str,
+    def invocation(self, cell: profile.CellPlan, *, executor: str, vus: int, duration: float | None, which: str,
                    tag: str, iterations: int | None = None, rate: float | None = None) -> loadgen.Invocation:
         keys_file, n = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, which)
         if executor == "shared-iterations" and iterations is None:
@@ -192,7 +192,7 @@ class Bench:
         if cell.temperature == "warm" and requests < hot_n:
             # every hot key once: shared iterations over the hot set
             self.generate(self.invocation(cell, executor="shared-iterations", vus=min(cell.concurrency, hot_n),
-                                          duration=120, which="hot", tag="priming"))
+                                          duration=None, which="hot", tag="priming"))
 
     def window(self, cell: profile.CellPlan, rep: int) -> tuple[dict, list[str]]:
         notes = []
@@ -241,10 +241,10 @@ class Bench:
         m["loadGenCpuSeconds"] = outcome.cpu_seconds
         m["loadGenCpuPercent"] = 100 * outcome.cpu_seconds / outcome.wall_seconds if outcome.wall_seconds else None
         notes += outcome.notes
-        if cell.temperature == "cold" and cell.model == "closed" and m["requests"] >= n_keys:
+        if cell.temperature == "cold" and cell.tool == "k6" and cell.model == "closed" and m["requests"] >= n_keys:
             notes.append(f"{cell.id} rep {rep}: the window touched all {n_keys} cold keys and ended before "
                          f"{cell.duration_seconds:g} s; raise seed_scale for longer cold windows")
-        if cell.temperature == "cold" and cell.model == "open" and m["requests"] > n_keys:
+        if cell.temperature == "cold" and (cell.model == "open" or cell.tool == "ghz") and m["requests"] > n_keys:
             notes.append(f"{cell.id} rep {rep}: {m['requests']} requests over {n_keys} cold keys: keys repeated")
         return m, notes
 

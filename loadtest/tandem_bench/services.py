@@ -169,7 +169,9 @@ class Services:
 
     def _define(self, mode: str) -> list[Service]:
         common = dict(os.environ, TANDEM_DB_NAME=self.db_name, TANDEM_SEED_MODE="off", TANDEM_CACHE_MODE=mode,
-                      TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix)
+                      TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix,
+                      # the cache's actuator endpoint (counters, flush) next to health and prometheus
+                      MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
                   "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE"):
             common.pop(k, None)
@@ -229,6 +231,18 @@ class Services:
                 raise ServiceError(f"{names} not UP within {self.start_timeout:.0f} s:\n{tails}")
             if pending:
                 time.sleep(0.5)
+        # UP on the health endpoint, and the API itself answers: a REST request, a gRPC connection
+        while True:
+            try:
+                status, _ = http_get(f"{self.ports.rest_base}/api/v1/groups/1")
+                if status and port_open(self.ports.grpc):
+                    break
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() - t0 > self.start_timeout:
+                self.stop()
+                raise ServiceError(f"the services report UP but the API does not answer within {self.start_timeout:.0f} s")
+            time.sleep(0.5)
         return time.monotonic() - t0
 
     def _tail(self, s: Service, lines: int = 30) -> str:
