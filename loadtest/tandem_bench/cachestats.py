@@ -63,7 +63,9 @@ def normalise(doc: dict) -> dict:
     errors = doc.get("redisErrors")
     health = {
         "redisErrors": sum(v for v in errors.values() if isinstance(v, (int, float))) if isinstance(errors, dict) else 0,
-        "l1Trusted": (doc.get("l1") or {}).get("trusted") if isinstance(doc.get("l1"), dict) else None,
+        # whether L1 is served: only meaningful where there is an L1 (local, hybrid)
+        "l1Trusted": doc["l1"].get("trusted") if isinstance(doc.get("l1"), dict) and doc["l1"].get("enabled", True)
+        else None,
         "breaker": doc.get("breaker"),
     }
     return {"mode": mode, "caches": caches, "health": health}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -95,6 +96,7 @@ class Bench:
         self.t0 = time.monotonic()
         self.measure_t0 = None
         self.cache_endpoint_missing = False
+        self.load_at_start = (0.0, 0.0, 0.0)
 
     # ------------------------------------------------------------ helpers
 
@@ -175,8 +177,7 @@ class Bench:
             with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
                 for f in [pool.submit(self.generate, inv) for inv in invs]:
                     f.result()
-        if mode != "none":
-            self.flush_caches()
+        # no flush here: cold windows flush for themselves, warm ones find part of their hot set primed
         say(f"bench: JIT warm-up ({', '.join(ops)} on both wires, {conc} VUs) took {time.monotonic() - t0:.0f} s, "
             "excluded from the figures")
 
@@ -320,6 +321,10 @@ class Bench:
         n = len(self.cells)
         say(f"bench: run {run_id}: {n} cells over cache modes {', '.join(modes)}; about "
             f"{mmss(profile.estimate_seconds(self.prof, self.cells))} of measuring")
+        self.load_at_start = os.getloadavg()
+        if self.load_at_start[0] > (os.cpu_count() or 1) * 0.5:
+            say(f"bench: WARNING: load average {self.load_at_start[0]:.1f} before measuring on "
+                f"{os.cpu_count()} cores: something else is running, and the figures will show it")
         self.measure_t0 = time.monotonic()
         i = 0
         for mode in modes:
@@ -349,8 +354,17 @@ class Bench:
             "helloEndpoints": {"rest": "GET /api/v1/hello", "grpc": keys.GRPC_METHODS["Hello"]},
             "source": self.prof["source"],
         }
+        cpu = sorted((c["summary"]["loadGenCpuPercent"], c["id"]) for c in self.records
+                     if c["summary"]["loadGenCpuPercent"] is not None)
+        load_end = os.getloadavg()
         notes = [
             "Load generator and services share this machine's cores; see environment.loadGeneratorNote.",
+            *([f"Load generator CPU per cell (median over windows, percent of one core, start-up included): "
+               f"median {stats.median([p for p, _ in cpu]):.0f}%, from {cpu[0][0]:.0f}% ({cpu[0][1]}) "
+               f"to {cpu[-1][0]:.0f}% ({cpu[-1][1]})"] if cpu else []),
+            f"Machine load average (1/5/15 min) before measuring: "
+            f"{' / '.join(f'{x:.2f}' for x in self.load_at_start)}; at the end: "
+            f"{' / '.join(f'{x:.2f}' for x in load_end)}.",
             "Cold windows: caches flushed (L1 of both services and L2), then shared iterations over keys "
             "never asked before in that window (GetGroup ids, ListGroups pages of one subject starting after "
             f"a given group), so each request is a first touch. Warm windows: the {hot} hot keys, primed by "
