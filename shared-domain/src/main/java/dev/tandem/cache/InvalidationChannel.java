@@ -60,18 +60,23 @@ final class InvalidationChannel implements MessageListener, SubscriptionListener
     private final CacheMetrics metrics;
     private final Clock clock;
     private final long boundNanos;
+    /** How long to listen before L1 is first served: by then every live peer has been heard once. */
+    private final long settleNanos;
 
     private final ReentrantLock publishLock = new ReentrantLock();
     private long sequence;
+    /** Only the first failure of a run is logged as a warning; an outage would otherwise log every write. */
+    private boolean failing;
 
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
     private volatile long trustedUntilNanos = System.nanoTime() - 1;
     private volatile long lastOwnHeartbeatNanos = System.nanoTime() - Long.MAX_VALUE / 4;
     private volatile boolean everTrusted;
     private volatile boolean subscribedBefore;
+    private volatile long subscribedSinceNanos;
 
     InvalidationChannel(String instanceId, String channel, RedisGateway redis, L1Tier l1, L2Tier l2,
-                        CacheMetrics metrics, Clock clock, Duration stalenessBound) {
+                        CacheMetrics metrics, Clock clock, Duration stalenessBound, Duration heartbeatInterval) {
         this.instanceId = instanceId;
         this.channel = channel;
         this.redis = redis;
@@ -80,6 +85,7 @@ final class InvalidationChannel implements MessageListener, SubscriptionListener
         this.metrics = metrics;
         this.clock = clock;
         this.boundNanos = stalenessBound.toNanos();
+        this.settleNanos = heartbeatInterval.toNanos() * 2;
     }
 
     /** Whether L1 may be served now (see the class comment). */
@@ -104,11 +110,19 @@ final class InvalidationChannel implements MessageListener, SubscriptionListener
                 redis.publish(channel, message);
             }
             metrics.invalidationsSent.increment();
+            if (failing) {
+                failing = false;
+                log.info("Publishing invalidations again");
+            }
             return true;
         } catch (RedisGateway.Unavailable e) {
             metrics.invalidationsFailed.increment();
-            log.warn("Could not publish invalidation {} ({}); other instances will notice the gap", invalidation,
-                    e.getMessage());
+            if (!failing) {
+                failing = true;
+                log.warn("Could not publish invalidation {} ({}); other instances will notice the gap, and L2 is "
+                        + "flushed once Redis is back (further failures are counted in {})", invalidation,
+                        e.getMessage(), CacheMetrics.INVALIDATIONS_FAILED);
+            }
             return false;
         } finally {
             publishLock.unlock();
@@ -188,7 +202,9 @@ final class InvalidationChannel implements MessageListener, SubscriptionListener
         if (peer == null) {
             peer = new Peer();
             peers.put(m.publisher(), peer);
-            if (m.sequence() > (counted ? 1 : 0)) {
+            // Before L1 is first served there is nothing to flush: a peer's number then only tells
+            // where it stands. Afterwards a peer we never heard of should start from zero.
+            if (everTrusted && m.sequence() > (counted ? 1 : 0)) {
                 lost = "new-publisher";
             }
         } else {
@@ -233,13 +249,18 @@ final class InvalidationChannel implements MessageListener, SubscriptionListener
         metrics.heartbeatRtt.record(now - m.originNanos(), TimeUnit.NANOSECONDS);
         lastOwnHeartbeatNanos = now;
         long until = m.originNanos() + boundNanos;
-        if (l1 != null && now - trustedUntilNanos >= 0) {
+        if (!everTrusted && now - subscribedSinceNanos < settleNanos) {
+            // Not yet: L1 is first served once every live peer has been heard (and its sequence
+            // number learnt), so that a gap in any of them is noticed from then on.
+            return;
+        }
+        if (now - trustedUntilNanos >= 0) {
             // L1 was not trusted up to now: whatever it holds may have missed invalidations.
             // Flushed before it is trusted again, so no reader sees those entries.
             if (everTrusted) {
                 log.info("Invalidation channel healthy again: flushing L1 and serving it again");
                 flushL1("channel-recovered");
-            } else {
+            } else if (l1 != null) {
                 l1.flush();
             }
             everTrusted = true;
@@ -251,6 +272,9 @@ final class InvalidationChannel implements MessageListener, SubscriptionListener
 
     @Override
     public void onChannelSubscribed(byte[] channel, long count) {
+        if (!subscribedBefore) {
+            subscribedSinceNanos = System.nanoTime();
+        }
         if (subscribedBefore) {
             log.info("Re-subscribed to the invalidation channel: flushing L1 (messages may have been lost)");
             flushL1("resubscribed");

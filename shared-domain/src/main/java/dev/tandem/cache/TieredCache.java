@@ -101,7 +101,7 @@ public class TieredCache implements SmartLifecycle {
             this.redis = new RedisGateway(template, breaker(properties), metrics);
             this.l2 = mode.usesL2() ? new L2Tier(redis, properties, metrics, clock) : null;
             this.channel = new InvalidationChannel(properties.instanceId(), properties.redis().channel(), redis, l1, l2,
-                    metrics, clock, properties.stalenessBound());
+                    metrics, clock, properties.stalenessBound(), properties.heartbeatInterval());
         } else {
             this.redis = null;
             this.l2 = null;

@@ -225,7 +225,9 @@ public class GroupService {
 
     @Transactional
     public void leave(long groupId, long userId) {
-        StudyGroup group = groups.findById(groupId).orElseThrow(() -> DomainException.notFound("group", groupId));
+        // Locked like join: two leaves of one member would otherwise both pass the check and the
+        // second would fail its DELETE with an optimistic-locking error instead of NOT_FOUND.
+        StudyGroup group = groups.findLockedById(groupId).orElseThrow(() -> DomainException.notFound("group", groupId));
         MemberKey key = new MemberKey(groupId, userId);
         if (!members.existsById(key)) {
             throw DomainException.notFound("membership", groupId + "/" + userId);

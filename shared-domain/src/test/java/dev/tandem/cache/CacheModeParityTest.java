@@ -39,7 +39,7 @@ class CacheModeParityTest {
     void everyModeAnswersAsModeNoneThroughASequenceOfWrites(CacheMode mode) {
         Instance reference = Instance.reference();
         Instance tested = Instance.named(mode.name().toLowerCase() + "-a", mode);
-        tested.seed.reset(1);
+        tested.resetData();
         tested.cache.resetCounters();
 
         long joiner = firstUserWhere(reference, "id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)");

@@ -47,7 +47,7 @@ class ConcurrentStressTest {
         Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
         Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
         Instance reference = Instance.reference();
-        a.seed.reset(1);
+        a.resetData();
         a.awaitHealthy();
         b.awaitHealthy();
 

@@ -37,7 +37,7 @@ class FillRaceTest {
     void l2KeyedFillDoesNotOverwriteTheTombstoneOfAWriteThatCommittedDuringItsLoad() throws Exception {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
         Instance reference = Instance.reference();
-        r.seed.reset(1);
+        r.resetData();
         String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
         GroupView stale = reference.groups.get(1);
 
@@ -60,7 +60,7 @@ class FillRaceTest {
     void l2KeyedFillOverAnOlderTombstoneFailsWhenAnotherWriteCameInBetween() throws Exception {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
         Instance reference = Instance.reference();
-        r.seed.reset(1);
+        r.resetData();
         String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
         long user = TwoInstanceCoherenceTest.firstNonMember(r, 1);
         r.groups.join(1, user);
@@ -85,7 +85,7 @@ class FillRaceTest {
     void l2PageFillLandsInADeadGenerationWhenAWriteCommittedDuringItsLoad() throws Exception {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
         Instance reference = Instance.reference();
-        r.seed.reset(1);
+        r.resetData();
         GroupsPageKey key = new GroupsPageKey("algorithms", 3, 0);
         String generation = r.cache.l2().generationKey(CacheName.GROUPS_PAGE, "algorithms");
         GroupPage stale = reference.groups.list("algorithms", 3, "");
@@ -111,7 +111,7 @@ class FillRaceTest {
         Instance a = Instance.named("local-a", CacheMode.LOCAL);
         Instance b = Instance.named("local-b", CacheMode.LOCAL);
         Instance reference = Instance.reference();
-        a.seed.reset(1);
+        a.resetData();
         Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
         GroupView stale = reference.groups.get(1);
         long invalidations = b.cache.l1().invalidationCount(CacheName.GROUP, 1L);
@@ -138,7 +138,7 @@ class FillRaceTest {
         Instance a = Instance.named("local-a", CacheMode.LOCAL);
         Instance b = Instance.named("local-b", CacheMode.LOCAL);
         Instance reference = Instance.reference();
-        a.seed.reset(1);
+        a.resetData();
         Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
         GroupsPageKey key = new GroupsPageKey("algorithms", 3, 0);
         GroupPage stale = reference.groups.list("algorithms", 3, "");
@@ -161,7 +161,7 @@ class FillRaceTest {
     void hybridFillRacingALocalWriteKeepsNothingStale() throws Exception {
         Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
         Instance reference = Instance.reference();
-        h.seed.reset(1);
+        h.resetData();
         GroupView stale = reference.groups.get(1);
         long before = countMembers(reference, 1);
 

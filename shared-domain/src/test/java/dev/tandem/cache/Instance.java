@@ -93,6 +93,21 @@ final class Instance {
     }
 
     /**
+     * Loads the seed data afresh through this instance, then waits until every other running
+     * instance has applied the flush that the reset published (it arrives asynchronously, within
+     * the staleness bound), so that a test starts from the same state everywhere.
+     */
+    void resetData() {
+        seed.reset(1);
+        for (Instance other : RUNNING.values()) {
+            if (other.cache.l1() != null && !Servers.await(other.cache.stalenessBound().multipliedBy(2),
+                    () -> other.cache.l1().size() == 0)) {
+                throw new AssertionError(other + " did not flush its L1 after the reset: " + other.cache.status());
+            }
+        }
+    }
+
+    /**
      * Waits until the cache is fully up: subscribed, its own heartbeat back (so L1 is served), the
      * breaker closed and L2 clean. A freshly started instance, or one after a Redis outage, gets
      * there by itself within a few heartbeats.

@@ -41,7 +41,7 @@ class TwoInstanceCoherenceTest {
         Instance a = Instance.named(mode.name().toLowerCase() + "-a", mode);
         Instance b = Instance.named(mode.name().toLowerCase() + "-b", mode);
         Instance reference = Instance.reference();
-        a.seed.reset(1);
+        a.resetData();
         Duration bound = b.cache.stalenessBound();
 
         long joiner = CacheModeParityTest.firstUserWhere(reference,
@@ -101,7 +101,7 @@ class TwoInstanceCoherenceTest {
     void invalidationLagBetweenTwoInstances() {
         Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
         Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
-        a.seed.reset(1);
+        a.resetData();
         long user = firstNonMember(a, 1);
         long before = b.cache.metrics().invalidationLag.count();
         int writes = 300;

@@ -109,6 +109,25 @@ class GroupServiceTest {
     }
 
     @Test
+    void concurrentLeavesOfOneMemberLeaveOnceAndTheRestAreNotFound() throws Exception {
+        long owner = newUser("owner");
+        long user = newUser("leaver");
+        GroupView group = groups.create(new NewGroup("Leaky group", "physics", "", 50, owner));
+        groups.join(group.id(), user);
+
+        List<Callable<Boolean>> tasks = IntStream.range(0, 8).<Callable<Boolean>>mapToObj(i -> () -> {
+            groups.leave(group.id(), user);
+            return true;
+        }).toList();
+        List<Object> outcomes = Concurrently.run(tasks);
+
+        assertThat(outcomes).filteredOn(Boolean.TRUE::equals).hasSize(1);
+        assertThat(outcomes).filteredOn(o -> !Boolean.TRUE.equals(o))
+                .allSatisfy(o -> assertThat(((DomainException) o).code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(groups.get(group.id()).memberCount()).isEqualTo(1);
+    }
+
+    @Test
     void secondRatingBySameUserIsAConflictNotARow() throws Exception {
         long user = newUser("rater");
         List<Callable<RatingView>> tasks = IntStream.range(0, 6)

@@ -1,0 +1,162 @@
+package dev.tandem.cache;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.group.GroupView;
+import dev.tandem.group.NewSession;
+import dev.tandem.proto.v1.Group;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** L1 and L2 behaviour one rule at a time, against the real Redis and MariaDB. */
+class CacheBehaviourTest {
+
+    @Test
+    void notFoundIsRememberedBrieflyInL1AndNotInL2() {
+        Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
+        h.resetData();
+        assertThatThrownBy(() -> h.groups.get(999_999)).isInstanceOfSatisfying(DomainException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(h.cache.l1().getIfPresent(CacheName.GROUP, 999_999L)).isEqualTo(Optional.empty());
+        assertThat(h.cache.redis().get(h.cache.l2().keyedKey(CacheName.GROUP, 999_999L))).isNull();
+        long misses = h.cache.metrics().misses(CacheName.GROUP, CacheMetrics.Level.L1);
+        assertThatThrownBy(() -> h.groups.get(999_999)).isInstanceOf(DomainException.class);
+        assertThat(h.cache.metrics().misses(CacheName.GROUP, CacheMetrics.Level.L1)).isEqualTo(misses);
+    }
+
+    @Test
+    void invalidRequestsAreRejectedBeforeTheCacheAndNeverCached() {
+        Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
+        h.resetData();
+        long pages = h.cache.l1().size(CacheName.GROUPS_PAGE);
+        long misses = h.cache.metrics().misses(CacheName.GROUPS_PAGE, CacheMetrics.Level.L1);
+        assertThatThrownBy(() -> h.groups.list("", -1, "")).isInstanceOfSatisfying(DomainException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> h.groups.list("", 10, "not-a-token")).isInstanceOfSatisfying(DomainException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> h.groups.leaderboard("", 101)).isInstanceOfSatisfying(DomainException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+        assertThat(h.cache.l1().size(CacheName.GROUPS_PAGE)).isEqualTo(pages);
+        assertThat(h.cache.metrics().misses(CacheName.GROUPS_PAGE, CacheMetrics.Level.L1)).isEqualTo(misses);
+    }
+
+    @Test
+    void concurrentMissesOnOneKeyRunOneLoad() throws Exception {
+        Instance l = Instance.named("local-a", CacheMode.LOCAL);
+        l.resetData();
+        l.awaitHealthy();
+        AtomicInteger loads = new AtomicInteger();
+        CountDownLatch allAsking = new CountDownLatch(16);
+        List<Callable<?>> readers = new ArrayList<>();
+        for (int n = 0; n < 16; n++) {
+            readers.add(() -> l.cache.get(CacheName.GROUP, 7L, () -> {
+                loads.incrementAndGet();
+                try {
+                    // Holds the load until every reader has asked (or 2 s), so they overlap it.
+                    allAsking.await(2, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return l.queries.findGroup(7, Instant.now());
+            }));
+        }
+        List<Object> results = dev.tandem.testsupport.Concurrently.run(readers.stream().map(r -> (Callable<?>) () -> {
+            allAsking.countDown();
+            return r.call();
+        }).toList());
+        assertThat(loads.get()).isEqualTo(1);
+        assertThat(results).allSatisfy(r -> assertThat(r).isEqualTo(Optional.of(l.groups.get(7))));
+    }
+
+    @Test
+    void l2ValuesAreAFormatByteAndTandemV1ProtobufWhoeverWroteThem() {
+        Instance r = Instance.named("redis-a", CacheMode.REDIS);
+        Instance reference = Instance.reference();
+        r.resetData();
+        GroupView group = r.groups.get(5);
+        byte[] raw = r.cache.redis().get(r.cache.l2().keyedKey(CacheName.GROUP, 5L));
+        assertThat(raw[0]).isEqualTo(L2Tier.VALUE_FORMAT);
+
+        // What another service (or build) wrote: plain tandem.v1.Group bytes behind the same byte.
+        Group written = Group.newBuilder().setId(5).setName("Written elsewhere").setSubject(group.subject())
+                .setDescription(group.description()).setCapacity(group.capacity()).setOwnerId(group.ownerId())
+                .setOwnerName(group.ownerName()).setMemberCount(group.memberCount())
+                .setAverageRating(group.averageRating()).setRatingCount(group.ratingCount())
+                .setVersion(group.version()).setCreateTime(com.google.protobuf.Timestamp.newBuilder()
+                        .setSeconds(group.createTime().getEpochSecond()))
+                .build();
+        r.cache.redis().delete(r.cache.l2().keyedKey(CacheName.GROUP, 5L));
+        r.cache.redis().setIfAbsent(r.cache.l2().keyedKey(CacheName.GROUP, 5L), L2Tier.frame(written.toByteArray()), 60_000);
+        assertThat(r.groups.get(5).name()).isEqualTo("Written elsewhere");
+        assertThat(reference.groups.get(5).name()).isNotEqualTo("Written elsewhere");
+    }
+
+    @Test
+    void anL2ValueThatDoesNotDecodeIsAMissAndIsDeleted() {
+        Instance r = Instance.named("redis-a", CacheMode.REDIS);
+        Instance reference = Instance.reference();
+        r.resetData();
+        String key = r.cache.l2().keyedKey(CacheName.GROUP, 6L);
+        byte[][] bad = {
+                {L2Tier.VALUE_FORMAT, (byte) 0xFF, (byte) 0xFF, 0x01},   // not protobuf
+                {(byte) 0x7F, 0x08, 0x06},                                 // unknown format version
+                {L2Tier.VALUE_FORMAT, (byte) 0xA8, 0x1F, 0x01},             // protobuf, but a field Group lacks
+                {}};
+        for (byte[] value : bad) {
+            r.cache.redis().delete(key);
+            r.cache.redis().setIfAbsent(key, value, 60_000);
+            long failures = Math.round(r.cache.metrics().registry().get(CacheMetrics.L2_DECODE_FAILURES)
+                    .tag("cache", "group").counter().count());
+            assertThat(r.groups.get(6)).isEqualTo(reference.groups.get(6));
+            assertThat(r.cache.metrics().registry().get(CacheMetrics.L2_DECODE_FAILURES).tag("cache", "group")
+                    .counter().count()).isEqualTo(failures + 1);
+            // Deleted, then filled again with a good value by the same read.
+            assertThat(r.cache.l2().read(CacheName.GROUP, 6L).value).isEqualTo(reference.groups.get(6));
+        }
+    }
+
+    @Test
+    void l2TtlsCarryJitterAndAGroupDoesNotOutliveItsNextSessionStart() {
+        Instance r = Instance.named("redis-a", CacheMode.REDIS);
+        r.resetData();
+        long ttl = 5 * 60_000;
+        List<Long> ttls = new ArrayList<>();
+        for (long id = 1; id <= 20; id++) {
+            r.groups.get(id);
+            ttls.add(r.cache.redis().pttl(r.cache.l2().keyedKey(CacheName.GROUP, id)));
+        }
+        assertThat(ttls).allSatisfy(t -> assertThat(t).isBetween((long) (ttl * 0.9) - 5_000, (long) (ttl * 1.1)));
+        assertThat(ttls.stream().distinct().count()).as("jittered, not all equal").isGreaterThan(1);
+
+        // A session that starts in 30 s makes group 8's view wrong at that instant.
+        r.groups.schedule(new NewSession(8, "Soon", Instant.now().plus(30, ChronoUnit.SECONDS), 30, ""));
+        r.groups.get(8);
+        assertThat(r.cache.redis().pttl(r.cache.l2().keyedKey(CacheName.GROUP, 8L))).isBetween(1L, 30_000L);
+    }
+
+    @Test
+    void modeNoneUsesNoCacheAtAll() {
+        Instance none = Instance.reference();
+        assertThat(none.cache.redis()).isNull();
+        assertThat(none.cache.l1()).isNull();
+        none.groups.get(1);
+        none.groups.get(1);
+        assertThat(CacheName.ALL).allSatisfy(c -> {
+            assertThat(none.cache.metrics().hits(c, CacheMetrics.Level.L1)).isZero();
+            assertThat(none.cache.metrics().misses(c, CacheMetrics.Level.L1)).isZero();
+            assertThat(none.cache.metrics().misses(c, CacheMetrics.Level.L2)).isZero();
+        });
+    }
+}

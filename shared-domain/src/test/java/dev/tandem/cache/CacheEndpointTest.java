@@ -1,0 +1,63 @@
+package dev.tandem.cache;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** /actuator/cache as the bench uses it: flush and reset, read some, read the counters. */
+class CacheEndpointTest {
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void flushResetsCountersAndEmptiesBothLevelsThenCountsHitsPerLevel() {
+        Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
+        h.resetData();
+        h.awaitHealthy();
+        CacheEndpoint endpoint = h.context.getBean(CacheEndpoint.class);
+        h.groups.get(1);
+        h.groups.list("", 5, "");
+
+        Map<String, Object> flushed = endpoint.flush(true);
+        assertThat(((Map<String, Object>) flushed.get("l1")).get("size")).isEqualTo(0L);
+        assertThat(h.cache.redis().get(h.cache.l2().keyedKey(CacheName.GROUP, 1L))).isNull();
+        Map<String, Object> total = (Map<String, Object>) flushed.get("total");
+        assertThat(total.get("l1")).isEqualTo(Map.of("hits", 0L, "misses", 0L, "hitRatio", 0.0));
+
+        for (int n = 0; n < 10; n++) {
+            h.groups.get(1);
+        }
+        Map<String, Object> status = endpoint.status();
+        assertThat(status).containsEntry("mode", "hybrid").containsEntry("instanceId", h.cache.instanceId())
+                .containsEntry("breaker", "CLOSED");
+        Map<String, Object> group = (Map<String, Object>) ((Map<String, Object>) status.get("caches")).get("group");
+        assertThat(group.get("l1")).isEqualTo(Map.of("hits", 9L, "misses", 1L, "hitRatio", 0.9));
+        assertThat(group.get("l2")).isEqualTo(Map.of("hits", 0L, "misses", 1L, "hitRatio", 0.0));
+        assertThat(group.get("l1Size")).isEqualTo(1L);
+        assertThat((Map<String, Object>) status.get("channel")).containsEntry("healthy", true);
+
+        // A second instance's L1 warmed from the L2 that the first filled: an L2 hit there.
+        Instance other = Instance.named("hybrid-b", CacheMode.HYBRID);
+        other.cache.resetCounters();
+        assertThat(Servers.await(other.cache.stalenessBound(), () -> other.cache.l1().size() == 0)).isTrue();
+        other.groups.get(1);
+        assertThat(other.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L2)).isEqualTo(1);
+    }
+
+    @Test
+    void metersAreRegisteredUnderTandemCache() {
+        Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
+        h.groups.get(1);
+        MeterRegistry registry = h.cache.metrics().registry();
+        assertThat(registry.get(CacheMetrics.GETS).tags("cache", "group", "level", "l1", "result", "hit").counter()).isNotNull();
+        assertThat(registry.get(CacheMetrics.LOAD).tags("cache", "group", "level", "db").timer()).isNotNull();
+        assertThat(registry.get(CacheMetrics.INVALIDATION_LAG).timer()).isNotNull();
+        assertThat(registry.get(CacheMetrics.BREAKER_STATE).gauge().value()).isZero();
+        assertThat(registry.get(CacheMetrics.L1_SAFE).gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get(CacheMetrics.L1_SIZE).tag("cache", "group").gauge().value()).isPositive();
+        assertThat(registry.get(CacheMetrics.INVALIDATIONS_SENT).counter()).isNotNull();
+        assertThat(registry.get(CacheMetrics.HEARTBEAT_RTT).timer().count()).isPositive();
+    }
+}
