@@ -28,12 +28,15 @@ class CacheEndpointHttpTest {
     @LocalServerPort int port;
     @Autowired GroupService groups;
     @Autowired SeedData seed;
+    @Autowired TieredCache cache;
 
     private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void getPostAndDeleteOverHttp() throws Exception {
         seed.reset(1);
+        // A context that has just started serves L1 once its channel is confirmed (a few heartbeats).
+        assertThat(Servers.await(java.time.Duration.ofSeconds(30), cache::l1Trusted)).isTrue();
         groups.get(1);
 
         HttpResponse<String> flushed = http.send(HttpRequest.newBuilder(uri("/actuator/cache"))

@@ -98,11 +98,46 @@ final class Instance {
      * the staleness bound), so that a test starts from the same state everywhere.
      */
     void resetData() {
+        for (Instance other : RUNNING.values()) {
+            other.awaitHealthy();
+        }
         seed.reset(1);
         for (Instance other : RUNNING.values()) {
             if (other.cache.l1() != null && !Servers.await(other.cache.stalenessBound().multipliedBy(2),
                     () -> other.cache.l1().size() == 0)) {
                 throw new AssertionError(other + " did not flush its L1 after the reset: " + other.cache.status());
+            }
+        }
+        awaitQuiet();
+    }
+
+    /**
+     * Waits until no running instance has flushed its L1 for a few heartbeats. A test that
+     * disturbed the channel (a cut subscription, a lost message) leaves flushes that the next
+     * heartbeats still reveal; they are right, but they would empty the next test's L1 under it.
+     */
+    static void awaitQuiet() {
+        java.util.function.Supplier<Double> flushes = () -> RUNNING.values().stream()
+                .mapToDouble(i -> i.cache.metrics().flushCounts().values().stream().mapToDouble(Double::doubleValue).sum())
+                .sum();
+        long quietNanos = java.time.Duration.ofMillis(800).toNanos();
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        double seen = flushes.get();
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < quietNanos) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("L1 flushes did not stop");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            double now = flushes.get();
+            if (now != seen) {
+                seen = now;
+                since = System.nanoTime();
             }
         }
     }
