@@ -48,7 +48,9 @@ import java.util.function.Supplier;
  * degrades to the next level. If an L2 invalidation could not be written, L2 may hold the old value
  * for as long as its TTL: this instance then stops reading L2 ("dirty"), and as soon as Redis takes
  * commands again it deletes the whole {@code tandem:cache:*} keyspace and tells every instance to
- * flush its L1. Flushing everything rather than replaying a local backlog of the lost tombstones,
+ * flush its L1. An instance whose breaker opened does the same on recovery even if it wrote
+ * nothing, since another instance may have lost tombstones in the same outage: so after a Redis
+ * outage no instance reads an L2 value written before it. Flushing everything rather than replaying a local backlog of the lost tombstones,
  * because a backlog is lost with the process, cannot be complete for generations that other
  * instances may have restarted meanwhile, and an outage is rare enough that a cold L2 after it is
  * the cheaper price for a simple argument: after recovery, nothing in L2 predates it.
@@ -106,6 +108,17 @@ public class TieredCache implements SmartLifecycle {
             this.redis = null;
             this.l2 = null;
             this.channel = null;
+        }
+        if (l2 != null) {
+            // An outage long enough to open the breaker is an outage in which some instance may
+            // have lost tombstones (and Redis may come back with its data): this instance then
+            // deletes the L2 keyspace before it reads L2 again, whoever wrote what meanwhile.
+            redis.breaker().getEventPublisher().onStateTransition(event -> {
+                CircuitBreaker.State to = event.getStateTransition().getToState();
+                if (to == CircuitBreaker.State.OPEN || to == CircuitBreaker.State.FORCED_OPEN) {
+                    l2Failures.incrementAndGet();
+                }
+            });
         }
         registerGauges(registry);
     }

@@ -52,7 +52,18 @@ final class Instance {
         return named("reference", CacheMode.NONE);
     }
 
+    /** Starts {@code name} without waiting for its cache to be healthy (e.g. while Redis is down). */
+    static Instance startUnhealthy(String name, CacheMode mode) {
+        return RUNNING.computeIfAbsent(name, n -> launch(n, mode));
+    }
+
     private static Instance start(String name, CacheMode mode, String... extra) {
+        Instance instance = launch(name, mode, extra);
+        instance.awaitHealthy();
+        return instance;
+    }
+
+    private static Instance launch(String name, CacheMode mode, String... extra) {
         List<String> args = new ArrayList<>(List.of(
                 // Command-line arguments, because they outrank tandem-domain.yml (default
                 // properties would not).
@@ -67,9 +78,7 @@ final class Instance {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(DomainTestApplication.class)
                 .web(WebApplicationType.NONE)
                 .run(args.toArray(String[]::new));
-        Instance instance = new Instance(name, context);
-        instance.awaitHealthy();
-        return instance;
+        return new Instance(name, context);
     }
 
     final String name;

@@ -17,12 +17,43 @@ final class Servers {
     private Servers() {
     }
 
+    /**
+     * Whether this checkout's scripts/servers.sh started the Redis on 16379 (its status then says
+     * so). Only then can a test stop and restart it; a Redis started by something else (another
+     * checkout, a system service) is left alone and the outage tests are skipped.
+     */
+    static boolean ownsRedis() {
+        Path root = repoRoot();
+        try {
+            Process p = new ProcessBuilder(root.resolve("scripts/servers.sh").toString(), "status", "redis")
+                    .directory(root.toFile()).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static volatile boolean redisStopped;
+
     static void stopRedis() {
+        redisStopped = true;
         servers("stop", "redis");
     }
 
     static void startRedis() {
         servers("start", "redis");
+        redisStopped = false;
+    }
+
+    /** After a test: starts Redis again if a test stopped it and did not get to start it. */
+    static void restartRedisIfStopped() {
+        if (redisStopped) {
+            startRedis();
+        }
     }
 
     private static void servers(String action, String server) {
