@@ -373,7 +373,7 @@ class Bench:
             "gRPC body bytes: serialized size of the response messages during the window, recorded by the "
             "service (tandem.grpc.response.bytes); REST body bytes: k6's byte count of the JSON bodies. "
             "ghz counts no bytes on the wire, so its wire bytes are null.",
-            *self.notes, *fit_notes,
+            *self.notes, *condense_fit_notes(fit_notes),
         ]
         return {
             "schemaVersion": 1, "runId": run_id, "startedAt": iso(started), "finishedAt": iso(finished),
@@ -382,6 +382,17 @@ class Bench:
             "environment": env, "cells": self.records, "fits": fits, "headline": head,
             "headlineDetail": detail, "notes": notes,
         }
+
+
+def condense_fit_notes(notes: list[str]) -> list[str]:
+    """stats.fits_from_cells says, for every ListGroups cell group measured at one page size only,
+    that it has no fit; one line says the same for all of them."""
+    single = [n for n in notes if n.startswith("no A + B·N fit") and "got [" in n]
+    other = [n for n in notes if n not in single]
+    if single:
+        other.append(f"no A + B·N fit for {len(single)} ListGroups cell group(s) measured at a single page size "
+                     "(a fit needs two or more)")
+    return other
 
 
 def parse_ports(text: str) -> services.Ports:

@@ -96,7 +96,7 @@ def test_quick_profile_has_what_the_headline_needs():
         assert (*wire, "ListGroups", 20, "hybrid", "warm", 50, "closed") in have       # hybrid ÷ none
         assert (*wire, "ListGroups", 20, "none", "none", 50, "closed") in have
         assert (*wire, "GetGroup", None, "hybrid", "warm", 50, "closed") in have       # GetGroup ÷ Hello
-        assert (*wire, "Hello", None, "none", "none", 50, "closed") in have
+        assert (*wire, "Hello", None, "hybrid", "none", 50, "closed") in have           # same processes
     assert {c.cache_mode for c in cells} == {"none", "local", "redis", "hybrid"}
     assert {c.temperature for c in cells} >= {"cold", "warm", "none"}
     assert any(c.model == "open" and c.tool == "k6" for c in cells)
