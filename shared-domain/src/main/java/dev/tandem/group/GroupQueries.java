@@ -49,19 +49,24 @@ public class GroupQueries {
              LIMIT %d
             """.formatted(NEXT_SESSIONS);
 
-    // Every member row meets every rating row of its group in this join, so each rating is counted
-    // member_count times: AVG is unchanged by that, and counts use DISTINCT.
+    // The page of groups is chosen first (keyset on the (subject, id) index, LIMIT inside) and only
+    // those rows are joined with members and ratings. Grouping the joined rows before the LIMIT
+    // made MariaDB aggregate every group of the subject for each page (about 275k joined rows per
+    // request at bench scale). Every member row meets every rating row of its group in the join,
+    // so each rating is counted member_count times: AVG is unchanged by that, counts use DISTINCT.
     private static final String SEARCH = """
             SELECT g.id, g.name, g.subject, g.capacity,
                    COUNT(DISTINCT m.user_id) AS member_count,
                    ROUND(AVG(r.stars), 2) AS average_rating
-              FROM study_groups g
+              FROM (SELECT id, name, subject, capacity
+                      FROM study_groups
+                     WHERE %s id > :afterId
+                     ORDER BY id
+                     LIMIT :limit) g
               LEFT JOIN group_members m ON m.group_id = g.id
               LEFT JOIN ratings r ON r.group_id = g.id
-             WHERE %s g.id > :afterId
              GROUP BY g.id, g.name, g.subject, g.capacity
              ORDER BY g.id
-             LIMIT :limit
             """;
 
     private static final String LEADERBOARD = """
@@ -114,7 +119,7 @@ public class GroupQueries {
     /** Up to {@code limit} groups after {@code afterId} in id order; all subjects when subject is "". */
     public List<GroupSummary> search(String subject, long afterId, int limit) {
         boolean all = subject.isEmpty();
-        JdbcClient.StatementSpec statement = jdbc.sql(SEARCH.formatted(all ? "" : "g.subject = :subject AND"))
+        JdbcClient.StatementSpec statement = jdbc.sql(SEARCH.formatted(all ? "" : "subject = :subject AND"))
                 .param("afterId", afterId)
                 .param("limit", limit);
         if (!all) {
