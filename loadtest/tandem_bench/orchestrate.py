@@ -43,6 +43,7 @@ REST_JAR = ROOT / "rest-service/target/rest-service.jar"
 COLD_MAX_OVERALL = 0.1   # a cold cell at or above this overall hit ratio gets a note
 WARM_MIN_OVERALL = 0.9   # a warm cell at or below this one too
 JIT_CONCURRENCY = 16
+OTHER_CPU_NOTE_CORES = 0.2   # CPU of processes outside the bench, in cores, above which a window gets a note
 
 
 def say(*parts) -> None:
@@ -97,6 +98,7 @@ class Bench:
         self.measure_t0 = None
         self.cache_endpoint_missing = False
         self.load_at_start = (0.0, 0.0, 0.0)
+        self.other_cpu: list[tuple[float, str, int]] = []
 
     # ------------------------------------------------------------ helpers
 
@@ -212,10 +214,16 @@ class Bench:
                                   duration=cell.duration_seconds, which=which, tag=f"r{rep}")
         cache_before = self.read_cache(cell.protocol)
         bytes_before = self.read_bytes(cell)
+        watch = services.CpuWatch([*self.services.pids().values(), *services.server_pids()])
         outcome = self.generate(inv)
+        cpu = watch.stop(outcome.cpu_seconds)
         cache_after = self.read_cache(cell.protocol)
         bytes_after = self.read_bytes(cell)
         self.services.check_alive()
+        self.other_cpu.append((cpu["otherCores"], cell.id, rep))
+        if cpu["otherCores"] > OTHER_CPU_NOTE_CORES:
+            notes.append(f"{cell.id} rep {rep}: processes outside the bench used {cpu['otherCores']:.2f} cores "
+                         f"during the window (of {os.cpu_count()}); its figures are disturbed by them")
 
         m = dict(outcome.measurement)
         if cache_before is not None and cache_after is not None and cell.cache_mode != "none":
@@ -362,6 +370,10 @@ class Bench:
             *([f"Load generator CPU per cell (median over windows, percent of one core, start-up included): "
                f"median {stats.median([p for p, _ in cpu]):.0f}%, from {cpu[0][0]:.0f}% ({cpu[0][1]}) "
                f"to {cpu[-1][0]:.0f}% ({cpu[-1][1]})"] if cpu else []),
+            *([f"CPU of processes outside the bench (not the services, MariaDB, Redis or the generator) per "
+               f"window: median {stats.median([x for x, _, _ in self.other_cpu]):.2f} cores, at most "
+               f"{max(self.other_cpu)[0]:.2f} ({max(self.other_cpu)[1]} rep {max(self.other_cpu)[2]})"]
+              if self.other_cpu else []),
             f"Machine load average (1/5/15 min) before measuring: "
             f"{' / '.join(f'{x:.2f}' for x in self.load_at_start)}; at the end: "
             f"{' / '.join(f'{x:.2f}' for x in load_end)}.",
