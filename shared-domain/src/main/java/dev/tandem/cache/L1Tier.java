@@ -1,15 +1,19 @@
 package dev.tandem.cache;
 
-import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
@@ -18,6 +22,14 @@ import java.util.function.Supplier;
 /**
  * L1: one Caffeine cache per cache name, bounded by entries and by TTL. Values are
  * {@code Optional}s, the empty one being a short-lived "not found".
+ *
+ * <p>One load per key at a time: a reader that misses puts its own pending future into the cache
+ * and loads on its own thread; readers of the same key that come meanwhile wait for that future
+ * instead of loading too (no stampede). This is Caffeine's AsyncCache rather than
+ * {@code Cache.get(key, loader)}, because the latter runs the load inside the map's compute and so
+ * blocks every removal of the key (and of keys in the same hash bin) until the load is done —
+ * which would make a writer, still holding its database connection in afterCommit, wait for a
+ * reader that needs a connection. Here invalidations never wait for loads.
  *
  * <p>Race with invalidations: a load can read the old value from L2 or MySQL, then an invalidation
  * for its key arrives, and only then the load returns. Each cache therefore keeps a flush epoch
@@ -31,7 +43,7 @@ final class L1Tier {
 
     private static final int STRIPES = 256;
 
-    private final List<Cache<Object, Optional<?>>> caches = new ArrayList<>();
+    private final List<AsyncCache<Object, Optional<?>>> caches = new ArrayList<>();
     private final AtomicLong[] epochs = new AtomicLong[CacheName.ALL.size()];
     private final AtomicLongArray[] stripes = new AtomicLongArray[CacheName.ALL.size()];
 
@@ -40,7 +52,7 @@ final class L1Tier {
             caches.add(Caffeine.newBuilder()
                     .maximumSize(config.maxEntries())
                     .expireAfter(expiry(cache, config, clock))
-                    .build());
+                    .buildAsync());
             epochs[cache.index()] = new AtomicLong();
             stripes[cache.index()] = new AtomicLongArray(STRIPES);
         }
@@ -59,39 +71,59 @@ final class L1Tier {
         });
     }
 
-    /** The entry, or null when L1 does not hold one. */
+    /** The entry, or null when L1 does not hold a finished one. */
     @SuppressWarnings("unchecked")
     <V> Optional<V> getIfPresent(CacheName<V> cache, Object key) {
-        return (Optional<V>) caches.get(cache.index()).getIfPresent(key);
+        CompletableFuture<Optional<?>> entry = caches.get(cache.index()).getIfPresent(key);
+        if (entry == null || !entry.isDone() || entry.isCompletedExceptionally()) {
+            return null;
+        }
+        return (Optional<V>) entry.join();
     }
 
     /**
-     * Gets {@code key}, running {@code source} if L1 does not hold it — at most one source per key
-     * at a time on this instance (Caffeine's compute), so a miss on a hot key is one load, not a
-     * stampede. {@code stillSafe} is asked once the load is done: a result is kept only if L1 is
-     * still trusted then and no invalidation or flush for its scope came in meanwhile.
+     * Gets {@code key}, running {@code source} on this thread if L1 does not hold it and no other
+     * reader is loading it already (then that load's result is awaited). {@code stillSafe} is asked
+     * once the load is done: a result is kept only if L1 is still trusted then and no invalidation
+     * or flush for its scope came in meanwhile.
      */
     @SuppressWarnings("unchecked")
     <V> Optional<V> load(CacheName<V> cache, Object key, Supplier<Optional<V>> source, BooleanSupplier stillSafe) {
-        Cache<Object, Optional<?>> l1 = caches.get(cache.index());
+        Map<Object, CompletableFuture<Optional<?>>> l1 = caches.get(cache.index()).asMap();
         int stripe = stripe(cache.scopeOf(key));
         long epoch = epochs[cache.index()].get();
         long version = stripes[cache.index()].get(stripe);
-        Object[] loaded = new Object[1];
-        Optional<?> value = l1.get(key, k -> {
-            Optional<V> result = source.get();
-            loaded[0] = result;
-            // Returning null tells Caffeine to store nothing; waiting readers then load themselves.
-            return moved(cache, stripe, epoch, version) || !stillSafe.getAsBoolean() ? null : result;
-        });
-        if (value == null) {
-            return (Optional<V>) loaded[0];
+        CompletableFuture<Optional<?>> mine = new CompletableFuture<>();
+        CompletableFuture<Optional<?>> loading = l1.putIfAbsent(key, mine);
+        if (loading != null) {
+            try {
+                return (Optional<V>) loading.join();
+            } catch (CompletionException | CancellationException e) {
+                // That reader's load failed; this one tries for itself, without L1.
+                return source.get();
+            }
         }
-        if (loaded[0] != null && moved(cache, stripe, epoch, version)) {
-            // The invalidation came between our check and Caffeine storing the value.
-            l1.asMap().remove(key, value);
+        Optional<V> result;
+        try {
+            result = source.get();
+        } catch (RuntimeException | Error e) {
+            l1.remove(key, mine);
+            mine.completeExceptionally(e);
+            throw e;
         }
-        return (Optional<V>) value;
+        // An invalidation that arrived while we loaded removed our future already; one that came
+        // between reading the counters above and putIfAbsent did not, and the counters tell.
+        boolean keep = !moved(cache, stripe, epoch, version) && stillSafe.getAsBoolean();
+        if (!keep) {
+            l1.remove(key, mine);
+        }
+        // Readers that waited for this load get its result either way: they asked before it ended.
+        mine.complete(result);
+        if (keep && moved(cache, stripe, epoch, version)) {
+            // The invalidation came between the check and now.
+            l1.remove(key, mine);
+        }
+        return result;
     }
 
     private boolean moved(CacheName<?> cache, int stripe, long epoch, long version) {
@@ -105,7 +137,7 @@ final class L1Tier {
             if (target.cache().subjectScoped()) {
                 caches.get(c).asMap().keySet().removeIf(k -> ((SubjectScoped) k).subject().equals(target.key()));
             } else {
-                caches.get(c).invalidate(target.key());
+                caches.get(c).asMap().remove(target.key());
             }
         }
     }
@@ -114,12 +146,12 @@ final class L1Tier {
     void flush() {
         for (CacheName<?> cache : CacheName.ALL) {
             epochs[cache.index()].incrementAndGet();
-            caches.get(cache.index()).invalidateAll();
+            caches.get(cache.index()).synchronous().invalidateAll();
         }
     }
 
     long size(CacheName<?> cache) {
-        return caches.get(cache.index()).estimatedSize();
+        return caches.get(cache.index()).synchronous().estimatedSize();
     }
 
     long size() {
@@ -133,7 +165,13 @@ final class L1Tier {
 
     /** A copy of what L1 holds for {@code cache}, for diagnostics and tests. */
     Map<Object, Optional<?>> snapshot(CacheName<?> cache) {
-        return Map.copyOf(caches.get(cache.index()).asMap());
+        Map<Object, Optional<?>> out = new HashMap<>();
+        caches.get(cache.index()).asMap().forEach((key, entry) -> {
+            if (entry.isDone() && !entry.isCompletedExceptionally()) {
+                out.put(key, entry.join());
+            }
+        });
+        return out;
     }
 
     private static int stripe(Object scope) {

@@ -120,8 +120,11 @@ class TwoInstanceCoherenceTest {
                     .as("write %d reached B", n).isTrue();
             endToEnd.add(System.nanoTime() - written);
         }
+        // B's entry can also go by a flush (a late heartbeat on a busy machine); the messages
+        // still all arrive.
+        assertThat(Servers.await(b.cache.stalenessBound(),
+                () -> b.cache.metrics().invalidationLag.count() - before >= writes)).isTrue();
         HistogramSnapshot lag = b.cache.metrics().invalidationLag.takeSnapshot();
-        assertThat(lag.count() - before).isGreaterThanOrEqualTo(writes);
         long[] sorted = endToEnd.stream().mapToLong(Long::longValue).sorted().toArray();
         System.out.printf("[invalidation lag] B's tandem.cache.invalidation.lag over %d messages: %s%n",
                 lag.count(), Arrays.stream(lag.percentileValues())
