@@ -16,7 +16,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RUN=$ROOT/.run
+# TANDEM_RUN_DIR moves everything (data, pid files, logs) elsewhere: with other ports, a second
+# pair of servers that a test may stop and restart without disturbing the first.
+RUN=${TANDEM_RUN_DIR:-$ROOT/.run}
 
 MARIADB_PORT=${TANDEM_MARIADB_PORT:-13306}
 REDIS_PORT=${TANDEM_REDIS_PORT:-16379}
