@@ -114,7 +114,7 @@ def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
         members = sorted(members, key=lambda c: c["pageSize"])
         points = [{"pageSize": c["pageSize"], "latencyMs": c["summary"]["latencyMs"]["p50"]}
                   for c in members if c["summary"]["latencyMs"]["p50"] is not None]
-        label = " ".join(f"{k}={v}" for k, v in zip((*FIT_KEYS, "tls"), key))
+        label = " ".join(f"{k}={v}" for k, v in zip(FIT_KEYS, key)) + (" over TLS" if key[-1] else "")
         try:
             line = fit_linear(points)
         except FitError as e:
