@@ -5,7 +5,7 @@
 #
 #   java     check that a JDK >= 21 exists (scripts/java-home.sh); nothing to install
 #   servers  apt: mariadb-server redis-server
-#   tools    apt: docker-compose; Go: ghz, k6, grpcurl pinned into .tools/bin
+#   tools    apt: docker-compose openssl; Go: ghz, k6, grpcurl pinned into .tools/bin
 #   python   venv .tools/venv + pip install -r loadtest/requirements.txt (when that file exists)
 #   node     npm ci in dashboard/ (when dashboard/package-lock.json exists)
 #   browser  apt: chromium
@@ -209,7 +209,7 @@ done
 
 [[ -n $want_java ]]    && do_java
 [[ -n $want_servers ]] && apt_want mariadb-server redis-server
-[[ -n $want_tools ]]   && apt_want docker-compose
+[[ -n $want_tools ]]   && apt_want docker-compose openssl  # openssl: scripts/tls-cert.sh
 [[ -n $want_browser ]] && apt_want chromium
 # one apt-get run for everything that is missing
 (( ${#APT_WANTED[@]} )) && apt_install_wanted

@@ -11,6 +11,9 @@
 # except that SERVER_PORT is given to rest-service only. Knobs of this script:
 #   TANDEM_REST_PORT (8080)  TANDEM_GRPC_PORT (9090)  TANDEM_GRPC_MANAGEMENT_PORT (8081)
 #   TANDEM_JAVA_OPTS (JVM flags for both)  TANDEM_SERVICE_START_TIMEOUT (180 s)
+# TLS (README "TLS"): with TANDEM_TLS_ENABLED=true and TANDEM_TLS_CERTIFICATE/TANDEM_TLS_PRIVATE_KEY
+# the jars serve HTTPS and gRPC over TLS; this script then checks REST's health over https,
+# trusting TANDEM_TLS_CERTIFICATE (the gRPC service's management port stays plain HTTP).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,6 +25,10 @@ REST_PORT=${TANDEM_REST_PORT:-${SERVER_PORT:-8080}}
 GRPC_PORT=${TANDEM_GRPC_PORT:-${SPRING_GRPC_SERVER_PORT:-9090}}
 GRPC_MGMT_PORT=${TANDEM_GRPC_MANAGEMENT_PORT:-8081}
 START_TIMEOUT=${TANDEM_SERVICE_START_TIMEOUT:-180}
+TLS=false; REST_SCHEME=http; CA_ARGS=()
+if [[ ${TANDEM_TLS_ENABLED:-false} == true ]]; then
+  TLS=true; REST_SCHEME=https; CA_ARGS=(--cacert "${TANDEM_TLS_CERTIFICATE:-}")
+fi
 STOP_TIMEOUT=${TANDEM_SERVICE_STOP_TIMEOUT:-40}
 
 SERVICES=(rest-service grpc-service)
@@ -32,7 +39,7 @@ err() { echo "services: ERROR: $*" >&2; }
 jar_of()    { echo "$ROOT/$1/target/$1.jar"; }
 health_of() {
   case $1 in
-    rest-service) echo "http://127.0.0.1:$REST_PORT/actuator/health" ;;
+    rest-service) echo "$REST_SCHEME://127.0.0.1:$REST_PORT/actuator/health" ;;
     grpc-service) echo "http://127.0.0.1:$GRPC_MGMT_PORT/actuator/health" ;;
   esac
 }
@@ -53,13 +60,16 @@ svc_pid() {  # pid of a service this script started, if it still runs
   echo "$pid"
 }
 
-http_get() {
+http_get() {  # an https URL is checked against TANDEM_TLS_CERTIFICATE (when TLS is on)
+  local ca=()
+  [[ $1 == https://* ]] && ca=("${CA_ARGS[@]}")
   if command -v curl >/dev/null 2>&1; then
-    curl -fsS --max-time 3 "$1" 2>/dev/null
+    curl -fsS --max-time 3 "${ca[@]}" "$1" 2>/dev/null
   else
-    python3 - "$1" <<'PY' 2>/dev/null
-import sys, urllib.request
-print(urllib.request.urlopen(sys.argv[1], timeout=3).read().decode())
+    python3 - "$1" "${TANDEM_TLS_CERTIFICATE:-}" <<'PY' 2>/dev/null
+import ssl, sys, urllib.request
+context = ssl.create_default_context(cafile=sys.argv[2]) if sys.argv[1].startswith("https") and sys.argv[2] else None
+print(urllib.request.urlopen(sys.argv[1], timeout=3, context=context).read().decode())
 PY
   fi
 }
@@ -165,11 +175,14 @@ start() {
     sleep 1
   done
 
+  local tls_note=""
+  [[ $TLS == true ]] && tls_note="  TLS on: trust ${TANDEM_TLS_CERTIFICATE:-} (curl --cacert, grpcurl -cacert)
+"
   cat <<EOF
 services: running on $java_home
-  REST     http://127.0.0.1:$REST_PORT/api/v1/groups    OpenAPI http://127.0.0.1:$REST_PORT/v3/api-docs
-           health  http://127.0.0.1:$REST_PORT/actuator/health   metrics http://127.0.0.1:$REST_PORT/actuator/prometheus
-  gRPC     127.0.0.1:$GRPC_PORT (tandem.v1.StudyGroupService, reflection, grpc.health.v1.Health)
+${tls_note}  REST     $REST_SCHEME://127.0.0.1:$REST_PORT/api/v1/groups    OpenAPI $REST_SCHEME://127.0.0.1:$REST_PORT/v3/api-docs
+           health  $REST_SCHEME://127.0.0.1:$REST_PORT/actuator/health   metrics $REST_SCHEME://127.0.0.1:$REST_PORT/actuator/prometheus
+  gRPC     127.0.0.1:$GRPC_PORT (tandem.v1.StudyGroupService, reflection, grpc.health.v1.Health$([[ $TLS == true ]] && echo ', over TLS'))
            health  http://127.0.0.1:$GRPC_MGMT_PORT/actuator/health   metrics http://127.0.0.1:$GRPC_MGMT_PORT/actuator/prometheus
   logs     .run/logs/rest-service.log  .run/logs/grpc-service.log
 EOF
@@ -209,5 +222,5 @@ case ${1:-} in
   stop)    rc=0; for n in grpc-service rest-service; do stop_one "$n" || rc=1; done; exit $rc ;;
   restart) for n in grpc-service rest-service; do stop_one "$n"; done; start ;;
   status)  status ;;
-  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

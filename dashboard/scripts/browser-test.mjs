@@ -215,6 +215,35 @@ async function main() {
       await checkView(page, base, { hash: `#/concurrency?${run}&op=Hello`, shot: '12-example-hello', charts: 4 });
     });
 
+    await test('the tls dimension: a Transport filter, TLS series and headline cards, only where a run has TLS cells', async () => {
+      const run = 'run=20261122T070000Z-quick-a262159';
+      await page.goto(`${base}/#/overview?${run}&c=50&tool=all&tls=1`);
+      await page.waitForSelector('section[data-chart=latency-by-cache-state] canvas', { timeout: 15000 });
+      await page.waitForTimeout(300);
+      const transport = await page.$eval('select[name=tls]', (s) => ({ value: s.value, options: [...s.options].map((o) => o.textContent) }));
+      assert(transport.value === 'tls' && transport.options.join('|') === 'plain TCP|TLS', JSON.stringify(transport));
+      const seen = await legends(page);
+      for (const want of ['REST · k6 · TLS p50', 'gRPC · k6 · TLS p50', 'gRPC · ghz · TLS p50']) {
+        assert(seen['latency-by-cache-state'].includes(want), `legend lacks ${want}: ${seen['latency-by-cache-state'].join(' | ')}`);
+      }
+      const cells = await page.$$eval('section[data-chart=latency-by-cache-state] table.data tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+      assert(cells.length > 0 && cells.every((t) => t.endsWith(' · TLS')), `table protocol column: ${cells.join(' | ')}`);
+      const headlines = await page.textContent('[data-testid=headlines]');
+      assert(/REST · TLS ÷ plain p50 latency/.test(headlines) && /gRPC · TLS ÷ plain throughput/.test(headlines), headlines);
+      await page.screenshot({ path: join(out, '13-example-tls.png'), fullPage: true });
+      // back to plain through the filter: the hash drops tls, the series lose the suffix
+      await page.selectOption('select[name=tls]', 'plain');
+      await page.waitForFunction(() => !location.hash.includes('tls=1'));
+      await page.waitForTimeout(300);
+      const plain = await legends(page);
+      assert(plain['latency-by-cache-state'].includes('REST · k6 p50'), `plain legend: ${plain['latency-by-cache-state'].join(' | ')}`);
+      // a run written before the tls dimension: no Transport filter, no TLS cards
+      await page.goto(`${base}/#/overview?run=20261124T100000Z-quick-1111111`);
+      await page.waitForSelector('section.chart-card canvas', { timeout: 15000 });
+      assert((await page.$('select[name=tls]')) === null, 'Transport filter shown for a run without TLS cells');
+      assert(!/TLS/.test(await page.textContent('[data-testid=headlines]')), 'TLS headline cards shown for a run without TLS cells');
+    });
+
     await test('unreadable runs are listed with their reasons, the others still work', async () => {
       await page.goto(`${base}/#/overview`);
       const box = await page.waitForSelector('[data-testid=unreadable-runs]', { timeout: 10000 });

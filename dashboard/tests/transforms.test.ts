@@ -3,7 +3,9 @@ import {
   cacheStateLabel,
   cacheStates,
   cellKey,
+  describeFilters,
   fitValue,
+  isTls,
   gainPct,
   linearFit,
   median,
@@ -15,6 +17,7 @@ import {
   summaryValue,
   metrics,
 } from '../src/data/transforms';
+import { protocolLabel, seriesName } from '../src/data/style';
 import { DEFAULT_FILTERS } from '../src/data/urlState';
 import { cell, readRun } from './helpers';
 
@@ -87,9 +90,9 @@ describe('grouping', () => {
 
   it('orders series REST first, k6 before ghz', () => {
     expect(seriesIds(cells)).toEqual([
-      { protocol: 'rest', tool: 'k6' },
-      { protocol: 'grpc', tool: 'k6' },
-      { protocol: 'grpc', tool: 'ghz' },
+      { protocol: 'rest', tool: 'k6', tls: false },
+      { protocol: 'grpc', tool: 'k6', tls: false },
+      { protocol: 'grpc', tool: 'ghz', tls: false },
     ]);
   });
 
@@ -139,3 +142,49 @@ describe('resolveFilters and selectCells', () => {
     expect(selectCells(run.cells, r, ['concurrency'])).toHaveLength(3 * 2 * 7);
   });
 });
+
+describe('the tls dimension', () => {
+  const plainAndTls = [
+    cell({ protocol: 'rest', concurrency: 50, p50: 2 }),
+    cell({ protocol: 'grpc', concurrency: 50, p50: 1, tls: false }),
+    cell({ protocol: 'rest', concurrency: 50, p50: 3, tls: true }),
+    cell({ protocol: 'grpc', concurrency: 50, p50: 2, tls: true }),
+    cell({ protocol: 'grpc', concurrency: 1, p50: 2, tls: true }),
+  ];
+
+  it('treats a cell without the field as plain', () => {
+    expect(isTls(cell({}))).toBe(false);
+    expect(isTls(cell({ tls: false }))).toBe(false);
+    expect(isTls(cell({ tls: true }))).toBe(true);
+  });
+
+  it('selects plain cells by default and TLS cells when asked, never both', () => {
+    const plain = resolveFilters(plainAndTls, DEFAULT_FILTERS);
+    expect(plain.tls).toBe(false);
+    expect(plain.options.transports).toEqual([false, true]);
+    expect(selectCells(plainAndTls, plain).map((c) => c.summary.latencyMs.p50)).toEqual([2, 1]);
+    const tls = resolveFilters(plainAndTls, { ...DEFAULT_FILTERS, tls: true });
+    // the other choices are made among the TLS cells: concurrency 50 and 1 both exist there
+    expect(tls.options.concurrencies).toEqual([1, 50]);
+    expect(selectCells(plainAndTls, { ...tls, concurrency: 50 }).every(isTls)).toBe(true);
+    expect(describeFilters({ ...tls, concurrency: 50 })).toContain('over TLS');
+  });
+
+  it('falls back to the transport the run has', () => {
+    const onlyPlain = plainAndTls.filter((c) => !isTls(c));
+    const r = resolveFilters(onlyPlain, { ...DEFAULT_FILTERS, tls: true });
+    expect(r.tls).toBe(false);
+    expect(r.options.transports).toEqual([false]);
+    expect(describeFilters(r)).not.toMatch(/TLS|plain/);
+  });
+
+  it('labels TLS series and keys TLS cells apart from plain ones', () => {
+    const tlsCells = plainAndTls.filter(isTls);
+    expect(seriesIds(tlsCells)).toEqual([{ protocol: 'rest', tool: 'k6', tls: true }, { protocol: 'grpc', tool: 'k6', tls: true }]);
+    expect(seriesName('grpc', 'k6', true)).toBe('gRPC · k6 · TLS');
+    expect(seriesName('grpc', 'k6')).toBe('gRPC · k6');
+    expect(protocolLabel('grpc', true)).toBe('gRPC · TLS');
+    expect(cellKey(plainAndTls[1])).not.toBe(cellKey({ ...plainAndTls[1], tls: true }));
+  });
+});
+

@@ -7,10 +7,10 @@ describe('URL state', () => {
       view: 'compare',
       run: '20261124T100000Z-quick-1111111',
       runB: '20261125T090000Z-quick-2222222',
-      filters: { operation: 'ListGroups', pageSize: 50, concurrency: 10, tool: 'all', model: 'open', temperature: 'cold' },
+      filters: { operation: 'ListGroups', pageSize: 50, concurrency: 10, tool: 'all', model: 'open', temperature: 'cold', tls: true },
     };
     const hash = formatHash(state);
-    expect(hash).toBe('#/compare?run=20261124T100000Z-quick-1111111&runB=20261125T090000Z-quick-2222222&op=ListGroups&n=50&c=10&tool=all&model=open&temp=cold');
+    expect(hash).toBe('#/compare?run=20261124T100000Z-quick-1111111&runB=20261125T090000Z-quick-2222222&op=ListGroups&n=50&c=10&tool=all&model=open&temp=cold&tls=1');
     expect(parseHash(hash)).toEqual(state);
   });
 

@@ -27,6 +27,26 @@ describe('validateRun on the bench fixtures (loadtest/tests/fixtures)', () => {
   });
 });
 
+describe('validateRun and the tls dimension', () => {
+  it('accepts cells and fits with tls, and runs written before it without the field (plain)', () => {
+    const run = example();
+    expect(run.cells.some((c: { tls?: boolean }) => c.tls === true)).toBe(true);
+    expect(validateRun(run).ok).toBe(true);
+    for (const c of run.cells) delete c.tls;
+    for (const f of run.fits) delete f.tls;
+    expect(validateRun(run).ok).toBe(true);
+  });
+
+  it('rejects a tls that is not true or false', () => {
+    const run = example();
+    run.cells[3].tls = 'yes';
+    expect(validateRun(run)).toEqual({ ok: false, reason: '$.cells[3].tls: expected true or false, got "yes"' });
+    const other = example();
+    other.fits[0].tls = 1;
+    expect(validateRun(other)).toEqual({ ok: false, reason: '$.fits[0].tls: expected true or false, got 1' });
+  });
+});
+
 describe('validateRun on partial or wrong files', () => {
   it('names the path of a missing summary', () => {
     const run = example();

@@ -5,6 +5,8 @@
 // data_sent/data_received, the wire bytes per request.
 // Each VU connects once, on its first iteration, so connections = VUs.
 // Exactly one check per call: k6 has no failure metric for gRPC, parse_k6 counts errors as failed checks.
+// TLS=true: HTTP/2 over TLS (plaintext: false), verifying the server's certificate against the
+// system roots, which the orchestrator points at the bench's own certificate (SSL_CERT_FILE).
 import grpc from 'k6/net/grpc';
 import { check } from 'k6';
 import { nextKey, options as commonOptions, writeSummary } from './common.js';
@@ -19,7 +21,7 @@ const okStatus = (r) => r && r.status === grpc.StatusOK;
 
 export default function () {
   if (__ITER === 0) {
-    client.connect(__ENV.GRPC_ADDR, { plaintext: true });
+    client.connect(__ENV.GRPC_ADDR, { plaintext: __ENV.TLS !== 'true' });
   }
   const res = client.invoke(method, nextKey());
   check(res, { 'status is OK': okStatus });

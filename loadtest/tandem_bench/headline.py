@@ -4,6 +4,12 @@ Each ratio is the median of the ratios of matched cell pairs (cells equal in eve
 the one thing compared), so a run with many concurrencies still gives one number, and
 headlineDetail lists every pair so the reader can check it. Only closed-model cells count:
 in the open model the throughput is the rate asked for, not a capacity.
+
+Cells are matched on TLS too (a cell without the field, from an older run, is plain), so the
+protocol and cache ratios never pair a TLS cell with a plain one; the tlsOverPlain* ratios are the
+ones that do, per protocol (REST = HTTP/1.1 + TLS, gRPC = HTTP/2 + TLS), each TLS cell with the
+plain cell equal in everything else (tool, operation, page size, cache mode, temperature,
+concurrency) of the same run.
 """
 from __future__ import annotations
 
@@ -12,7 +18,9 @@ from typing import Callable, Sequence
 from . import stats
 
 NAMES = ("grpcOverRestP50Warm", "warmHybridOverNoneThroughput",
-         "jsonOverProtobufBodyBytes", "getGroupOverHelloThroughput")
+         "jsonOverProtobufBodyBytes", "getGroupOverHelloThroughput",
+         "tlsOverPlainP50Rest", "tlsOverPlainP50Grpc",
+         "tlsOverPlainThroughputRest", "tlsOverPlainThroughputGrpc")
 
 DESCRIPTIONS = {
     "grpcOverRestP50Warm":
@@ -26,11 +34,31 @@ DESCRIPTIONS = {
     "getGroupOverHelloThroughput":
         "warm hybrid GetGroup throughput ÷ the framework's hello-world endpoint, same protocol, "
         "tool and concurrency",
+    "tlsOverPlainP50Rest":
+        "REST p50 over TLS ÷ plain, same tool, operation, page size, cache mode, temperature and "
+        "concurrency (above 1: what encryption adds to a call)",
+    "tlsOverPlainP50Grpc":
+        "gRPC p50 over TLS ÷ plain, same tool, operation, page size, cache mode, temperature and "
+        "concurrency (above 1: what encryption adds to a call)",
+    "tlsOverPlainThroughputRest":
+        "REST throughput over TLS ÷ plain, same tool, operation, page size, cache mode, temperature "
+        "and concurrency (below 1: what encryption takes from capacity)",
+    "tlsOverPlainThroughputGrpc":
+        "gRPC throughput over TLS ÷ plain, same tool, operation, page size, cache mode, temperature "
+        "and concurrency (below 1: what encryption takes from capacity)",
 }
+
+# what makes two cells "the same" apart from what a ratio compares
+TLS_MATCH = ("tool", "operation", "pageSize", "cacheMode", "temperature", "concurrency")
+
+
+def tls_of(cell: dict) -> bool:
+    """Whether a cell ran over TLS; cells of runs written before the tls dimension ran plain."""
+    return bool(cell.get("tls", False))
 
 
 def _key(cell: dict, *fields: str) -> tuple:
-    return tuple(cell[f] for f in fields)
+    return tuple(tls_of(cell) if f == "tls" else cell[f] for f in fields)
 
 
 def _ratio(num: float | None, den: float | None) -> float | None:
@@ -76,28 +104,36 @@ def compute(cells: Sequence[dict]) -> tuple[dict, dict]:
             closed,
             is_num=lambda c: c["protocol"] == "grpc" and c["tool"] == "k6" and c["temperature"] == "warm",
             is_den=lambda c: c["protocol"] == "rest" and c["tool"] == "k6" and c["temperature"] == "warm",
-            match=("cacheMode", "operation", "pageSize", "concurrency"),
+            match=("cacheMode", "operation", "pageSize", "concurrency", "tls"),
             figure=p50),
         "warmHybridOverNoneThroughput": _pairs(
             closed,
             is_num=lambda c: c["operation"] == "ListGroups" and c["cacheMode"] == "hybrid" and c["temperature"] == "warm",
             is_den=lambda c: c["operation"] == "ListGroups" and c["cacheMode"] == "none",
-            match=("protocol", "tool", "pageSize", "concurrency"),
+            match=("protocol", "tool", "pageSize", "concurrency", "tls"),
             figure=rps),
         "jsonOverProtobufBodyBytes": _pairs(
             closed,
             is_num=lambda c: c["protocol"] == "rest" and c["operation"] in domain_ops,
             is_den=lambda c: c["protocol"] == "grpc" and c["operation"] in domain_ops,
-            match=("operation", "pageSize"),
+            match=("operation", "pageSize", "tls"),
             figure=body,
             one_per=("operation", "pageSize")),
         "getGroupOverHelloThroughput": _pairs(
             closed,
             is_num=lambda c: c["operation"] == "GetGroup" and c["cacheMode"] == "hybrid" and c["temperature"] == "warm",
             is_den=lambda c: c["operation"] == "Hello",
-            match=("protocol", "tool", "concurrency"),
+            match=("protocol", "tool", "concurrency", "tls"),
             figure=rps),
     }
+    for protocol, suffix in (("rest", "Rest"), ("grpc", "Grpc")):
+        for name, figure in ((f"tlsOverPlainP50{suffix}", p50), (f"tlsOverPlainThroughput{suffix}", rps)):
+            pairs[name] = _pairs(
+                closed,
+                is_num=lambda c, p=protocol: c["protocol"] == p and tls_of(c),
+                is_den=lambda c, p=protocol: c["protocol"] == p and not tls_of(c),
+                match=TLS_MATCH,
+                figure=figure)
 
     headline, detail = {}, {}
     for name in NAMES:

@@ -7,6 +7,13 @@ The CPU a generator used is the change of getrusage(RUSAGE_CHILDREN) user+sys ac
 subprocess (it is waited for, so its whole usage is counted), and the percent is that over the
 invocation's wall time (start-up included) — percent of one core, on the same two cores as the
 services.
+
+TLS cells (Invocation.tls): every generator verifies the services' certificate against the bench's
+own self-signed one (scripts/tls-cert.sh) rather than skipping verification, as a real client
+would — the handshake then costs what it costs in production. k6 gets it as SSL_CERT_FILE (Go's
+crypto/x509 takes its roots from that file: k6 has no CA option for HTTP), for REST over https and
+for gRPC with `plaintext: false`; ghz gets `--cacert` instead of `--insecure`. Verification runs
+once per connection, and each VU or ghz connection connects once, so it is outside the steady state.
 """
 from __future__ import annotations
 
@@ -111,6 +118,7 @@ class Invocation:
     iterations: int | None = None
     rate: float | None = None
     extra_env: dict = field(default_factory=dict)
+    tls: bool = False             # TLS to the services (they must have been started with it)
 
 
 @dataclass
@@ -149,7 +157,13 @@ def _seconds(x: float) -> str:
     return f"{max(1, int(round(x * 1000)))}ms"
 
 
-def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list[str]) -> Outcome:
+def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list[str],
+        ca_file: Path | None = None) -> Outcome:
+    """ca_file: the certificate a TLS invocation trusts (required when inv.tls)."""
+    if inv.tls and ca_file is None:
+        raise LoadGenError(f"{inv.out_file.name}: a TLS invocation needs the certificate to trust (ca_file)")
+    if inv.tls and inv.protocol == "rest" and not rest_base.startswith("https://"):
+        raise LoadGenError(f"{inv.out_file.name}: a TLS invocation against {rest_base}")
     inv.out_file.parent.mkdir(parents=True, exist_ok=True)
     inv.out_file.unlink(missing_ok=True)
     open_model = inv.executor == "constant-arrival-rate"
@@ -166,13 +180,17 @@ def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list
         if inv.protocol == "rest":
             env_args["BASE_URL"] = rest_base
         else:
-            env_args.update(GRPC_ADDR=grpc_address, METHOD=inv.method, PROTO_PATHS=",".join(proto_paths))
+            env_args.update(GRPC_ADDR=grpc_address, METHOD=inv.method, PROTO_PATHS=",".join(proto_paths),
+                            TLS="true" if inv.tls else "false")
         env_args.update(inv.extra_env)
         cmd = [tool_path("k6"), "run", "--quiet", "--no-color", "--no-usage-report", "--address="]
         for k, v in env_args.items():
             cmd += ["-e", f"{k}={v}"]
         cmd.append(str(script))
         env = dict(os.environ, K6_NO_USAGE_REPORT="true")
+        env.pop("SSL_CERT_FILE", None)
+        if inv.tls:
+            env["SSL_CERT_FILE"] = str(ca_file)
         cpu, wall = _run(cmd, inv.log_file, timeout, env)
         if not inv.out_file.exists():
             raise LoadGenError(f"k6 wrote no summary ({inv.out_file}); see {inv.log_file}")
@@ -183,7 +201,8 @@ def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list
         proto_file = next((Path(p) / proto for p in proto_paths if (Path(p) / proto).exists()), None)
         if proto_file is None:
             raise LoadGenError(f"{proto} not under {proto_paths}")
-        cmd = [tool_path("ghz"), "--insecure", "--proto", str(proto_file), "--import-paths", ",".join(proto_paths),
+        transport = ["--cacert", str(ca_file)] if inv.tls else ["--insecure"]
+        cmd = [tool_path("ghz"), *transport, "--proto", str(proto_file), "--import-paths", ",".join(proto_paths),
                "--call", inv.method, "--data-file", str(inv.keys_file),
                "--concurrency", str(inv.vus), "--connections", str(inv.vus),
                "--format", "json", "--output", str(inv.out_file)]

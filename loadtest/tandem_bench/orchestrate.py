@@ -6,9 +6,12 @@ results/<run-id>/run.json.
 What happens, in order (scripts/bench.sh has already installed the tools and built the jars):
   1. MariaDB and Redis are started if they are not running (and stopped at the end if so).
   2. The bench database tandem_bench_s<scale> is seeded unless it already holds that scale.
-  3. Per cache mode of the profile (none, local, redis, hybrid): both services are (re)started with
-     TANDEM_CACHE_MODE=<mode> on the bench's own ports, the mode they report is checked, and the
-     JIT is warmed (a run per operation on both wires, excluded) before the first counted cell.
+  3. Per cache mode of the profile (none, local, redis, hybrid), and within it per TLS setting of
+     its cells (plain first, then TLS: one more start only for a mode that has TLS cells): both
+     services are (re)started with TANDEM_CACHE_MODE=<mode> (and TANDEM_TLS_ENABLED with a
+     certificate from scripts/tls-cert.sh) on the bench's own ports, the mode they report is
+     checked, and the JIT is warmed (a run per operation on both wires, excluded) before the first
+     counted cell.
   4. Per cell: a warm-up run at the cell's concurrency on the hot key set (excluded; for a warm
      cell it is also the priming pass and must touch every hot key, else a priming pass follows);
      then `repetitions` measured windows. Cold windows start from flushed caches (L1 of both
@@ -100,6 +103,8 @@ class Bench:
         self.cache_endpoint_missing = False
         self.load_at_start = (0.0, 0.0, 0.0)
         self.other_cpu: list[tuple[float, str, int]] = []
+        # the certificate of the TLS cells (scripts/tls-cert.sh), made when the profile has any
+        self.tls_files: services.TlsFiles | None = None
 
     # ------------------------------------------------------------ helpers
 
@@ -114,11 +119,12 @@ class Bench:
             method=keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None,
             executor=executor, vus=vus, duration=duration, keys_file=keys_file,
             out_file=self.work / "out" / f"{stem}.json", log_file=self.work / "logs" / f"{cell.tool}.log",
-            iterations=iterations, rate=rate)
+            iterations=iterations, rate=rate, tls=cell.tls)
 
     def generate(self, inv: loadgen.Invocation) -> loadgen.Outcome:
         outcome = loadgen.run(inv, grpc_address=self.ports.grpc_address, rest_base=self.ports.rest_base,
-                              proto_paths=self.proto_paths)
+                              proto_paths=self.proto_paths,
+                              ca_file=self.tls_files.certificate if self.tls_files else None)
         if inv.tool == "ghz":
             inv.out_file.unlink(missing_ok=True)  # ~100 bytes per call; parsed, not needed any more
         return outcome
@@ -146,10 +152,14 @@ class Bench:
 
     # ------------------------------------------------------------ phases
 
-    def start_mode(self, mode: str) -> None:
-        say(f"\nbench: starting rest-service and grpc-service with TANDEM_CACHE_MODE={mode} "
-            f"(REST {self.ports.rest_base}, gRPC {self.ports.grpc_address}) ...")
-        seconds = self.services.start(mode)
+    def start_mode(self, mode: str, tls: bool = False) -> None:
+        if tls and self.tls_files is None:
+            self.tls_files = services.tls_certificate()
+        self.ports.tls = tls
+        say(f"\nbench: starting rest-service and grpc-service with TANDEM_CACHE_MODE={mode}"
+            f"{', TLS on' if tls else ''} (REST {self.ports.rest_base}, gRPC "
+            f"{self.ports.grpc_address}{' over TLS' if tls else ''}) ...")
+        seconds = self.services.start(mode, self.tls_files if tls else None)
         reported = {}
         for protocol in ("rest", "grpc"):
             reading = self.read_cache(protocol)
@@ -160,7 +170,7 @@ class Bench:
         say(f"bench: both services UP in {seconds:.0f} s (cache mode reported: "
             f"{', '.join(f'{p} {m}' for p, m in reported.items())})")
 
-    def jit_warmup(self, mode: str, cells: list[profile.CellPlan]) -> None:
+    def jit_warmup(self, mode: str, cells: list[profile.CellPlan], tls: bool = False) -> None:
         seconds = self.settings["jit_warmup_seconds"]
         if seconds <= 0:
             return
@@ -173,7 +183,8 @@ class Bench:
         for op, size in ops.items():
             invs = []
             for protocol in ("rest", "grpc"):
-                fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None, per_op, 0, 1)
+                fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None, per_op, 0, 1,
+                                        tls=tls)
                 invs.append(self.invocation(fake, executor="constant-vus", vus=conc, duration=per_op,
                                             which="hot", tag="jit"))
             # both wires at once: each service warms its own code while the other does
@@ -274,7 +285,7 @@ class Bench:
             "connections": cell.concurrency,
             "targetRate": cell.target_rate, "durationSeconds": cell.duration_seconds,
             "warmupSeconds": cell.warmup_seconds, "repetitions": cell.repetitions,
-            "runs": runs, "summary": summary, "spread": stats.spread(runs),
+            "tls": cell.tls, "runs": runs, "summary": summary, "spread": stats.spread(runs),
         }
         self.notes += cell_notes + self.judge(record)
         return record
@@ -327,8 +338,10 @@ class Bench:
         env = environment.collect(self.java_bin)
         self.proto_paths = loadgen.extract_protos(GRPC_JAR, self.work / "protos")
         modes = profile.modes_in_order(self.cells)
+        starts = profile.service_configs_in_order(self.cells)
         n = len(self.cells)
-        say(f"bench: run {run_id}: {n} cells over cache modes {', '.join(modes)}; about "
+        say(f"bench: run {run_id}: {n} cells over cache modes {', '.join(modes)}"
+            f"{f' ({sum(1 for _, t in starts if t)} of the {len(starts)} service starts with TLS)' if any(t for _, t in starts) else ''}; about "
             f"{mmss(profile.estimate_seconds(self.prof, self.cells))} of measuring")
         self.load_at_start = os.getloadavg()
         if self.load_at_start[0] > (os.cpu_count() or 1) * 0.5:
@@ -336,10 +349,10 @@ class Bench:
                 f"{os.cpu_count()} cores: something else is running, and the figures will show it")
         self.measure_t0 = time.monotonic()
         i = 0
-        for mode in modes:
-            mode_cells = [c for c in self.cells if c.cache_mode == mode]
-            self.start_mode(mode)
-            self.jit_warmup(mode, mode_cells)
+        for mode, tls in starts:
+            mode_cells = [c for c in self.cells if c.service_config == (mode, tls)]
+            self.start_mode(mode, tls)
+            self.jit_warmup(mode, mode_cells, tls)
             for cell in mode_cells:
                 i += 1
                 record = self.measure(i, n, cell)
@@ -363,6 +376,8 @@ class Bench:
             "helloEndpoints": {"rest": "GET /api/v1/hello", "grpc": keys.GRPC_METHODS["Hello"]},
             "source": self.prof["source"],
         }
+        if self.tls_files:
+            resolved["tlsCertificate"] = str(self.tls_files.certificate)
         cpu = sorted((c["summary"]["loadGenCpuPercent"], c["id"]) for c in self.records
                      if c["summary"]["loadGenCpuPercent"] is not None)
         load_end = os.getloadavg()
@@ -386,6 +401,7 @@ class Bench:
             "gRPC body bytes: serialized size of the response messages during the window, recorded by the "
             "service (tandem.grpc.response.bytes); REST body bytes: k6's byte count of the JSON bodies. "
             "ghz counts no bytes on the wire, so its wire bytes are null.",
+            *([TLS_NOTE] if any(c.tls for c in self.cells) else []),
             *self.notes, *condense_fit_notes(fit_notes),
         ]
         return {
@@ -395,6 +411,16 @@ class Bench:
             "environment": env, "cells": self.records, "fits": fits, "headline": head,
             "headlineDetail": detail, "notes": notes,
         }
+
+
+TLS_NOTE = (
+    "TLS cells (tls: true): the services ran with TLS on their API ports (a self-signed P-256 "
+    "certificate from scripts/tls-cert.sh): REST is HTTP/1.1 over TLS, gRPC HTTP/2 over TLS (ALPN h2). "
+    "k6 and ghz verify the certificate (k6 through SSL_CERT_FILE, ghz with --cacert), not skip "
+    "verification; each connection shakes hands once, before the window's steady state. Their wire "
+    "bytes include TLS's overhead (record headers and authentication tags, and the handshake of "
+    "connections opened in the window), so they exceed the plain cells' by more than the payload. "
+    "Compare TLS with plain through the tlsOverPlain* ratios, which pair cells of this run only.")
 
 
 def condense_fit_notes(notes: list[str]) -> list[str]:

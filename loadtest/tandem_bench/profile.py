@@ -8,7 +8,8 @@ without producing impossible cells:
   * cache mode "none" has temperature "none" (there is no cache to be cold or warm);
   * Hello touches no cache, so its temperature is "none" whatever mode the service runs in;
   * ListGroups has a page size (one cell per page size), the other operations none;
-  * a block with target_rates gives open-model cells (one per rate), otherwise closed-model ones.
+  * a block with target_rates gives open-model cells (one per rate), otherwise closed-model ones;
+  * tls = [false, true] measures each cell over plain TCP and over TLS (default [false]: plain).
 
 Cells that come out identical from two blocks are measured once (the first block wins).
 Everything here is pure, so the expansion is unit-tested.
@@ -38,7 +39,7 @@ DEFAULTS = {
     "hot_keys": 500,              # the key set that warm (and no-cache) cells cycle over
 }
 BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
-               "target_rates")
+               "target_rates", "tls")
 BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds")
 TOP_LEVEL = ("name", "description", "matrix", *DEFAULTS)
 
@@ -61,13 +62,22 @@ class CellPlan:
     duration_seconds: float
     warmup_seconds: float
     repetitions: int
+    # over TLS (the services started with tandem.tls.enabled) or plain TCP
+    tls: bool = False
 
     @property
     def id(self) -> str:
         op = self.operation + (f"{self.page_size}" if self.page_size else "")
         rate = f"-open{self.target_rate:g}" if self.model == "open" else ""
+        # plain cells keep the ids they had before the tls dimension
+        tls = "-tls" if self.tls else ""
         return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}"
-                f"-c{self.concurrency}{rate}")
+                f"-c{self.concurrency}{rate}{tls}")
+
+    @property
+    def service_config(self) -> tuple[str, bool]:
+        """What the services are started with for this cell: (cache mode, TLS on)."""
+        return self.cache_mode, self.tls
 
     @property
     def driver(self) -> str:
@@ -134,6 +144,9 @@ def normalise(raw: dict, source: str = "profile") -> dict:
             for v in block.get(key, []):
                 if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                     raise ProfileError(f"{where}: {key} must hold integers >= 1, got {v!r}")
+        for v in block.get("tls", []):
+            if not isinstance(v, bool):
+                raise ProfileError(f"{where}: tls must hold true and/or false, got {v!r}")
         for v in block.get("target_rates", []):
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
                 raise ProfileError(f"{where}: target_rates must hold numbers > 0, got {v!r}")
@@ -165,7 +178,9 @@ def _check_non_negative(d, where, keys):
 
 def expand(profile: dict) -> list[CellPlan]:
     """Every cell of the profile, in the order they run: grouped by cache mode (the services are
-    restarted once per mode, in the order none, local, redis, hybrid), then by block order."""
+    restarted once per mode, in the order none, local, redis, hybrid), within a mode the plain cells
+    before the TLS ones (so TLS adds one restart per mode that has TLS cells, no more), then by
+    block order."""
     settings = profile["settings"]
     cells: dict[str, CellPlan] = {}
     for block in profile["matrix"]:
@@ -173,9 +188,10 @@ def expand(profile: dict) -> list[CellPlan]:
         duration = block.get("duration_seconds", settings["duration_seconds"])
         warmup = block.get("warmup_seconds", settings["warmup_seconds"])
         rates = block.get("target_rates") or [None]
-        for op, driver, mode, conc, rate in itertools.product(
+        tls_values = list(dict.fromkeys(block.get("tls") or [False]))
+        for op, driver, mode, conc, rate, tls in itertools.product(
                 block["operations"], block["drivers"], block.get("cache_modes", ["none"]),
-                block["concurrency"], rates):
+                block["concurrency"], rates, tls_values):
             protocol, tool = driver.split("/")
             if mode == "none" or op == "Hello":
                 temps = ["none"]
@@ -188,14 +204,20 @@ def expand(profile: dict) -> list[CellPlan]:
                                 model="open" if rate is not None else "closed",
                                 concurrency=conc, target_rate=float(rate) if rate is not None else None,
                                 duration_seconds=float(duration), warmup_seconds=float(warmup),
-                                repetitions=int(reps))
+                                repetitions=int(reps), tls=tls)
                 cells.setdefault(cell.id, cell)
-    # sorted is stable: within a mode, the cells keep the order of the blocks
-    return sorted(cells.values(), key=lambda c: CACHE_MODES.index(c.cache_mode))
+    # sorted is stable: within a mode and TLS setting, the cells keep the order of the blocks
+    return sorted(cells.values(), key=lambda c: (CACHE_MODES.index(c.cache_mode), c.tls))
 
 
 def modes_in_order(cells: list[CellPlan]) -> list[str]:
     return [m for m in CACHE_MODES if any(c.cache_mode == m for c in cells)]
+
+
+def service_configs_in_order(cells: list[CellPlan]) -> list[tuple[str, bool]]:
+    """(cache mode, TLS) for each start of the services, in the order the cells need them: one
+    start per distinct pair, the fewest a run can do."""
+    return list(dict.fromkeys(c.service_config for c in cells))
 
 
 # rough costs (seconds) of what is not a measured window, measured on the 2-core machine
@@ -210,8 +232,8 @@ def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
     for cell in cells:
         total += cell.warmup_seconds + TOOL_START_SECONDS
         total += cell.repetitions * (cell.duration_seconds + TOOL_START_SECONDS)
-    modes = modes_in_order(cells)
-    total += len(modes) * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
+    starts = service_configs_in_order(cells)
+    total += len(starts) * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
     return total
 
 

@@ -3,6 +3,7 @@ headline ratios recomputed from the cells, the run's notes, and how to open the 
 from __future__ import annotations
 
 from . import headline, stats
+from .headline import tls_of
 
 DASHBOARD_LINE = "Open the dashboard: make dashboard  →  http://127.0.0.1:5173"
 
@@ -15,6 +16,10 @@ HEADLINE_LABELS = {
     "warmHybridOverNoneThroughput": ("warm hybrid ÷ no cache, ListGroups throughput", ""),
     "jsonOverProtobufBodyBytes": ("JSON ÷ Protobuf body bytes", ""),
     "getGroupOverHelloThroughput": ("warm GetGroup ÷ Hello throughput", "share of the framework's ceiling"),
+    "tlsOverPlainP50Rest": ("REST TLS ÷ plain p50", "what HTTPS adds to a call"),
+    "tlsOverPlainP50Grpc": ("gRPC TLS ÷ plain p50", "what TLS adds to a call"),
+    "tlsOverPlainThroughputRest": ("REST TLS ÷ plain throughput", "below 1: capacity TLS costs"),
+    "tlsOverPlainThroughputGrpc": ("gRPC TLS ÷ plain throughput", "below 1: capacity TLS costs"),
 }
 
 
@@ -40,6 +45,7 @@ COLUMNS = [
     # header, right-aligned?, value of a cell
     ("protocol", False, lambda c: c["protocol"]),
     ("tool", False, lambda c: c["tool"]),
+    ("tls", False, lambda c: "tls" if tls_of(c) else "-"),
     ("cache", False, lambda c: c["cacheMode"]),
     ("temp", False, lambda c: c["temperature"]),
     ("operation", False, lambda c: c["operation"] + (f" n={c['pageSize']}" if c["pageSize"] else "")),
@@ -61,7 +67,7 @@ COLUMNS = [
 
 def _sort_key(c):
     return (OP_ORDER[c["operation"]], c["pageSize"] or 0, c["model"], c["concurrency"],
-            CACHE_ORDER[c["cacheMode"]], TEMP_ORDER[c["temperature"]], c["protocol"], c["tool"])
+            CACHE_ORDER[c["cacheMode"]], TEMP_ORDER[c["temperature"]], c["protocol"], c["tool"], tls_of(c))
 
 
 def table(cells) -> str:
@@ -107,7 +113,7 @@ def fit_lines(fits) -> list[str]:
     lines = []
     for f in fits:
         r2 = "-" if f["r2"] is None else f"{f['r2']:.4f}"
-        lines.append(f"  {f['protocol']:<4} {f['tool']:<3} {f['cacheMode']:<6} {f['temperature']:<4} "
+        lines.append(f"  {f['protocol']:<4} {f['tool']:<3} {'tls' if f.get('tls') else '':<3} {f['cacheMode']:<6} {f['temperature']:<4} "
                      f"c={f['concurrency']:<3}  A = {_ms(f['a'])} ms  B = {f['b']:.5f} ms/row  R² = {r2}"
                      f"  (N = {', '.join(str(p['pageSize']) for p in f['points'])})")
     return lines

@@ -5,6 +5,11 @@ The bench runs its own service instances on their own ports (REST 18080, gRPC 19
 actuator on 18081 by default) and its own database (tandem_bench_s<scale>, seeded once per scale
 and reused), so it neither disturbs nor is disturbed by `make run` on 8080/9090 and the `tandem`
 database. It stops exactly the processes it started.
+
+For the cells of the tls dimension the services are started with TLS on (tandem.tls.*) and a
+certificate from scripts/tls-cert.sh: REST then speaks HTTPS on its port (its actuator too, so the
+bench's own health, cache and metrics requests go over HTTPS, trusting that certificate), gRPC
+speaks HTTP/2 over TLS, and the gRPC service's management port stays plain HTTP.
 """
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import time
 import urllib.error
@@ -31,10 +37,12 @@ class Ports:
     rest: int = 18080
     grpc: int = 19090
     grpc_management: int = 18081
+    # whether the running services speak TLS on their API ports (set by Services.start)
+    tls: bool = False
 
     @property
     def rest_base(self) -> str:
-        return f"http://127.0.0.1:{self.rest}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.rest}"
 
     @property
     def grpc_address(self) -> str:
@@ -52,6 +60,33 @@ def port_open(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.3)
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    certificate: Path
+    private_key: Path
+
+
+def tls_certificate(directory: Path | None = None) -> TlsFiles:
+    """A self-signed certificate and key for 127.0.0.1/localhost from scripts/tls-cert.sh (which
+    keeps a still-valid pair), under .run/tls unless `directory` is given."""
+    cmd = [str(ROOT / "scripts" / "tls-cert.sh")] + ([str(directory)] if directory else [])
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise ServiceError(f"scripts/tls-cert.sh failed: {(r.stderr or r.stdout).strip()}")
+    found = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+    files = TlsFiles(Path(found["TANDEM_TLS_CERTIFICATE"]), Path(found["TANDEM_TLS_PRIVATE_KEY"]))
+    trust(files.certificate)
+    return files
+
+
+def trust(certificate: Path) -> None:
+    """Makes every urllib request of this process (health, /actuator/cache, metrics) trust the
+    bench's certificate for https URLs: a process-wide opener, so the modules that read the
+    services need no TLS code of their own. Plain http URLs are unaffected."""
+    context = ssl.create_default_context(cafile=str(certificate))
+    urllib.request.install_opener(urllib.request.build_opener(urllib.request.HTTPSHandler(context=context)))
 
 
 def http_get(url: str, timeout: float = 3.0) -> tuple[int, bytes]:
@@ -165,16 +200,21 @@ class Services:
         # database) never meet those of services running on the `tandem` database
         self.redis_key_prefix = redis_key_prefix or f"tandem:bench:{db_name}:"
         self.mode: str | None = None
+        self.tls = False
         self.services: list[Service] = []
 
-    def _define(self, mode: str) -> list[Service]:
+    def _define(self, mode: str, tls: TlsFiles | None = None) -> list[Service]:
         common = dict(os.environ, TANDEM_DB_NAME=self.db_name, TANDEM_SEED_MODE="off", TANDEM_CACHE_MODE=mode,
                       TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix,
                       # the cache's actuator endpoint (counters, flush) next to health and prometheus
-                      MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache")
+                      MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache",
+                      TANDEM_TLS_ENABLED="true" if tls else "false")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
-                  "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE"):
+                  "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE", "TANDEM_TLS_CERTIFICATE",
+                  "TANDEM_TLS_PRIVATE_KEY"):
             common.pop(k, None)
+        if tls:
+            common.update(TANDEM_TLS_CERTIFICATE=str(tls.certificate), TANDEM_TLS_PRIVATE_KEY=str(tls.private_key))
         p = self.ports
         return [
             Service("rest-service", ROOT / "rest-service/target/rest-service.jar",
@@ -184,12 +224,13 @@ class Services:
                     f"{p.grpc_management_base}/actuator/health", (p.grpc, p.grpc_management)),
         ]
 
-    def start(self, mode: str) -> float:
-        """Starts both services with TANDEM_CACHE_MODE=mode and waits until both are UP.
-        Returns the seconds it took."""
+    def start(self, mode: str, tls: TlsFiles | None = None) -> float:
+        """Starts both services with TANDEM_CACHE_MODE=mode (and TLS on their API ports when `tls`
+        names a certificate) and waits until both are UP. Returns the seconds it took."""
         if self.services:
             self.stop()
-        services = self._define(mode)
+        self.ports.tls = tls is not None
+        services = self._define(mode, tls)
         for s in services:
             if not s.jar.exists():
                 raise ServiceError(f"missing {s.jar.relative_to(ROOT)}: build first (./mvnw -B -q package -DskipTests)")
@@ -202,7 +243,7 @@ class Services:
         for s in services:
             log = open(self.log_dir / f"{s.name}.log", "ab")
             log.write(f"==== {time.strftime('%FT%TZ', time.gmtime())} starting {s.name}, "
-                      f"TANDEM_CACHE_MODE={mode}\n".encode())
+                      f"TANDEM_CACHE_MODE={mode} TANDEM_TLS_ENABLED={'true' if tls else 'false'}\n".encode())
             log.flush()
             # own session: a Ctrl-C on the terminal reaches the bench, which then stops the services
             s.process = subprocess.Popen([self.java, *self.java_opts, "-jar", str(s.jar)], env=s.env, cwd=ROOT,
@@ -211,6 +252,7 @@ class Services:
             log.close()
             self.services.append(s)
         self.mode = mode
+        self.tls = tls is not None
         pending = list(services)
         while pending:
             for s in list(pending):
@@ -280,6 +322,7 @@ class Services:
                 s.process.wait()
         self.services = []
         self.mode = None
+        self.tls = False
 
 
 # ---------------------------------------------------------------- Prometheus samples

@@ -106,20 +106,21 @@ def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
     for cell in cells:
         if cell["operation"] != "ListGroups" or cell["model"] != "closed":
             continue
-        groups.setdefault(tuple(cell[k] for k in FIT_KEYS), []).append(cell)
+        # plain and TLS cells are fitted apart; a cell without the field (older runs) is plain
+        groups.setdefault((*(cell[k] for k in FIT_KEYS), bool(cell.get("tls", False))), []).append(cell)
 
     fits, notes = [], []
     for key, members in groups.items():
         members = sorted(members, key=lambda c: c["pageSize"])
         points = [{"pageSize": c["pageSize"], "latencyMs": c["summary"]["latencyMs"]["p50"]}
                   for c in members if c["summary"]["latencyMs"]["p50"] is not None]
-        label = " ".join(f"{k}={v}" for k, v in zip(FIT_KEYS, key))
+        label = " ".join(f"{k}={v}" for k, v in zip(FIT_KEYS, key)) + (" over TLS" if key[-1] else "")
         try:
             line = fit_linear(points)
         except FitError as e:
             notes.append(f"no A + B·N fit for ListGroups {label}: {e}")
             continue
-        fits.append({**dict(zip(FIT_KEYS, key)), "operation": "ListGroups", "metric": "p50",
+        fits.append({**dict(zip((*FIT_KEYS, "tls"), key)), "operation": "ListGroups", "metric": "p50",
                      **line, "points": points, "cellIds": [c["id"] for c in members]})
     return fits, notes
 

@@ -72,6 +72,47 @@ def test_cells_are_grouped_by_cache_mode_in_study_order():
     assert ids(cells)[:2] == ["rest-k6-GetGroup-none-none-c1", "grpc-k6-Hello-none-none-c1"]
 
 
+def test_tls_is_a_dimension_and_groups_restarts_per_mode():
+    cells = expand(
+        {"operations": ["GetGroup"], "drivers": ["rest/k6", "grpc/ghz"], "cache_modes": ["none", "hybrid"],
+         "temperatures": ["warm"], "concurrency": [1], "tls": [True, False]},
+        {"operations": ["Hello"], "drivers": ["grpc/k6"], "cache_modes": ["hybrid"], "concurrency": [1]})
+    assert len(cells) == 2 * 2 * 2 + 1
+    # plain cells keep their old ids; TLS cells say so
+    assert "rest-k6-GetGroup-none-none-c1" in ids(cells)
+    assert "rest-k6-GetGroup-none-none-c1-tls" in ids(cells)
+    assert all(c.id.endswith("-tls") == c.tls for c in cells)
+    # one start per (mode, TLS), plain before TLS within a mode, cells of one start contiguous
+    assert profile.service_configs_in_order(cells) == [("none", False), ("none", True),
+                                                       ("hybrid", False), ("hybrid", True)]
+    configs = [c.service_config for c in cells]
+    assert configs == sorted(configs, key=lambda x: (profile.CACHE_MODES.index(x[0]), x[1]))
+    assert profile.modes_in_order(cells) == ["none", "hybrid"]
+    # without the key, every cell is plain
+    assert not any(c.tls for c in expand({"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}))
+
+
+def test_tls_adds_its_restarts_to_the_estimate():
+    block = {"operations": ["GetGroup"], "drivers": ["rest/k6"], "cache_modes": ["hybrid"],
+             "temperatures": ["warm"], "concurrency": [1]}
+    prof = profile.normalise({**BASE, "matrix": [block]})
+    with_tls = profile.normalise({**BASE, "matrix": [{**block, "tls": [False, True]}]})
+    plain, both = profile.expand(prof), profile.expand(with_tls)
+    extra = profile.estimate_seconds(with_tls, both) - profile.estimate_seconds(prof, plain)
+    assert extra == pytest.approx(profile.estimate_seconds(prof, plain))  # the same cell and start again
+
+
+def test_quick_and_smoke_profiles_have_a_tls_cell_per_wire_with_a_plain_twin():
+    for name in ("quick", "smoke"):
+        cells = profile.expand(profile.load(name))
+        tls = [c for c in cells if c.tls]
+        assert {c.driver for c in tls} == {"rest/k6", "grpc/k6", "grpc/ghz"}, name
+        plain = {c.id for c in cells if not c.tls}
+        if name == "quick":  # the headline pairs each with its plain twin
+            assert all(c.id.removesuffix("-tls") in plain for c in tls)
+        assert len(profile.service_configs_in_order(cells)) == len(profile.modes_in_order(cells)) + 1
+
+
 def test_cell_ids_are_unique_and_cells_fit_the_schema_rules():
     for name in ("quick", "smoke", "full"):
         prof = profile.load(name)
@@ -113,6 +154,9 @@ def test_quick_profile_has_what_the_headline_needs():
     ({"matrix": [{"operations": ["GetGroup"], "drivers": ["rest/k6"], "concurrency": 5}]}, "must be a list"),
     ({"repetitions": 0, "matrix": [{"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}]},
      "repetitions"),
+    ({"matrix": [{"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1], "tls": ["yes"]}]}, "tls"),
+    ({"matrix": [{"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1], "tls": True}]},
+     "must be a list"),
 ])
 def test_bad_profiles_are_refused_with_the_key_named(change, message):
     with pytest.raises(profile.ProfileError, match=message):

@@ -42,7 +42,7 @@ def test_table_row_values():
     run = example()
     cell = next(c for c in run["cells"] if c["id"] == "rest-k6-GetGroup-hybrid-warm-c1")
     row = next(l for l in report.table(run["cells"]).splitlines()
-               if l.split()[:8] == ["rest", "k6", "hybrid", "warm", "GetGroup", "1", "closed",
+               if l.split()[:9] == ["rest", "k6", "-", "hybrid", "warm", "GetGroup", "1", "closed",
                                     report._ms(cell["summary"]["latencyMs"]["p50"])])
     assert f"{cell['summary']['throughputRps']:,.0f}" in row
     assert " 412 " in row  # JSON body bytes

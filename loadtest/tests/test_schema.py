@@ -59,6 +59,35 @@ def test_example_is_consistent_with_the_code(example):
     assert (example["headline"], example["headlineDetail"]) == headline.compute(example["cells"])
 
 
+def test_runs_written_before_the_tls_dimension_still_validate_and_mean_plain(example):
+    old = copy.deepcopy(example)
+    old["cells"] = [c for c in old["cells"] if not c["tls"]]
+    for c in old["cells"]:
+        del c["tls"]
+    for f in old["fits"]:
+        del f["tls"]
+    old["headline"], old["headlineDetail"] = (
+        {k: v for k, v in d.items() if not k.startswith("tls")} for d in headline.compute(old["cells"]))
+    assert errors(RUN, old) == []
+    # read without the field, every cell is plain: no TLS ratio can be made
+    head, detail = headline.compute(old["cells"])
+    assert head["tlsOverPlainP50Rest"] is None and "no pair" in detail["tlsOverPlainP50Rest"]["reason"]
+
+
+def test_tls_is_a_boolean(example):
+    doc = copy.deepcopy(example)
+    doc["cells"][0]["tls"] = "yes"
+    assert any(e.startswith("$.cells[0].tls") for e in errors(RUN, doc))
+
+
+def test_example_has_tls_cells_on_every_wire_with_their_ratios(example):
+    assert {(c["protocol"], c["tool"]) for c in example["cells"] if c["tls"]} == \
+        {("rest", "k6"), ("grpc", "k6"), ("grpc", "ghz")}
+    for name in ("tlsOverPlainP50Rest", "tlsOverPlainP50Grpc", "tlsOverPlainThroughputRest",
+                 "tlsOverPlainThroughputGrpc"):
+        assert example["headline"][name] is not None, name
+
+
 def test_malformed_fixture_is_not_json():
     with pytest.raises(json.JSONDecodeError):
         json.loads((FIXTURES / "run-malformed.json").read_text())
@@ -76,7 +105,7 @@ def test_newer_schema_fixture_is_refused_for_its_version():
     # ghz speaks gRPC only
     (("cells", 0, "tool"), "ghz", "$.cells[0]"),
     # GetGroup has no page size (the last cell is a GetGroup)
-    (("cells", -1, "pageSize"), 20, "$.cells[64]"),
+    (("cells", -1, "pageSize"), 20, "$.cells[67]"),
     # the closed model has no target rate
     (("cells", 0, "targetRate"), 100, "$.cells[0]"),
     # hit ratios are fractions

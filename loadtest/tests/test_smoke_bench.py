@@ -55,5 +55,12 @@ def test_smoke_profile_measures_and_writes_a_valid_run(tmp_path):
                 assert overall is None, cell["id"]
         if cell["tool"] == "k6":
             assert cell["summary"]["wireBytesReceivedPerRequest"] > 0
+    # the tls dimension: one cell per wire and tool over TLS, measured without an error (the loop
+    # above), recorded as such; every other cell plain
+    tls = [c for c in cells if c.get("tls")]
+    assert {(c["protocol"], c["tool"]) for c in tls} == {("rest", "k6"), ("grpc", "k6"), ("grpc", "ghz")}
+    assert all(c["id"].endswith("-tls") and c["summary"]["requests"] > 0 for c in tls)
+    assert all(c["tls"] is False for c in cells if c not in tls)
+    assert any("TLS cells" in n for n in run["notes"])
     env = run["environment"]
     assert env["cores"] and env["jdk"] and env["k6"] and env["ghz"] and env["loadGeneratorNote"]

@@ -103,12 +103,15 @@ def test_fit_flat_line_has_no_r2():
 
 
 def cell(cid, protocol="rest", tool="k6", op="ListGroups", n=10, mode="hybrid", temp="warm",
-         conc=10, model="closed", rps=100.0, p50=1.0, body=100):
+         conc=10, model="closed", rps=100.0, p50=1.0, body=100, tls=None):
     m = measurement(rps, p50, p50 * 5)
     m["bodyBytes"] = body
-    return {"id": cid, "protocol": protocol, "tool": tool, "operation": op,
-            "pageSize": n if op == "ListGroups" else None, "cacheMode": mode, "temperature": temp,
-            "model": model, "concurrency": conc, "summary": m}
+    c = {"id": cid, "protocol": protocol, "tool": tool, "operation": op,
+         "pageSize": n if op == "ListGroups" else None, "cacheMode": mode, "temperature": temp,
+         "model": model, "concurrency": conc, "summary": m}
+    if tls is not None:  # None: a cell of a run written before the tls dimension (plain)
+        c["tls"] = tls
+    return c
 
 
 def test_fits_from_cells_groups_and_notes_single_sizes():
@@ -146,7 +149,45 @@ def test_headline_pairs_only_cells_that_differ_in_the_compared_thing():
     assert head["warmHybridOverNoneThroughput"] == pytest.approx(6.0)
     assert head["jsonOverProtobufBodyBytes"] == pytest.approx(2.0)
     assert head["getGroupOverHelloThroughput"] == pytest.approx(0.5)
-    assert all(d["reason"] is None for d in detail.values())
+    assert all(detail[name]["reason"] is None for name in headline.NAMES if not name.startswith("tls"))
+    # no TLS cells: the TLS ratios are null and say why
+    assert all(head[name] is None and "no pair" in detail[name]["reason"]
+               for name in headline.NAMES if name.startswith("tls"))
+
+
+def test_headline_tls_over_plain_per_protocol_from_matched_cells():
+    cells = [
+        # plain: one with the field, one from an older run without it
+        cell("rest-plain", op="GetGroup", conc=50, p50=2.0, rps=1000, tls=False),
+        cell("grpc-k6-plain", protocol="grpc", op="GetGroup", conc=50, p50=1.0, rps=2000),
+        cell("grpc-ghz-plain", protocol="grpc", tool="ghz", op="GetGroup", conc=50, p50=0.8, rps=3000),
+        cell("rest-tls", op="GetGroup", conc=50, p50=2.5, rps=800, tls=True),
+        cell("grpc-k6-tls", protocol="grpc", op="GetGroup", conc=50, p50=1.2, rps=1600, tls=True),
+        cell("grpc-ghz-tls", protocol="grpc", tool="ghz", op="GetGroup", conc=50, p50=1.2, rps=2400, tls=True),
+        # no plain twin (other concurrency, other temperature): never paired
+        cell("rest-tls-c1", op="GetGroup", conc=1, p50=9.0, tls=True),
+        cell("grpc-tls-cold", protocol="grpc", op="GetGroup", conc=50, temp="cold", p50=9.0, tls=True),
+        # open model: never counts
+        cell("rest-tls-open", op="GetGroup", conc=50, model="open", p50=9.0, tls=True),
+    ]
+    head, detail = headline.compute(cells)
+    assert head["tlsOverPlainP50Rest"] == pytest.approx(1.25)
+    assert head["tlsOverPlainThroughputRest"] == pytest.approx(0.8)
+    # gRPC: the median over the k6 pair (1.2) and the ghz pair (1.5), each within one tool
+    assert head["tlsOverPlainP50Grpc"] == pytest.approx(1.35)
+    assert head["tlsOverPlainThroughputGrpc"] == pytest.approx(0.8)
+    assert [(p["numeratorCellId"], p["denominatorCellId"]) for p in detail["tlsOverPlainP50Grpc"]["pairs"]] \
+        == [("grpc-k6-tls", "grpc-k6-plain"), ("grpc-ghz-tls", "grpc-ghz-plain")]
+    # the protocol ratio pairs TLS with TLS and plain with plain, never across
+    pairs = {(p["numeratorCellId"], p["denominatorCellId"]) for p in detail["grpcOverRestP50Warm"]["pairs"]}
+    assert pairs == {("grpc-k6-plain", "rest-plain"), ("grpc-k6-tls", "rest-tls")}
+
+
+def test_fits_keep_tls_and_plain_cells_apart():
+    cells = [cell(f"p{n}", n=n, p50=1 + 0.1 * n) for n in (1, 10)]
+    cells += [cell(f"t{n}", n=n, p50=2 + 0.2 * n, tls=True) for n in (1, 10)]
+    fits, _ = stats.fits_from_cells(cells)
+    assert {(f["tls"], tuple(f["cellIds"])) for f in fits} == {(False, ("p1", "p10")), (True, ("t1", "t10"))}
 
 
 def test_headline_is_null_with_a_reason_when_nothing_matches():

@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react';
+import { transportLabel } from '../data/style';
 import { users, type Resolved } from '../data/transforms';
 import type { Filters } from '../data/urlState';
 
-export type FilterName = 'operation' | 'pageSize' | 'concurrency' | 'tool' | 'model' | 'temperature';
+export type FilterName = 'operation' | 'pageSize' | 'concurrency' | 'tool' | 'model' | 'temperature' | 'tls';
 
 interface Props {
   resolved: Resolved;
@@ -61,6 +62,11 @@ export function FilterBar({ resolved, show, onChange, children }: Props) {
         <Select label="Load model" name="model" value={resolved.model}
           options={o.models.map((v) => ({ value: v, label: v === 'closed' ? 'closed (fixed users)' : 'open (arrival rate)' }))}
           onChange={(v) => onChange({ model: v as Filters['model'], concurrency: null })} />
+      )}
+      {on('tls') && o.transports.length > 1 && (
+        <Select label="Transport" name="tls" value={resolved.tls ? 'tls' : 'plain'}
+          options={o.transports.map((v) => ({ value: v ? 'tls' : 'plain', label: transportLabel(v) }))}
+          onChange={(v) => onChange({ tls: v === 'tls', pageSize: null, concurrency: null })} />
       )}
       {on('temperature') && (
         <Select label="Cache temperature" name="temp" value={resolved.temperature}

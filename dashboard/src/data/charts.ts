@@ -1,7 +1,7 @@
 // Chart specifications built from a run: what to plot and the table of the plotted numbers.
 // Rendering (Chart.js) lives in components/ChartCard.tsx; these are plain data, tested in vitest.
 import type { CsvValue } from './csv';
-import { CACHE_LABELS, PROTOCOL_LABELS, seriesName, toolShade } from './style';
+import { CACHE_LABELS, protocolLabel, seriesName, toolShade } from './style';
 import {
   cacheStateLabel,
   cacheStates,
@@ -13,6 +13,7 @@ import {
   ratio,
   reductionPct,
   round,
+  isTls,
   seriesIds,
   summaryValue,
   where,
@@ -89,15 +90,15 @@ export function latencyByCacheState(cells: Cell[], subtitle: string): ChartSpec 
   const states = cacheStates(cells);
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
-  for (const { protocol, tool } of seriesIds(cells)) {
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     const p50 = states.map((s) => summaryValue(where(mine, { ...s }), metrics.p50));
     const p99 = states.map((s) => summaryValue(where(mine, { ...s }), metrics.p99));
-    series.push({ label: `${seriesName(protocol, tool)} p50`, protocol, ...bar(tool), data: p50 });
-    series.push({ label: `${seriesName(protocol, tool)} p99`, protocol, ...bar(tool, 0.4), data: p99 });
+    series.push({ label: `${seriesName(protocol, tool, tls)} p50`, protocol, ...bar(tool), data: p50 });
+    series.push({ label: `${seriesName(protocol, tool, tls)} p99`, protocol, ...bar(tool, 0.4), data: p99 });
     states.forEach((s, i) => {
       if (p50[i] !== null || p99[i] !== null) {
-        rows.push([PROTOCOL_LABELS[protocol], tool, s.cacheMode, s.temperature, p50[i], p99[i]]);
+        rows.push([protocolLabel(protocol, tls), tool, s.cacheMode, s.temperature, p50[i], p99[i]]);
       }
     });
   }
@@ -120,11 +121,11 @@ export function payloadSize(cells: Cell[], subtitle: string): ChartSpec {
   const picks: Pick[] = [metrics.bodyBytes, metrics.wireSent, metrics.wireReceived];
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
-  for (const { protocol, tool } of seriesIds(cells)) {
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     const values = picks.map((p) => round(summaryValue(mine, p), 1));
-    series.push({ label: seriesName(protocol, tool), protocol, ...bar(tool), data: values });
-    rows.push([PROTOCOL_LABELS[protocol], tool, ...values]);
+    series.push({ label: seriesName(protocol, tool, tls), protocol, ...bar(tool), data: values });
+    rows.push([protocolLabel(protocol, tls), tool, ...values]);
   }
   return {
     key: 'payload-size',
@@ -144,7 +145,7 @@ export function cachingImprovement(cells: Cell[], subtitle: string): ChartSpec {
   const modes = CACHE_MODES.filter((m) => m !== 'none' && cells.some((c) => c.cacheMode === m && c.temperature === 'warm'));
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
-  for (const { protocol, tool } of seriesIds(cells)) {
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     const none = where(mine, { cacheMode: 'none' });
     const noneP50 = summaryValue(none, metrics.p50);
@@ -158,11 +159,11 @@ export function cachingImprovement(cells: Cell[], subtitle: string): ChartSpec {
       lat.push(reductionPct(noneP50, warmP50));
       tput.push(gainPct(noneTput, warmTput));
       if (warm.length) {
-        rows.push([PROTOCOL_LABELS[protocol], tool, cacheMode, noneP50, warmP50, lat.at(-1), noneTput, warmTput, tput.at(-1)]);
+        rows.push([protocolLabel(protocol, tls), tool, cacheMode, noneP50, warmP50, lat.at(-1), noneTput, warmTput, tput.at(-1)]);
       }
     }
-    series.push({ label: `${seriesName(protocol, tool)} p50 latency reduction`, protocol, ...bar(tool), data: lat });
-    series.push({ label: `${seriesName(protocol, tool)} throughput gain`, protocol, ...bar(tool, 0.4), data: tput });
+    series.push({ label: `${seriesName(protocol, tool, tls)} p50 latency reduction`, protocol, ...bar(tool), data: lat });
+    series.push({ label: `${seriesName(protocol, tool, tls)} throughput gain`, protocol, ...bar(tool, 0.4), data: tput });
   }
   return {
     key: 'caching-improvement',
@@ -203,7 +204,7 @@ export function concurrencyChart(cells: Cell[], temperature: 'warm' | 'cold', m:
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
   const concurrencies = [...new Set(cells.map((c) => c.concurrency))].sort((a, b) => a - b);
-  for (const { protocol, tool } of seriesIds(cells)) {
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
     for (const cacheMode of CACHE_MODES) {
       // The chosen temperature; "none" where the cache is off (or, for Hello, not touched).
       const atTemp = where(cells, { protocol, tool, cacheMode, temperature });
@@ -215,10 +216,10 @@ export function concurrencyChart(cells: Cell[], temperature: 'warm' | 'cold', m:
         const y = summaryValue(where(mine, { concurrency: x }), m.pick);
         if (y === null) continue;
         points.push({ x, y });
-        rows.push([PROTOCOL_LABELS[protocol], tool, cacheMode, temp, x, y]);
+        rows.push([protocolLabel(protocol, tls), tool, cacheMode, temp, x, y]);
       }
       series.push({
-        label: `${seriesName(protocol, tool)} · ${cacheMode === 'none' ? 'no cache' : temp === 'none' ? `${cacheMode} (not used)` : `${cacheMode} ${temp}`}`,
+        label: `${seriesName(protocol, tool, tls)} · ${cacheMode === 'none' ? 'no cache' : temp === 'none' ? `${cacheMode} (not used)` : `${cacheMode} ${temp}`}`,
         protocol,
         cacheMode,
         ...line(tool),
@@ -251,7 +252,7 @@ export function fitsFor(fits: Fit[], cells: Cell[]): { fits: Fit[]; computed: bo
   const groups = new Map<string, Cell[]>();
   for (const c of cells) {
     if (c.pageSize === null) continue;
-    const k = [c.protocol, c.tool, c.cacheMode, c.temperature, c.operation, c.model, c.concurrency].join('|');
+    const k = [c.protocol, c.tool, c.cacheMode, c.temperature, c.operation, c.model, c.concurrency, isTls(c)].join('|');
     groups.set(k, [...(groups.get(k) ?? []), c]);
   }
   const out: Fit[] = [];
@@ -261,7 +262,7 @@ export function fitsFor(fits: Fit[], cells: Cell[]): { fits: Fit[]; computed: bo
     const fit = linearFit(points.map((p) => ({ x: p.pageSize, y: p.latencyMs })));
     if (!fit) continue;
     const c = group[0];
-    out.push({ protocol: c.protocol, tool: c.tool, cacheMode: c.cacheMode, temperature: c.temperature, operation: c.operation, concurrency: c.concurrency, metric: 'p50', a: fit.a, b: fit.b, r2: fit.r2, points });
+    out.push({ protocol: c.protocol, tool: c.tool, cacheMode: c.cacheMode, temperature: c.temperature, operation: c.operation, concurrency: c.concurrency, tls: isTls(c), metric: 'p50', a: fit.a, b: fit.b, r2: fit.r2, points });
   }
   return { fits: out, computed: true };
 }
@@ -273,7 +274,7 @@ function stateName(f: Fit): string {
 export function fitLabel(f: Fit): string {
   const state = stateName(f);
   const r2 = f.r2 === null ? '' : `, R² ${f.r2.toFixed(4)}`;
-  return `${seriesName(f.protocol, f.tool)} · ${state}: ${f.a.toPrecision(3)} + ${f.b.toPrecision(3)}·N ms${r2}`;
+  return `${seriesName(f.protocol, f.tool, isTls(f))} · ${state}: ${f.a.toPrecision(3)} + ${f.b.toPrecision(3)}·N ms${r2}`;
 }
 
 export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
@@ -292,7 +293,7 @@ export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
     const fitted: Point[] = xs.map((x) => ({ x, y: round(fitValue(f, x))! }));
     series.push({ label: fitLabel(f), protocol: f.protocol, cacheMode: f.cacheMode, ...line(f.tool), data: fitted, fitted: true });
     series.push({
-      label: `${seriesName(f.protocol, f.tool)} · ${stateName(f)} measured p50`,
+      label: `${seriesName(f.protocol, f.tool, isTls(f))} · ${stateName(f)} measured p50`,
       partnerOf: fitLabel(f),
       protocol: f.protocol,
       cacheMode: f.cacheMode,
@@ -302,7 +303,7 @@ export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
       hideInLegend: true,
     });
     rows.push([
-      PROTOCOL_LABELS[f.protocol], f.tool, f.cacheMode, f.temperature,
+      protocolLabel(f.protocol, isTls(f)), f.tool, f.cacheMode, f.temperature,
       round(f.a), round(f.b, 6), round(f.r2),
       f.points.map((p) => `N=${p.pageSize}: ${p.latencyMs} ms`).join('; '),
     ]);
@@ -325,7 +326,7 @@ export function bodyBytesByPageSize(cells: Cell[], subtitle: string): ChartSpec 
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
   const sizes = [...new Set(cells.flatMap((c) => (c.pageSize === null ? [] : [c.pageSize])))].sort((a, b) => a - b);
-  for (const { protocol, tool } of seriesIds(cells)) {
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     const points: Point[] = [];
     for (const n of sizes) {
@@ -333,9 +334,9 @@ export function bodyBytesByPageSize(cells: Cell[], subtitle: string): ChartSpec 
       const body = round(summaryValue(atN, metrics.bodyBytes), 1);
       if (body === null) continue;
       points.push({ x: n, y: body });
-      rows.push([PROTOCOL_LABELS[protocol], tool, n, body, round(summaryValue(atN, metrics.wireSent), 1), round(summaryValue(atN, metrics.wireReceived), 1)]);
+      rows.push([protocolLabel(protocol, tls), tool, n, body, round(summaryValue(atN, metrics.wireSent), 1), round(summaryValue(atN, metrics.wireReceived), 1)]);
     }
-    series.push({ label: seriesName(protocol, tool), protocol, cacheMode: 'none', ...line(tool), data: points });
+    series.push({ label: seriesName(protocol, tool, tls), protocol, cacheMode: 'none', ...line(tool), data: points });
   }
   return {
     key: 'body-bytes-by-page-size',
@@ -362,14 +363,14 @@ export function hitRatioChart(cells: Cell[], subtitle: string): ChartSpec {
   ];
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
-  for (const { protocol, tool } of seriesIds(cells)) {
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     const perLevel = levels.map((l) => states.map((s) => round(pct(summaryValue(where(mine, { ...s }), l.pick)), 2)));
     levels.forEach((l, i) =>
-      series.push({ label: `${seriesName(protocol, tool)} ${l.name}`, protocol, ...bar(tool, l.shade), data: perLevel[i] }),
+      series.push({ label: `${seriesName(protocol, tool, tls)} ${l.name}`, protocol, ...bar(tool, l.shade), data: perLevel[i] }),
     );
     states.forEach((s, j) => {
-      if (where(mine, { ...s }).length) rows.push([PROTOCOL_LABELS[protocol], tool, s.cacheMode, s.temperature, perLevel[0][j], perLevel[1][j], perLevel[2][j]]);
+      if (where(mine, { ...s }).length) rows.push([protocolLabel(protocol, tls), tool, s.cacheMode, s.temperature, perLevel[0][j], perLevel[1][j], perLevel[2][j]]);
     });
   }
   return {
@@ -401,13 +402,13 @@ export function temperatureChart(cells: Cell[], which: 'p50' | 'throughput', sub
   const pick = which === 'p50' ? metrics.p50 : metrics.throughput;
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
-  for (const { protocol, tool } of seriesIds(cells)) {
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     for (const { t, shade } of temps) {
       const data = modes.map((cacheMode) => summaryValue(where(mine, { cacheMode, temperature: t }), pick));
-      series.push({ label: `${seriesName(protocol, tool)} ${t === 'none' ? 'no cache' : t}`, protocol, ...bar(tool, shade), data });
+      series.push({ label: `${seriesName(protocol, tool, tls)} ${t === 'none' ? 'no cache' : t}`, protocol, ...bar(tool, shade), data });
       modes.forEach((m, i) => {
-        if (data[i] !== null) rows.push([PROTOCOL_LABELS[protocol], tool, m, t, data[i]]);
+        if (data[i] !== null) rows.push([protocolLabel(protocol, tls), tool, m, t, data[i]]);
       });
     }
   }
@@ -452,17 +453,17 @@ export function compareChart(pairs: CellPair[], which: 'p50' | 'throughput', sub
   const pick = which === 'p50' ? metrics.p50 : metrics.throughput;
   const series: SeriesSpec[] = [];
   const rows: CsvValue[][] = [];
-  for (const { protocol, tool } of seriesIds(cellsA)) {
+  for (const { protocol, tool, tls } of seriesIds(cellsA)) {
     const data = states.map((s) => {
       const mine = pairs.filter((p) => p.a.protocol === protocol && p.a.tool === tool && p.a.cacheMode === s.cacheMode && p.a.temperature === s.temperature);
       if (mine.length === 0) return null;
       const va = summaryValue(mine.map((p) => p.a), pick);
       const vb = summaryValue(mine.map((p) => p.b), pick);
       const r = ratio(vb, va);
-      rows.push([PROTOCOL_LABELS[protocol], tool, s.cacheMode, s.temperature, va, vb, r]);
+      rows.push([protocolLabel(protocol, tls), tool, s.cacheMode, s.temperature, va, vb, r]);
       return r;
     });
-    series.push({ label: seriesName(protocol, tool), protocol, ...bar(tool), data });
+    series.push({ label: seriesName(protocol, tool, tls), protocol, ...bar(tool), data });
   }
   const name = which === 'p50' ? 'p50 latency' : 'throughput';
   const unitName = which === 'p50' ? 'ms' : 'req/s';

@@ -42,6 +42,17 @@ export function toolShade(tool: Tool): number {
   return tool === 'ghz' ? 0.45 : 0;
 }
 
-export function seriesName(protocol: Protocol, tool: Tool): string {
-  return `${PROTOCOL_LABELS[protocol]} · ${tool}`;
+/** "REST", or "gRPC · TLS" for cells measured over TLS: the Protocol column of the tables. */
+export function protocolLabel(protocol: Protocol, tls = false): string {
+  return `${PROTOCOL_LABELS[protocol]}${tls ? ' · TLS' : ''}`;
+}
+
+/** "REST · k6", and "gRPC · ghz · TLS" for a series measured over TLS. */
+export function seriesName(protocol: Protocol, tool: Tool, tls = false): string {
+  return `${PROTOCOL_LABELS[protocol]} · ${tool}${tls ? ' · TLS' : ''}`;
+}
+
+/** How a transport is named in filters and tables. */
+export function transportLabel(tls: boolean): string {
+  return tls ? 'TLS' : 'plain TCP';
 }

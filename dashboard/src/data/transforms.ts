@@ -79,12 +79,19 @@ export function fitValue(fit: { a: number; b: number }, n: number): number {
 
 // ---------- filters ----------
 
+/** Whether a cell (or fit) ran over TLS; cells of runs written before the tls dimension ran plain. */
+export function isTls(c: { tls?: boolean }): boolean {
+  return c.tls === true;
+}
+
 export interface FilterOptions {
   operations: Operation[];
   pageSizes: number[];
   concurrencies: number[];
   tools: Tool[];
   models: LoadModel[];
+  /** The transports present: [false] for a run without TLS cells, [false, true] with both. */
+  transports: boolean[];
 }
 
 /** The filters with every "auto" choice made from the data. */
@@ -95,6 +102,7 @@ export interface Resolved {
   tool: Tool | 'all';
   model: LoadModel;
   temperature: 'warm' | 'cold';
+  tls: boolean;
   options: FilterOptions;
 }
 
@@ -118,7 +126,11 @@ export function mostCommon(values: number[]): number | null {
   return best;
 }
 
-export function resolveFilters(cells: Cell[], f: Filters): Resolved {
+export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
+  // the transport first: every other choice is made among the cells of that transport
+  const transports = distinct(allCells.map(isTls)).sort((a, b) => Number(a) - Number(b));
+  const tls = transports.includes(f.tls) ? f.tls : (transports[0] ?? false);
+  const cells = allCells.filter((c) => isTls(c) === tls);
   const operations = distinct(cells.map((c) => c.operation)).sort(byOrder(OPERATIONS));
   const operation =
     f.operation && operations.includes(f.operation)
@@ -153,7 +165,8 @@ export function resolveFilters(cells: Cell[], f: Filters): Resolved {
     tool,
     model,
     temperature: f.temperature,
-    options: { operations, pageSizes, concurrencies, tools, models },
+    tls,
+    options: { operations, pageSizes, concurrencies, tools, models, transports },
   };
 }
 
@@ -165,6 +178,7 @@ export function selectCells(cells: Cell[], r: Resolved, free: FilterDim[] = []):
     (c) =>
       c.operation === r.operation &&
       c.model === r.model &&
+      isTls(c) === r.tls &&
       (r.tool === 'all' || c.tool === r.tool) &&
       (free.includes('pageSize') || c.pageSize === r.pageSize) &&
       (free.includes('concurrency') || c.concurrency === r.concurrency),
@@ -176,6 +190,8 @@ export function selectCells(cells: Cell[], r: Resolved, free: FilterDim[] = []):
 export interface SeriesId {
   protocol: Protocol;
   tool: Tool;
+  /** The cells of the series ran over TLS (the views select one transport at a time). */
+  tls: boolean;
 }
 
 /** Protocol × tool pairs present, REST first, k6 before ghz. */
@@ -183,7 +199,8 @@ export function seriesIds(cells: Cell[]): SeriesId[] {
   const ids: SeriesId[] = [];
   for (const protocol of PROTOCOLS) {
     for (const tool of TOOLS) {
-      if (cells.some((c) => c.protocol === protocol && c.tool === tool)) ids.push({ protocol, tool });
+      const of = cells.filter((c) => c.protocol === protocol && c.tool === tool);
+      if (of.length > 0) ids.push({ protocol, tool, tls: of.every(isTls) });
     }
   }
   return ids;
@@ -243,7 +260,8 @@ export function where(cells: Cell[], match: Partial<Cell>): Cell[] {
 
 /** A cell's identity across runs: everything that defines the measurement, not its id. */
 export function cellKey(c: Cell): string {
-  return [c.protocol, c.tool, c.operation, c.pageSize ?? '-', c.cacheMode, c.temperature, c.model, c.concurrency].join('|');
+  return [c.protocol, c.tool, c.operation, c.pageSize ?? '-', c.cacheMode, c.temperature, c.model, c.concurrency,
+    isTls(c) ? 'tls' : 'plain'].join('|');
 }
 
 export function users(n: number): string {
@@ -256,5 +274,6 @@ export function describeFilters(r: Resolved, free: FilterDim[] = []): string {
   if (r.concurrency !== null && !free.includes('concurrency')) parts.push(users(r.concurrency));
   parts.push(r.tool === 'all' ? 'all tools' : r.tool);
   parts.push(`${r.model} model`);
+  if (r.tls || r.options.transports.length > 1) parts.push(r.tls ? 'over TLS' : 'plain TCP');
   return parts.join(', ');
 }

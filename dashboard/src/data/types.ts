@@ -65,6 +65,8 @@ export interface Cell {
   durationSeconds?: number;
   warmupSeconds?: number;
   repetitions?: number;
+  /** Over TLS (HTTPS, gRPC over TLS); absent in runs written before the tls dimension: plain. */
+  tls?: boolean;
   runs: Measurement[];
   summary: Measurement;
   spread?: unknown;
@@ -78,6 +80,8 @@ export interface Fit {
   operation: Operation;
   /** The concurrency the page-size sweep ran at. */
   concurrency?: number;
+  /** Fitted over TLS cells; absent (older runs) means plain. */
+  tls?: boolean;
   metric: string;
   a: number;
   b: number;
@@ -91,6 +95,10 @@ export interface Headline {
   warmHybridOverNoneThroughput?: number | null;
   jsonOverProtobufBodyBytes?: number | null;
   getGroupOverHelloThroughput?: number | null;
+  tlsOverPlainP50Rest?: number | null;
+  tlsOverPlainP50Grpc?: number | null;
+  tlsOverPlainThroughputRest?: number | null;
+  tlsOverPlainThroughputGrpc?: number | null;
   [key: string]: unknown;
 }
 

@@ -21,6 +21,8 @@ export interface Filters {
   model: LoadModel;
   /** Which cache temperature the Concurrency and Payload views plot (no-cache is always shown). */
   temperature: 'warm' | 'cold';
+  /** Cells over TLS or over plain TCP (the bench's tls dimension); never both in one chart. */
+  tls: boolean;
 }
 
 export interface UrlState {
@@ -37,6 +39,7 @@ export const DEFAULT_FILTERS: Filters = {
   tool: 'k6',
   model: 'closed',
   temperature: 'warm',
+  tls: false,
 };
 
 export const DEFAULT_STATE: UrlState = { view: 'overview', run: null, runB: null, filters: DEFAULT_FILTERS };
@@ -67,6 +70,7 @@ export function parseHash(hash: string): UrlState {
       tool: pick(params.get('tool'), [...TOOLS, 'all'] as const) ?? DEFAULT_FILTERS.tool,
       model: pick(params.get('model'), MODELS) ?? DEFAULT_FILTERS.model,
       temperature: pick(params.get('temp'), ['warm', 'cold'] as const) ?? DEFAULT_FILTERS.temperature,
+      tls: params.get('tls') === '1',
     },
   };
 }
@@ -82,6 +86,7 @@ export function formatHash(state: UrlState): string {
   if (f.tool !== DEFAULT_FILTERS.tool) params.set('tool', f.tool);
   if (f.model !== DEFAULT_FILTERS.model) params.set('model', f.model);
   if (f.temperature !== DEFAULT_FILTERS.temperature) params.set('temp', f.temperature);
+  if (f.tls) params.set('tls', '1');
   const qs = params.toString();
   return `#/${state.view}${qs ? `?${qs}` : ''}`;
 }

@@ -49,6 +49,11 @@ function optNum(o: Obj, key: string, path: string): void {
   if (o[key] !== undefined && o[key] !== null) num(o[key], `${path}.${key}`);
 }
 
+/** A field that may be absent (older runs), but when present must be true or false. */
+function optBool(o: Obj, key: string, path: string): void {
+  if (o[key] !== undefined && typeof o[key] !== 'boolean') fail(`${path}.${key}`, 'true or false', o[key]);
+}
+
 function str(v: unknown, path: string): string {
   if (typeof v !== 'string' || v === '') fail(path, 'a non-empty string', v);
   return v as string;
@@ -112,12 +117,15 @@ function checkCell(v: unknown, path: string): void {
   for (const k of ['connections', 'targetRate', 'durationSeconds', 'warmupSeconds', 'repetitions']) {
     optNum(c, k, path);
   }
+  // absent in runs written before the tls dimension: those cells ran plain
+  optBool(c, 'tls', path);
   arr(c.runs, `${path}.runs`).forEach((r, i) => checkMeasurement(r, `${path}.runs[${i}]`));
   checkMeasurement(c.summary, `${path}.summary`);
 }
 
 function checkFit(v: unknown, path: string): void {
   const f = obj(v, path);
+  optBool(f, 'tls', path);
   oneOf(f.protocol, PROTOCOLS, `${path}.protocol`);
   oneOf(f.tool, TOOLS, `${path}.tool`);
   oneOf(f.cacheMode, CACHE_MODES, `${path}.cacheMode`);

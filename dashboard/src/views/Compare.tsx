@@ -91,7 +91,7 @@ export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: Compar
   return (
     <>
       <div className="filter-bar">{picker}</div>
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
       <p className="explain">
         Run A is the run chosen at the top (before), run B the one chosen here (after). Cells are matched by protocol, tool,
         operation, page size, cache mode, temperature, load model and concurrency: {pairs.length} matched

@@ -1,7 +1,7 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
 import { cachingImprovement, latencyByCacheState, payloadSize, show } from '../data/charts';
-import { describeFilters, selectCells } from '../data/transforms';
+import { describeFilters, isTls, selectCells } from '../data/transforms';
 import type { Run } from '../data/types';
 import type { ViewProps } from './viewProps';
 
@@ -10,6 +10,11 @@ const HEADLINES: { key: string; label: string; hint: string }[] = [
   { key: 'warmHybridOverNoneThroughput', label: 'Warm hybrid ÷ no-cache throughput', hint: 'how many times more requests the L1+L2 cache serves' },
   { key: 'jsonOverProtobufBodyBytes', label: 'JSON ÷ Protobuf body bytes', hint: 'how much larger the JSON body is' },
   { key: 'getGroupOverHelloThroughput', label: 'GetGroup ÷ hello-world throughput', hint: 'share of the bare framework’s rate' },
+  // the tls dimension: what encryption costs per wire (absent in runs without TLS cells)
+  { key: 'tlsOverPlainP50Rest', label: 'REST · TLS ÷ plain p50 latency', hint: 'above 1: what HTTPS adds to a call' },
+  { key: 'tlsOverPlainP50Grpc', label: 'gRPC · TLS ÷ plain p50 latency', hint: 'above 1: what TLS adds to a call' },
+  { key: 'tlsOverPlainThroughputRest', label: 'REST · TLS ÷ plain throughput', hint: 'below 1: the capacity HTTPS costs' },
+  { key: 'tlsOverPlainThroughputGrpc', label: 'gRPC · TLS ÷ plain throughput', hint: 'below 1: the capacity TLS costs' },
 ];
 
 /** The bench's description of how a headline was made (and why it is missing, if it is). */
@@ -32,7 +37,11 @@ function detailFor(run: Run, key: string): string | null {
 function Headlines({ run }: { run: Run }) {
   const known = HEADLINES.map((h) => h.key);
   const extra = Object.keys(run.headline).filter((k) => !known.includes(k));
-  const items = [...HEADLINES, ...extra.map((key) => ({ key, label: key, hint: '' }))];
+  // the TLS cards only for a run that measured over TLS: older runs and plain-only profiles have no pair
+  const hasTls = run.cells.some(isTls);
+  const items = [...HEADLINES, ...extra.map((key) => ({ key, label: key, hint: '' }))].filter(
+    (h) => hasTls || !h.key.startsWith('tlsOverPlain'),
+  );
   return (
     <div className="headlines" data-testid="headlines">
       {items.map((h) => {
@@ -56,7 +65,7 @@ export function Overview({ run, resolved, onFilters }: ViewProps) {
   return (
     <>
       <Headlines run={run} />
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
       <div className="grid">
         <ChartCard spec={latencyByCacheState(cells, subtitle)} />
         <ChartCard spec={payloadSize(cells, subtitle)} />

@@ -1,16 +1,21 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
 import { bodyBytesByPageSize, fitsFor, payloadScalingChart } from '../data/charts';
-import { distinct, mostCommon, users } from '../data/transforms';
+import { distinct, isTls, mostCommon, users } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 
 export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps) {
   const paged = run.cells.filter(
-    (c) => c.pageSize !== null && c.model === resolved.model && (resolved.tool === 'all' || c.tool === resolved.tool),
+    (c) =>
+      c.pageSize !== null &&
+      c.model === resolved.model &&
+      isTls(c) === resolved.tls &&
+      (resolved.tool === 'all' || c.tool === resolved.tool),
   );
   const { fits, computed } = fitsFor(run.fits, paged);
   const candidates = fits.filter(
     (f) =>
+      isTls(f) === resolved.tls &&
       (resolved.tool === 'all' || f.tool === resolved.tool) &&
       (f.temperature === 'none' || f.temperature === resolved.temperature),
   );
@@ -26,7 +31,7 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
   const subtitle = `${op}, ${level ? `${users(level)}, ` : ''}${tool}; cache modes ${resolved.temperature}`;
   return (
     <>
-      <FilterBar resolved={resolved} show={['tool', 'model', 'temperature']} onChange={onFilters}>
+      <FilterBar resolved={resolved} show={['tool', 'model', 'temperature', 'tls']} onChange={onFilters}>
         {levels.length > 0 && levels[0] !== 0 && (
           <label className="filter">
             <span>Concurrency</span>
