@@ -97,7 +97,14 @@ expect_reject "misspelt field" "'imagePullPolcy' was unexpected" check "$bad/fie
 mutate deploy/k8s/disruption-budgets.yaml "$bad/api.yaml" '0,/policy\/v1/s/policy\/v1/policy\/v1beta1/'
 expect_reject "removed API version" "has no schema for kind PodDisruptionBudget in policy/v1beta1" check "$bad/api.yaml"
 
-mutate deploy/k8s/config.yaml "$bad/bool.yaml" 's/TANDEM_SEED_MODE: "off"/TANDEM_SEED_MODE: off/'
+cat >"$bad/bool.yaml" <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  TANDEM_SEED_MODE: off
+EOF
 expect_reject "unquoted YAML boolean in a ConfigMap" "data.TANDEM_SEED_MODE: False is not of type 'string'" check "$bad/bool.yaml"
 
 mutate deploy/k8s/rest-service.yaml "$bad/dup.yaml" 's/^\(  *\)replicas: 3$/\1replicas: 3\n\1replicas: 2/'
