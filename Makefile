@@ -9,10 +9,10 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 
 REST_JAR := rest-service/target/rest-service.jar
 
-.PHONY: help test run down seed bench dashboard build tools deps
+.PHONY: help test run down seed bench dashboard build tools deps k8s-validate
 
 help:
-	@echo "make test | run | down | seed [SCALE=n] | bench | dashboard | build | tools | deps"
+	@echo "make test | run | down | seed [SCALE=n] | bench | dashboard | build | tools | deps | k8s-validate"
 
 test:                 ## install what is missing, start MariaDB+Redis, run every test, stop them
 	@scripts/test.sh
@@ -52,3 +52,7 @@ tools:                ## ghz, k6, grpcurl into .tools/bin (and docker-compose)
 
 deps:                 ## everything make test needs
 	@scripts/deps.sh all
+
+k8s-validate:         ## render deploy/k8s with kustomize and check it against the Kubernetes schemas (no cluster)
+	@scripts/deps.sh k8s
+	@scripts/k8s-validate.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Tandem needs and is missing; quiet and quick when everything is there.
 #
-#   scripts/deps.sh [java|servers|tools|node|python|browser|all]...   (default: all)
+#   scripts/deps.sh [java|servers|tools|node|python|browser|k8s|all]...   (default: all)
 #
 #   java     check that a JDK >= 21 exists (scripts/java-home.sh); nothing to install
 #   servers  apt: mariadb-server redis-server
@@ -9,6 +9,9 @@
 #   python   venv .tools/venv + pip install -r loadtest/requirements.txt (when that file exists)
 #   node     npm ci in dashboard/ (when dashboard/package-lock.json exists)
 #   browser  apt: chromium
+#   k8s      Go: kustomize pinned into .tools/bin; venv .tools/k8s-venv + pip install -r
+#            scripts/k8s-validate-requirements.txt (kubernetes-validate: the Kubernetes JSON schemas
+#            ship inside that PyPI package, so scripts/k8s-validate.sh needs no GitHub at run time)
 #
 # apt-get update runs at most once, and only when some apt package is missing. Stamps (hashes of
 # requirements.txt / package-lock.json) decide whether pip / npm run again.
@@ -20,6 +23,7 @@
 #   Go, when the build cache has them: ~2-4 s each; already in .tools/bin: skipped (<0.2 s)
 #   python venv + loadtest/requirements.txt, no pip cache           ~31 s
 #   dashboard node_modules, empty npm cache                         ~9-14 s
+#   k8s: Go kustomize, empty caches ~60 s; venv + kubernetes-validate (22 MB wheel) ~25 s
 # Nothing to do at all: ~0.2 s.
 set -euo pipefail
 
@@ -33,6 +37,9 @@ STAMPS=$ROOT/.tools/stamps
 GHZ_VERSION=0.120.0
 K6_VERSION=1.8.1
 GRPCURL_VERSION=1.9.4
+# v5.8.3 needs Go >= 1.27; v5.8.2 builds with Go 1.26
+KUSTOMIZE_VERSION=5.8.2
+K8S_VENV=$ROOT/.tools/k8s-venv
 
 say()  { echo "deps: $*"; }
 die()  { echo "deps: ERROR: $*" >&2; exit 1; }
@@ -155,6 +162,30 @@ do_python() {
   say "python venv ready in $(( $(now) - t0 )) s"
 }
 
+# ---------------------------------------------------------------- k8s (scripts/k8s-validate.sh)
+do_k8s() {
+  go_tool kustomize "sigs.k8s.io/kustomize/kustomize/v5@v$KUSTOMIZE_VERSION" "v$KUSTOMIZE_VERSION" "" version
+  local req=$ROOT/scripts/k8s-validate-requirements.txt stamp=$STAMPS/k8s-pip.sha256 want=""
+  if [[ -x $K8S_VENV/bin/python ]]; then
+    want="$(sha "$req") $("$K8S_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)"
+    [[ -f $stamp && "$(cat "$stamp")" == "$want" ]] && return 0
+  fi
+  local t0; t0=$(now)
+  if [[ ! -x $K8S_VENV/bin/python ]]; then
+    local py; py=$(command -v python3) || die "python3 (>= 3.10) is needed for scripts/k8s-validate.sh"
+    say "creating .tools/k8s-venv"
+    "$py" -m venv "$K8S_VENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  fi
+  say "pip install -r scripts/k8s-validate-requirements.txt ..."
+  if ! "$K8S_VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >"$ROOT/.tools/pip-k8s.log" 2>&1; then
+    tail -n 30 "$ROOT/.tools/pip-k8s.log" >&2
+    die "pip install for the k8s validator failed; log: .tools/pip-k8s.log"
+  fi
+  want="$(sha "$req") $("$K8S_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])')"
+  mkdir -p "$STAMPS"; echo "$want" >"$stamp"
+  say "k8s validator venv ready in $(( $(now) - t0 )) s"
+}
+
 # ---------------------------------------------------------------- node
 do_node() {
   local dir=$ROOT/dashboard lock=$ROOT/dashboard/package-lock.json
@@ -192,7 +223,7 @@ do_node() {
 # ---------------------------------------------------------------- main
 mkdir -p "$ROOT/.tools"
 (( $# )) || set -- all
-want_java= want_servers= want_tools= want_python= want_node= want_browser=
+want_java= want_servers= want_tools= want_python= want_node= want_browser= want_k8s=
 for what in "$@"; do
   case $what in
     java)    want_java=1 ;;
@@ -201,9 +232,10 @@ for what in "$@"; do
     python)  want_python=1 ;;
     node)    want_node=1 ;;
     browser) want_browser=1 ;;
-    all)     want_java=1 want_servers=1 want_tools=1 want_python=1 want_node=1 want_browser=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-    *) die "unknown part '$what' (use java|servers|tools|node|python|browser|all)" ;;
+    k8s)     want_k8s=1 ;;
+    all)     want_java=1 want_servers=1 want_tools=1 want_python=1 want_node=1 want_browser=1 want_k8s=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) die "unknown part '$what' (use java|servers|tools|node|python|browser|k8s|all)" ;;
   esac
 done
 
@@ -216,4 +248,5 @@ done
 [[ -n $want_tools ]]   && do_tools_go
 [[ -n $want_python ]]  && do_python
 [[ -n $want_node ]]    && do_node
+[[ -n $want_k8s ]]     && do_k8s
 exit 0

@@ -11,8 +11,10 @@
 #   5 dashboard scripts/deps.sh node; npm --prefix dashboard test; npm --prefix dashboard run test:browser
 #                                                                  when dashboard/package.json exists
 #   6 compose   docker-compose -f docker-compose.yml config -q
+#   7 k8s       scripts/deps.sh k8s; scripts/k8s-validate.sh: deploy/k8s rendered by kustomize and checked
+#               against the Kubernetes JSON schemas (no cluster, no network), with a self-test
 # and stops, on any exit (failure, Ctrl-C, kill), the servers that it started itself.
-# Stages 3-6 all run even when one fails; the exit status is that of the first failure, 0 if none.
+# Stages 3-7 all run even when one fails; the exit status is that of the first failure, 0 if none.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -151,5 +153,13 @@ fi
 
 # ---- 6 docker-compose.yml still parses (no engine needed)
 stage compose docker-compose -f docker-compose.yml config -q
+
+# ---- 7 the Kubernetes manifests render and validate (no cluster needed); installs its own tools, so
+# a failed install fails only this stage
+k8s_validate() {
+  scripts/deps.sh k8s || return
+  scripts/k8s-validate.sh
+}
+stage k8s k8s_validate
 
 exit "$first_rc"
