@@ -8,6 +8,7 @@ import net.ttddyy.dsproxy.listener.MethodExecutionListener;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
 import java.sql.Statement;
 import java.util.Optional;
 import java.util.Set;
@@ -22,7 +23,9 @@ import java.util.Set;
  * <li>waiting for a pooled connection is interrupted at the deadline;</li>
  * <li>a statement, a connection or a commit that would start after the deadline does not start;</li>
  * <li>a commit that fails once sent (the connection was lost) is reported as
- * {@link CommitOutcomeUnknownException}: the database may or may not have applied it.</li>
+ * {@link CommitOutcomeUnknownException}: the database may or may not have applied it;</li>
+ * <li>a failed rollback, or a call on a connection that Hikari already closed, is reported as a lost
+ * connection (SQL state 08003): nothing of the transaction was committed.</li>
  * </ul>
  * Threads without a bound deadline (start-up, Flyway, health checks, the seed) are left alone.
  */
@@ -31,11 +34,16 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
     private static final Set<String> EXECUTE_METHODS = Set.of(
             "execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch", "executeLargeBatch");
     private static final String REGISTERED = DeadlineJdbcListener.class.getName() + ".registered";
+    private static final String CLOSED_BEFORE_COMMIT = DeadlineJdbcListener.class.getName() + ".closedBeforeCommit";
 
     @Override
     public void beforeMethod(MethodExecutionContext call) {
         Object target = call.getTarget();
         String method = call.getMethod().getName();
+        if (target instanceof Connection connection && method.equals("commit") && closed(connection)) {
+            // Hikari closed it (after a fatal error): the commit cannot be sent, so it is not ambiguous.
+            call.addCustomValue(CLOSED_BEFORE_COMMIT, Boolean.TRUE);
+        }
         Optional<RequestDeadline> bound = RequestDeadline.current();
         if (bound.isEmpty()) {
             return;
@@ -68,6 +76,7 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
     public void afterMethod(MethodExecutionContext call) {
         Object target = call.getTarget();
         String method = call.getMethod().getName();
+        Throwable thrown = call.getThrown();
         RequestDeadline deadline = call.getCustomValue(REGISTERED, RequestDeadline.class);
         if (deadline != null && target instanceof Statement statement) {
             deadline.statementEnded(statement);
@@ -79,21 +88,49 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
             }
         } else if (deadline != null && target instanceof DataSource) {
             boolean interrupted = deadline.acquisitionEnded();
-            if (interrupted && call.getThrown() != null) {
+            if (interrupted && thrown != null) {
                 // Replaces Hikari's "interrupted during connection acquisition" with what happened.
                 throw sneaky(new DeadlineExceededException(
-                        "the request's deadline passed while waiting for a database connection", call.getThrown()));
+                        "the request's deadline passed while waiting for a database connection", thrown));
             }
-        } else if (target instanceof Connection && method.equals("commit") && call.getThrown() != null
-                && !(call.getThrown() instanceof DeadlineExceededException)
-                && !"08003".equals(sqlState(call.getThrown()))) {
-            // 08003: the connection was closed before the commit was sent, so nothing was committed.
-            throw sneaky(new CommitOutcomeUnknownException(call.getThrown()));
+        }
+        if (!(thrown instanceof SQLException failure) || thrown instanceof DeadlineExceededException) {
+            return;
+        }
+        if (target instanceof Connection && method.equals("commit")) {
+            if (call.getCustomValue(CLOSED_BEFORE_COMMIT, Boolean.class) == null) {
+                throw sneaky(new CommitOutcomeUnknownException(failure));
+            }
+            throw sneaky(connectionLost(failure));
+        }
+        if (!isConnectionFailure(failure) && (method.equals("rollback") || closed(target))) {
+            // A connection that Hikari closed after a fatal error says only "Connection is closed",
+            // and a failed rollback means the connection is gone: name both for what they are (SQL
+            // state 08003), so they are classified as the database being unavailable, not as a bug.
+            throw sneaky(connectionLost(failure));
         }
     }
 
-    private static String sqlState(Throwable thrown) {
-        return thrown instanceof SQLException sql ? sql.getSQLState() : null;
+    private static SQLNonTransientConnectionException connectionLost(SQLException failure) {
+        return new SQLNonTransientConnectionException("the database connection was lost; the transaction was not "
+                + "committed: " + failure.getMessage(), "08003", failure);
+    }
+
+    private static boolean isConnectionFailure(SQLException failure) {
+        return failure.getSQLState() != null && failure.getSQLState().startsWith("08");
+    }
+
+    /** Whether a connection or statement is closed; one that cannot even say so counts as closed. */
+    private static boolean closed(Object target) {
+        try {
+            return switch (target) {
+                case Connection connection -> connection.isClosed();
+                case Statement statement -> statement.isClosed();
+                default -> false;
+            };
+        } catch (SQLException e) {
+            return true;
+        }
     }
 
     /**
