@@ -449,6 +449,8 @@ class MysqlOutageTest {
                     SUBJECT);
             assertThat(withoutOwner).as("groups created without their owner's membership (half-applied)").isZero();
         }
+        System.out.printf("MySQL outage: %d writes answered OK, %d answered UNAVAILABLE, %d UNAVAILABLE with unknown "
+                + "commit outcome; %d mismatches%n", ok, failed, ambiguous, wrong.size());
         assertThat(wrong).as("writes whose answer and stored state disagree").isEmpty();
         assertThat(ok).as("writes answered OK").isPositive();
         assertThat(failed + ambiguous).as("writes answered UNAVAILABLE (of which %d with unknown commit outcome)", ambiguous)

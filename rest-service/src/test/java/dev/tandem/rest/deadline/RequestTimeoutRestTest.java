@@ -105,6 +105,12 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
                 .expectStatus().isOk();
     }
 
+    @Test
+    void theTimeoutHeaderIsDocumentedOnEveryOperation() {
+        String createGroup = readJson("/v3/api-docs").at("/paths/~1api~1v1~1groups/post/parameters").toString();
+        assertThat(createGroup).contains("\"name\":\"" + RequestTimeout.HEADER + "\"", "\"in\":\"header\"");
+    }
+
     /** A request built by hand carries the dev write token itself (the base class's helpers get theirs from the auth setup). */
     private static <S extends RestTestClient.RequestHeadersSpec<S>> S withToken(S request) {
         return request.header(HttpHeaders.AUTHORIZATION, "Bearer " + DevTokens.devWriter());
