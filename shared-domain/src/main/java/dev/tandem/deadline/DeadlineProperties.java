@@ -12,8 +12,11 @@ import java.time.Duration;
 public record DeadlineProperties(Duration requestTimeout) {
 
     public DeadlineProperties {
-        if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+        if (requestTimeout == null) {
             requestTimeout = Duration.ofSeconds(10);
+        }
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("tandem.limits.request-timeout must be positive, got " + requestTimeout);
         }
     }
 }
