@@ -1,6 +1,9 @@
 package dev.tandem.config;
 
 import dev.tandem.cache.CacheConfiguration;
+import dev.tandem.db.DatabaseHealthIndicator;
+import dev.tandem.db.GuardedDataSource;
+import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.error.Validation;
 import dev.tandem.group.GroupService;
 import dev.tandem.seed.SeedProperties;
@@ -21,7 +24,8 @@ import java.time.Clock;
  * tested is what runs.
  */
 @Configuration(proxyBeanMethods = false)
-@ComponentScan(basePackageClasses = {GroupService.class, UserService.class, Validation.class, SeedRunner.class})
+@ComponentScan(basePackageClasses = {GroupService.class, UserService.class, Validation.class, SeedRunner.class,
+        RequestDeadlines.class, DatabaseHealthIndicator.class})
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties(SeedProperties.class)
@@ -31,5 +35,11 @@ public class TandemDomainConfiguration {
     @Bean
     Clock clock() {
         return Clock.systemUTC();
+    }
+
+    /** Every JDBC call held to its request's deadline (static: a post-processor is created before other beans). */
+    @Bean
+    static GuardedDataSource guardedDataSource() {
+        return new GuardedDataSource();
     }
 }

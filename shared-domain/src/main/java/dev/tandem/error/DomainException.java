@@ -1,6 +1,9 @@
 package dev.tandem.error;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The single failure type of the domain. Protocol layers map {@link #code()} through
@@ -12,14 +15,29 @@ public class DomainException extends RuntimeException {
     private final List<FieldViolation> violations;
     private final String resourceType;
     private final String resourceName;
+    private final Duration retryAfter;
+    private final Map<String, String> metadata;
 
     public DomainException(ErrorCode code, String message, List<FieldViolation> violations,
                            String resourceType, String resourceName) {
-        super(message);
+        this(code, message, violations, resourceType, resourceName, null, Map.of(), null);
+    }
+
+    /**
+     * With the infrastructure's extras: when the client may retry ({@code retryAfter}: REST
+     * Retry-After, gRPC RetryInfo), facts for ErrorInfo.metadata (REST: the {@code metadata}
+     * member), and the underlying failure (kept for the log, never sent).
+     */
+    public DomainException(ErrorCode code, String message, List<FieldViolation> violations,
+                           String resourceType, String resourceName, Duration retryAfter,
+                           Map<String, String> metadata, Throwable cause) {
+        super(message, cause);
         this.code = code;
         this.violations = List.copyOf(violations);
         this.resourceType = resourceType;
         this.resourceName = resourceName;
+        this.retryAfter = retryAfter;
+        this.metadata = Map.copyOf(metadata);
     }
 
     public DomainException(ErrorCode code, String message) {
@@ -69,5 +87,15 @@ public class DomainException extends RuntimeException {
 
     public String resourceName() {
         return resourceName;
+    }
+
+    /** How long the client should wait before retrying, when the failure is transient. */
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
+    }
+
+    /** Facts about the failure for google.rpc.ErrorInfo.metadata (REST: the problem's {@code metadata}). */
+    public Map<String, String> metadata() {
+        return metadata;
     }
 }

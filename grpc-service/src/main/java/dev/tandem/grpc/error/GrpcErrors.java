@@ -5,6 +5,8 @@ import com.google.rpc.BadRequest;
 import com.google.rpc.Code;
 import com.google.rpc.ErrorInfo;
 import com.google.rpc.ResourceInfo;
+import com.google.rpc.RetryInfo;
+import dev.tandem.error.DataAccessFailures;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.FieldViolation;
 import io.grpc.StatusException;
@@ -12,6 +14,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.exception.GrpcExceptionHandler;
@@ -40,6 +43,17 @@ public class GrpcErrors implements GrpcExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(GrpcErrors.class);
 
+    private final DataAccessFailures dataAccessFailures;
+
+    @Autowired
+    public GrpcErrors(DataAccessFailures dataAccessFailures) {
+        this.dataAccessFailures = dataAccessFailures;
+    }
+
+    public GrpcErrors() {
+        this(new DataAccessFailures());
+    }
+
     @Override
     public StatusException handleException(Throwable exception) {
         return switch (exception) {
@@ -47,7 +61,9 @@ public class GrpcErrors implements GrpcExceptionHandler {
             // Already a deliberate status (e.g. raised by grpc-java itself): keep it as it is.
             case StatusException status -> status;
             case StatusRuntimeException status -> new StatusException(status.getStatus(), status.getTrailers());
-            default -> unexpected(exception);
+            // The database being down or the deadline passing is no bug: UNAVAILABLE / DEADLINE_EXCEEDED.
+            default -> dataAccessFailures.classify(exception).map(GrpcErrors::toStatusException)
+                    .orElseGet(() -> unexpected(exception));
         };
     }
 
@@ -61,7 +77,12 @@ public class GrpcErrors implements GrpcExceptionHandler {
                 .addDetails(Any.pack(ErrorInfo.newBuilder()
                         .setReason(e.code().name())
                         .setDomain(ERROR_DOMAIN)
+                        .putAllMetadata(e.metadata())
                         .build()));
+        e.retryAfter().ifPresent(delay -> status.addDetails(Any.pack(RetryInfo.newBuilder()
+                .setRetryDelay(com.google.protobuf.Duration.newBuilder().setSeconds(delay.toSeconds())
+                        .setNanos(delay.toNanosPart()))
+                .build())));
         if (!e.violations().isEmpty()) {
             BadRequest.Builder badRequest = BadRequest.newBuilder();
             for (FieldViolation violation : e.violations()) {

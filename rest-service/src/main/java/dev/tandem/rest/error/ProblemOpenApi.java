@@ -35,7 +35,8 @@ public class ProblemOpenApi implements OpenApiCustomizer {
                             + "NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, ABORTED, ...)")
                     .content(problem));
             operation.getResponses().addApiResponse("5XX", new ApiResponse()
-                    .description("The server failed; `code` is INTERNAL or UNAVAILABLE")
+                    .description("The server failed; `code` is INTERNAL, UNAVAILABLE (503, the database is down; "
+                            + "retry after the Retry-After seconds) or DEADLINE_EXCEEDED (504)")
                     .content(problem));
         }));
     }

@@ -1,6 +1,7 @@
 package dev.tandem.rest.error;
 
 import com.google.rpc.Code;
+import dev.tandem.error.DataAccessFailures;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.error.FieldViolation;
@@ -51,6 +52,13 @@ public class RestErrors extends ResponseEntityExceptionHandler {
     static final String CODE = "code";
     static final String FIELD_VIOLATIONS = "fieldViolations";
     static final String RESOURCE = "resource";
+    static final String METADATA = "metadata";
+
+    private final DataAccessFailures dataAccessFailures;
+
+    public RestErrors(DataAccessFailures dataAccessFailures) {
+        this.dataAccessFailures = dataAccessFailures;
+    }
 
     @ExceptionHandler(DomainException.class)
     ResponseEntity<Object> domain(DomainException e, WebRequest request) {
@@ -68,12 +76,22 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         if (e.resourceType() != null) {
             problem.setProperty(RESOURCE, Map.of("type", e.resourceType(), "name", String.valueOf(e.resourceName())));
         }
-        return respond(problem, new HttpHeaders());
+        if (!e.metadata().isEmpty()) {
+            problem.setProperty(METADATA, e.metadata());
+        }
+        HttpHeaders headers = new HttpHeaders();
+        e.retryAfter().ifPresent(delay -> headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(Math.max(1, delay.toSeconds()))));
+        return respond(problem, headers);
     }
 
     /** The last resort: whatever it was, the client learns only that it was not its fault. */
     @ExceptionHandler(Exception.class)
     ResponseEntity<Object> unexpected(Exception e, WebRequest request) {
+        // The database being down or the deadline passing is no bug: 503 / 504, never 500.
+        var dataAccess = dataAccessFailures.classify(e);
+        if (dataAccess.isPresent()) {
+            return domain(dataAccess.get(), request);
+        }
         log.error("Unexpected failure on {}", describe(request), e);
         // Recorded as the request's error, as Spring does for its own 500s, so metrics show the exception.
         request.setAttribute(WebUtils.ERROR_EXCEPTION_ATTRIBUTE, e, RequestAttributes.SCOPE_REQUEST);

@@ -1,0 +1,149 @@
+package dev.tandem.grpc.deadline;
+
+import dev.tandem.deadline.RequestDeadlines;
+import dev.tandem.grpc.GrpcIntegrationTest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.JoinGroupRequest;
+import dev.tandem.proto.v1.UpdateGroupRequest;
+import dev.tandem.testsupport.RowLock;
+import com.google.protobuf.FieldMask;
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * A gRPC deadline (or a cancellation) cuts the database work short: a write waiting for a row lock
+ * held by the test's own connection fails with DEADLINE_EXCEEDED, its statement is gone from
+ * MariaDB's process list within a bound far below innodb_lock_wait_timeout (50 s) and the server's
+ * own request timeout, and once the lock is released the write turns out not to have been applied.
+ */
+class CallDeadlineGrpcTest extends GrpcIntegrationTest {
+
+    private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
+
+    @Value("${spring.datasource.url}") String url;
+    @Value("${spring.datasource.username}") String user;
+    @Value("${spring.datasource.password}") String password;
+    @Autowired RequestDeadlines deadlines;
+
+    @Test
+    void joinWaitingForALockedGroupIsCutShortByTheCallDeadline() throws Exception {
+        assertThat(deadlines.requestTimeout()).as("the server's own cap must not be what cuts the statement")
+                .isGreaterThan(GONE_WITHIN);
+        long groupId = groupWithRoom();
+        long userId = nonMember(groupId);
+        List<Long> counts = counts();
+        try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
+            StatusRuntimeException failure = catchThrowableOfType(StatusRuntimeException.class, () ->
+                    api().withDeadlineAfter(500, TimeUnit.MILLISECONDS).joinGroup(JoinGroupRequest.newBuilder()
+                            .setGroupId(groupId).setUserId(userId).build()));
+
+            assertThat(failure).isNotNull();
+            assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+            assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
+                    .as("the service's SELECT ... FOR UPDATE is no longer waiting for the lock").isTrue();
+        }
+        assertThat(isMember(groupId, userId)).as("the join past its deadline was not applied").isFalse();
+        assertThat(counts()).isEqualTo(counts);
+    }
+
+    @Test
+    void updateWaitingForALockedGroupIsCutShortByTheCallDeadline() throws Exception {
+        Map<String, Object> before = groupRow(1);
+        try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            StatusRuntimeException failure = catchThrowableOfType(StatusRuntimeException.class, () ->
+                    api().withDeadlineAfter(500, TimeUnit.MILLISECONDS).updateGroup(UpdateGroupRequest.newBuilder()
+                            .setId(1).setGroup(Group.newBuilder().setName("Renamed under a lock"))
+                            .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
+                            .setExpectedVersion(((Number) before.get("version")).longValue()).build()));
+
+            assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+            assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
+        }
+        assertThat(groupRow(1)).as("the update past its deadline was rolled back").isEqualTo(before);
+    }
+
+    @Test
+    void aCancelledCallStopsItsStatementAtOnce() throws Exception {
+        long groupId = groupWithRoom();
+        long userId = nonMember(groupId);
+        try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
+            Context.CancellableContext call = Context.current().withCancellation();
+            CompletableFuture<Object> join = CompletableFuture.supplyAsync(() -> {
+                Context previous = call.attach();
+                try {
+                    return api().joinGroup(JoinGroupRequest.newBuilder().setGroupId(groupId).setUserId(userId).build());
+                } finally {
+                    call.detach(previous);
+                }
+            });
+            // The call has the base class's long deadline: it is certainly waiting for the lock now.
+            assertThat(lock.awaitStatementOnStudyGroups(Duration.ofSeconds(30))).as("the join reached the lock").isTrue();
+
+            call.cancel(null);
+
+            Throwable failure = catchThrowableOfType(ExecutionException.class, () -> join.get(30, TimeUnit.SECONDS)).getCause();
+            assertThat(Status.fromThrowable(failure).getCode()).isEqualTo(Status.Code.CANCELLED);
+            assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
+                    .as("the cancelled call's statement was killed, not left waiting for the lock").isTrue();
+        }
+        assertThat(isMember(groupId, userId)).as("the cancelled join was not applied").isFalse();
+    }
+
+    @Test
+    void aDeadlineThatPassesBeforeTheHandlerRunsChangesNothing() {
+        long groupId = groupWithRoom();
+        long userId = nonMember(groupId);
+        List<Long> counts = counts();
+
+        // Expired on arrival: grpc-java may notice first on the client, or the server's interceptor
+        // refuses to start the handler; either way DEADLINE_EXCEEDED and nothing written.
+        StatusRuntimeException failure = catchThrowableOfType(StatusRuntimeException.class, () ->
+                api().withDeadlineAfter(1, TimeUnit.MICROSECONDS).joinGroup(JoinGroupRequest.newBuilder()
+                        .setGroupId(groupId).setUserId(userId).build()));
+
+        assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+        assertThat(isMember(groupId, userId)).isFalse();
+        assertThat(counts()).isEqualTo(counts);
+    }
+
+    private List<Long> counts() {
+        return List.of(count("users"), count("study_groups"), count("group_members"), count("study_sessions"),
+                count("ratings"));
+    }
+
+    private Map<String, Object> groupRow(long id) {
+        return jdbc.sql("SELECT name, subject, description, capacity, owner_id, version FROM study_groups WHERE id = ?")
+                .param(id).query().singleRow();
+    }
+
+    private long groupWithRoom() {
+        return jdbc.sql("""
+                SELECT g.id FROM study_groups g
+                WHERE g.capacity > (SELECT COUNT(*) FROM group_members m WHERE m.group_id = g.id)
+                ORDER BY g.id LIMIT 1""").query(Long.class).single();
+    }
+
+    private long nonMember(long groupId) {
+        return jdbc.sql("SELECT u.id FROM users u WHERE u.id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?) ORDER BY u.id LIMIT 1")
+                .param(groupId).query(Long.class).single();
+    }
+
+    private boolean isMember(long groupId, long userId) {
+        return jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = ? AND user_id = ?")
+                .params(groupId, userId).query(Long.class).single() > 0;
+    }
+}

@@ -1,0 +1,83 @@
+package dev.tandem.rest.deadline;
+
+import dev.tandem.deadline.RequestDeadline;
+import dev.tandem.deadline.RequestDeadlines;
+import dev.tandem.error.DomainException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+import java.time.Duration;
+
+/**
+ * The REST request timeout: each API request runs under a {@link RequestDeadline} of
+ * {@code tandem.limits.request-timeout}, or of the client's shorter {@value #HEADER} (milliseconds,
+ * a non-negative integer; 0 means already expired). When it passes, the running SQL statement is
+ * cancelled and the answer is 504 problem+json with code DEADLINE_EXCEEDED; nothing was written.
+ *
+ * <p>An MVC interceptor rather than a servlet filter: what it throws (a malformed header, a
+ * deadline that has already passed) goes through RestErrors like every other failure, and the
+ * deadline is still bound while RestErrors classifies the failure.
+ */
+@Configuration(proxyBeanMethods = false)
+public class RequestTimeout implements WebMvcConfigurer {
+
+    /** The client's own timeout for this request, in milliseconds. */
+    public static final String HEADER = "X-Request-Timeout";
+
+    private static final String DEADLINE = RequestTimeout.class.getName() + ".deadline";
+    private static final String BINDING = RequestTimeout.class.getName() + ".binding";
+
+    private final RequestDeadlines deadlines;
+
+    public RequestTimeout(RequestDeadlines deadlines) {
+        this.deadlines = deadlines;
+    }
+
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+        registry.addInterceptor(new Interceptor()).addPathPatterns("/api/**");
+    }
+
+    static Duration clientTimeout(String header) {
+        if (header == null) {
+            return null;
+        }
+        String value = header.strip();
+        if (!value.matches("[0-9]{1,9}")) {
+            throw DomainException.invalid(HEADER, "must be a timeout in milliseconds, an integer from 0 to 999999999, got '"
+                    + value + "'");
+        }
+        return Duration.ofMillis(Long.parseLong(value));
+    }
+
+    private final class Interceptor implements HandlerInterceptor {
+
+        @Override
+        public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+            RequestDeadline deadline = deadlines.open(clientTimeout(request.getHeader(HEADER)));
+            if (deadline.expired()) {
+                deadline.close();
+                // Not bound: afterCompletion does not run for an interceptor whose preHandle threw.
+                deadline.throwIfExpired();
+            }
+            request.setAttribute(DEADLINE, deadline);
+            request.setAttribute(BINDING, deadline.bind());
+            return true;
+        }
+
+        @Override
+        public void afterCompletion(HttpServletRequest request, HttpServletResponse response, Object handler,
+                                    Exception ex) {
+            if (request.getAttribute(BINDING) instanceof RequestDeadline.Binding binding) {
+                binding.close();
+            }
+            if (request.getAttribute(DEADLINE) instanceof RequestDeadline deadline) {
+                deadline.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package dev.tandem.rest.deadline;
+
+import dev.tandem.auth.DevTokens;
+import dev.tandem.deadline.RequestDeadlines;
+import dev.tandem.rest.RestIntegrationTest;
+import dev.tandem.testsupport.RowLock;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The REST request timeout cuts the database work short: a write that waits for a row lock held
+ * by the test's own connection is answered 504 DEADLINE_EXCEEDED at the timeout, its statement is
+ * gone from MariaDB's process list at once (not left waiting up to innodb_lock_wait_timeout, 50 s),
+ * and once the lock is released the write turns out not to have been applied.
+ */
+class RequestTimeoutRestTest extends RestIntegrationTest {
+
+    /** Well below the server's request timeout and the lock wait timeout: a statement still there after this was left running. */
+    private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
+
+    @Value("${spring.datasource.url}") String url;
+    @Value("${spring.datasource.username}") String user;
+    @Value("${spring.datasource.password}") String password;
+    @Autowired RequestDeadlines deadlines;
+
+    @Test
+    void updateWaitingForALockedGroupIsCutShortByTheRequestTimeout() throws Exception {
+        assertThat(deadlines.requestTimeout()).as("the server's own cap must not be what cuts the statement")
+                .isGreaterThan(GONE_WITHIN);
+        Map<String, Object> before = groupRow(1);
+        try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            RestTestClient.ResponseSpec response = withToken(http.patch().uri("/api/v1/groups/{id}", 1))
+                    .header(RequestTimeout.HEADER, "1000")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body("""
+                            {"group":{"name":"Renamed under a lock"},"updateMask":"name","expectedVersion":%d}"""
+                            .formatted(((Number) before.get("version")).longValue()))
+                    .exchange();
+
+            expectProblem(response, HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
+            assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
+                    .as("the service's UPDATE/SELECT ... FOR UPDATE is no longer running").isTrue();
+        }
+        assertThat(groupRow(1)).as("the timed-out update was rolled back").isEqualTo(before);
+    }
+
+    @Test
+    void joinWaitingForALockedGroupIsCutShortAndNotApplied() throws Exception {
+        long groupId = groupWithRoom();
+        long userId = nonMember(groupId);
+        List<Long> counts = allCounts();
+        try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
+            RestTestClient.ResponseSpec response = withToken(http.post().uri("/api/v1/groups/{id}/members", groupId))
+                    .header(RequestTimeout.HEADER, "700")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body("{\"userId\":" + userId + "}")
+                    .exchange();
+
+            expectProblem(response, HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
+            assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
+        }
+        assertThat(isMember(groupId, userId)).as("the timed-out join was not applied").isFalse();
+        assertThat(allCounts()).isEqualTo(counts);
+    }
+
+    @Test
+    void aTimeoutThatHasAlreadyPassedIsRejectedWithoutTouchingTheDatabase() {
+        long groupId = groupWithRoom();
+        long userId = nonMember(groupId);
+        List<Long> counts = allCounts();
+
+        RestTestClient.ResponseSpec response = withToken(http.post().uri("/api/v1/groups/{id}/members", groupId))
+                .header(RequestTimeout.HEADER, "0")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body("{\"userId\":" + userId + "}")
+                .exchange();
+
+        expectProblem(response, HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
+        assertThat(isMember(groupId, userId)).isFalse();
+        assertThat(allCounts()).isEqualTo(counts);
+    }
+
+    @Test
+    void aMalformedTimeoutIsAClientError() {
+        for (String bad : List.of("soon", "-5", "1.5", "10000000000")) {
+            expectInvalid(http.get().uri("/api/v1/groups/1").header(RequestTimeout.HEADER, bad).exchange(),
+                    RequestTimeout.HEADER);
+        }
+    }
+
+    @Test
+    void aGenerousTimeoutChangesNothing() {
+        http.get().uri("/api/v1/groups/1").header(RequestTimeout.HEADER, "30000").exchange()
+                .expectStatus().isOk();
+    }
+
+    @Test
+    void theTimeoutHeaderIsDocumentedOnEveryOperation() {
+        String createGroup = readJson("/v3/api-docs").at("/paths/~1api~1v1~1groups/post/parameters").toString();
+        assertThat(createGroup).contains("\"name\":\"" + RequestTimeout.HEADER + "\"", "\"in\":\"header\"");
+    }
+
+    /** A request built by hand carries the dev write token itself (the base class's helpers get theirs from the auth setup). */
+    private static <S extends RestTestClient.RequestHeadersSpec<S>> S withToken(S request) {
+        return request.header(HttpHeaders.AUTHORIZATION, "Bearer " + DevTokens.devWriter());
+    }
+
+    private long groupWithRoom() {
+        return jdbc.sql("""
+                SELECT g.id FROM study_groups g
+                WHERE g.capacity > (SELECT COUNT(*) FROM group_members m WHERE m.group_id = g.id)
+                ORDER BY g.id LIMIT 1""").query(Long.class).single();
+    }
+
+    private long nonMember(long groupId) {
+        return jdbc.sql("SELECT u.id FROM users u WHERE u.id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?) ORDER BY u.id LIMIT 1")
+                .param(groupId).query(Long.class).single();
+    }
+
+    private boolean isMember(long groupId, long userId) {
+        return jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = ? AND user_id = ?")
+                .params(groupId, userId).query(Long.class).single() > 0;
+    }
+}

@@ -1,0 +1,145 @@
+package dev.tandem.db;
+
+import dev.tandem.deadline.DeadlineExceededException;
+import dev.tandem.deadline.RequestDeadline;
+import net.ttddyy.dsproxy.listener.MethodExecutionContext;
+import net.ttddyy.dsproxy.listener.MethodExecutionListener;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.Statement;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Sees every JDBC call of the application (datasource-proxy's method listener, see
+ * {@link GuardedDataSource}) and holds it to the request's {@link RequestDeadline}:
+ * <ul>
+ * <li>a statement gets the remaining time as its query timeout (whole seconds, rounded up: JDBC's
+ * unit; the deadline's own expiry cancels it on time) and is registered, so the expiry cancels it;
+ * </li>
+ * <li>waiting for a pooled connection is interrupted at the deadline;</li>
+ * <li>a statement, a connection or a commit that would start after the deadline does not start;</li>
+ * <li>a commit that fails once sent (the connection was lost) is reported as
+ * {@link CommitOutcomeUnknownException}: the database may or may not have applied it;</li>
+ * <li>a failed rollback, or a call on a connection that Hikari already closed, is reported as a lost
+ * connection (SQL state 08003): nothing of the transaction was committed.</li>
+ * </ul>
+ * Threads without a bound deadline (start-up, Flyway, health checks, the seed) are left alone.
+ */
+final class DeadlineJdbcListener implements MethodExecutionListener {
+
+    private static final Set<String> EXECUTE_METHODS = Set.of(
+            "execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch", "executeLargeBatch");
+    private static final String REGISTERED = DeadlineJdbcListener.class.getName() + ".registered";
+    private static final String CLOSED_BEFORE_COMMIT = DeadlineJdbcListener.class.getName() + ".closedBeforeCommit";
+
+    @Override
+    public void beforeMethod(MethodExecutionContext call) {
+        Object target = call.getTarget();
+        String method = call.getMethod().getName();
+        if (target instanceof Connection connection && method.equals("commit") && closed(connection)) {
+            // Hikari closed it (after a fatal error): the commit cannot be sent, so it is not ambiguous.
+            call.addCustomValue(CLOSED_BEFORE_COMMIT, Boolean.TRUE);
+        }
+        Optional<RequestDeadline> bound = RequestDeadline.current();
+        if (bound.isEmpty()) {
+            return;
+        }
+        RequestDeadline deadline = bound.get();
+        if (target instanceof Statement statement && EXECUTE_METHODS.contains(method)) {
+            if (!deadline.statementStarting(statement)) {
+                throw sneaky(new DeadlineExceededException("the request's deadline passed before the statement started"));
+            }
+            call.addCustomValue(REGISTERED, deadline);
+            try {
+                long millis = deadline.remaining().toMillis();
+                statement.setQueryTimeout((int) Math.max(1, (millis + 999) / 1000));
+            } catch (SQLException e) {
+                deadline.statementEnded(statement);
+                throw sneaky(e);
+            }
+        } else if (target instanceof DataSource && method.equals("getConnection")) {
+            if (!deadline.acquisitionStarting()) {
+                throw sneaky(new DeadlineExceededException("the request's deadline passed before a database connection was obtained"));
+            }
+            call.addCustomValue(REGISTERED, deadline);
+        } else if (target instanceof Connection && method.equals("commit") && deadline.expired()) {
+            // Too late to answer success: not committing lets the transaction roll back.
+            throw sneaky(new DeadlineExceededException("the request's deadline passed before the commit"));
+        }
+    }
+
+    @Override
+    public void afterMethod(MethodExecutionContext call) {
+        Object target = call.getTarget();
+        String method = call.getMethod().getName();
+        Throwable thrown = call.getThrown();
+        RequestDeadline deadline = call.getCustomValue(REGISTERED, RequestDeadline.class);
+        if (deadline != null && target instanceof Statement statement) {
+            deadline.statementEnded(statement);
+            try {
+                // Statements may be pooled by the driver: the next user sets its own timeout or none.
+                statement.setQueryTimeout(0);
+            } catch (SQLException ignored) {
+                // The statement is broken anyway; whoever uses it next finds out.
+            }
+        } else if (deadline != null && target instanceof DataSource) {
+            boolean interrupted = deadline.acquisitionEnded();
+            if (interrupted && thrown != null) {
+                // Replaces Hikari's "interrupted during connection acquisition" with what happened.
+                throw sneaky(new DeadlineExceededException(
+                        "the request's deadline passed while waiting for a database connection", thrown));
+            }
+        }
+        if (!(thrown instanceof SQLException failure) || thrown instanceof DeadlineExceededException) {
+            return;
+        }
+        if (target instanceof Connection && method.equals("commit")) {
+            if (call.getCustomValue(CLOSED_BEFORE_COMMIT, Boolean.class) == null) {
+                throw sneaky(new CommitOutcomeUnknownException(failure));
+            }
+            throw sneaky(connectionLost(failure));
+        }
+        if (!isConnectionFailure(failure) && (method.equals("rollback") || closed(target))) {
+            // A connection that Hikari closed after a fatal error says only "Connection is closed",
+            // and a failed rollback means the connection is gone: name both for what they are (SQL
+            // state 08003), so they are classified as the database being unavailable, not as a bug.
+            throw sneaky(connectionLost(failure));
+        }
+    }
+
+    private static SQLNonTransientConnectionException connectionLost(SQLException failure) {
+        return new SQLNonTransientConnectionException("the database connection was lost; the transaction was not "
+                + "committed: " + failure.getMessage(), "08003", failure);
+    }
+
+    private static boolean isConnectionFailure(SQLException failure) {
+        return failure.getSQLState() != null && failure.getSQLState().startsWith("08");
+    }
+
+    /** Whether a connection or statement is closed; one that cannot even say so counts as closed. */
+    private static boolean closed(Object target) {
+        try {
+            return switch (target) {
+                case Connection connection -> connection.isClosed();
+                case Statement statement -> statement.isClosed();
+                default -> false;
+            };
+        } catch (SQLException e) {
+            return true;
+        }
+    }
+
+    /**
+     * The listener's methods declare no exceptions, but every JDBC method it guards declares
+     * SQLException, so an SQLException thrown here reaches the caller as the JDBC call's own failure
+     * (the proxy rethrows it unchanged).
+     */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> RuntimeException sneaky(Throwable e) throws E {
+        throw (E) e;
+    }
+}

@@ -1,0 +1,184 @@
+package dev.tandem.deadline;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The time one request may still take, and the way to stop its SQL when that time is up or the
+ * client gives up. A protocol module opens one per request ({@link RequestDeadlines#open}), binds
+ * it to the thread that runs the request's domain code ({@link #bind()}), and closes it when the
+ * request ends. Every JDBC statement run on a bound thread gets the remaining time and is
+ * registered here while it runs ({@link dev.tandem.db.DeadlineJdbcListener}); when the deadline
+ * passes, or {@link #cancel()} is called, each running statement is cancelled (Connector/J sends
+ * KILL QUERY) and a thread waiting for a pooled connection is interrupted. A statement that would
+ * start afterwards is refused, so the transaction rolls back and nothing is half-applied.
+ *
+ * <p>The expiry is scheduled lazily, when the first statement starts: a request answered from the
+ * cache costs no timer.
+ */
+public final class RequestDeadline implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RequestDeadline.class);
+    private static final ThreadLocal<RequestDeadline> CURRENT = new ThreadLocal<>();
+
+    private final long deadlineNanos;
+    private final ScheduledExecutorService timer;
+    private final Executor cancels;
+
+    // Guarded by this: what runs now, so that the expiry can stop it.
+    private final Set<Statement> running = new HashSet<>();
+    private Thread acquiring;
+    private boolean interruptedAcquisition;
+    private ScheduledFuture<?> expiry;
+    private boolean cancelled;
+    private boolean closed;
+
+    RequestDeadline(long deadlineNanos, ScheduledExecutorService timer, Executor cancels) {
+        this.deadlineNanos = deadlineNanos;
+        this.timer = timer;
+        this.cancels = cancels;
+    }
+
+    /** The deadline bound to this thread, if the thread is serving a request. */
+    public static Optional<RequestDeadline> current() {
+        return Optional.ofNullable(CURRENT.get());
+    }
+
+    /** Binds this deadline to the calling thread until the returned binding is closed. */
+    public Binding bind() {
+        RequestDeadline previous = CURRENT.get();
+        CURRENT.set(this);
+        return () -> {
+            if (previous == null) {
+                CURRENT.remove();
+            } else {
+                CURRENT.set(previous);
+            }
+        };
+    }
+
+    /** Time left; zero or negative once the deadline has passed. */
+    public Duration remaining() {
+        return Duration.ofNanos(deadlineNanos - System.nanoTime());
+    }
+
+    /** The deadline has passed or the request was cancelled: no more SQL for it. */
+    public synchronized boolean expired() {
+        return cancelled || deadlineNanos - System.nanoTime() <= 0;
+    }
+
+    /** Throws DEADLINE_EXCEEDED if the request may not start (more) work. */
+    public void throwIfExpired() {
+        if (expired()) {
+            throw new DomainException(ErrorCode.DEADLINE_EXCEEDED, cancelled
+                    ? "the request was cancelled" : "the request's deadline has passed");
+        }
+    }
+
+    /**
+     * The client gave up (gRPC cancellation): stop whatever SQL runs now and refuse more. Also what
+     * the scheduled expiry does.
+     */
+    public void cancel() {
+        Set<Statement> toCancel;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            cancelled = true;
+            toCancel = Set.copyOf(running);
+            if (acquiring != null) {
+                interruptedAcquisition = true;
+                acquiring.interrupt();
+            }
+        }
+        // Statement.cancel opens a connection of its own to send KILL QUERY: never on the timer thread.
+        for (Statement statement : toCancel) {
+            cancels.execute(() -> {
+                try {
+                    statement.cancel();
+                } catch (Exception e) {
+                    log.debug("Could not cancel a statement at its request's deadline", e);
+                }
+            });
+        }
+    }
+
+    // ---- what the JDBC listener reports -----------------------------------------------------------
+
+    /** A statement starts on behalf of this request; false (and nothing registered) if it may not. */
+    public synchronized boolean statementStarting(Statement statement) {
+        if (expired() || closed) {
+            return false;
+        }
+        running.add(statement);
+        scheduleExpiry();
+        return true;
+    }
+
+    public synchronized void statementEnded(Statement statement) {
+        running.remove(statement);
+    }
+
+    /** The calling thread starts waiting for a pooled connection; false if it may not. */
+    public synchronized boolean acquisitionStarting() {
+        if (expired() || closed) {
+            return false;
+        }
+        acquiring = Thread.currentThread();
+        scheduleExpiry();
+        return true;
+    }
+
+    /**
+     * The wait for a connection ended. Returns whether the expiry interrupted it; the interrupt
+     * flag that the expiry set is cleared, so it cannot hit anything else this thread does.
+     */
+    public boolean acquisitionEnded() {
+        boolean interrupted;
+        synchronized (this) {
+            acquiring = null;
+            interrupted = interruptedAcquisition;
+            interruptedAcquisition = false;
+        }
+        if (interrupted) {
+            Thread.interrupted();
+        }
+        return interrupted;
+    }
+
+    private void scheduleExpiry() {
+        if (expiry == null) {
+            expiry = timer.schedule(this::cancel, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** The request is over: the expiry is dropped and a late cancellation does nothing. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        running.clear();
+    }
+
+    /** Undoes one {@link #bind()}. */
+    @FunctionalInterface
+    public interface Binding extends AutoCloseable {
+        @Override
+        void close();
+    }
+}

@@ -1,0 +1,90 @@
+package dev.tandem.testsupport;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A row of {@code study_groups} locked by a connection of the test's own (not the service's pool):
+ * {@code SELECT ... FOR UPDATE} in a transaction that stays open until {@link #close()} rolls it
+ * back. A write of the service that needs the row waits for it (up to innodb_lock_wait_timeout,
+ * 50 s), which is what a deadline must cut short. The same connection watches
+ * information_schema.processlist for the service's statements on the table.
+ */
+public final class RowLock implements AutoCloseable {
+
+    private final Connection connection;
+
+    private RowLock(Connection connection) {
+        this.connection = connection;
+    }
+
+    public static RowLock studyGroup(String url, String user, String password, long groupId) throws SQLException {
+        Connection connection = DriverManager.getConnection(url, user, password);
+        try {
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement("SELECT id FROM study_groups WHERE id = ? FOR UPDATE")) {
+                lock.setLong(1, groupId);
+                try (ResultSet row = lock.executeQuery()) {
+                    if (!row.next()) {
+                        throw new IllegalArgumentException("no study group " + groupId);
+                    }
+                }
+            }
+            return new RowLock(connection);
+        } catch (SQLException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    /** Statements of other connections of this database that are running on study_groups now. */
+    public int statementsOnStudyGroups() throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("""
+                SELECT COUNT(*) FROM information_schema.processlist
+                WHERE id <> CONNECTION_ID() AND db = DATABASE() AND command = 'Query'
+                  AND info LIKE '%study_groups%'""");
+             ResultSet count = query.executeQuery()) {
+            count.next();
+            return count.getInt(1);
+        }
+    }
+
+    /** Waits (bounded) until some other connection runs a statement on study_groups; whether one did. */
+    public boolean awaitStatementOnStudyGroups(Duration bound) throws SQLException, InterruptedException {
+        Instant end = Instant.now().plus(bound);
+        while (Instant.now().isBefore(end)) {
+            if (statementsOnStudyGroups() > 0) {
+                return true;
+            }
+            Thread.sleep(5);
+        }
+        return statementsOnStudyGroups() > 0;
+    }
+
+    /** Waits (bounded) until no other connection runs a statement on study_groups; whether none does. */
+    public boolean awaitNoStatementOnStudyGroups(Duration bound) throws SQLException, InterruptedException {
+        Instant end = Instant.now().plus(bound);
+        while (Instant.now().isBefore(end)) {
+            if (statementsOnStudyGroups() == 0) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return statementsOnStudyGroups() == 0;
+    }
+
+    /** Releases the lock (rollback: the test changed nothing) and closes the connection. */
+    @Override
+    public void close() throws SQLException {
+        try {
+            connection.rollback();
+        } finally {
+            connection.close();
+        }
+    }
+}
