@@ -105,6 +105,20 @@ class WriteAuthRestTest extends RestIntegrationTest {
     }
 
     @Test
+    void theOpenApiDocumentSaysWhichOperationsNeedTheToken() {
+        JsonNode doc = bodyOf(anonymous.get().uri("/v3/api-docs").exchange().expectStatus().isOk());
+        JsonNode scheme = doc.at("/components/securitySchemes/bearerAuth");
+        assertThat(scheme.get("type").asString()).isEqualTo("http");
+        assertThat(scheme.get("scheme").asString()).isEqualTo("bearer");
+        JsonNode paths = doc.get("paths");
+        assertThat(paths.at("/~1api~1v1~1users/post/security/0").has("bearerAuth")).isTrue();
+        assertThat(paths.at("/~1api~1v1~1groups~1{id}/patch/security/0").has("bearerAuth")).isTrue();
+        assertThat(paths.at("/~1api~1v1~1groups~1{id}/delete/security/0").has("bearerAuth")).isTrue();
+        assertThat(paths.at("/~1api~1v1~1groups~1{id}/get").has("security")).isFalse();
+        assertThat(paths.at("/~1api~1v1~1groups/get").has("security")).isFalse();
+    }
+
+    @Test
     void aWriteTokenWrites() {
         long users = count("users");
         anonymous.post().uri("/api/v1/users").header(HttpHeaders.AUTHORIZATION, bearer(WRITER))
