@@ -4,6 +4,8 @@ import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.seed.SeedData;
 import dev.tandem.testsupport.UseTestDatabase;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
@@ -56,6 +58,11 @@ public abstract class GrpcIntegrationTest {
      */
     protected StudyGroupServiceGrpc.StudyGroupServiceBlockingStub api() {
         return anonymousApi().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization("Bearer " + WRITER)));
+    }
+
+    /** The channel with a writer's bearer token on every call: for calls built by hand (ClientCalls). */
+    protected Channel writerChannel() {
+        return ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(authorization("Bearer " + WRITER)));
     }
 
     /** The same stub without the token: for the tests of write auth itself. */

@@ -61,8 +61,7 @@ public class WriteAccess {
             return;
         }
         if (secret.length < MIN_SECRET_BYTES) {
-            throw new IllegalStateException("tandem.auth.jwt-secret (TANDEM_AUTH_JWT_SECRET) is " + secret.length
-                    + " bytes long; HS256 needs a secret of at least " + MIN_SECRET_BYTES + " bytes");
+            throw new WeakSecretException(secret.length);
         }
         if (properties.jwtSecret().equals(DevTokens.DEV_SECRET)) {
             log.warn("Write tokens are verified with the development secret, which is public (DevTokens.DEV_SECRET): "
@@ -103,8 +102,8 @@ public class WriteAccess {
 
     private JWTClaimsSet verifiedClaims(@Nullable String authorization) {
         if (authorization == null || authorization.isBlank()) {
-            throw unauthenticated("this write needs a bearer token: send the header Authorization: Bearer <token> "
-                    + "(make token prints a development token)");
+            throw unauthenticated("this write needs a bearer token (authorization: Bearer <token>; "
+                    + "make token prints a development one)");
         }
         if (!isBearer(authorization)) {
             // The scheme name is case-insensitive (RFC 9110 §11.1); anything else, e.g. Basic, is refused.

@@ -86,11 +86,11 @@ class WriteAccessTest {
     @Test
     void aShortSecretFailsStartUpWithoutShowingIt() {
         assertThatThrownBy(() -> new WriteAccess(new AuthProperties(true, "short-secret"), Clock.systemUTC()))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(WeakSecretException.class)
                 .hasMessageContaining("tandem.auth.jwt-secret").hasMessageContaining("at least 32 bytes")
                 .hasMessageNotContaining("short-secret");
         assertThatThrownBy(() -> new WriteAccess(new AuthProperties(true, ""), Clock.systemUTC()))
-                .isInstanceOf(IllegalStateException.class);
+                .isInstanceOf(WeakSecretException.class);
     }
 
     @Test
