@@ -9,10 +9,10 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 
 REST_JAR := rest-service/target/rest-service.jar
 
-.PHONY: help test run down seed bench dashboard build tools deps k8s-validate
+.PHONY: help test run down seed bench dashboard build tools deps token k8s-validate
 
 help:
-	@echo "make test | run | down | seed [SCALE=n] | bench | dashboard | build | tools | deps | k8s-validate"
+	@echo "make test | run | down | token | seed [SCALE=n] | bench | dashboard | build | tools | deps | k8s-validate"
 
 test:                 ## install what is missing, start MariaDB+Redis, run every test, stop them
 	@scripts/test.sh
@@ -27,6 +27,10 @@ run:                  ## servers + both services in the background (make down st
 down:                 ## stop the services, then the servers
 	-@scripts/services.sh stop
 	@scripts/servers.sh stop
+
+token:                ## print a write token: TOKEN=$$(make -s token), then -H "Authorization: Bearer $$TOKEN"
+	@scripts/deps.sh java >&2
+	@scripts/token.sh
 
 seed:                 ## reset the tandem database and load seed data at SCALE (default 1)
 	@scripts/deps.sh java servers

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The two service jars in the background, on the newest JDK (scripts/java-home.sh).
 #
-#   scripts/services.sh start|stop|restart|status|hints   (hints: example curl/grpcurl commands)
+#   scripts/services.sh start|stop|restart|status|hints   (hints: example curl/grpcurl commands and a write token)
 #
 #   rest-service  rest-service/target/rest-service.jar   http://127.0.0.1:8080  (health /actuator/health)
 #   grpc-service  grpc-service/target/grpc-service.jar   127.0.0.1:9090 gRPC, http://127.0.0.1:8081/actuator/health
@@ -203,6 +203,8 @@ status() {
 }
 
 hints() {
+  local token
+  token=$("$ROOT/scripts/token.sh" 2>/dev/null) || token="(scripts/token.sh failed; build first: make build)"
   cat <<EOF
 Try:
   curl -s 'http://127.0.0.1:$REST_PORT/api/v1/groups?page_size=3'
@@ -212,6 +214,11 @@ Try:
   grpcurl -plaintext -d '{"page_size": 3}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/ListGroups
   grpcurl -plaintext -d '{"id": 1}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/GetGroup
   (grpcurl is in .tools/bin: make tools)
+Writes need a bearer token (reads do not). A development write token, valid 30 days (make -s token
+prints a fresh one, signed with TANDEM_AUTH_JWT_SECRET, the development secret when unset):
+  TOKEN=$token
+  curl -s -XPOST http://127.0.0.1:$REST_PORT/api/v1/users -H "Authorization: Bearer \$TOKEN" -H 'Content-Type: application/json' -d '{"name":"Ada","email":"ada@example.test"}'
+  grpcurl -plaintext -H "authorization: Bearer \$TOKEN" -d '{"name":"Alan","email":"alan@example.test"}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/CreateUser
 Stop everything with: make down
 EOF
 }

@@ -148,10 +148,12 @@ def read(base_url: str, timeout: float = 5.0) -> dict:
         raise CacheEndpointError(f"GET {url}: {e}") from e
 
 
-def flush(base_url: str, timeout: float = 10.0) -> None:
-    """Empties L1 and L2 through the endpoint (DELETE /actuator/cache)."""
+def flush(base_url: str, token: str | None = None, timeout: float = 10.0) -> None:
+    """Empties L1 and L2 through the endpoint (DELETE /actuator/cache). A flush is a write, so the
+    services want a writer's bearer token (services.mint_write_token)."""
     url = f"{base_url}/actuator/cache"
-    request = urllib.request.Request(url, method="DELETE")
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url, method="DELETE", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as r:
             r.read()

@@ -101,6 +101,7 @@ class Bench:
         self.t0 = time.monotonic()
         self.measure_t0 = None
         self.cache_endpoint_missing = False
+        self.write_token: str | None = None
         self.load_at_start = (0.0, 0.0, 0.0)
         self.other_cpu: list[tuple[float, str, int]] = []
         # the certificate of the TLS cells (scripts/tls-cert.sh), made when the profile has any
@@ -133,7 +134,7 @@ class Bench:
         """L2 and the L1 of both services. Each flush also tells the other instance (through the
         invalidation channel) to flush its L1; the pause lets that message land before a window."""
         for protocol in ("grpc", "rest"):
-            cachestats.flush(self.ports.management_base(protocol))
+            cachestats.flush(self.ports.management_base(protocol), token=self.write_token)
         time.sleep(0.3)
 
     def read_cache(self, protocol: str) -> dict | None:
@@ -332,6 +333,8 @@ class Bench:
         for jar in (REST_JAR, GRPC_JAR):
             if not jar.exists():
                 raise services.ServiceError(f"missing {jar.relative_to(ROOT)}: build first (./mvnw -B -q package -DskipTests)")
+        # DELETE /actuator/cache is a write: one token for the whole run, minted as `make token` does
+        self.write_token = services.mint_write_token(self.java_bin)
         self.servers.start()
         self.notes.append(services.ensure_seeded(self.java_bin, self.db_name, self.scale,
                                                  self.work / "logs" / "seed.log", say=say))

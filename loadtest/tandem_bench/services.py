@@ -172,6 +172,25 @@ def ensure_seeded(java: str, db_name: str, scale: int, log: Path, say=print) -> 
     return f"database {db_name} seeded at scale {scale} in {time.monotonic() - t0:.0f} s"
 
 
+# ---------------------------------------------------------------- the write token
+
+TOKEN_MAIN = "dev.tandem.auth.DevTokens"
+PROPERTIES_LAUNCHER = "org.springframework.boot.loader.launch.PropertiesLauncher"
+
+
+def mint_write_token(java: str, jar: Path = ROOT / "rest-service/target/rest-service.jar") -> str:
+    """A bearer token that may write (scope tandem:write), for the bench's cache flushes: DevTokens'
+    main run from the REST jar, as `make token` does, so it is signed with TANDEM_AUTH_JWT_SECRET
+    from this environment (the development secret when unset) — the one the bench's services get."""
+    r = subprocess.run([java, "-cp", str(jar), f"-Dloader.main={TOKEN_MAIN}", PROPERTIES_LAUNCHER],
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    token = r.stdout.strip()
+    if r.returncode != 0 or token.count(".") != 2:
+        raise ServiceError(f"could not mint a write token with {jar.name} (exit {r.returncode}): "
+                           f"{r.stderr.strip()[-500:]}")
+    return token
+
+
 # ---------------------------------------------------------------- the two services
 
 @dataclass

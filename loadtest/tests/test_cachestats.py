@@ -95,3 +95,35 @@ def test_health_notes():
     assert any("4 Redis errors" in n for n in notes)
     assert any("L1 not trusted" in n for n in notes)
     assert any("breaker OPEN" in n for n in notes)
+
+
+def test_flush_sends_the_write_token():
+    """DELETE /actuator/cache is a write: the services refuse it without a bearer token."""
+    import http.server
+    import threading
+
+    seen = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_DELETE(self):
+            seen["path"], seen["authorization"] = self.path, self.headers.get("Authorization")
+            ok = self.headers.get("Authorization") == "Bearer t.o.k"
+            self.send_response(200 if ok else 401)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_port}"
+        cachestats.flush(base, token="t.o.k")
+        assert seen == {"path": "/actuator/cache", "authorization": "Bearer t.o.k"}
+        with pytest.raises(cachestats.CacheEndpointError):
+            cachestats.flush(base)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,10 +1,15 @@
 package dev.tandem.grpc;
 
+import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.seed.SeedData;
 import dev.tandem.testsupport.UseTestDatabase;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -47,9 +52,32 @@ public abstract class GrpcIntegrationTest {
         channel.shutdownNow().awaitTermination(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
     }
 
-    /** A blocking stub whose deadline starts now, for one call or a short sequence of calls. */
+    /**
+     * A blocking stub whose deadline starts now, for one call or a short sequence of calls. It sends
+     * a writer's bearer token (writes need one, reads ignore it).
+     */
     protected StudyGroupServiceGrpc.StudyGroupServiceBlockingStub api() {
+        return anonymousApi().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization("Bearer " + WRITER)));
+    }
+
+    /** The channel with a writer's bearer token on every call: for calls built by hand (ClientCalls). */
+    protected Channel writerChannel() {
+        return ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(authorization("Bearer " + WRITER)));
+    }
+
+    /** The same stub without the token: for the tests of write auth itself. */
+    protected StudyGroupServiceGrpc.StudyGroupServiceBlockingStub anonymousApi() {
         return StudyGroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** A write token signed with the development secret, which the service under test verifies with. */
+    protected static final String WRITER = DevTokens.devWriter();
+
+    /** Metadata carrying {@code authorization: value}. */
+    protected static Metadata authorization(String value) {
+        Metadata metadata = new Metadata();
+        metadata.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), value);
+        return metadata;
     }
 
     protected long count(String table) {

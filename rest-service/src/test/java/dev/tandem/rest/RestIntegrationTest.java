@@ -1,5 +1,6 @@
 package dev.tandem.rest;
 
+import dev.tandem.auth.DevTokens;
 import dev.tandem.seed.SeedData;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.BeforeEach;
@@ -7,6 +8,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -30,7 +32,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Import(TestRoutes.class)
 public abstract class RestIntegrationTest {
 
-    @Autowired protected RestTestClient http;
+    /** The same client without any Authorization header: for the tests of write auth itself. */
+    @Autowired protected RestTestClient anonymous;
+    /** Every request sends a writer's bearer token (writes need one, reads ignore it). */
+    protected RestTestClient http;
     @Autowired protected SeedData seed;
     @Autowired protected JdbcClient jdbc;
     @Autowired protected JsonMapper json;
@@ -38,6 +43,14 @@ public abstract class RestIntegrationTest {
     @BeforeEach
     void resetData() {
         seed.reset(1);
+        http = anonymous.mutate().defaultHeader(HttpHeaders.AUTHORIZATION, bearer(WRITER)).build();
+    }
+
+    /** A write token signed with the development secret, which the service under test verifies with. */
+    protected static final String WRITER = DevTokens.devWriter();
+
+    protected static String bearer(String token) {
+        return "Bearer " + token;
     }
 
     // ---- requests ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package dev.tandem.config;
 
+import dev.tandem.auth.AuthConfiguration;
 import dev.tandem.cache.CacheConfiguration;
 import dev.tandem.db.DatabaseHealthIndicator;
 import dev.tandem.db.GuardedDataSource;
@@ -29,7 +30,7 @@ import java.time.Clock;
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties(SeedProperties.class)
-@Import(CacheConfiguration.class)
+@Import({CacheConfiguration.class, AuthConfiguration.class})
 public class TandemDomainConfiguration {
 
     @Bean

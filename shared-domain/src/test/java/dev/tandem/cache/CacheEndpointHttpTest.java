@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.auth.DevTokens;
 import dev.tandem.group.GroupService;
 import dev.tandem.seed.SeedData;
 import dev.tandem.testsupport.UseTestDatabase;
@@ -30,6 +31,8 @@ class CacheEndpointHttpTest {
     @Autowired SeedData seed;
     @Autowired TieredCache cache;
 
+    private static final String WRITER = "Bearer " + DevTokens.devWriter();
+
     private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
@@ -39,8 +42,14 @@ class CacheEndpointHttpTest {
         assertThat(Servers.await(java.time.Duration.ofSeconds(30), cache::l1Trusted)).isTrue();
         groups.get(1);
 
+        // A flush is a write: without a token it is refused and changes nothing.
+        HttpResponse<String> refused = http.send(HttpRequest.newBuilder(uri("/actuator/cache?resetCounters=true"))
+                .DELETE().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValue("Bearer realm=\"tandem\"");
+
         HttpResponse<String> flushed = http.send(HttpRequest.newBuilder(uri("/actuator/cache"))
-                        .header("Content-Type", "application/json")
+                        .header("Content-Type", "application/json").header("Authorization", WRITER)
                         .POST(HttpRequest.BodyPublishers.ofString("{\"resetCounters\": true}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(flushed.statusCode()).isEqualTo(200);
@@ -54,7 +63,7 @@ class CacheEndpointHttpTest {
         assertThat(status.body()).contains("\"group\":{\"l1\":{\"hits\":1,\"misses\":1,\"hitRatio\":0.5}");
 
         HttpResponse<String> deleted = http.send(HttpRequest.newBuilder(uri("/actuator/cache?resetCounters=true"))
-                .DELETE().build(), HttpResponse.BodyHandlers.ofString());
+                .header("Authorization", WRITER).DELETE().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(deleted.statusCode()).isEqualTo(200);
         assertThat(deleted.body()).contains("\"group\":{\"l1\":{\"hits\":0,\"misses\":0");
 

@@ -5,6 +5,7 @@ import com.google.protobuf.Empty;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.rpc.BadRequest;
 import com.google.rpc.Code;
+import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.CreateUserRequest;
 import dev.tandem.proto.v1.DeleteGroupRequest;
@@ -26,9 +27,11 @@ import dev.tandem.proto.v1.StudySession;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.MetadataUtils;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +46,11 @@ final class GrpcWire implements Wire, AutoCloseable {
 
     GrpcWire(int port) {
         this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
-        this.stub = StudyGroupServiceGrpc.newBlockingStub(channel);
+        // Writes need a writer's bearer token; the services run with the development secret.
+        Metadata authorization = new Metadata();
+        authorization.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + DevTokens.devWriter());
+        this.stub = StudyGroupServiceGrpc.newBlockingStub(channel)
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization));
     }
 
     @Override

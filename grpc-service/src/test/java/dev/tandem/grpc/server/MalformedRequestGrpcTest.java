@@ -56,7 +56,7 @@ class MalformedRequestGrpcTest extends GrpcIntegrationTest {
 
     private byte[] call(MethodDescriptor<?, ?> method, byte[] request) {
         MethodDescriptor<byte[], byte[]> raw = method.toBuilder(BYTES, BYTES).build();
-        return ClientCalls.blockingUnaryCall(channel, raw,
+        return ClientCalls.blockingUnaryCall(writerChannel(), raw,
                 CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS), request);
     }
 

@@ -3,6 +3,7 @@ package dev.tandem.rest.error;
 import com.google.rpc.Code;
 import dev.tandem.error.DataAccessFailures;
 import dev.tandem.error.DomainException;
+import dev.tandem.error.DomainProblems;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.error.FieldViolation;
 import org.slf4j.Logger;
@@ -31,7 +32,6 @@ import org.springframework.web.util.WebUtils;
 import jakarta.servlet.http.HttpServletRequest;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * Every failure as an RFC 9457 problem (application/problem+json) carrying the same code as the
@@ -49,10 +49,8 @@ public class RestErrors extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(RestErrors.class);
 
-    static final String CODE = "code";
-    static final String FIELD_VIOLATIONS = "fieldViolations";
-    static final String RESOURCE = "resource";
-    static final String METADATA = "metadata";
+    static final String CODE = DomainProblems.CODE;
+    static final String FIELD_VIOLATIONS = DomainProblems.FIELD_VIOLATIONS;
 
     private final DataAccessFailures dataAccessFailures;
 
@@ -66,22 +64,11 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         if (code == ErrorCode.INTERNAL) {
             log.error("Internal error on {}", describe(request), e);
         }
-        // type stays about:blank, so the title is the HTTP status phrase (RFC 9457 §4.2.1); what
-        // the failure is travels in "code", the same name the gRPC status carries.
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(code.httpStatus()), e.getMessage());
-        problem.setProperty(CODE, code.name());
-        if (!e.violations().isEmpty()) {
-            problem.setProperty(FIELD_VIOLATIONS, e.violations());
-        }
-        if (e.resourceType() != null) {
-            problem.setProperty(RESOURCE, Map.of("type", e.resourceType(), "name", String.valueOf(e.resourceName())));
-        }
-        if (!e.metadata().isEmpty()) {
-            problem.setProperty(METADATA, e.metadata());
-        }
+        // The shared builder, so the write filter's refusals (handed here too) and the gRPC
+        // service's management port answer in exactly this shape.
         HttpHeaders headers = new HttpHeaders();
         e.retryAfter().ifPresent(delay -> headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(Math.max(1, delay.toSeconds()))));
-        return respond(problem, headers);
+        return respond(DomainProblems.of(e), headers);
     }
 
     /** The last resort: whatever it was, the client learns only that it was not its fault. */

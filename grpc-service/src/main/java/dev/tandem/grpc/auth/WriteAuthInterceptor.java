@@ -1,0 +1,77 @@
+package dev.tandem.grpc.auth;
+
+import dev.tandem.auth.WriteAccess;
+import dev.tandem.error.DomainException;
+import dev.tandem.grpc.error.GrpcErrors;
+import dev.tandem.proto.v1.StudyGroupServiceGrpc;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.StatusException;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.grpc.server.GlobalServerInterceptor;
+import org.springframework.stereotype.Component;
+
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Writes over gRPC need a writer's bearer token (metadata {@code authorization: Bearer <JWT>}),
+ * checked by the same {@link WriteAccess} as REST. Every tandem.v1.StudyGroupService method is a
+ * write unless listed in {@link #READS}: a new RPC is protected until it is declared a read. Other
+ * services (health, reflection) stay public.
+ *
+ * <p>A refused call is closed here, before its request is delivered to the service, with the status
+ * {@link GrpcErrors} gives every DomainException (ErrorInfo reason UNAUTHENTICATED or
+ * PERMISSION_DENIED); so nothing runs and nothing is written.
+ */
+@Component
+@GlobalServerInterceptor
+// Right after Spring gRPC's exception interceptor (HIGHEST_PRECEDENCE), before anything that
+// observes or handles the call.
+@Order(Ordered.HIGHEST_PRECEDENCE + 10)
+public class WriteAuthInterceptor implements ServerInterceptor {
+
+    public static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+    /** The read RPCs, public like REST's GETs; every other method of the service is a write. */
+    public static final Set<String> READS = Stream.of(
+                    StudyGroupServiceGrpc.getGetGroupMethod(),
+                    StudyGroupServiceGrpc.getListGroupsMethod(),
+                    StudyGroupServiceGrpc.getGetLeaderboardMethod(),
+                    StudyGroupServiceGrpc.getGetUserMethod())
+            .map(MethodDescriptor::getFullMethodName)
+            .collect(Collectors.toUnmodifiableSet());
+
+    private final WriteAccess writeAccess;
+
+    public WriteAuthInterceptor(WriteAccess writeAccess) {
+        this.writeAccess = writeAccess;
+    }
+
+    public static boolean isWrite(MethodDescriptor<?, ?> method) {
+        return StudyGroupServiceGrpc.SERVICE_NAME.equals(method.getServiceName())
+                && !READS.contains(method.getFullMethodName());
+    }
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                      ServerCallHandler<Q, R> next) {
+        if (writeAccess.enabled() && isWrite(call.getMethodDescriptor())) {
+            try {
+                writeAccess.requireWriter(headers.get(AUTHORIZATION));
+            } catch (DomainException refused) {
+                StatusException status = GrpcErrors.toStatusException(refused);
+                call.close(status.getStatus(), status.getTrailers());
+                return new ServerCall.Listener<>() {
+                };
+            }
+        }
+        return next.startCall(call, headers);
+    }
+}
