@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code /actuator/health/readiness} stops answering 200 (polled every {@link #PROBE_INTERVAL}) or
  * when a connection to it is refused before anything was sent, and comes back when readiness
  * answers 200 again. A request that reached a server is never retried: whatever it got (an error
- * status, a reset connection) is its answer.
+ * status, a reset connection) is its answer. (The JDK client underneath may itself resend a GET
+ * once when it finds a pooled connection closed before any answer; it never resends POST or PATCH,
+ * so the writes of a load show any connection cut under them.)
  */
 final class RestBalancer implements AutoCloseable {
 
@@ -49,15 +51,19 @@ final class RestBalancer implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(2)).build();
     private final HttpClient probeClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(1)).build();
-    private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("rest-balancer-probe").factory());
+    private final ScheduledExecutorService prober;
     private final AtomicInteger next = new AtomicInteger();
 
     /** Starts probing; returns once every instance is in service (bounded). */
     RestBalancer(List<Integer> ports, ServedBy servedBy) {
         this.instances = ports.stream().map(Instance::new).toList();
         this.servedBy = servedBy;
-        prober.scheduleWithFixedDelay(this::probeAll, 0, PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        // One probe schedule per instance: a slow answer from one never delays noticing another.
+        this.prober = Executors.newScheduledThreadPool(instances.size(),
+                Thread.ofPlatform().daemon().name("rest-balancer-probe-", 0).factory());
+        for (Instance instance : instances) {
+            prober.scheduleWithFixedDelay(() -> probe(instance), 0, PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        }
         for (Instance instance : instances) {
             awaitInService(instance.port, Duration.ofSeconds(30));
         }
@@ -127,29 +133,27 @@ final class RestBalancer implements AutoCloseable {
         }
     }
 
-    private void probeAll() {
-        for (Instance instance : instances) {
-            boolean ready;
-            String why;
-            try {
-                HttpResponse<String> response = probeClient.send(HttpRequest.newBuilder(
-                                URI.create("http://127.0.0.1:" + instance.port + "/actuator/health/readiness"))
-                        .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
-                ready = response.statusCode() == 200;
-                why = "readiness " + response.statusCode() + " " + response.body();
-            } catch (IOException e) {
-                ready = false;
-                why = "readiness probe failed: " + e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            if (ready && !instance.inService) {
-                instance.inService = true;
-                log("REST :" + instance.port + " in service");
-            } else if (!ready) {
-                takeOut(instance, why);
-            }
+    private void probe(Instance instance) {
+        boolean ready;
+        String why;
+        try {
+            HttpResponse<String> response = probeClient.send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + instance.port + "/actuator/health/readiness"))
+                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+            ready = response.statusCode() == 200;
+            why = "readiness " + response.statusCode() + " " + response.body();
+        } catch (IOException e) {
+            ready = false;
+            why = "readiness probe failed: " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (ready && !instance.inService) {
+            instance.inService = true;
+            log("REST :" + instance.port + " in service");
+        } else if (!ready) {
+            takeOut(instance, why);
         }
     }
 
