@@ -55,9 +55,10 @@ class RollingRestartTest {
     @AfterAll
     static void stopEverything() {
         try {
-            for (ServiceProcess service : List.of(rest[0], rest[1], grpc[0], grpc[1]).stream()
-                    .filter(java.util.Objects::nonNull).toList()) {
-                service.close();
+            for (ServiceProcess service : new ServiceProcess[] {rest[0], rest[1], grpc[0], grpc[1]}) {
+                if (service != null) {
+                    service.close();
+                }
             }
             starter.shutdownNow();
         } finally {
