@@ -1,5 +1,6 @@
 package dev.tandem.grpc;
 
+import dev.tandem.config.SigtermExit;
 import dev.tandem.config.TandemDomainConfiguration;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -14,6 +15,7 @@ import org.springframework.context.annotation.Import;
 public class GrpcApplication {
 
     public static void main(String[] args) {
+        SigtermExit.exitZeroOnSigterm();
         SpringApplication.run(GrpcApplication.class, args);
     }
 }

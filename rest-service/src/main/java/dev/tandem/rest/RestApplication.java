@@ -1,5 +1,6 @@
 package dev.tandem.rest;
 
+import dev.tandem.config.SigtermExit;
 import dev.tandem.config.TandemDomainConfiguration;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
@@ -17,6 +18,7 @@ import org.springframework.context.annotation.Import;
 public class RestApplication {
 
     public static void main(String[] args) {
+        SigtermExit.exitZeroOnSigterm();
         SpringApplication.run(RestApplication.class, args);
     }
 

@@ -9,10 +9,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +26,9 @@ import java.util.concurrent.TimeUnit;
 final class ServiceProcess implements AutoCloseable {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+    /** Names started by this JVM: a second start of the same name (a restart) appends to its log. */
+    private static final Set<String> LOGS_STARTED = ConcurrentHashMap.newKeySet();
 
     private final String name;
     private final Process process;
@@ -47,10 +53,15 @@ final class ServiceProcess implements AutoCloseable {
         try {
             Files.createDirectories(logs);
             Path log = logs.resolve(name + ".log");
+            if (LOGS_STARTED.add(name)) {
+                Files.deleteIfExists(log);
+            }
+            Files.writeString(log, "==== " + Instant.now() + " starting " + name + "\n",
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             String java = ProcessHandle.current().info().command().orElse("java");
             ProcessBuilder builder = new ProcessBuilder(java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString())
                     .redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             Map<String, String> environment = new LinkedHashMap<>(env);
             environment.putIfAbsent("TANDEM_DB_NAME", System.getProperty("tandem.test.db-name", "tandem_test_system"));
             builder.environment().putAll(environment);
@@ -94,6 +105,32 @@ final class ServiceProcess implements AutoCloseable {
         }
         close();
         throw new IllegalStateException(name + " was not healthy within " + START_TIMEOUT + "; see " + log);
+    }
+
+    /** Sends SIGTERM, as an orchestrator does to stop an instance, and returns at once. */
+    void terminate() {
+        process.destroy();
+    }
+
+    /** Waits for the process to exit and returns its status; fails when it is still running after {@code timeout}. */
+    int awaitExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(name + " still running " + timeout + " after it was asked to stop; see " + log);
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    Path log() {
+        return log;
     }
 
     /** SIGTERM, so the service shuts down gracefully as it would under an orchestrator. */

@@ -1,0 +1,76 @@
+package dev.tandem.rest.shutdown;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.http.HttpHeaders;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * The first step of a graceful shutdown: keep serving, but tell balancers and keep-alive clients
+ * to go elsewhere, for {@code tandem.shutdown.drain-delay}, before Tomcat stops accepting.
+ *
+ * <p>Why a step before Tomcat's own graceful shutdown: Tomcat's pauses its connector and closes
+ * the listening socket at once, and a request that then arrives on an already open keep-alive
+ * connection is answered 503 (Http11Processor, "protocol.isPaused()"), and one that races the
+ * close is cut. A balancer needs time to see {@code /actuator/health/readiness} turn
+ * OUT_OF_SERVICE (Boot publishes REFUSING_TRAFFIC as the context starts closing, before this
+ * listener runs); meanwhile every response carries {@code Connection: close}, so clients drop
+ * their pooled connections to this instance instead of sending a next request down one. After
+ * the delay the lifecycle continues: Tomcat stops accepting, in-flight requests finish (up to
+ * {@code tandem.shutdown.grace-period}), and only then do the cache, Redis and the DataSource close
+ * (lower lifecycle phases, then bean destruction), so a request that finishes during shutdown still
+ * reaches MariaDB and invalidates the cache.
+ */
+@Component
+class ShutdownDrain extends OncePerRequestFilter implements ApplicationListener<ContextClosedEvent> {
+
+    private static final Logger log = LoggerFactory.getLogger(ShutdownDrain.class);
+
+    private final Duration drainDelay;
+    private volatile boolean draining;
+
+    ShutdownDrain(@Value("${tandem.shutdown.drain-delay}") Duration drainDelay) {
+        this.drainDelay = drainDelay;
+    }
+
+    @Override
+    public void onApplicationEvent(ContextClosedEvent event) {
+        draining = true;
+        if (drainDelay.isZero() || drainDelay.isNegative()) {
+            return;
+        }
+        log.info("Shutting down: readiness is OUT_OF_SERVICE and responses close their connections; "
+                + "still serving for {} ms (tandem.shutdown.drain-delay) so that balancers can take this instance out",
+                drainDelay.toMillis());
+        try {
+            Thread.sleep(drainDelay);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        if (draining) {
+            // Tomcat then ends the connection after this response (Http11Processor honours it).
+            response.setHeader(HttpHeaders.CONNECTION, "close");
+        }
+        chain.doFilter(request, response);
+    }
+
+    boolean draining() {
+        return draining;
+    }
+}

@@ -1,0 +1,221 @@
+package dev.tandem.system;
+
+import com.google.common.util.concurrent.ListenableFuture;
+import com.google.protobuf.FieldMask;
+import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.StudyGroupServiceGrpc;
+import dev.tandem.proto.v1.UpdateGroupRequest;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A request in flight when the service is asked to stop (SIGTERM) finishes, on each wire: it is
+ * answered OK, its write is in MariaDB, the cache of the other service no longer serves the old
+ * value (so the invalidation went out during shutdown, before the Redis connection closed), and
+ * the process then exits 0. On the way the test watches the shutdown's steps: first the drain
+ * (still serving, but readiness OUT_OF_SERVICE and {@code Connection: close} on REST,
+ * grpc.health.v1 NOT_SERVING on gRPC), then the server stops accepting (and gRPC sends GOAWAY),
+ * while the request is still waiting.
+ *
+ * <p>The request is kept in flight deterministically: the test holds the group's row lock in its
+ * own transaction, the write waits for it in MariaDB, and the test releases it once the server has
+ * stopped accepting. Both services run in hybrid cache mode on their own MariaDB and Redis.
+ */
+class GracefulShutdownTest {
+
+    private static final Duration STEP = Duration.ofSeconds(30);
+    private static final Map<String, String> HYBRID = Map.of("TANDEM_CACHE_MODE", "hybrid");
+
+    static LocalServers servers;
+    static TestDatabase database;
+    static final int restPort = ServiceProcess.freePort();
+    static final int grpcPort = ServiceProcess.freePort();
+    static final int grpcManagementPort = ServiceProcess.freePort();
+    static ServiceProcess rest;
+    static ServiceProcess grpc;
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
+    @BeforeAll
+    static void startServersAndSeed() {
+        servers = new LocalServers("rolling", 13327, 16399);
+        servers.start();
+        database = TestDatabase.of(servers);
+        rest = LocalServices.rest("shutdown-rest", servers, restPort, LocalServices.seeding(HYBRID));
+    }
+
+    @AfterAll
+    static void stopEverything() {
+        try {
+            for (ServiceProcess service : new ServiceProcess[] {rest, grpc}) {
+                if (service != null) {
+                    service.close();
+                }
+            }
+        } finally {
+            servers.close();
+        }
+    }
+
+    /** Each test stops one of the two; the next one starts it again (without seeding). */
+    private static void bothRunning() {
+        if (rest == null || !rest.isAlive()) {
+            rest = LocalServices.rest("shutdown-rest", servers, restPort, HYBRID);
+        }
+        if (grpc == null || !grpc.isAlive()) {
+            grpc = LocalServices.grpc("shutdown-grpc", servers, grpcPort, grpcManagementPort, HYBRID);
+        }
+    }
+
+    @Test
+    void restRequestInFlightAtSigtermFinishesAndReachesDatabaseAndCache() throws Exception {
+        bothRunning();
+        long groupId = 7;
+        String newName = "Renamed in flight over REST";
+        try (GrpcWire grpcReader = new GrpcWire(grpcPort)) {
+            // The gRPC instance now holds the group in its L1, and L2 holds it too.
+            Group before = grpcReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build());
+            assertThat(grpcReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build())).isEqualTo(before);
+
+            CompletableFuture<HttpResponse<String>> inFlight;
+            try (TestDatabase.RowLock lock = database.lockGroup(groupId)) {
+                inFlight = http.sendAsync(HttpRequest.newBuilder(URI.create(restUrl("/api/v1/groups/" + groupId)))
+                        .timeout(Duration.ofSeconds(90))
+                        .header("Content-Type", "application/json")
+                        .header("Authorization", "Bearer " + Tokens.WRITER)
+                        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"group\":{\"name\":\"" + newName
+                                + "\"},\"updateMask\":\"name\",\"expectedVersion\":\"" + before.getVersion() + "\"}"))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                Await.until("the PATCH waits for the group's row lock", STEP, database::someoneWaitsForGroupLock);
+
+                rest.terminate();
+
+                // The drain: readiness says go away, requests are still served, and every response
+                // closes its connection so that no client sends a next request down it.
+                HttpResponse<String> readiness = Await.value("readiness OUT_OF_SERVICE", STEP, () -> {
+                    HttpResponse<String> response = get(restUrl("/actuator/health/readiness"));
+                    return response.statusCode() == 503 ? response : null;
+                });
+                assertThat(readiness.body()).contains("OUT_OF_SERVICE");
+                assertThat(readiness.headers().firstValue("Connection")).hasValue("close");
+                HttpResponse<String> duringDrain = get(restUrl("/api/v1/groups/1"));
+                assertThat(duringDrain.statusCode()).isEqualTo(200);
+                assertThat(duringDrain.headers().firstValue("Connection")).hasValue("close");
+
+                // Then Tomcat stops accepting, while the PATCH is still waiting.
+                Await.until("REST stops accepting connections", STEP, () -> !Await.accepts(restPort));
+                assertThat(inFlight).isNotDone();
+                assertThat(rest.isAlive()).isTrue();
+            }
+
+            HttpResponse<String> answer = inFlight.get(STEP.toSeconds(), TimeUnit.SECONDS);
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            assertThat(answer.body()).contains(newName);
+            assertThat(rest.awaitExit(STEP)).as("exit status; see " + rest.log()).isZero();
+
+            assertThat(database.value("SELECT name FROM study_groups WHERE id = ?", groupId)).isEqualTo(newName);
+            // The invalidation went out during shutdown: the other service stops serving its
+            // cached copy (L1 within the staleness bound; L2 would otherwise keep it for minutes).
+            Await.until("gRPC serves the new name", Duration.ofSeconds(10),
+                    () -> grpcReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build()).getName().equals(newName));
+        }
+    }
+
+    @Test
+    void grpcCallInFlightAtSigtermFinishesAndReachesDatabaseAndCache() throws Exception {
+        bothRunning();
+        long groupId = 8;
+        String newName = "Renamed in flight over gRPC";
+        RestWire restReader = new RestWire(restPort);
+        Group before = restReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build());
+        assertThat(restReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build())).isEqualTo(before);
+
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
+        try {
+            Metadata token = new Metadata();
+            token.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + Tokens.WRITER);
+            StudyGroupServiceGrpc.StudyGroupServiceBlockingStub reads = StudyGroupServiceGrpc.newBlockingStub(channel);
+            assertThat(reads.getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
+            HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(channel);
+
+            ListenableFuture<Group> inFlight;
+            try (TestDatabase.RowLock lock = database.lockGroup(groupId)) {
+                inFlight = StudyGroupServiceGrpc.newFutureStub(channel)
+                        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(token))
+                        .withDeadlineAfter(90, TimeUnit.SECONDS)
+                        .updateGroup(UpdateGroupRequest.newBuilder().setId(groupId)
+                                .setGroup(Group.newBuilder().setName(newName))
+                                .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
+                                .setExpectedVersion(before.getVersion()).build());
+                Await.until("UpdateGroup waits for the group's row lock", STEP, database::someoneWaitsForGroupLock);
+
+                grpc.terminate();
+
+                // The drain: grpc.health.v1 and the readiness say go away, calls are still served.
+                Await.until("grpc.health.v1 NOT_SERVING", STEP, () -> health.withDeadlineAfter(5, TimeUnit.SECONDS)
+                        .check(HealthCheckRequest.getDefaultInstance()).getStatus() == HealthCheckResponse.ServingStatus.NOT_SERVING);
+                assertThat(get("http://127.0.0.1:" + grpcManagementPort + "/actuator/health/readiness").statusCode()).isEqualTo(503);
+                assertThat(reads.withDeadlineAfter(30, TimeUnit.SECONDS).getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId())
+                        .isEqualTo(1);
+
+                // Then GOAWAY: the channel's connection stops taking calls (the channel leaves
+                // READY) and the server stops accepting, while UpdateGroup is still waiting.
+                Await.until("the channel got GOAWAY", STEP, () -> channel.getState(false) != ConnectivityState.READY);
+                Await.until("gRPC stops accepting connections", STEP, () -> !Await.accepts(grpcPort));
+                assertThat(inFlight.isDone()).isFalse();
+                assertThat(grpc.isAlive()).isTrue();
+            }
+
+            Group answer = inFlight.get(STEP.toSeconds(), TimeUnit.SECONDS);
+            assertThat(answer.getName()).isEqualTo(newName);
+            assertThat(answer.getVersion()).isEqualTo(before.getVersion() + 1);
+            assertThat(grpc.awaitExit(STEP)).as("exit status; see " + grpc.log()).isZero();
+
+            assertThat(database.value("SELECT name FROM study_groups WHERE id = ?", groupId)).isEqualTo(newName);
+            Await.until("REST serves the new name", Duration.ofSeconds(10),
+                    () -> restReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build()).getName().equals(newName));
+        } finally {
+            channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String restUrl(String path) {
+        return "http://127.0.0.1:" + restPort + path;
+    }
+
+    private HttpResponse<String> get(String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

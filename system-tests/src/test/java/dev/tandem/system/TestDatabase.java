@@ -1,0 +1,114 @@
+package dev.tandem.system;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The test's own JDBC view of the database the service processes use: to check what a write left
+ * behind, and to hold row locks that keep a request in flight. Plain JDBC, its own connections.
+ */
+final class TestDatabase {
+
+    private final String url;
+
+    TestDatabase(int port, String name) {
+        this.url = "jdbc:mysql://127.0.0.1:" + port + "/" + name
+                + "?connectionTimeZone=UTC&useSSL=false&allowPublicKeyRetrieval=true&connectTimeout=5000";
+    }
+
+    /** The database of the services that {@link ServiceProcess} starts, on {@code servers}. */
+    static TestDatabase of(LocalServers servers) {
+        return new TestDatabase(servers.mariadbPort, System.getProperty("tandem.test.db-name", "tandem_test_system"));
+    }
+
+    Connection connect() {
+        try {
+            return DriverManager.getConnection(url, "tandem", "tandem");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot connect to " + url, e);
+        }
+    }
+
+    /** The first column of every row of {@code sql}, as strings. */
+    List<String> column(String sql, Object... parameters) {
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setObject(i + 1, parameters[i]);
+            }
+            List<String> values = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    values.add(rows.getString(1));
+                }
+            }
+            return values;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** The one value of {@code sql} (first column of the one row), or null when there is no row. */
+    String value(String sql, Object... parameters) {
+        List<String> values = column(sql, parameters);
+        if (values.size() > 1) {
+            throw new IllegalStateException(sql + " returned " + values.size() + " rows");
+        }
+        return values.isEmpty() ? null : values.getFirst();
+    }
+
+    /**
+     * A transaction that holds the row lock of group {@code groupId} ({@code SELECT ... FOR
+     * UPDATE}) until it is closed: a write of that group waits on it, and so stays in flight.
+     */
+    RowLock lockGroup(long groupId) {
+        Connection connection = connect();
+        try {
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement("SELECT id FROM study_groups WHERE id = ? FOR UPDATE")) {
+                lock.setLong(1, groupId);
+                lock.executeQuery().close();
+            }
+            return new RowLock(connection);
+        } catch (SQLException e) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // already failing
+            }
+            throw new IllegalStateException("cannot lock group " + groupId, e);
+        }
+    }
+
+    /**
+     * Whether another connection is running a statement that locks group rows (the service's
+     * {@code select ... for update}), which, while the test holds the lock, means it waits on it.
+     * The tandem user sees its own connections in the process list without extra privileges.
+     */
+    boolean someoneWaitsForGroupLock() {
+        return Integer.parseInt(value("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()"
+                + " AND COMMAND = 'Query' AND LOWER(INFO) LIKE '%from study_groups%for update%'")) > 0;
+    }
+
+    /** A held row lock; closing it rolls its transaction back, which releases the lock. */
+    static final class RowLock implements AutoCloseable {
+        private final Connection connection;
+
+        private RowLock(Connection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void close() {
+            try (connection) {
+                connection.rollback();
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot release the row lock", e);
+            }
+        }
+    }
+}
