@@ -3,6 +3,7 @@ package dev.tandem.config;
 import dev.tandem.cache.CacheConfiguration;
 import dev.tandem.error.Validation;
 import dev.tandem.group.GroupService;
+import dev.tandem.limits.LimitsProperties;
 import dev.tandem.seed.SeedProperties;
 import dev.tandem.seed.SeedRunner;
 import dev.tandem.user.UserService;
@@ -24,7 +25,7 @@ import java.time.Clock;
 @ComponentScan(basePackageClasses = {GroupService.class, UserService.class, Validation.class, SeedRunner.class})
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
-@EnableConfigurationProperties(SeedProperties.class)
+@EnableConfigurationProperties({SeedProperties.class, LimitsProperties.class})
 @Import(CacheConfiguration.class)
 public class TandemDomainConfiguration {
 
