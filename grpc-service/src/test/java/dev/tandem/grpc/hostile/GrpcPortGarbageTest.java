@@ -114,11 +114,8 @@ class GrpcPortGarbageTest extends GrpcIntegrationTest {
                 afterPreface.getOutputStream().flush();
                 idle.add(afterPreface);
             }
+            // While all of them are held open: the server need not close them, only not depend on them.
             assertStillServing();
-            // Still open: the server does not have to close them, only to not depend on them.
-            for (Socket socket : idle) {
-                assertThat(socket.isClosed()).isFalse();
-            }
         } finally {
             for (Socket socket : idle) {
                 socket.close();
