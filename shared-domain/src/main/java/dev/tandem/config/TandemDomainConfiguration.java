@@ -7,6 +7,7 @@ import dev.tandem.db.GuardedDataSource;
 import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.error.Validation;
 import dev.tandem.group.GroupService;
+import dev.tandem.limits.LimitsProperties;
 import dev.tandem.seed.SeedProperties;
 import dev.tandem.seed.SeedRunner;
 import dev.tandem.user.UserService;
@@ -29,7 +30,7 @@ import java.time.Clock;
         RequestDeadlines.class, DatabaseHealthIndicator.class})
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
-@EnableConfigurationProperties(SeedProperties.class)
+@EnableConfigurationProperties({SeedProperties.class, LimitsProperties.class})
 @Import({CacheConfiguration.class, AuthConfiguration.class})
 public class TandemDomainConfiguration {
 

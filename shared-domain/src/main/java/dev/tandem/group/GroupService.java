@@ -9,6 +9,7 @@ import dev.tandem.error.DomainException;
 import dev.tandem.error.FieldViolation;
 import dev.tandem.error.Validation;
 import dev.tandem.config.Timestamps;
+import dev.tandem.limits.LimitsProperties;
 import dev.tandem.user.UserService;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -33,7 +34,6 @@ import java.util.Optional;
 public class GroupService {
 
     public static final int DEFAULT_PAGE_SIZE = 20;
-    public static final int MAX_PAGE_SIZE = 1000;
     public static final int DEFAULT_LEADERBOARD_LIMIT = 10;
     public static final int MAX_LEADERBOARD_LIMIT = 100;
 
@@ -46,19 +46,23 @@ public class GroupService {
     private final Validation validation;
     private final Clock clock;
     private final TieredCache cache;
+    /** tandem.limits.max-page-size: a page costs one query of that many rows and a response that big. */
+    private final int maxPageSize;
 
     /** Without a cache, as before the cache existed. */
     public GroupService(StudyGroupRepository groups, GroupMemberRepository members, RatingRepository ratings,
                         StudySessionRepository sessions, GroupQueries queries, UserService users,
                         Validation validation, Clock clock) {
-        this(groups, members, ratings, sessions, queries, users, validation, clock, TieredCache.disabled());
+        this(groups, members, ratings, sessions, queries, users, validation, clock, TieredCache.disabled(),
+                LimitsProperties.defaults());
     }
 
     @Autowired
     public GroupService(StudyGroupRepository groups, GroupMemberRepository members, RatingRepository ratings,
                         StudySessionRepository sessions, GroupQueries queries, UserService users,
-                        Validation validation, Clock clock, TieredCache cache) {
+                        Validation validation, Clock clock, TieredCache cache, LimitsProperties limits) {
         this.cache = cache;
+        this.maxPageSize = limits.maxPageSize();
         this.groups = groups;
         this.members = members;
         this.ratings = ratings;
@@ -81,14 +85,15 @@ public class GroupService {
     public GroupPage list(String subject, int pageSize, String pageToken) {
         String filter = subject == null ? "" : subject;
         List<FieldViolation> violations = new ArrayList<>();
-        if (pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
-            violations.add(new FieldViolation("page_size", "must be between 1 and " + MAX_PAGE_SIZE + " (0 for the default)"));
+        if (pageSize < 0 || pageSize > maxPageSize) {
+            violations.add(new FieldViolation("page_size", "must be between 1 and " + maxPageSize + " (0 for the default)"));
         }
         if (filter.length() > 50) {
             violations.add(new FieldViolation("subject", "size must be between 0 and 50"));
         }
         Validation.throwIfAny(violations);
-        int size = pageSize == 0 ? DEFAULT_PAGE_SIZE : pageSize;
+        // The default never exceeds a configured maximum below it.
+        int size = pageSize == 0 ? Math.min(DEFAULT_PAGE_SIZE, maxPageSize) : pageSize;
         long afterId = PageTokens.decodeAfterId(pageToken, filter);
         return cache.get(CacheName.GROUPS_PAGE, new GroupsPageKey(filter, size, afterId),
                 () -> Optional.of(page(filter, size, afterId))).orElseThrow();
@@ -203,6 +208,11 @@ public class GroupService {
 
     @Transactional
     public MembershipView join(long groupId, long userId) {
+        // Checked first, like every request field: an absent (0) or negative user_id is the
+        // client's mistake, not a user that happens not to exist.
+        if (userId <= 0) {
+            throw DomainException.invalid("user_id", "must be greater than 0");
+        }
         // The row lock serialises joins of one group: count-then-insert cannot overfill it.
         StudyGroup group = groups.findLockedById(groupId).orElseThrow(() -> DomainException.notFound("group", groupId));
         users.requireExists(userId);

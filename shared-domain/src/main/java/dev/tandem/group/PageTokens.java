@@ -15,6 +15,12 @@ final class PageTokens {
 
     private static final String FIELD = "page_token";
 
+    /**
+     * Tokens this service issues are under 100 characters (a subject of at most 50 and an id);
+     * anything much longer is refused before it is decoded, so a huge token costs no decoding.
+     */
+    static final int MAX_TOKEN_LENGTH = 256;
+
     private PageTokens() {
     }
 
@@ -27,6 +33,9 @@ final class PageTokens {
     static long decodeAfterId(String token, String subject) {
         if (token == null || token.isEmpty()) {
             return 0;
+        }
+        if (token.length() > MAX_TOKEN_LENGTH) {
+            throw DomainException.invalid(FIELD, "is not a page token issued by this service");
         }
         PageToken decoded;
         try {

@@ -2,17 +2,22 @@ package dev.tandem.rest.error;
 
 import dev.tandem.error.FieldViolation;
 import dev.tandem.rest.ProtoJson;
+import dev.tandem.rest.StrictJson;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.core.exc.InputCoercionException;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.exc.InvalidFormatException;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Says, in the client's terms, what is wrong with a request body that could not be read: which
@@ -25,11 +30,29 @@ final class JsonProblems {
     record Described(String detail, List<FieldViolation> violations) {
     }
 
+    /** The "from `StreamReadConstraints.getMaxNestingDepth()`)" ending of a constraint's message. */
+    private static final Pattern LIMIT_SOURCE = Pattern.compile(", from `[^`]*`\\)");
+    /** How Jackson's parser reports a repeated name (StreamReadFeature.STRICT_DUPLICATE_DETECTION). */
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate Object property \"(.*)\"", Pattern.DOTALL);
+
     private JsonProblems() {
     }
 
     static Described describe(HttpMessageNotReadableException e) {
         Throwable cause = e.getCause();
+        StreamConstraintsException limit = causeOfType(cause, StreamConstraintsException.class);
+        if (limit != null) {
+            // Jackson names the limit and the value, e.g. "Document nesting depth (33) exceeds the
+            // maximum allowed (32, from `StreamReadConstraints.getMaxNestingDepth()`)"; the Java
+            // method it was configured through is dropped.
+            String what = LIMIT_SOURCE.matcher(String.valueOf(limit.getOriginalMessage())).replaceAll(")");
+            String detail = "the request body exceeds a limit of the JSON parser: "
+                    + (what.isEmpty() ? "" : Character.toLowerCase(what.charAt(0)) + what.substring(1));
+            // Where it was: databind may have wrapped the parser's exception with the field's path.
+            String field = cause instanceof JacksonException wrapper ? path(wrapper, false) : "";
+            return field.isEmpty() ? new Described(detail, List.of())
+                    : new Described(detail, List.of(new FieldViolation(field, what)));
+        }
         if (cause instanceof UnrecognizedPropertyException unknown) {
             // Named as sent: an unknown field has no proto name to translate it to.
             String field = path(unknown, true);
@@ -37,6 +60,15 @@ final class JsonProblems {
         }
         if (cause instanceof InputCoercionException outOfRange) {
             return withField(path(outOfRange, false), "is out of range for " + typeName(outOfRange.getTargetType()));
+        }
+        if (cause instanceof InvalidFormatException bad && bad.getTargetType() == String.class) {
+            // The only string Jackson finds "weird" as a string: one that is not Unicode (StrictJson).
+            return withField(path(bad, false), StrictJson.UnicodeStringDeserializer.NOT_UNICODE);
+        }
+        if (cause instanceof MismatchedInputException mismatch && mismatch.getPath().isEmpty()
+                && String.valueOf(mismatch.getOriginalMessage()).startsWith("No content to map")) {
+            // Whitespace only: as good as no body at all.
+            return new Described("a JSON request body is required", List.of());
         }
         if (cause instanceof MismatchedInputException mismatch) {
             String field = path(mismatch, false);
@@ -47,6 +79,13 @@ final class JsonProblems {
             return withField(field, expected);
         }
         if (cause instanceof StreamReadException malformed) {
+            Matcher duplicate = DUPLICATE.matcher(String.valueOf(malformed.getOriginalMessage()));
+            if (duplicate.matches()) {
+                // By its proto name, below the path of the object holding it.
+                String parent = path(malformed, false);
+                String name = ProtoJson.snakeCase(duplicate.group(1));
+                return withField(parent.isEmpty() ? name : parent + "." + name, "appears more than once");
+            }
             return new Described("the request body is not valid JSON" + where(malformed.getLocation()), List.of());
         }
         if (cause instanceof JacksonException other) {
@@ -57,6 +96,15 @@ final class JsonProblems {
         }
         // Spring raises this without a cause only when there is no body at all.
         return new Described("a JSON request body is required", List.of());
+    }
+
+    private static <T extends Throwable> T causeOfType(Throwable e, Class<T> type) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
+        }
+        return null;
     }
 
     private static Described withField(String field, String description) {

@@ -6,6 +6,8 @@ import dev.tandem.error.DomainException;
 import dev.tandem.error.DomainProblems;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.error.FieldViolation;
+import dev.tandem.rest.limits.RequestBodyTooLargeException;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.TypeMismatchException;
@@ -88,10 +90,31 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         return respond(problem, new HttpHeaders());
     }
 
+    /**
+     * A query parameter Tomcat could not decode (%FF, %C3%28, a lone %): Tomcat decodes parameters
+     * only when Spring first asks for one, so its refusal arrives here rather than as its own 400.
+     * Its message may quote the undecodable bytes, so it is not passed on.
+     */
+    @ExceptionHandler(InvalidParameterException.class)
+    ResponseEntity<Object> undecodableParameter(InvalidParameterException e, WebRequest request) {
+        HttpStatus status = HttpStatus.resolve(e.getErrorCode());
+        if (status == null || !status.is4xxClientError()) {
+            status = HttpStatus.BAD_REQUEST;
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status,
+                "the query string is not valid: every parameter must be percent-encoded UTF-8");
+        return handleExceptionInternal(e, problem, new HttpHeaders(), status, request);
+    }
+
     /** Malformed JSON, a wrong JSON type, an unknown field, or no body at all. */
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
                                                                   HttpStatusCode status, WebRequest request) {
+        // The body limit crossed while the parser was reading: 413, however the parser wrapped it.
+        RequestBodyTooLargeException tooLarge = causeOfType(e, RequestBodyTooLargeException.class);
+        if (tooLarge != null) {
+            return handleErrorResponseException(tooLarge, tooLarge.getHeaders(), tooLarge.getStatusCode(), request);
+        }
         JsonProblems.Described described = JsonProblems.describe(e);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, described.detail());
         if (!described.violations().isEmpty()) {
@@ -160,11 +183,15 @@ public class RestErrors extends ResponseEntityExceptionHandler {
     /**
      * The gRPC code of a framework-detected failure. 405 is UNIMPLEMENTED, what a gRPC server
      * answers for a method it does not have; 406 and 415 are requests a client must change,
-     * INVALID_ARGUMENT; the rest follow the HTTP mappings listed in google/rpc/code.proto.
+     * INVALID_ARGUMENT; 413, 414 and 431 are RESOURCE_EXHAUSTED like a gRPC message or metadata
+     * above the server's limits; the rest follow the HTTP mappings listed in google/rpc/code.proto.
      */
     static Code codeFor(HttpStatusCode status) {
         return switch (status.value()) {
-            case 400, 406, 413, 414, 415, 431 -> Code.INVALID_ARGUMENT;
+            case 400, 406, 415 -> Code.INVALID_ARGUMENT;
+            // A body, URI or headers above the limits: what grpc-java answers for a message or
+            // metadata above its limits.
+            case 413, 414, 431 -> Code.RESOURCE_EXHAUSTED;
             case 401 -> Code.UNAUTHENTICATED;
             case 403 -> Code.PERMISSION_DENIED;
             case 404 -> Code.NOT_FOUND;
@@ -203,6 +230,15 @@ public class RestErrors extends ResponseEntityExceptionHandler {
             return "a 32-bit integer";
         }
         return type == null ? "another type" : "a " + type.getSimpleName();
+    }
+
+    private static <T extends Throwable> T causeOfType(Throwable e, Class<T> type) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
+        }
+        return null;
     }
 
     private static String describe(WebRequest request) {

@@ -1,0 +1,74 @@
+package dev.tandem.grpc.limits;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.grpc.error.GrpcErrors;
+import dev.tandem.limits.LimitsProperties;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.StatusException;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.grpc.server.GlobalServerInterceptor;
+import org.springframework.stereotype.Component;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Refuses a call whose metadata is above {@code tandem.limits.max-header-bytes} with
+ * RESOURCE_EXHAUSTED, before any other interceptor or the service sees it.
+ *
+ * <p>Why here and not only in the transport: when Netty's own limit
+ * (spring.grpc.server.inbound.metadata.max-size) is exceeded, the server can only answer HTTP 431,
+ * which gRPC clients report as INTERNAL, and a grpc-java client does not even send metadata above
+ * the limit the server advertises (it fails locally, also INTERNAL). So the transport's limit is
+ * set higher (application.yml) and the service's limit is enforced here, as a status the client can
+ * act on. Sizes are counted as HTTP/2 counts a header list: name + value + 32 per entry.
+ */
+@Component
+@GlobalServerInterceptor
+@Order(Ordered.HIGHEST_PRECEDENCE)
+public class MetadataLimitInterceptor implements ServerInterceptor {
+
+    /** RFC 9113 §6.5.2: each header field costs its name, its value and 32 bytes of overhead. */
+    private static final int ENTRY_OVERHEAD = 32;
+
+    private final long maxBytes;
+
+    public MetadataLimitInterceptor(LimitsProperties limits) {
+        this.maxBytes = limits.maxHeaderBytes().toBytes();
+    }
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                      ServerCallHandler<Q, R> next) {
+        long size = size(headers);
+        if (size > maxBytes) {
+            StatusException refused = GrpcErrors.toStatusException(new DomainException(ErrorCode.RESOURCE_EXHAUSTED,
+                    "the request metadata is " + size + " bytes, above the limit of " + maxBytes + " bytes"));
+            call.close(refused.getStatus(), refused.getTrailers() == null ? new Metadata() : refused.getTrailers());
+            return new ServerCall.Listener<>() {
+            };
+        }
+        return next.startCall(call, headers);
+    }
+
+    static long size(Metadata headers) {
+        long size = 0;
+        for (String name : headers.keys()) {
+            int nameBytes = name.getBytes(StandardCharsets.US_ASCII).length;
+            if (name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+                for (byte[] value : headers.getAll(Metadata.Key.of(name, Metadata.BINARY_BYTE_MARSHALLER))) {
+                    size += nameBytes + value.length + ENTRY_OVERHEAD;
+                }
+            } else {
+                for (String value : headers.getAll(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER))) {
+                    size += nameBytes + value.getBytes(StandardCharsets.US_ASCII).length + ENTRY_OVERHEAD;
+                }
+            }
+        }
+        return size;
+    }
+}

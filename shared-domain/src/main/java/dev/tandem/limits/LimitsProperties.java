@@ -1,0 +1,44 @@
+package dev.tandem.limits;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * {@code tandem.limits.*}, the bounds both wires put on what one request may cost, documented with
+ * their defaults in tandem-domain.yml. The services bind their protocol limits to the same values
+ * (REST: the request body filter and Tomcat's header limit; gRPC: the inbound message and metadata
+ * sizes), so a request too big for one wire is too big for the other.
+ *
+ * @param maxRequestBytes  largest request body (REST) or message (gRPC)
+ * @param maxHeaderBytes   largest request line and headers (REST) or metadata (gRPC)
+ * @param maxPageSize      largest ListGroups page_size a client may ask for
+ */
+@ConfigurationProperties("tandem.limits")
+public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, int maxPageSize) {
+
+    public static final DataSize DEFAULT_MAX_REQUEST_BYTES = DataSize.ofKilobytes(64);
+    public static final DataSize DEFAULT_MAX_HEADER_BYTES = DataSize.ofKilobytes(8);
+    public static final int DEFAULT_MAX_PAGE_SIZE = 1000;
+
+    public LimitsProperties {
+        maxRequestBytes = maxRequestBytes == null ? DEFAULT_MAX_REQUEST_BYTES : maxRequestBytes;
+        maxHeaderBytes = maxHeaderBytes == null ? DEFAULT_MAX_HEADER_BYTES : maxHeaderBytes;
+        maxPageSize = maxPageSize == 0 ? DEFAULT_MAX_PAGE_SIZE : maxPageSize;
+        if (maxRequestBytes.toBytes() <= 0 || maxRequestBytes.toBytes() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("tandem.limits.max-request-bytes must be between 1B and 2GB, got "
+                    + maxRequestBytes);
+        }
+        if (maxHeaderBytes.toBytes() <= 0 || maxHeaderBytes.toBytes() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("tandem.limits.max-header-bytes must be between 1B and 2GB, got "
+                    + maxHeaderBytes);
+        }
+        if (maxPageSize < 1) {
+            throw new IllegalArgumentException("tandem.limits.max-page-size must be at least 1, got " + maxPageSize);
+        }
+    }
+
+    /** The defaults, for code that runs without a Spring context. */
+    public static LimitsProperties defaults() {
+        return new LimitsProperties(null, null, 0);
+    }
+}

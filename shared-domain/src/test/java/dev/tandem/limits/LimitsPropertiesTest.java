@@ -1,0 +1,77 @@
+package dev.tandem.limits;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.group.GroupService;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
+import org.springframework.util.unit.DataSize;
+
+import java.util.Map;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** tandem.limits: the defaults in tandem-domain.yml, their environment overrides, and the page_size bound. */
+class LimitsPropertiesTest {
+
+    @Test
+    void theDefaultsInTandemDomainYmlAreTheDocumentedOnes() {
+        YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
+        yaml.setResources(new ClassPathResource("tandem-domain.yml"));
+        Properties properties = yaml.getObject();
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new org.springframework.core.env.PropertiesPropertySource("yml", properties));
+
+        LimitsProperties limits = Binder.get(environment).bind("tandem.limits", LimitsProperties.class).get();
+
+        assertThat(limits.maxRequestBytes()).isEqualTo(DataSize.ofKilobytes(64));
+        assertThat(limits.maxHeaderBytes()).isEqualTo(DataSize.ofKilobytes(8));
+        assertThat(limits.maxPageSize()).isEqualTo(1000);
+        assertThat(LimitsProperties.defaults()).isEqualTo(limits);
+    }
+
+    @Test
+    void environmentVariablesOverrideEveryLimit() {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env", Map.of(
+                "TANDEM_LIMITS_MAX_REQUEST_BYTES", "1MB",
+                "TANDEM_LIMITS_MAX_HEADER_BYTES", "16KB",
+                "TANDEM_LIMITS_MAX_PAGE_SIZE", "25")));
+
+        LimitsProperties limits = Binder.get(environment).bind("tandem.limits", LimitsProperties.class).get();
+
+        assertThat(limits.maxRequestBytes()).isEqualTo(DataSize.ofMegabytes(1));
+        assertThat(limits.maxHeaderBytes()).isEqualTo(DataSize.ofKilobytes(16));
+        assertThat(limits.maxPageSize()).isEqualTo(25);
+    }
+
+    @Test
+    void nonsenseLimitsStopTheServiceFromStarting() {
+        assertThatThrownBy(() -> new LimitsProperties(DataSize.ofBytes(0), null, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("max-request-bytes");
+        assertThatThrownBy(() -> new LimitsProperties(null, null, -1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("max-page-size");
+    }
+
+    /** The page_size violation names the configured bound, which is what both wires pass on. */
+    @Test
+    void pageSizeAboveTheConfiguredMaximumIsRefusedNamingIt() {
+        // page_size is checked before anything else is touched, so no repositories are needed.
+        GroupService groups = new GroupService(null, null, null, null, null, null, null, null, null,
+                new LimitsProperties(null, null, 25));
+
+        assertThatThrownBy(() -> groups.list("", 26, ""))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                        .singleElement()
+                        .satisfies(v -> {
+                            assertThat(v.field()).isEqualTo("page_size");
+                            assertThat(v.description()).contains("between 1 and 25");
+                        }));
+        assertThatThrownBy(() -> groups.list("", -1, "")).isInstanceOf(DomainException.class);
+    }
+}
