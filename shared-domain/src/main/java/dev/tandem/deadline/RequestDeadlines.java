@@ -1,7 +1,7 @@
 package dev.tandem.deadline;
 
+import dev.tandem.limits.LimitsProperties;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
@@ -15,14 +15,13 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  * so no request holds a thread and a connection longer than that.
  */
 @Component
-@EnableConfigurationProperties(DeadlineProperties.class)
 public class RequestDeadlines implements DisposableBean {
 
     private final Duration requestTimeout;
     private final ScheduledThreadPoolExecutor timer;
     private final ExecutorService cancels;
 
-    public RequestDeadlines(DeadlineProperties properties) {
+    public RequestDeadlines(LimitsProperties properties) {
         this.requestTimeout = properties.requestTimeout();
         this.timer = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon().name("tandem-deadlines").factory());
         // Most requests finish before their deadline: their expiry tasks must not pile up in the queue.

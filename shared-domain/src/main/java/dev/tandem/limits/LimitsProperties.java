@@ -3,6 +3,8 @@ package dev.tandem.limits;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
+import java.time.Duration;
+
 /**
  * {@code tandem.limits.*}, the bounds both wires put on what one request may cost, documented with
  * their defaults in tandem-domain.yml. The services bind their protocol limits to the same values
@@ -12,18 +14,23 @@ import org.springframework.util.unit.DataSize;
  * @param maxRequestBytes  largest request body (REST) or message (gRPC)
  * @param maxHeaderBytes   largest request line and headers (REST) or metadata (gRPC)
  * @param maxPageSize      largest ListGroups page_size a client may ask for
+ * @param requestTimeout   longest a request may run on the server; a client's shorter deadline
+ *                         wins (dev.tandem.deadline.RequestDeadlines)
  */
 @ConfigurationProperties("tandem.limits")
-public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, int maxPageSize) {
+public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, int maxPageSize,
+                               Duration requestTimeout) {
 
     public static final DataSize DEFAULT_MAX_REQUEST_BYTES = DataSize.ofKilobytes(64);
     public static final DataSize DEFAULT_MAX_HEADER_BYTES = DataSize.ofKilobytes(8);
     public static final int DEFAULT_MAX_PAGE_SIZE = 1000;
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     public LimitsProperties {
         maxRequestBytes = maxRequestBytes == null ? DEFAULT_MAX_REQUEST_BYTES : maxRequestBytes;
         maxHeaderBytes = maxHeaderBytes == null ? DEFAULT_MAX_HEADER_BYTES : maxHeaderBytes;
         maxPageSize = maxPageSize == 0 ? DEFAULT_MAX_PAGE_SIZE : maxPageSize;
+        requestTimeout = requestTimeout == null ? DEFAULT_REQUEST_TIMEOUT : requestTimeout;
         if (maxRequestBytes.toBytes() <= 0 || maxRequestBytes.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tandem.limits.max-request-bytes must be between 1B and 2GB, got "
                     + maxRequestBytes);
@@ -35,10 +42,13 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
         if (maxPageSize < 1) {
             throw new IllegalArgumentException("tandem.limits.max-page-size must be at least 1, got " + maxPageSize);
         }
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("tandem.limits.request-timeout must be positive, got " + requestTimeout);
+        }
     }
 
     /** The defaults, for code that runs without a Spring context. */
     public static LimitsProperties defaults() {
-        return new LimitsProperties(null, null, 0);
+        return new LimitsProperties(null, null, 0, null);
     }
 }

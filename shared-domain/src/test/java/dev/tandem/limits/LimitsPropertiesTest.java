@@ -52,9 +52,9 @@ class LimitsPropertiesTest {
 
     @Test
     void nonsenseLimitsStopTheServiceFromStarting() {
-        assertThatThrownBy(() -> new LimitsProperties(DataSize.ofBytes(0), null, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LimitsProperties(DataSize.ofBytes(0), null, 0, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max-request-bytes");
-        assertThatThrownBy(() -> new LimitsProperties(null, null, -1)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LimitsProperties(null, null, -1, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max-page-size");
     }
 
@@ -63,7 +63,7 @@ class LimitsPropertiesTest {
     void pageSizeAboveTheConfiguredMaximumIsRefusedNamingIt() {
         // page_size is checked before anything else is touched, so no repositories are needed.
         GroupService groups = new GroupService(null, null, null, null, null, null, null, null, null,
-                new LimitsProperties(null, null, 25));
+                new LimitsProperties(null, null, 25, null));
 
         assertThatThrownBy(() -> groups.list("", 26, ""))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())

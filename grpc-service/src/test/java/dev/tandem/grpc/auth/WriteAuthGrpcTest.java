@@ -1,5 +1,6 @@
 package dev.tandem.grpc.auth;
 
+import dev.tandem.testsupport.SeededRows;
 import com.google.protobuf.FieldMask;
 import com.google.protobuf.Message;
 import com.google.protobuf.Timestamp;
@@ -145,14 +146,14 @@ class WriteAuthGrpcTest extends GrpcIntegrationTest {
 
     private void expectRefused(MethodDescriptor<?, ?> method, Message request, String authorization, Status.Code code) {
         String what = method.getBareMethodName() + " with " + (authorization == null ? "no token" : authorization);
-        Map<String, List<Map<String, Object>>> before = database();
+        Map<String, List<Map<String, Object>>> before = SeededRows.database(jdbc);
         GrpcFailure failure = GrpcFailure.of(() -> call(method, request, authorization));
         assertThat(failure.code()).as(what).isEqualTo(code);
         assertThat(failure.errorInfo()).as(what).isNotNull();
         assertThat(failure.errorInfo().getReason()).as(what).isEqualTo(code.name());
         assertThat(failure.errorInfo().getDomain()).as(what).isEqualTo(GrpcErrors.ERROR_DOMAIN);
         assertThat(failure.message()).as(what).isNotBlank();
-        assertThat(database()).as("rows after " + what).isEqualTo(before);
+        assertThat(SeededRows.database(jdbc)).as("rows after " + what).isEqualTo(before);
     }
 
     @SuppressWarnings("unchecked")
@@ -175,19 +176,5 @@ class WriteAuthGrpcTest extends GrpcIntegrationTest {
         try (HttpClient client = HttpClient.newHttpClient()) {
             return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
         }
-    }
-
-    /** Every row of every table, as MariaDB holds it. */
-    private Map<String, List<Map<String, Object>>> database() {
-        return Map.of(
-                "users", rows("SELECT * FROM users ORDER BY id"),
-                "study_groups", rows("SELECT * FROM study_groups ORDER BY id"),
-                "group_members", rows("SELECT * FROM group_members ORDER BY group_id, user_id"),
-                "study_sessions", rows("SELECT * FROM study_sessions ORDER BY id"),
-                "ratings", rows("SELECT * FROM ratings ORDER BY group_id, user_id"));
-    }
-
-    private List<Map<String, Object>> rows(String sql) {
-        return jdbc.sql(sql).query().listOfRows();
     }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.grpc.deadline;
 
+import dev.tandem.testsupport.SeededRows;
 import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.grpc.GrpcIntegrationTest;
 import dev.tandem.proto.v1.Group;
@@ -43,8 +44,8 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
     void joinWaitingForALockedGroupIsCutShortByTheCallDeadline() throws Exception {
         assertThat(deadlines.requestTimeout()).as("the server's own cap must not be what cuts the statement")
                 .isGreaterThan(GONE_WITHIN);
-        long groupId = groupWithRoom();
-        long userId = nonMember(groupId);
+        long groupId = SeededRows.groupWithRoom(jdbc);
+        long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = counts();
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
             StatusRuntimeException failure = catchThrowableOfType(StatusRuntimeException.class, () ->
@@ -56,7 +57,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
                     .as("the service's SELECT ... FOR UPDATE is no longer waiting for the lock").isTrue();
         }
-        assertThat(isMember(groupId, userId)).as("the join past its deadline was not applied").isFalse();
+        assertThat(SeededRows.isMember(jdbc, groupId, userId)).as("the join past its deadline was not applied").isFalse();
         assertThat(counts()).isEqualTo(counts);
     }
 
@@ -78,8 +79,8 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
 
     @Test
     void aCancelledCallStopsItsStatementAtOnce() throws Exception {
-        long groupId = groupWithRoom();
-        long userId = nonMember(groupId);
+        long groupId = SeededRows.groupWithRoom(jdbc);
+        long userId = SeededRows.nonMember(jdbc, groupId);
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
             Context.CancellableContext call = Context.current().withCancellation();
             CompletableFuture<Object> join = CompletableFuture.supplyAsync(() -> {
@@ -100,13 +101,13 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
                     .as("the cancelled call's statement was killed, not left waiting for the lock").isTrue();
         }
-        assertThat(isMember(groupId, userId)).as("the cancelled join was not applied").isFalse();
+        assertThat(SeededRows.isMember(jdbc, groupId, userId)).as("the cancelled join was not applied").isFalse();
     }
 
     @Test
     void aDeadlineThatPassesBeforeTheHandlerRunsChangesNothing() {
-        long groupId = groupWithRoom();
-        long userId = nonMember(groupId);
+        long groupId = SeededRows.groupWithRoom(jdbc);
+        long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = counts();
 
         // Expired on arrival: grpc-java may notice first on the client, or the server's interceptor
@@ -116,7 +117,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
                         .setGroupId(groupId).setUserId(userId).build()));
 
         assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-        assertThat(isMember(groupId, userId)).isFalse();
+        assertThat(SeededRows.isMember(jdbc, groupId, userId)).isFalse();
         assertThat(counts()).isEqualTo(counts);
     }
 
@@ -128,22 +129,5 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
     private Map<String, Object> groupRow(long id) {
         return jdbc.sql("SELECT name, subject, description, capacity, owner_id, version FROM study_groups WHERE id = ?")
                 .param(id).query().singleRow();
-    }
-
-    private long groupWithRoom() {
-        return jdbc.sql("""
-                SELECT g.id FROM study_groups g
-                WHERE g.capacity > (SELECT COUNT(*) FROM group_members m WHERE m.group_id = g.id)
-                ORDER BY g.id LIMIT 1""").query(Long.class).single();
-    }
-
-    private long nonMember(long groupId) {
-        return jdbc.sql("SELECT u.id FROM users u WHERE u.id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?) ORDER BY u.id LIMIT 1")
-                .param(groupId).query(Long.class).single();
-    }
-
-    private boolean isMember(long groupId, long userId) {
-        return jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = ? AND user_id = ?")
-                .params(groupId, userId).query(Long.class).single() > 0;
     }
 }

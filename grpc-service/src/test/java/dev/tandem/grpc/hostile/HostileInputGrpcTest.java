@@ -1,5 +1,6 @@
 package dev.tandem.grpc.hostile;
 
+import dev.tandem.testsupport.SeededRows;
 import com.google.protobuf.Any;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
@@ -81,20 +82,8 @@ class HostileInputGrpcTest extends GrpcIntegrationTest {
         token.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + DevTokens.devWriter());
         authenticated = ClientInterceptors.intercept(ownChannel, MetadataUtils.newAttachHeadersInterceptor(token));
 
-        long group = jdbc.sql("""
-                SELECT g.id FROM study_groups g
-                WHERE (SELECT COUNT(*) FROM group_members m WHERE m.group_id = g.id) BETWEEN 2 AND g.capacity - 1
-                ORDER BY g.id LIMIT 1""").query(Long.class).single();
-        long member = jdbc.sql("""
-                SELECT m.user_id FROM group_members m JOIN study_groups g ON g.id = m.group_id
-                WHERE m.group_id = ? AND m.user_id <> g.owner_id ORDER BY m.user_id LIMIT 1""")
-                .param(group).query(Long.class).single();
-        long outsider = jdbc.sql("""
-                SELECT u.id FROM users u
-                WHERE u.id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?)
-                  AND u.id NOT IN (SELECT user_id FROM ratings WHERE group_id = ?)
-                ORDER BY u.id LIMIT 1""").param(group).param(group).query(Long.class).single();
-        rows = new Rows(group, member, outsider);
+        SeededRows.WriteTargets targets = SeededRows.WriteTargets.find(jdbc);
+        rows = new Rows(targets.group(), targets.member(), targets.outsider());
     }
 
     @AfterEach

@@ -1,5 +1,6 @@
 package dev.tandem.rest.auth;
 
+import dev.tandem.testsupport.SeededRows;
 import dev.tandem.auth.BadTokens;
 import dev.tandem.rest.RestIntegrationTest;
 import org.junit.jupiter.api.Test;
@@ -137,12 +138,12 @@ class WriteAuthRestTest extends RestIntegrationTest {
 
     private void expectRefused(Write write, String authorization, HttpStatus status, String code, String challenge) {
         String what = write + " with " + (authorization == null ? "no token" : authorization);
-        Map<String, List<Map<String, Object>>> before = database();
+        Map<String, List<Map<String, Object>>> before = SeededRows.database(jdbc);
         JsonNode flushesBefore = cacheFlushes();
         RestTestClient.ResponseSpec response = exchange(write, authorization);
         response.expectHeader().valueEquals(HttpHeaders.WWW_AUTHENTICATE, challenge);
         expectProblem(response, status, code);
-        assertThat(database()).as("rows after " + what).isEqualTo(before);
+        assertThat(SeededRows.database(jdbc)).as("rows after " + what).isEqualTo(before);
         assertThat(cacheFlushes()).as("cache flushes after " + what).isEqualTo(flushesBefore);
     }
 
@@ -160,20 +161,6 @@ class WriteAuthRestTest extends RestIntegrationTest {
     /** How often each instance flushed its L1, by reason, from /actuator/cache. */
     private JsonNode cacheFlushes() {
         return bodyOf(get("/actuator/cache").expectStatus().isOk()).get("l1Flushes");
-    }
-
-    /** Every row of every table, as MariaDB holds it. */
-    private Map<String, List<Map<String, Object>>> database() {
-        return Map.of(
-                "users", rows("SELECT * FROM users ORDER BY id"),
-                "study_groups", rows("SELECT * FROM study_groups ORDER BY id"),
-                "group_members", rows("SELECT * FROM group_members ORDER BY group_id, user_id"),
-                "study_sessions", rows("SELECT * FROM study_sessions ORDER BY id"),
-                "ratings", rows("SELECT * FROM ratings ORDER BY group_id, user_id"));
-    }
-
-    private List<Map<String, Object>> rows(String sql) {
-        return jdbc.sql(sql).query().listOfRows();
     }
 
     private static List<String> names(JsonNode node) {

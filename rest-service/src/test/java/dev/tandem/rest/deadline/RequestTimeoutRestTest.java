@@ -1,5 +1,6 @@
 package dev.tandem.rest.deadline;
 
+import dev.tandem.testsupport.SeededRows;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.rest.RestIntegrationTest;
@@ -57,8 +58,8 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
 
     @Test
     void joinWaitingForALockedGroupIsCutShortAndNotApplied() throws Exception {
-        long groupId = groupWithRoom();
-        long userId = nonMember(groupId);
+        long groupId = SeededRows.groupWithRoom(jdbc);
+        long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = allCounts();
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
             RestTestClient.ResponseSpec response = withToken(http.post().uri("/api/v1/groups/{id}/members", groupId))
@@ -70,14 +71,14 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
             expectProblem(response, HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
         }
-        assertThat(isMember(groupId, userId)).as("the timed-out join was not applied").isFalse();
+        assertThat(SeededRows.isMember(jdbc, groupId, userId)).as("the timed-out join was not applied").isFalse();
         assertThat(allCounts()).isEqualTo(counts);
     }
 
     @Test
     void aTimeoutThatHasAlreadyPassedIsRejectedWithoutTouchingTheDatabase() {
-        long groupId = groupWithRoom();
-        long userId = nonMember(groupId);
+        long groupId = SeededRows.groupWithRoom(jdbc);
+        long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = allCounts();
 
         RestTestClient.ResponseSpec response = withToken(http.post().uri("/api/v1/groups/{id}/members", groupId))
@@ -87,7 +88,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
                 .exchange();
 
         expectProblem(response, HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
-        assertThat(isMember(groupId, userId)).isFalse();
+        assertThat(SeededRows.isMember(jdbc, groupId, userId)).isFalse();
         assertThat(allCounts()).isEqualTo(counts);
     }
 
@@ -114,22 +115,5 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
     /** A request built by hand carries the dev write token itself (the base class's helpers get theirs from the auth setup). */
     private static <S extends RestTestClient.RequestHeadersSpec<S>> S withToken(S request) {
         return request.header(HttpHeaders.AUTHORIZATION, "Bearer " + DevTokens.devWriter());
-    }
-
-    private long groupWithRoom() {
-        return jdbc.sql("""
-                SELECT g.id FROM study_groups g
-                WHERE g.capacity > (SELECT COUNT(*) FROM group_members m WHERE m.group_id = g.id)
-                ORDER BY g.id LIMIT 1""").query(Long.class).single();
-    }
-
-    private long nonMember(long groupId) {
-        return jdbc.sql("SELECT u.id FROM users u WHERE u.id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?) ORDER BY u.id LIMIT 1")
-                .param(groupId).query(Long.class).single();
-    }
-
-    private boolean isMember(long groupId, long userId) {
-        return jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = ? AND user_id = ?")
-                .params(groupId, userId).query(Long.class).single() > 0;
     }
 }

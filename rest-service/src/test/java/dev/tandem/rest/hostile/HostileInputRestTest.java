@@ -1,5 +1,6 @@
 package dev.tandem.rest.hostile;
 
+import dev.tandem.testsupport.SeededRows;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.rest.hostile.HostileRestRequests.Expect;
@@ -45,21 +46,9 @@ class HostileInputRestTest extends RestIntegrationTest {
 
     @BeforeEach
     void findTheSeededRowsTheRequestsActOn() {
-        long group = jdbc.sql("""
-                SELECT g.id FROM study_groups g
-                WHERE (SELECT COUNT(*) FROM group_members m WHERE m.group_id = g.id) BETWEEN 2 AND g.capacity - 1
-                ORDER BY g.id LIMIT 1""").query(Long.class).single();
-        long member = jdbc.sql("""
-                SELECT m.user_id FROM group_members m JOIN study_groups g ON g.id = m.group_id
-                WHERE m.group_id = ? AND m.user_id <> g.owner_id ORDER BY m.user_id LIMIT 1""")
-                .param(group).query(Long.class).single();
-        long outsider = jdbc.sql("""
-                SELECT u.id FROM users u
-                WHERE u.id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?)
-                  AND u.id NOT IN (SELECT user_id FROM ratings WHERE group_id = ?)
-                ORDER BY u.id LIMIT 1""").param(group).param(group).query(Long.class).single();
-        placeholders = Map.of("%GROUP%", String.valueOf(group), "%MEMBER%", String.valueOf(member),
-                "%OUTSIDER%", String.valueOf(outsider));
+        SeededRows.WriteTargets targets = SeededRows.WriteTargets.find(jdbc);
+        placeholders = Map.of("%GROUP%", String.valueOf(targets.group()), "%MEMBER%", String.valueOf(targets.member()),
+                "%OUTSIDER%", String.valueOf(targets.outsider()));
     }
 
     /**
