@@ -1,5 +1,6 @@
 package dev.tandem.rest.error;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.apache.catalina.Host;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
@@ -25,6 +26,8 @@ import java.util.Map;
  * NUL. Tomcat answers those through its host's error report valve (an HTML page by default); this
  * valve writes the same problem shape as {@link RestErrors}, with the gRPC code of the status.
  */
+// Not when the jar runs without a web server (make seed, the bench's seeding): no MVC to hand errors to.
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Configuration(proxyBeanMethods = false)
 public class TomcatProblems {
 

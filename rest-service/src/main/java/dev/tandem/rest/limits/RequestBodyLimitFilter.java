@@ -1,5 +1,6 @@
 package dev.tandem.rest.limits;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import dev.tandem.limits.LimitsProperties;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -34,6 +35,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Ordered just after Boot's observation filter, so refused requests still show in the metrics.
  */
+// Not when the jar runs without a web server (make seed, the bench's seeding): no MVC to hand errors to.
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
 public class RequestBodyLimitFilter extends OncePerRequestFilter {
