@@ -196,6 +196,36 @@ class ReadReplicaTest {
         }
     }
 
+    @Test
+    void aReplicaThatIsDownDegradesReadsToThePrimaryAndHealthSaysSo() {
+        GroupView group = newGroup("replica-down");
+        pair.awaitCaughtUp();
+        pair.replica.stop();
+        try {
+            long unavailable = reader.routing.reads().primaryReplicaUnavailable();
+            assertThat(reader.groups.get(group.id()).name()).isEqualTo(group.name());
+            assertThat(reader.routing.reads().primaryReplicaUnavailable()).isGreaterThan(unavailable);
+
+            Health health = reader.health.health(true);
+            assertThat(health.getStatus().getCode()).as("every request can still be served").isEqualTo("UP");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> replica = (Map<String, Object>) health.getDetails().get("replica");
+            assertThat(replica).containsEntry("status", "DOWN").containsKey("error");
+        } finally {
+            pair.restartReplica();
+        }
+        pair.awaitCaughtUp();
+        // Back by itself: the pool reconnects and reads use the replica again.
+        long replicaReads = reader.routing.reads().replica();
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (reader.routing.reads().replica() == replicaReads && System.nanoTime() - deadline < 0) {
+            reader.cache.invalidateAfterCommit(Invalidation.create().group(group.id()));
+            assertThat(reader.groups.get(group.id()).name()).isEqualTo(group.name());
+            ReplicationPair.sleep(100);
+        }
+        assertThat(reader.routing.reads().replica()).isGreaterThan(replicaReads);
+    }
+
     private static long primaryReadsWhileBehind() {
         return writer.routing.reads().primaryReplicaBehind() + reader.routing.reads().primaryReplicaBehind();
     }

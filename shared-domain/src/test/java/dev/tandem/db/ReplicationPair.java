@@ -66,6 +66,12 @@ final class ReplicationPair implements AutoCloseable {
         awaitRunning();
     }
 
+    /** Starts the stopped replica again on its data; replication resumes by itself. */
+    void restartReplica() {
+        replica.servers("start");
+        awaitRunning();
+    }
+
     /** Waits (bounded) until the replica has applied everything the primary has committed. */
     void awaitCaughtUp() {
         String position = primary.sql("SELECT @@GLOBAL.gtid_binlog_pos");
