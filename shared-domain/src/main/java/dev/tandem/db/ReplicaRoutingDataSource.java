@@ -28,7 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * deadlines hold on either; this router itself is not (each statement would be guarded twice).
  *
  * <h2>Consistency: every read is fenced at the primary's current position</h2>
- * A replica applies the primary's transactions in commit order, some time later. Before a read
+ * A replica applies the primary's transactions in commit order, some time later (with parallel
+ * replication too: MariaDB commits in order by default; MySQL needs
+ * {@code replica_preserve_commit_order=ON}, its default since 8.0.27). Before a read
  * uses a replica connection, it asks the primary for its current GTID position (one round trip,
  * no table touched) and waits on the replica until that position is applied (at most
  * {@code tandem.db.replica.max-wait}); if the replica is further behind, unreachable or fails, the

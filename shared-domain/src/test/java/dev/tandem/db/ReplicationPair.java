@@ -16,6 +16,7 @@ import java.util.stream.Stream;
  * and run directory ({@code .run/replica-primary}, {@code .run/replica-replica}, fresh every time),
  * with GTID replication set up as an operator would: a replication user on the primary,
  * {@code CHANGE MASTER TO ... MASTER_USE_GTID=slave_pos} and {@code START SLAVE} on the replica.
+ * Both are stopped by {@link #close()}, which also drops their data (the logs stay for a look).
  * Administration goes through each server's root account over its unix socket; root may write on
  * the read-only replica, the application's user may not.
  */
@@ -104,7 +105,7 @@ final class ReplicationPair implements AutoCloseable {
         AssertionError failed = null;
         for (Server server : List.of(replica, primary)) {
             try {
-                server.stop();
+                server.stop(true);
             } catch (AssertionError e) {
                 failed = e;
             }
@@ -134,8 +135,16 @@ final class ReplicationPair implements AutoCloseable {
             servers("start");
         }
 
-        void stop() {
+        /** Stops the server; with {@code dropData}, its data too (100+ MB), keeping the log. */
+        void stop(boolean dropData) {
             servers("stop");
+            if (dropData) {
+                deleteRecursively(runDir.resolve("mariadb/data"));
+            }
+        }
+
+        void stop() {
+            stop(false);
         }
 
         /** Runs {@code statements} as root; the output without column names, tab-separated, trimmed. */
