@@ -9,6 +9,9 @@
 #            on tandem, tandem_test and tandem_* (tests may create per-test schemas)
 #   Redis    127.0.0.1:16379  .run/redis/{redis.pid,redis.log}, no persistence
 #
+# TANDEM_MARIADB_EXTRA_ARGS adds mariadbd options (word-split), e.g. for a replication pair:
+#   "--log-bin --server-id=1 --binlog-format=ROW" (primary), "--server-id=2 --read-only" (replica).
+#
 # start is idempotent and waits (bounded) until the server answers; stop stops only what start
 # started (by pid file) and waits until it has exited. Both are quick, so tests can stop and restart
 # one server mid-run: scripts/servers.sh stop redis && scripts/servers.sh start redis
@@ -22,6 +25,7 @@ RUN=${TANDEM_RUN_DIR:-$ROOT/.run}
 
 MARIADB_PORT=${TANDEM_MARIADB_PORT:-13306}
 REDIS_PORT=${TANDEM_REDIS_PORT:-16379}
+read -r -a MARIADB_EXTRA_ARGS <<<"${TANDEM_MARIADB_EXTRA_ARGS:-}"
 START_TIMEOUT=${TANDEM_SERVER_START_TIMEOUT:-90}   # seconds
 STOP_TIMEOUT=${TANDEM_SERVER_STOP_TIMEOUT:-60}     # seconds
 
@@ -125,6 +129,7 @@ mariadb_start() {
     --innodb-buffer-pool-size=256M --max-connections=500 \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
     --default-time-zone=+00:00 \
+    ${MARIADB_EXTRA_ARGS[@]+"${MARIADB_EXTRA_ARGS[@]}"} \
     </dev/null >>"$M_LOG" 2>&1 &
   local spawned=$! t0=$SECONDS
   until mysql_root -e "select 1" >/dev/null 2>&1; do
@@ -231,7 +236,7 @@ redis_status() {
 }
 
 # ------------------------------------------------------------------ main
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 action=${1:-}
 which=${2:-all}

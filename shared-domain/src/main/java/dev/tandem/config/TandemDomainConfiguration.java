@@ -4,6 +4,7 @@ import dev.tandem.auth.AuthConfiguration;
 import dev.tandem.cache.CacheConfiguration;
 import dev.tandem.db.DatabaseHealthIndicator;
 import dev.tandem.db.GuardedDataSource;
+import dev.tandem.db.ReplicaConfiguration;
 import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.error.Validation;
 import dev.tandem.group.GroupService;
@@ -31,7 +32,7 @@ import java.time.Clock;
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties({SeedProperties.class, LimitsProperties.class})
-@Import({CacheConfiguration.class, AuthConfiguration.class})
+@Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class})
 public class TandemDomainConfiguration {
 
     @Bean

@@ -30,8 +30,18 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @UseTestDatabase
 class DeadlineJdbcTest {
 
-    @Autowired DataSource dataSource;
     @Autowired RequestDeadlines deadlines;
+    DataSource dataSource;
+
+    /**
+     * The primary's pool. With a read replica the application's DataSource is the router, whose
+     * connections are fetched lazily at the first statement, so holding one would not hold the pool's.
+     */
+    @Autowired
+    void pool(DataSource applicationDataSource) {
+        this.dataSource = applicationDataSource instanceof ReplicaRoutingDataSource routing
+                ? routing.primary() : applicationDataSource;
+    }
 
     @Test
     void waitingForAPooledConnectionEndsAtTheDeadline() throws Exception {

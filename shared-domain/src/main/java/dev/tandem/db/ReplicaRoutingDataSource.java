@@ -1,0 +1,176 @@
+package dev.tandem.db;
+
+import dev.tandem.deadline.DeadlineExceededException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.datasource.AbstractDataSource;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The application's DataSource when a read replica is configured ({@code tandem.db.replica.host}):
+ * read-only transactions read the replica, everything else uses the primary, and no read ever sees
+ * the database older than it was when the read began.
+ *
+ * <h2>What goes where</h2>
+ * Spring's {@link LazyConnectionDataSourceProxy} hands out a connection handle and fetches a real
+ * connection only at the first statement, by then knowing whether the transaction is read-only
+ * ({@code @Transactional(readOnly = true)}: {@code GroupQueries}, Spring Data's finders behind
+ * {@code UserService.get}). Read-only ones get their connection from the fenced replica below;
+ * read-write transactions, statements outside a transaction, Flyway and the seed use the primary. A
+ * read-only method called inside a write transaction joins it and stays on the primary (it must see
+ * the transaction's own rows). Both pools are wrapped by {@link GuardedDataSource}, so request
+ * deadlines hold on either; this router itself is not (each statement would be guarded twice).
+ *
+ * <h2>Consistency: every read is fenced at the primary's current position</h2>
+ * A replica applies the primary's transactions in commit order, some time later (with parallel
+ * replication too: MariaDB commits in order by default; MySQL needs
+ * {@code replica_preserve_commit_order=ON}, its default since 8.0.27). Before a read
+ * uses a replica connection, it asks the primary for its current GTID position (one round trip,
+ * no table touched) and waits on the replica until that position is applied (at most
+ * {@code tandem.db.replica.max-wait}); if the replica is further behind, unreachable or fails, the
+ * read uses the primary instead. A replica read therefore sees the primary's state as of some moment
+ * between the start of the read and the read itself: exactly what a read of the primary itself could
+ * have seen. Hence:
+ * <ul>
+ * <li><b>Read-your-writes</b> for every client, on any instance and either wire, without tokens:
+ * a write's response is sent after its commit, so any read the client starts afterwards is fenced at
+ * a position that contains the write. (A consistency token — the writer's GTID returned to the
+ * client and sent back — would spare the primary round trip but gives nothing to a client that does
+ * not echo it, and it cannot protect the shared cache, below.)</li>
+ * <li><b>Cache coherence</b>: the two-level cache fills from these reads. Its protocol (tombstones,
+ * fills that lose against a later invalidation) is correct for a fill that reads the database at
+ * any moment between the fill's cache lookup and its store; a fenced replica read is such a read
+ * (the fence is taken after the lookup), so a fill never caches a value older than an invalidation
+ * it has seen: no old value is re-cached from a lagging replica after a write.</li>
+ * </ul>
+ * The price is one tiny primary query per cache miss (not per request: hits touch no database) and,
+ * while the replica lags by more than max-wait, that wait on each miss before the primary answers.
+ * The heavy queries (joins, aggregates) run on the replica.
+ *
+ * <h2>Failure</h2>
+ * A replica that is down or lagging degrades reads to the primary (counted, see {@link #reads()};
+ * the {@code db} health check shows the replica's state but stays UP, since every request can
+ * still be served). The primary being down fails reads as it does without a replica: a replica
+ * read cannot be fenced without the primary, and an unfenced one could be stale.
+ */
+public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplicaRoutingDataSource.class);
+
+    /** How many read-only connections were served by each source, and why the primary when it was. */
+    public record Reads(long replica, long primaryReplicaBehind, long primaryReplicaUnavailable) {
+    }
+
+    private final DataSource primary;
+    private final DataSource replica;
+    private final AtomicLong replicaReads = new AtomicLong();
+    private final AtomicLong replicaBehind = new AtomicLong();
+    private final AtomicLong replicaUnavailable = new AtomicLong();
+
+    /**
+     * @param primary   the primary's (guarded) pool
+     * @param replica   the replica's (guarded) pool
+     * @param dialect   the GTID SQL of the database product
+     * @param maxWait   how long a read waits for the replica to catch up
+     * @param autoCommit the pools' auto-commit default (so that the proxy need not borrow a
+     *                   connection at start-up to find it out)
+     */
+    ReplicaRoutingDataSource(DataSource primary, DataSource replica, GtidDialect dialect, Duration maxWait,
+                             boolean autoCommit) {
+        this.primary = primary;
+        this.replica = replica;
+        setTargetDataSource(primary);
+        setReadOnlyDataSource(new FencedReplica(dialect, maxWait));
+        setDefaultAutoCommit(autoCommit);
+        // MariaDB's and MySQL's default; only consulted when a transaction asks for an isolation level.
+        setDefaultTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        afterPropertiesSet();
+    }
+
+    public DataSource primary() {
+        return primary;
+    }
+
+    public DataSource replica() {
+        return replica;
+    }
+
+    public Reads reads() {
+        return new Reads(replicaReads.get(), replicaBehind.get(), replicaUnavailable.get());
+    }
+
+    /** The read-only side: a replica connection once the replica has applied the primary's position. */
+    private final class FencedReplica extends AbstractDataSource {
+
+        private final GtidDialect dialect;
+        private final Duration maxWait;
+
+        FencedReplica(GtidDialect dialect, Duration maxWait) {
+            this.dialect = dialect;
+            this.maxWait = maxWait;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            String position;
+            try (Connection connection = primary.getConnection()) {
+                position = dialect.primaryPosition(connection);
+            }
+            Connection connection;
+            try {
+                connection = replica.getConnection();
+            } catch (DeadlineExceededException e) {
+                throw e;
+            } catch (SQLException e) {
+                replicaUnavailable.incrementAndGet();
+                log.debug("Replica unavailable, reading the primary: {}", e.toString());
+                return readOnlyPrimary();
+            }
+            boolean applied;
+            try {
+                applied = dialect.awaitApplied(connection, position, maxWait);
+            } catch (DeadlineExceededException e) {
+                connection.close();
+                throw e;
+            } catch (SQLException e) {
+                connection.close();
+                replicaUnavailable.incrementAndGet();
+                log.debug("Replica failed, reading the primary: {}", e.toString());
+                return readOnlyPrimary();
+            }
+            if (!applied) {
+                connection.close();
+                replicaBehind.incrementAndGet();
+                return readOnlyPrimary();
+            }
+            replicaReads.incrementAndGet();
+            return connection;
+        }
+
+        /**
+         * A primary connection marked read-only as a read-only transaction's would be without a
+         * replica (the proxy marks only connections of its target, not of the read-only source).
+         */
+        private Connection readOnlyPrimary() throws SQLException {
+            Connection connection = primary.getConnection();
+            try {
+                connection.setReadOnly(true);
+                return connection;
+            } catch (SQLException e) {
+                connection.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            throw new SQLException("the replica's credentials come from tandem.db.replica.*");
+        }
+    }
+}

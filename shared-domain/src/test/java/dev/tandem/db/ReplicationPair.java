@@ -1,0 +1,219 @@
+package dev.tandem.db;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A MariaDB primary and a MariaDB replica of it, each a scripts/servers.sh server on its own port
+ * and run directory ({@code .run/replica-primary}, {@code .run/replica-replica}, fresh every time),
+ * with GTID replication set up as an operator would: a replication user on the primary,
+ * {@code CHANGE MASTER TO ... MASTER_USE_GTID=slave_pos} and {@code START SLAVE} on the replica.
+ * Both are stopped by {@link #close()}, which also drops their data (the logs stay for a look).
+ * Administration goes through each server's root account over its unix socket; root may write on
+ * the read-only replica, the application's user may not.
+ */
+final class ReplicationPair implements AutoCloseable {
+
+    static final int PRIMARY_PORT = 13510;
+    static final int REPLICA_PORT = 13511;
+
+    final Server primary;
+    final Server replica;
+
+    private ReplicationPair(Server primary, Server replica) {
+        this.primary = primary;
+        this.replica = replica;
+    }
+
+    /** Starts both servers and replication; stops whatever it started if that fails. */
+    static ReplicationPair start() {
+        Path root = repoRoot();
+        Server primary = new Server(root, "replica-primary", PRIMARY_PORT,
+                "--log-bin --server-id=1 --binlog-format=ROW");
+        Server replica = new Server(root, "replica-replica", REPLICA_PORT, "--server-id=2 --read-only");
+        ReplicationPair pair = new ReplicationPair(primary, replica);
+        try {
+            primary.start();
+            replica.start();
+            primary.sql("CREATE USER IF NOT EXISTS 'repl'@'127.0.0.1' IDENTIFIED BY 'repl';"
+                    + "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'");
+            replica.sql("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=" + PRIMARY_PORT
+                    + ", MASTER_USER='repl', MASTER_PASSWORD='repl', MASTER_USE_GTID=slave_pos,"
+                    + " MASTER_CONNECT_RETRY=1; START SLAVE");
+            pair.awaitRunning();
+            pair.awaitCaughtUp();
+            return pair;
+        } catch (RuntimeException | Error e) {
+            pair.close();
+            throw e;
+        }
+    }
+
+    /** Stops the replica applying what it receives (it keeps receiving): it lags from now on. */
+    void pauseApplying() {
+        replica.sql("STOP SLAVE SQL_THREAD");
+    }
+
+    void resumeApplying() {
+        replica.sql("START SLAVE SQL_THREAD");
+        awaitRunning();
+    }
+
+    /** Starts the stopped replica again on its data; replication resumes by itself. */
+    void restartReplica() {
+        replica.servers("start");
+        awaitRunning();
+    }
+
+    /** Waits (bounded) until the replica has applied everything the primary has committed. */
+    void awaitCaughtUp() {
+        String position = primary.sql("SELECT @@GLOBAL.gtid_binlog_pos");
+        String waited = replica.sql("SELECT MASTER_GTID_WAIT('" + position + "', 60)");
+        if (!waited.equals("0")) {
+            throw new AssertionError("the replica did not reach " + position + ": " + status());
+        }
+    }
+
+    private void awaitRunning() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            String status = status();
+            if (status.contains("Slave_IO_Running: Yes") && status.contains("Slave_SQL_Running: Yes")) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("replication did not start:\n" + status);
+            }
+            sleep(100);
+        }
+    }
+
+    String status() {
+        return replica.vertical("SHOW SLAVE STATUS");
+    }
+
+    @Override
+    public void close() {
+        AssertionError failed = null;
+        for (Server server : List.of(replica, primary)) {
+            try {
+                server.stop(true);
+            } catch (AssertionError e) {
+                failed = e;
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /** One scripts/servers.sh MariaDB, on its own port and run directory. */
+    static final class Server {
+        final int port;
+        private final Path root;
+        private final Path runDir;
+        private final String extraArgs;
+
+        Server(Path root, String name, int port, String extraArgs) {
+            this.root = root;
+            this.runDir = root.resolve(".run").resolve(name);
+            this.port = port;
+            this.extraArgs = extraArgs;
+        }
+
+        void start() {
+            servers("stop"); // one left running by an aborted run, before its data goes
+            deleteRecursively(runDir);
+            servers("start");
+        }
+
+        /** Stops the server; with {@code dropData}, its data too (100+ MB), keeping the log. */
+        void stop(boolean dropData) {
+            servers("stop");
+            if (dropData) {
+                deleteRecursively(runDir.resolve("mariadb/data"));
+            }
+        }
+
+        void stop() {
+            stop(false);
+        }
+
+        /** Runs {@code statements} as root; the output without column names, tab-separated, trimmed. */
+        String sql(String statements) {
+            return run(List.of("mariadb", "--no-defaults", "--protocol=socket",
+                    "--socket=" + runDir.resolve("mariadb/mariadb.sock"), "-uroot", "-N", "-B", "-e", statements), Map.of());
+        }
+
+        /** Runs one statement as root; its rows as "Column: value" lines. */
+        String vertical(String statement) {
+            return run(List.of("mariadb", "--no-defaults", "--protocol=socket",
+                    "--socket=" + runDir.resolve("mariadb/mariadb.sock"), "-uroot", "-E", "-e", statement), Map.of());
+        }
+
+        private void servers(String action) {
+            run(List.of(root.resolve("scripts/servers.sh").toString(), action, "mariadb"), Map.of(
+                    "TANDEM_RUN_DIR", runDir.toString(),
+                    "TANDEM_MARIADB_PORT", String.valueOf(port),
+                    "TANDEM_MARIADB_EXTRA_ARGS", extraArgs));
+        }
+
+        private String run(List<String> command, Map<String, String> environment) {
+            try {
+                ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true);
+                builder.environment().putAll(environment);
+                Process process = builder.start();
+                String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                    process.destroyForcibly();
+                    throw new AssertionError(String.join(" ", command) + " failed:\n" + output);
+                }
+                return output.trim();
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new AssertionError("cannot clear " + dir, e);
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Path repoRoot() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isExecutable(p.resolve("scripts/servers.sh"))) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
+    }
+}
