@@ -517,7 +517,10 @@ class Bench:
             "gRPC body bytes: serialized size of the response messages during the window, recorded by the "
             "service (tandem.grpc.response.bytes); REST body bytes: k6's byte count of the JSON bodies. "
             "ghz counts no bytes on the wire, so its wire bytes are null.",
-            *([TLS_NOTE] if any(c.tls for c in self.cells) else []),
+            *([TLS_NOTE if not self.target else
+               f"TLS cells (tls: true): the target speaks TLS (REST https://, gRPC grpcs://); k6 and ghz verify its "
+               f"certificate against {self.target_ca()}, not skip verification. Their wire bytes include TLS's overhead."]
+              if any(c.tls for c in self.cells) else []),
             *self.notes, *condense_fit_notes(fit_notes),
         ]
         return {
