@@ -10,8 +10,9 @@
 #               smoke profile against the real services, on the jars stage 3 built (about a minute)
 #   5 dashboard scripts/deps.sh node; npm --prefix dashboard test; npm --prefix dashboard run test:browser
 #                                                                  when dashboard/package.json exists
-#   6 compose   docker-compose -f docker-compose.yml config -q; scripts/nginx-config-test.sh (the
-#               balancer's deploy/compose/nginx.conf through nginx -t, no server started)
+#   6 compose   docker-compose -f docker-compose.yml config -q; scripts/compose-check.py (the services
+#               still scale: no container_name or host ports, balancer and depends_on conditions);
+#               scripts/nginx-config-test.sh (the balancer's nginx.conf through nginx -t, no server started)
 #   7 k8s       scripts/deps.sh k8s; scripts/k8s-validate.sh: deploy/k8s rendered by kustomize and checked
 #               against the Kubernetes JSON schemas (no cluster, no network), with a self-test
 # and stops, on any exit (failure, Ctrl-C, kill), the servers that it started itself.
@@ -155,6 +156,7 @@ fi
 # ---- 6 docker-compose.yml still parses and its balancer's nginx.conf passes nginx -t (no engine needed)
 compose_validate() {
   docker-compose -f docker-compose.yml config -q || return
+  docker-compose -f docker-compose.yml config | python3 scripts/compose-check.py || return
   scripts/nginx-config-test.sh
 }
 stage compose compose_validate
