@@ -68,8 +68,12 @@ class ThreeInstancesCoherenceTest {
     private static final Duration MARGIN = Duration.ofMillis(250);
     /** How long one poll of one instance may go on before the test gives up on it. */
     private static final Duration POLL_LIMIT = Duration.ofSeconds(15);
-    /** How long an instance may take to serve the group from its L1 before a write. */
-    private static final Duration WARM_LIMIT = Duration.ofSeconds(15);
+    /**
+     * How long an instance may take to serve the group from its L1 before a write. An instance
+     * rightly bypasses L1 while its own heartbeat is late, which a starved machine (load average
+     * above 10 on two cores has been seen) can make it for many seconds: a generous bound.
+     */
+    private static final Duration WARM_LIMIT = Duration.ofSeconds(60);
 
     static LocalServers servers;
     static TestDatabase database;
@@ -222,6 +226,10 @@ class ThreeInstancesCoherenceTest {
                 return new Lag(node, Duration.ofNanos(end - returned), lastStale, reads);
             }
             lastStale = Duration.ofNanos(Math.max(0, start - returned));
+            if (lastStale.compareTo(bound.plus(MARGIN)) > 0) {
+                // already a violation: say so now rather than poll on
+                return new Lag(node, Duration.ofNanos(end - returned), lastStale, reads);
+            }
             if (Duration.ofNanos(end - returned).compareTo(POLL_LIMIT) > 0) {
                 throw new AssertionError(node + " still answers the old name " + POLL_LIMIT + " after the write of '" + name
                         + "' returned (" + reads + " reads)");
@@ -241,11 +249,18 @@ class ThreeInstancesCoherenceTest {
             assertThat(pageEntry(node, subject).getName()).as(node + " ListGroups page before the write").isEqualTo(name);
             // An instance whose own heartbeat is late (six JVMs on two cores) rightly bypasses its L1
             // for a moment; so "warm" is awaited (bounded), not expected of the very next read.
-            Await.until(node + ": a repeated GetGroup is an L1 hit (warm)", WARM_LIMIT, () -> {
-                long hitsBefore = l1Hits(node);
-                node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
-                return l1Hits(node) > hitsBefore;
-            });
+            try {
+                Await.until(node + ": a repeated GetGroup is an L1 hit (warm)", WARM_LIMIT, () -> {
+                    long hitsBefore = l1Hits(node);
+                    node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
+                    return l1Hits(node) > hitsBefore;
+                });
+            } catch (AssertionError notWarm) {
+                Struct status = cacheStatus(node);
+                throw new AssertionError(notWarm.getMessage() + "; its cache: l1 " + status.getFieldsOrThrow("l1")
+                        + ", channel " + status.getFieldsOrThrow("channel") + ", l1Flushes " + status.getFieldsOrThrow("l1Flushes"),
+                        notWarm);
+            }
         }
     }
 
