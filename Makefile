@@ -39,8 +39,8 @@ seed:                 ## reset the tandem database and load seed data at SCALE (
 	TANDEM_SEED_MODE=reset TANDEM_SEED_SCALE=$(SCALE) TANDEM_SEED_EXIT=true \
 	SPRING_MAIN_WEB_APPLICATION_TYPE=none "$$JAVA_HOME/bin/java" -jar $(REST_JAR)
 
-bench:                ## build, start servers+services, run PROFILE (quick|full|smoke|file.toml), write results/
-	@PROFILE=$(or $(PROFILE),quick) scripts/bench.sh
+bench:                ## build, start servers+services, run PROFILE (quick|full|smoke|file.toml), write results/; TARGET=rest=URL,grpc=HOST:PORT,... measures running services instead
+	@PROFILE=$(or $(PROFILE),quick) TARGET="$(TARGET)" scripts/bench.sh
 
 dashboard:            ## build the dashboard and serve it with results/ on http://127.0.0.1:5173
 	@test -f dashboard/package.json || { echo "make dashboard: no dashboard/package.json yet (the dashboard is not built yet)" >&2; exit 1; }

@@ -5,7 +5,8 @@
 #
 #   java     check that a JDK >= 21 exists (scripts/java-home.sh); nothing to install
 #   servers  apt: mariadb-server redis-server
-#   tools    apt: docker-compose openssl; Go: ghz, k6, grpcurl pinned into .tools/bin
+#   tools    apt: docker-compose openssl nginx (nginx: only its binary, to check the compose balancer's
+#            config offline with nginx -t; no server is started); Go: ghz, k6, grpcurl pinned into .tools/bin
 #   python   venv .tools/venv + pip install -r loadtest/requirements.txt (when that file exists)
 #   node     npm ci in dashboard/ (when dashboard/package-lock.json exists)
 #   browser  apt: chromium
@@ -68,7 +69,8 @@ apt_install_wanted() {
   fi
   local t0; t0=$(now)
   say "installing Debian packages: ${missing[*]}"
-  # Keep package scripts from starting system-wide MariaDB/Redis: Tandem runs its own on other ports.
+  # Keep package scripts from starting system-wide MariaDB/Redis/nginx: Tandem runs its own on other ports
+  # (and needs only the nginx binary, for nginx -t).
   local made_policy=""
   if [[ ! -e /usr/sbin/policy-rc.d ]]; then
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
@@ -241,7 +243,7 @@ done
 
 [[ -n $want_java ]]    && do_java
 [[ -n $want_servers ]] && apt_want mariadb-server redis-server
-[[ -n $want_tools ]]   && apt_want docker-compose openssl  # openssl: scripts/tls-cert.sh
+[[ -n $want_tools ]]   && apt_want docker-compose openssl nginx  # openssl: scripts/tls-cert.sh; nginx: scripts/nginx-config-test.sh
 [[ -n $want_browser ]] && apt_want chromium
 # one apt-get run for everything that is missing
 (( ${#APT_WANTED[@]} )) && apt_install_wanted

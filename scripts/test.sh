@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything `make test` does, in order:
 #   1 deps      scripts/deps.sh java servers tools browser (JDK >= 21 check, apt mariadb/redis/
-#               chromium/docker-compose, Go tools); the python venv and the dashboard's node_modules
+#               chromium/docker-compose/nginx, Go tools); the python venv and the dashboard's node_modules
 #               are installed by their own stages, so a broken lock file fails only its stage
 #   2 servers   scripts/servers.sh start (MariaDB 127.0.0.1:13306, Redis 127.0.0.1:16379)
 #   3 maven     ./mvnw -B verify                                   (JAVA_HOME = scripts/java-home.sh)
@@ -10,7 +10,9 @@
 #               smoke profile against the real services, on the jars stage 3 built (about a minute)
 #   5 dashboard scripts/deps.sh node; npm --prefix dashboard test; npm --prefix dashboard run test:browser
 #                                                                  when dashboard/package.json exists
-#   6 compose   docker-compose -f docker-compose.yml config -q
+#   6 compose   docker-compose -f docker-compose.yml config -q; scripts/compose-check.py (the services
+#               still scale: no container_name or host ports, balancer and depends_on conditions);
+#               scripts/nginx-config-test.sh (the balancer's nginx.conf through nginx -t, no server started)
 #   7 k8s       scripts/deps.sh k8s; scripts/k8s-validate.sh: deploy/k8s rendered by kustomize and checked
 #               against the Kubernetes JSON schemas (no cluster, no network), with a self-test
 # and stops, on any exit (failure, Ctrl-C, kill), the servers that it started itself.
@@ -151,8 +153,13 @@ else
   skip dashboard "no dashboard/package.json yet"
 fi
 
-# ---- 6 docker-compose.yml still parses (no engine needed)
-stage compose docker-compose -f docker-compose.yml config -q
+# ---- 6 docker-compose.yml still parses and its balancer's nginx.conf passes nginx -t (no engine needed)
+compose_validate() {
+  docker-compose -f docker-compose.yml config -q || return
+  docker-compose -f docker-compose.yml config | python3 scripts/compose-check.py || return
+  scripts/nginx-config-test.sh
+}
+stage compose compose_validate
 
 # ---- 7 the Kubernetes manifests render and validate (no cluster needed); installs its own tools, so
 # a failed install fails only this stage

@@ -2,6 +2,11 @@
 results/<run-id>/run.json.
 
     python loadtest/bench.py [--profile quick|full|smoke|path.toml] [--results-dir DIR] [--dry-run]
+                             [--target rest=URL,grpc=HOST:PORT,...]
+
+With --target (make bench TARGET=...) the bench measures services that are already running
+instead: steps 1-3 below are replaced by target.py's checks and plan (no servers or services
+started, nothing seeded, only the cells of the cache mode and TLS setting the target reports).
 
 What happens, in order (scripts/bench.sh has already installed the tools and built the jars):
   1. MariaDB and Redis are started if they are not running (and stopped at the end if so).
@@ -39,6 +44,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import cachestats, environment, headline, keys, loadgen, profile, report, results, services, stats
+from . import target as targets
 
 ROOT = Path(__file__).resolve().parents[2]
 GRPC_JAR = ROOT / "grpc-service/target/grpc-service.jar"
@@ -81,8 +87,11 @@ def _on_sigterm(signum, frame):
 
 class Bench:
     def __init__(self, prof: dict, cells: list[profile.CellPlan], *, results_dir: Path | None, ports: services.Ports,
-                 work_dir: Path, java: str):
+                 work_dir: Path, java: str, target: targets.Target | None = None):
         self.prof = prof
+        # already-running services to measure (make bench TARGET=...); None: the bench starts its own
+        self.target = target
+        self.target_plan: targets.Plan | None = None
         self.cells = cells
         self.settings = prof["settings"]
         self.results_dir = results_dir
@@ -101,6 +110,7 @@ class Bench:
         self.t0 = time.monotonic()
         self.measure_t0 = None
         self.cache_endpoint_missing = False
+        self.bytes_unknown_noted = False
         self.write_token: str | None = None
         self.load_at_start = (0.0, 0.0, 0.0)
         self.other_cpu: list[tuple[float, str, int]] = []
@@ -123,21 +133,49 @@ class Bench:
             iterations=iterations, rate=rate, tls=cell.tls)
 
     def generate(self, inv: loadgen.Invocation) -> loadgen.Outcome:
-        outcome = loadgen.run(inv, grpc_address=self.ports.grpc_address, rest_base=self.ports.rest_base,
-                              proto_paths=self.proto_paths,
-                              ca_file=self.tls_files.certificate if self.tls_files else None)
+        if self.target:
+            outcome = loadgen.run(inv, grpc_address=self.target.grpc_address, rest_base=self.target.rest_base,
+                                  proto_paths=self.proto_paths, ca_file=self.target_ca())
+        else:
+            outcome = loadgen.run(inv, grpc_address=self.ports.grpc_address, rest_base=self.ports.rest_base,
+                                  proto_paths=self.proto_paths,
+                                  ca_file=self.tls_files.certificate if self.tls_files else None)
         if inv.tool == "ghz":
             inv.out_file.unlink(missing_ok=True)  # ~100 bytes per call; parsed, not needed any more
         return outcome
 
+    def target_ca(self) -> Path | None:
+        """The CA a TLS target's certificates are checked against: ca=FILE, else the system's."""
+        if not self.target or not self.target.tls:
+            return None
+        return self.target.ca_file or Path("/etc/ssl/certs/ca-certificates.crt")
+
     def flush_caches(self) -> None:
         """L2 and the L1 of both services. Each flush also tells the other instance (through the
         invalidation channel) to flush its L1; the pause lets that message land before a window."""
+        if self.target:
+            # One flush through any instance empties L2 and reaches every instance's L1 through the
+            # invalidation channel; within the staleness bound (1 s) each has applied it or stopped
+            # serving its L1, so the window starts after that.
+            cachestats.flush(self.target.flush_base, token=self.write_token)
+            time.sleep(1.0)
+            return
         for protocol in ("grpc", "rest"):
             cachestats.flush(self.ports.management_base(protocol), token=self.write_token)
         time.sleep(0.3)
 
     def read_cache(self, protocol: str) -> dict | None:
+        if self.target:
+            # every instance's counters summed, or nothing: one instance's are not the service's
+            if not (self.target_plan and self.target_plan.hit_ratios):
+                return None
+            try:
+                return targets.combine([targets.read_instance(b) for b in self.target.management_bases(protocol)])
+            except cachestats.CacheEndpointError as e:
+                if not self.cache_endpoint_missing:
+                    self.notes.append(f"cache counters could not be read ({e}); hit ratios are null")
+                    self.cache_endpoint_missing = True
+                return None
         try:
             return cachestats.read(self.ports.management_base(protocol))
         except cachestats.CacheEndpointError as e:
@@ -149,6 +187,11 @@ class Bench:
     def read_bytes(self, cell: profile.CellPlan) -> tuple[float, float] | None:
         if cell.protocol != "grpc":
             return None
+        if self.target:
+            # the mean response size: one instance's sample of the calls is as good as all of them
+            if not self.target.grpc_management:
+                return None
+            return services.grpc_response_bytes(self.target.grpc_management[0], keys.GRPC_METHODS[cell.operation])
         return services.grpc_response_bytes(self.ports.grpc_management_base, keys.GRPC_METHODS[cell.operation])
 
     # ------------------------------------------------------------ phases
@@ -233,8 +276,10 @@ class Bench:
         cache_after = self.read_cache(cell.protocol)
         bytes_after = self.read_bytes(cell)
         self.services.check_alive()
-        self.other_cpu.append((cpu["otherCores"], cell.id, rep))
-        if cpu["otherCores"] > OTHER_CPU_NOTE_CORES:
+        # A target's processes are not the bench's to know: "outside the bench" would count them.
+        if not self.target:
+            self.other_cpu.append((cpu["otherCores"], cell.id, rep))
+        if not self.target and cpu["otherCores"] > OTHER_CPU_NOTE_CORES:
             notes.append(f"{cell.id} rep {rep}: processes outside the bench used {cpu['otherCores']:.2f} cores "
                          f"during the window (of {os.cpu_count()}); its figures are disturbed by them")
 
@@ -258,8 +303,13 @@ class Bench:
                 m["bodyBytes"] = (s1 - s0) / (c1 - c0) if c1 > c0 else None
             else:
                 m["bodyBytes"] = None
-                notes.append(f"{cell.id}: the gRPC service publishes no tandem_grpc_response_bytes; "
-                              "Protobuf body bytes unknown")
+                if self.target and not self.target.grpc_management:
+                    if not self.bytes_unknown_noted:
+                        notes.append("no grpc-mgmt URL in the target: Protobuf body bytes of the gRPC cells unknown")
+                        self.bytes_unknown_noted = True
+                else:
+                    notes.append(f"{cell.id}: the gRPC service publishes no tandem_grpc_response_bytes; "
+                                  "Protobuf body bytes unknown")
         m["loadGenCpuSeconds"] = outcome.cpu_seconds
         m["loadGenCpuPercent"] = 100 * outcome.cpu_seconds / outcome.wall_seconds if outcome.wall_seconds else None
         notes += outcome.notes
@@ -288,18 +338,21 @@ class Bench:
             "warmupSeconds": cell.warmup_seconds, "repetitions": cell.repetitions,
             "tls": cell.tls, "runs": runs, "summary": summary, "spread": stats.spread(runs),
         }
-        self.notes += cell_notes + self.judge(record)
+        # against a target whose counters are not all read, the plan's note already says why every
+        # hit ratio is null; judging each cell by it would only repeat that
+        unmeasured = self.target is not None and not self.target_plan.hit_ratios
+        self.notes += cell_notes + self.judge(record, hit_ratios_measured=not unmeasured)
         return record
 
     @staticmethod
-    def judge(cell: dict) -> list[str]:
+    def judge(cell: dict, hit_ratios_measured: bool = True) -> list[str]:
         notes = []
         s = cell["summary"]
         overall = s["hitRatio"]["overall"]
-        if cell["temperature"] == "cold" and (overall is None or overall >= COLD_MAX_OVERALL):
+        if hit_ratios_measured and cell["temperature"] == "cold" and (overall is None or overall >= COLD_MAX_OVERALL):
             notes.append(f"{cell['id']}: cold cell with overall hit ratio "
                          f"{'unmeasured' if overall is None else f'{overall:.3f}'} (expected < {COLD_MAX_OVERALL})")
-        if cell["temperature"] == "warm" and (overall is None or overall <= WARM_MIN_OVERALL):
+        if hit_ratios_measured and cell["temperature"] == "warm" and (overall is None or overall <= WARM_MIN_OVERALL):
             notes.append(f"{cell['id']}: warm cell with overall hit ratio "
                          f"{'unmeasured' if overall is None else f'{overall:.3f}'} (expected > {WARM_MIN_OVERALL})")
         if s["errors"]:
@@ -334,11 +387,23 @@ class Bench:
             if not jar.exists():
                 raise services.ServiceError(f"missing {jar.relative_to(ROOT)}: build first (./mvnw -B -q package -DskipTests)")
         # DELETE /actuator/cache is a write: one token for the whole run, minted as `make token` does
-        self.write_token = services.mint_write_token(self.java_bin)
-        self.servers.start()
-        self.notes.append(services.ensure_seeded(self.java_bin, self.db_name, self.scale,
-                                                 self.work / "logs" / "seed.log", say=say))
+        # (a target's own token in TANDEM_TOKEN wins: its secret need not be known here)
+        self.write_token = os.environ.get("TANDEM_TOKEN") if self.target else None
+        self.write_token = self.write_token or services.mint_write_token(self.java_bin)
+        if self.target:
+            self.prepare_target()
+        else:
+            self.servers.start()
+            self.notes.append(services.ensure_seeded(self.java_bin, self.db_name, self.scale,
+                                                     self.work / "logs" / "seed.log", say=say))
         env = environment.collect(self.java_bin)
+        if self.target:
+            # the local servers' versions say nothing of the target's; its endpoints say where it was
+            env.update(redis=None, mariadb=None, target=self.target.describe(),
+                       loadGeneratorNote="k6/ghz ran on this machine against the target "
+                                         f"{self.target.rest_base} / {self.target.grpc_address}; whether they "
+                                         "shared cores with it is not known to the bench. Each cell records "
+                                         "the CPU its generator used (loadGenCpuPercent, percent of one core).")
         self.proto_paths = loadgen.extract_protos(GRPC_JAR, self.work / "protos")
         modes = profile.modes_in_order(self.cells)
         starts = profile.service_configs_in_order(self.cells)
@@ -354,7 +419,10 @@ class Bench:
         i = 0
         for mode, tls in starts:
             mode_cells = [c for c in self.cells if c.service_config == (mode, tls)]
-            self.start_mode(mode, tls)
+            if self.target:
+                self.check_target_mode(mode)
+            else:
+                self.start_mode(mode, tls)
             self.jit_warmup(mode, mode_cells, tls)
             for cell in mode_cells:
                 i += 1
@@ -365,13 +433,55 @@ class Bench:
         finished = datetime.now(timezone.utc)
         return self.assemble(run_id, started, finished, env)
 
+    def target_readings(self) -> list[targets.Reading]:
+        return [targets.read_instance(b) for b in self.target.rest_management + self.target.grpc_management]
+
+    def prepare_target(self) -> None:
+        """Instead of servers, seeding and services: trust the target's CA, check it holds the
+        profile's data, read the cache mode it runs, and keep only the cells it can run honestly."""
+        t = self.target
+        if t.tls:
+            services.trust(self.target_ca())
+        targets.check_seeded(t, self.scale)
+        readings = self.target_readings()   # a management URL given but not answering is an error
+        mode_source = readings[0] if readings else targets.read_instance(t.rest_base)
+        if mode_source.mode is None:
+            raise services.ServiceError(f"{mode_source.base}/actuator/cache reports no cache mode")
+        different = {r.base: r.mode for r in readings if r.mode != mode_source.mode}
+        if different:
+            raise services.ServiceError(f"the target's instances run different cache modes: "
+                                        f"{mode_source.base} {mode_source.mode}, {different}")
+        complete, why = targets.coverage(readings)
+        try:
+            cachestats.flush(t.flush_base, token=self.write_token)
+            can_flush = True
+        except cachestats.CacheEndpointError as e:
+            say(f"bench: the target's caches cannot be flushed ({e})")
+            can_flush = False
+        self.target_plan = targets.plan(self.cells, mode_source.mode, t, complete, why, can_flush)
+        self.notes += self.target_plan.notes
+        for note in self.target_plan.notes:
+            say(f"bench: {note}")
+        if not self.target_plan.cells:
+            raise services.ServiceError("no cell of the profile fits the target (see the notes above)")
+        self.cells = self.target_plan.cells
+
+    def check_target_mode(self, mode: str) -> None:
+        """The target still runs the mode planned for (nobody restarted it in between)."""
+        readings = self.target_readings() or [targets.read_instance(self.target.rest_base)]
+        wrong = {r.base: r.mode for r in readings if r.mode != mode}
+        if wrong:
+            raise services.ServiceError(f"planned for cache mode {mode}, the target now reports {wrong}")
+        say(f"bench: target {self.target.rest_base} / {self.target.grpc_address} runs cache mode {mode}")
+
     def assemble(self, run_id: str, started: datetime, finished: datetime, env: dict) -> dict:
         fits, fit_notes = stats.fits_from_cells(self.records)
         head, detail = headline.compute(self.records)
         hot = self.settings["hot_keys"]
         resolved = {
-            "database": self.db_name,
-            "ports": {"rest": self.ports.rest, "grpc": self.ports.grpc, "grpcManagement": self.ports.grpc_management},
+            "database": None if self.target else self.db_name,
+            "ports": None if self.target else
+            {"rest": self.ports.rest, "grpc": self.ports.grpc, "grpcManagement": self.ports.grpc_management},
             "hotKeys": hot,
             "coldKeys": {f"{op}{ps or ''}": len(keys.all_keys(op, self.scale, ps)) - hot
                          for op, ps in sorted({(c.operation, c.page_size) for c in self.cells if c.operation != "Hello"},
@@ -385,7 +495,8 @@ class Bench:
                      if c["summary"]["loadGenCpuPercent"] is not None)
         load_end = os.getloadavg()
         notes = [
-            "Load generator and services share this machine's cores; see environment.loadGeneratorNote.",
+            "Load generator and services share this machine's cores; see environment.loadGeneratorNote."
+            if not self.target else "Load generator against an already-running target; see environment.target.",
             *([f"Load generator CPU per cell (median over windows, percent of one core, start-up included): "
                f"median {stats.median([p for p, _ in cpu]):.0f}%, from {cpu[0][0]:.0f}% ({cpu[0][1]}) "
                f"to {cpu[-1][0]:.0f}% ({cpu[-1][1]})"] if cpu else []),
@@ -400,11 +511,16 @@ class Bench:
             "never asked before in that window (GetGroup ids, ListGroups pages of one subject starting after "
             f"a given group), so each request is a first touch. Warm windows: the {hot} hot keys, primed by "
             "the excluded warm-up. Hit ratios are deltas of the service's own counters "
-            "(GET /actuator/cache) around each window.",
+            "(GET /actuator/cache) around each window"
+            + (", summed over every instance of the target." if self.target and self.target_plan.hit_ratios
+               else " (not measured against this target: see below)." if self.target else "."),
             "gRPC body bytes: serialized size of the response messages during the window, recorded by the "
             "service (tandem.grpc.response.bytes); REST body bytes: k6's byte count of the JSON bodies. "
             "ghz counts no bytes on the wire, so its wire bytes are null.",
-            *([TLS_NOTE] if any(c.tls for c in self.cells) else []),
+            *([TLS_NOTE if not self.target else
+               f"TLS cells (tls: true): the target speaks TLS (REST https://, gRPC grpcs://); k6 and ghz verify its "
+               f"certificate against {self.target_ca()}, not skip verification. Their wire bytes include TLS's overhead."]
+              if any(c.tls for c in self.cells) else []),
             *self.notes, *condense_fit_notes(fit_notes),
         ]
         return {
@@ -452,7 +568,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work-dir", type=Path, default=None, help="logs, key files, raw outputs (default .run/bench/<run>)")
     parser.add_argument("--ports", type=parse_ports, default=services.Ports(), help="REST,GRPC,GRPC_MANAGEMENT")
     parser.add_argument("--dry-run", action="store_true", help="list the cells and the estimated time, measure nothing")
+    parser.add_argument("--target", default=None,
+                        help="measure already-running services: rest=URL,grpc=HOST:PORT[,rest-mgmt=URL]..."
+                             "[,grpc-mgmt=URL]...[,ca=FILE] (see tandem_bench/target.py)")
     args = parser.parse_args(argv)
+    target = None
+    if args.target:
+        try:
+            target = targets.parse(args.target)
+        except targets.TargetError as e:
+            say(f"bench: TARGET: {e}")
+            return 2
 
     try:
         prof = profile.load(args.profile)
@@ -472,14 +598,15 @@ def main(argv: list[str] | None = None) -> int:
 
     work = args.work_dir or ROOT / ".run" / "bench" / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     work.mkdir(parents=True, exist_ok=True)
-    bench = Bench(prof, cells, results_dir=args.results_dir, ports=args.ports, work_dir=work, java=java_home())
+    bench = Bench(prof, cells, results_dir=args.results_dir, ports=args.ports, work_dir=work, java=java_home(),
+                  target=target)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         run = bench.run()
     except (KeyboardInterrupt, Terminated):
         say("\nbench: interrupted; stopping what it started")
         return 130
-    except (services.ServiceError, loadgen.LoadGenError, cachestats.CacheEndpointError,
+    except (services.ServiceError, loadgen.LoadGenError, cachestats.CacheEndpointError, targets.TargetError,
             subprocess.CalledProcessError) as e:
         say(f"\nbench: FAILED: {e}\n(logs in {work / 'logs'})")
         return 1

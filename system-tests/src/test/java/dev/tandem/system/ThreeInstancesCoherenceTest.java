@@ -1,0 +1,311 @@
+package dev.tandem.system;
+
+import com.google.protobuf.FieldMask;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
+import com.google.protobuf.util.JsonFormat;
+import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.GroupSummary;
+import dev.tandem.proto.v1.ListGroupsRequest;
+import dev.tandem.proto.v1.UpdateGroupRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three instances of each service (six processes, hybrid cache) on their own ports share one
+ * MariaDB and Redis of the test's own, and their six L1s stay coherent, as the cache issue
+ * promises for any number of instances:
+ * <ol>
+ *   <li>every instance holds the group in its L1 before each write (its {@code /actuator/cache}
+ *       counts an L1 hit for a second read), so what follows tests invalidation, not cold reads;</li>
+ *   <li>writes are made through one instance at a time, alternating wires and instances (REST 1,
+ *       gRPC 1, REST 2, ... twice round); after each write returns, every instance is polled in
+ *       its own thread until it answers the new value, both GetGroup and the subject's ListGroups
+ *       page. No read that <em>started</em> later than {@code staleness bound + MARGIN} after the
+ *       write returned may answer the old value. Each instance's lag is recorded and printed;</li>
+ *   <li>after the writes stop, every instance's answer equals the database's row.</li>
+ * </ol>
+ */
+class ThreeInstancesCoherenceTest {
+
+    private static final Map<String, String> HYBRID = Map.of("TANDEM_CACHE_MODE", "hybrid");
+    private static final int INSTANCES = 3;
+    private static final int ROUNDS = 2;
+    private static final long GROUP = 1;
+    /** tandem.cache.staleness-bound, as the services run with it (read back from /actuator/cache). */
+    private static Duration bound;
+    /**
+     * What a read's start may lag the bound by and still answer the old value. The bound holds from
+     * the moment an instance checks its L1 trust (its own heartbeat is younger than the bound), and
+     * that check happens after the test starts the read, so the start time is already on the
+     * lenient side of the service's clock; the write returned after the invalidation was published,
+     * so measuring from its return is lenient too. What remains is the time between an instance's
+     * trust check and its L1 lookup within one request: no I/O, but on this 2-core machine shared by
+     * eight JVMs (six services, the test, Maven) a thread can be descheduled or stopped by a GC for
+     * a few hundred milliseconds. 250 ms covers that and is a quarter of the bound: a missed
+     * invalidation (an instance serving its L1 until the 60 s TTL) still fails by a wide margin.
+     */
+    private static final Duration MARGIN = Duration.ofMillis(250);
+    /** How long one poll of one instance may go on before the test gives up on it. */
+    private static final Duration POLL_LIMIT = Duration.ofSeconds(15);
+    /**
+     * How long an instance may take to serve the group from its L1 before a write. An instance
+     * rightly bypasses L1 while its own heartbeat is late, which a starved machine (load average
+     * above 10 on two cores has been seen) can make it for many seconds: a generous bound.
+     */
+    private static final Duration WARM_LIMIT = Duration.ofSeconds(60);
+
+    static LocalServers servers;
+    static TestDatabase database;
+    static final List<Integer> restPorts = ports();
+    static final List<Integer> grpcPorts = ports();
+    static final List<Integer> managementPorts = ports();
+    static final ServiceProcess[] rest = new ServiceProcess[INSTANCES];
+    static final ServiceProcess[] grpc = new ServiceProcess[INSTANCES];
+    static final ExecutorService pool = Executors.newFixedThreadPool(2 * INSTANCES);
+    static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    /** One instance as the test sees it: its wire and its {@code /actuator/cache}. */
+    record Node(String name, Wire wire, URI cacheEndpoint) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static final List<Node> nodes = new ArrayList<>();
+
+    private static List<Integer> ports() {
+        return IntStream.range(0, INSTANCES).mapToObj(i -> ServiceProcess.freePort()).toList();
+    }
+
+    @BeforeAll
+    static void startSixInstances() {
+        servers = new LocalServers("scale3", 13410, 16480);
+        servers.start();
+        database = TestDatabase.of(servers);
+        // The first instance seeds (and migrates) the database; the other five start on it in parallel.
+        rest[0] = LocalServices.rest("scale3-rest-1", servers, restPorts.get(0), LocalServices.seeding(HYBRID));
+        List<CompletableFuture<Void>> starts = new ArrayList<>();
+        for (int i = 0; i < INSTANCES; i++) {
+            int n = i;
+            if (n > 0) {
+                starts.add(CompletableFuture.runAsync(() -> rest[n] = LocalServices.rest(
+                        "scale3-rest-" + (n + 1), servers, restPorts.get(n), HYBRID), pool));
+            }
+            starts.add(CompletableFuture.runAsync(() -> grpc[n] = LocalServices.grpc(
+                    "scale3-grpc-" + (n + 1), servers, grpcPorts.get(n), managementPorts.get(n), HYBRID), pool));
+        }
+        CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
+        // Alternating wires and instances: REST 1, gRPC 1, REST 2, gRPC 2, REST 3, gRPC 3.
+        for (int i = 0; i < INSTANCES; i++) {
+            nodes.add(new Node("REST " + (i + 1), new RestWire(restPorts.get(i)),
+                    URI.create("http://127.0.0.1:" + restPorts.get(i) + "/actuator/cache")));
+            nodes.add(new Node("gRPC " + (i + 1), new GrpcWire(grpcPorts.get(i)),
+                    URI.create("http://127.0.0.1:" + managementPorts.get(i) + "/actuator/cache")));
+        }
+    }
+
+    @AfterAll
+    static void stopEverything() throws InterruptedException {
+        try {
+            for (Node node : nodes) {
+                if (node.wire() instanceof GrpcWire channel) {
+                    channel.close();
+                }
+            }
+            List<CompletableFuture<Void>> stops = new ArrayList<>();
+            for (ServiceProcess service : concat(rest, grpc)) {
+                if (service != null) {
+                    stops.add(CompletableFuture.runAsync(service::close));
+                }
+            }
+            CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new)).join();
+            pool.shutdownNow();
+        } finally {
+            servers.close();
+        }
+    }
+
+    @Test
+    void writesThroughAnyInstanceAreSeenByAllSixWithinTheStalenessBound() {
+        bound = Duration.ofMillis(number(cacheStatus(nodes.getFirst()), "stalenessBoundMs"));
+        for (Node node : nodes) {
+            assertThat(text(cacheStatus(node), "mode")).as(node + " cache mode").isEqualTo("hybrid");
+        }
+        Group current = nodes.getFirst().wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
+        String subject = current.getSubject();
+        List<String> lags = new ArrayList<>();
+        int write = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            for (Node writer : nodes) {
+                write++;
+                everyInstanceHoldsInL1(current.getName(), subject);
+                String name = "Scale-out write " + write + " via " + writer;
+                Group updated = writer.wire().updateGroup(UpdateGroupRequest.newBuilder()
+                        .setId(GROUP)
+                        .setGroup(Group.newBuilder().setName(name))
+                        .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
+                        .setExpectedVersion(current.getVersion())
+                        .build());
+                long returned = System.nanoTime();
+                assertThat(updated.getName()).isEqualTo(name);
+                List<CompletableFuture<Lag>> polls = nodes.stream()
+                        .map(node -> CompletableFuture.supplyAsync(() -> pollUntilFresh(node, name, subject, returned), pool))
+                        .toList();
+                List<String> line = new ArrayList<>();
+                for (CompletableFuture<Lag> poll : polls) {
+                    Lag lag = poll.join();
+                    line.add(lag.toString());
+                    assertThat(lag.lastStaleReadStart())
+                            .as("write %d through %s: %s answered the old value from a read started %s after the write returned (bound %s + margin %s)",
+                                    write, writer, lag.node(), lag.lastStaleReadStart(), bound, MARGIN)
+                            .isLessThanOrEqualTo(bound.plus(MARGIN));
+                }
+                lags.add("write " + write + " via " + writer + ": " + String.join(", ", line));
+                current = updated;
+            }
+        }
+        System.out.println("three-instance coherence, bound " + bound + ", lag per instance "
+                + "(first fresh answer / last stale read start, after the write returned):");
+        lags.forEach(l -> System.out.println("  " + l));
+
+        // Writes have stopped: every instance answers what the database holds.
+        String[] row = database.value("SELECT CONCAT(name, '|', capacity, '|', version) FROM study_groups WHERE id = ?", GROUP)
+                .split("\\|");
+        for (Node node : nodes) {
+            Group answer = node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
+            assertThat(List.of(answer.getName(), String.valueOf(answer.getCapacity()), String.valueOf(answer.getVersion())))
+                    .as(node + " after the writes stopped, against the database").containsExactly(row);
+            assertThat(pageEntry(node, subject).getName()).as(node + " ListGroups page after the writes stopped").isEqualTo(row[0]);
+        }
+    }
+
+    /** How long one instance went on answering the old value after a write returned. */
+    record Lag(Node node, Duration firstFreshAnswer, Duration lastStaleReadStart, int reads) {
+        @Override
+        public String toString() {
+            return node + " " + firstFreshAnswer.toMillis() + "/" + lastStaleReadStart.toMillis() + " ms";
+        }
+    }
+
+    /**
+     * Reads from {@code node} until both GetGroup and the ListGroups page show {@code name}. A read
+     * is stale when either shows something else; a stale read's start is what the bound limits.
+     */
+    private static Lag pollUntilFresh(Node node, String name, String subject, long returned) {
+        Duration lastStale = Duration.ZERO;
+        int reads = 0;
+        while (true) {
+            long start = System.nanoTime();
+            reads++;
+            boolean fresh = node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()).getName().equals(name)
+                    && pageEntry(node, subject).getName().equals(name);
+            long end = System.nanoTime();
+            if (fresh) {
+                return new Lag(node, Duration.ofNanos(end - returned), lastStale, reads);
+            }
+            lastStale = Duration.ofNanos(Math.max(0, start - returned));
+            if (lastStale.compareTo(bound.plus(MARGIN)) > 0) {
+                // already a violation: say so now rather than poll on
+                return new Lag(node, Duration.ofNanos(end - returned), lastStale, reads);
+            }
+            if (Duration.ofNanos(end - returned).compareTo(POLL_LIMIT) > 0) {
+                throw new AssertionError(node + " still answers the old name " + POLL_LIMIT + " after the write of '" + name
+                        + "' returned (" + reads + " reads)");
+            }
+        }
+    }
+
+    /**
+     * Before a write: every instance answers the current name and holds it in its L1 (a second
+     * read counts one more L1 hit on the group cache). Reads made right after the previous write's
+     * poll, so the entry the next write must invalidate is really there.
+     */
+    private static void everyInstanceHoldsInL1(String name, String subject) {
+        for (Node node : nodes) {
+            Group first = node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
+            assertThat(first.getName()).as(node + " before the write").isEqualTo(name);
+            assertThat(pageEntry(node, subject).getName()).as(node + " ListGroups page before the write").isEqualTo(name);
+            // An instance whose own heartbeat is late (six JVMs on two cores) rightly bypasses its L1
+            // for a moment; so "warm" is awaited (bounded), not expected of the very next read.
+            try {
+                Await.until(node + ": a repeated GetGroup is an L1 hit (warm)", WARM_LIMIT, () -> {
+                    long hitsBefore = l1Hits(node);
+                    node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
+                    return l1Hits(node) > hitsBefore;
+                });
+            } catch (AssertionError notWarm) {
+                Struct status = cacheStatus(node);
+                throw new AssertionError(notWarm.getMessage() + "; its cache: l1 " + status.getFieldsOrThrow("l1")
+                        + ", channel " + status.getFieldsOrThrow("channel") + ", l1Flushes " + status.getFieldsOrThrow("l1Flushes"),
+                        notWarm);
+            }
+        }
+    }
+
+    private static GroupSummary pageEntry(Node node, String subject) {
+        return node.wire().listGroups(ListGroupsRequest.newBuilder().setSubject(subject).setPageSize(1000).build())
+                .getGroupsList().stream().filter(g -> g.getId() == GROUP).findFirst()
+                .orElseThrow(() -> new AssertionError(node + ": group " + GROUP + " missing from the page of " + subject));
+    }
+
+    private static long l1Hits(Node node) {
+        Struct status = cacheStatus(node);
+        return (long) status.getFieldsOrThrow("caches").getStructValue().getFieldsOrThrow("group").getStructValue()
+                .getFieldsOrThrow("l1").getStructValue().getFieldsOrThrow("hits").getNumberValue();
+    }
+
+    private static Struct cacheStatus(Node node) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(node.cacheEndpoint())
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as("GET " + node.cacheEndpoint()).isEqualTo(200);
+            Struct.Builder status = Struct.newBuilder();
+            JsonFormat.parser().ignoringUnknownFields().merge(response.body(), status);
+            return status.build();
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError("GET " + node.cacheEndpoint() + " is not JSON", e);
+        } catch (IOException e) {
+            throw new AssertionError("GET " + node.cacheEndpoint() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long number(Struct status, String field) {
+        return (long) status.getFieldsOrThrow(field).getNumberValue();
+    }
+
+    private static String text(Struct status, String field) {
+        Value value = status.getFieldsOrThrow(field);
+        return value.getStringValue();
+    }
+
+    private static List<ServiceProcess> concat(ServiceProcess[] a, ServiceProcess[] b) {
+        List<ServiceProcess> all = new ArrayList<>(Arrays.asList(a));
+        all.addAll(Arrays.asList(b));
+        return all;
+    }
+}
