@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
@@ -100,7 +101,7 @@ public class TieredCache implements SmartLifecycle {
             template.setValueSerializer(RedisSerializer.byteArray());
             template.setEnableDefaultSerializer(false);
             template.afterPropertiesSet();
-            this.redis = new RedisGateway(template, breaker(properties), metrics);
+            this.redis = new RedisGateway(template, breaker(properties), metrics, isCluster(connectionFactory));
             this.l2 = mode.usesL2() ? new L2Tier(redis, properties, metrics, clock) : null;
             this.channel = new InvalidationChannel(properties.instanceId(), properties.redis().channel(), redis, l1, l2,
                     metrics, clock, properties.stalenessBound(), properties.heartbeatInterval());
@@ -121,6 +122,14 @@ public class TieredCache implements SmartLifecycle {
             });
         }
         registerGauges(registry);
+    }
+
+    /**
+     * Whether Boot built the connection factory for a Redis Cluster (spring.data.redis.cluster.nodes);
+     * Sentinel and a single Redis look alike to the cache: one master at a time.
+     */
+    private static boolean isCluster(RedisConnectionFactory factory) {
+        return factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
     }
 
     private static CircuitBreaker breaker(CacheProperties properties) {
