@@ -182,7 +182,7 @@ final class LocalRedisCluster implements AutoCloseable {
         return List.copyOf(nodes.keySet());
     }
 
-    private static boolean ping(int port) {
+    static boolean ping(int port) {
         try {
             return run(Duration.ofSeconds(5), List.of("redis-cli", "-p", Integer.toString(port), "PING")).contains("PONG");
         } catch (AssertionError e) {
@@ -195,6 +195,15 @@ final class LocalRedisCluster implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
         command.addAll(List.of(args));
         return run(Duration.ofSeconds(10), command);
+    }
+
+    /** Like {@link #cli}, but "" when the node does not answer (while it starts or fails over). */
+    static String cliOrEmpty(int port, String... args) {
+        try {
+            return cli(port, args);
+        } catch (AssertionError e) {
+            return "";
+        }
     }
 
     private static String run(Duration timeout, List<String> command) {
@@ -253,7 +262,7 @@ final class LocalRedisCluster implements AutoCloseable {
         nodes.clear();
     }
 
-    private static Path runDir() {
+    static Path runDir() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
             if (Files.isExecutable(p.resolve("scripts/servers.sh"))) {
                 return p.resolve(".run");
@@ -262,7 +271,7 @@ final class LocalRedisCluster implements AutoCloseable {
         throw new AssertionError("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
     }
 
-    private static void deleteRecursively(Path path) {
+    static void deleteRecursively(Path path) {
         if (!Files.exists(path)) {
             return;
         }
