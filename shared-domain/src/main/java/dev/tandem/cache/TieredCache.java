@@ -432,9 +432,13 @@ public class TieredCache implements SmartLifecycle {
                 .filter(e -> e instanceof ReconnectAttemptEvent || e instanceof ClusterTopologyChangedEvent)
                 .subscribe(e -> {
                     if (running) {
+                        // Logged once per episode: an outage makes a reconnect attempt every second.
+                        if (!l2Dirty()) {
+                            log.info("Redis {}: L2 may have lost writes (a failover or restart), flushing it before it "
+                                    + "is read again", e instanceof ReconnectAttemptEvent ? "connection lost"
+                                    : "cluster topology changed");
+                        }
                         l2Failures.incrementAndGet();
-                        log.info("Redis {}: L2 may have lost writes (a failover or restart), flushing it before it is "
-                                + "read again", e instanceof ReconnectAttemptEvent ? "connection lost" : "cluster topology changed");
                     }
                 });
     }
