@@ -123,6 +123,8 @@ final class Instance {
                 "--tandem.cache.mode=" + mode.name().toLowerCase(),
                 "--tandem.cache.instance-id=" + name.replace('@', '-') + "-" + Long.toHexString(System.nanoTime()),
                 "--tandem.cache.redis.key-prefix=" + keyPrefix(),
+                // Names its Redis connections (CLIENT LIST), so a test can find the node it subscribes on.
+                "--spring.data.redis.client-name=" + name.replace('@', '-'),
                 "--spring.main.banner-mode=off"));
         args.addAll(redis.properties());
         ConfigurableApplicationContext context = new SpringApplicationBuilder(DomainTestApplication.class)

@@ -183,6 +183,13 @@ class RedisClusterCacheTest {
             try {
                 Thread.sleep(1000);
                 int victim = cluster.masterOf(a.cache.channel().channel());
+                Map<Integer, Long> subscribers = new java.util.TreeMap<>();
+                for (int port : cluster.runningPorts()) {
+                    subscribers.put(port, LocalRedisCluster.cli(port, "CLIENT", "LIST", "TYPE", "pubsub").lines()
+                            .filter(l -> !l.isBlank()).count());
+                }
+                System.out.printf("[cluster failover] killing master %d; subscriber connections per node: %s%n",
+                        victim, subscribers);
                 double errorsBefore = redisErrors(a);
                 cluster.kill(victim);
                 int writesBefore = writes.get();
@@ -220,6 +227,77 @@ class RedisClusterCacheTest {
             long hits = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1);
             b.groups.get(2);
             assertThat(b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1)).isEqualTo(hits + 1);
+        }
+
+        /**
+         * The node that carries B's subscription dies (a master: its replica takes over; a
+         * replica: nothing else changes). B's subscription comes back on a live node (Lettuce
+         * reconnects it there; should it keep trying the dead address, B starts a new one once its
+         * own heartbeats have not come back for a while), B serves L1 again, and every write of A
+         * is seen by B within the bound meanwhile, since B stops serving L1 when its heartbeats
+         * stop.
+         */
+        @Test
+        void anInstanceWhoseSubscriptionNodeDiesSubscribesElsewhere() throws Exception {
+            Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
+            Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
+            Instance reference = Instance.reference();
+            a.resetData();
+            int node = subscriptionNodeOf("hybrid-b-cluster");
+            boolean wasMaster = cluster.isMaster(node);
+            long user = TwoInstanceCoherenceTest.firstNonMember(a, 1);
+            cluster.kill(node);
+            try {
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                boolean member = false;
+                do {
+                    if (member) {
+                        a.groups.leave(1, user);
+                    } else {
+                        a.groups.join(1, user);
+                    }
+                    member = !member;
+                    GroupView truth = reference.groups.get(1);
+                    assertThat(a.groups.get(1)).as("A reads its own write").isEqualTo(truth);
+                    assertThat(Servers.await(b.cache.stalenessBound(), () -> b.groups.get(1).equals(truth)))
+                            .as("B sees A's write within the bound").isTrue();
+                } while (!(subscribedOnARunningNode("hybrid-b-cluster") && b.cache.l1Trusted())
+                        && System.nanoTime() - deadline < 0);
+                assertThat(subscribedOnARunningNode("hybrid-b-cluster")).as("B subscribes on a live node").isTrue();
+                b.awaitHealthy();
+                System.out.printf("[cluster subscription] node %d (%s) with B's subscription killed; B subscribed again%n",
+                        node, wasMaster ? "master" : "replica");
+            } finally {
+                cluster.restart(node);
+                cluster.awaitHealthy(Duration.ofSeconds(30));
+            }
+            a.awaitHealthy();
+            b.awaitHealthy();
+            b.groups.get(2);
+            a.groups.join(2, TwoInstanceCoherenceTest.firstNonMember(a, 2));
+            GroupView truth = reference.groups.get(2);
+            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.groups.get(2).equals(truth)))
+                    .as("B sees A's writes through its new subscription").isTrue();
+            assertThat(b.groups.get(1)).isEqualTo(reference.groups.get(1));
+        }
+
+        private boolean subscribedOnARunningNode(String clientName) {
+            try {
+                subscriptionNodeOf(clientName);
+                return true;
+            } catch (AssertionError e) {
+                return false;
+            }
+        }
+
+        /** The port of the node on which the connection named {@code clientName} subscribes. */
+        private int subscriptionNodeOf(String clientName) {
+            for (int port : cluster.runningPorts()) {
+                if (LocalRedisCluster.cliOrEmpty(port, "CLIENT", "LIST", "TYPE", "pubsub").contains("name=" + clientName + " ")) {
+                    return port;
+                }
+            }
+            throw new AssertionError(clientName + " subscribes on no running node");
         }
 
         private boolean masterElsewhere(Instance a, int victim) {
