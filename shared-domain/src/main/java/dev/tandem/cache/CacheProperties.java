@@ -61,6 +61,12 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
                         Duration breakerOpenDuration) {
         public Redis {
             keyPrefix = keyPrefix == null || keyPrefix.isBlank() ? "tandem:cache:" : keyPrefix;
+            // Keys that must share a Redis Cluster slot get their hash tag from L2Tier; a brace
+            // in the prefix would become (or break) the tag.
+            if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+                throw new IllegalArgumentException("tandem.cache.redis.key-prefix must not contain { or }, got "
+                        + keyPrefix);
+            }
             commandTimeout = orDefault(commandTimeout, Duration.ofMillis(100));
             connectTimeout = orDefault(connectTimeout, Duration.ofMillis(500));
             breakerOpenDuration = orDefault(breakerOpenDuration, Duration.ofSeconds(1));

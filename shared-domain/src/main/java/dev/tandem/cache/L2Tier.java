@@ -25,14 +25,24 @@ import java.util.concurrent.ThreadLocalRandom;
  * than half the tombstone's life is dropped, so the tombstone cannot expire under it.
  *
  * <p><b>Subject-scoped caches</b> (groups-page, leaderboard). A write cannot name the pages it
- * changed, so each subject has a generation ({@code <prefix>gen:<cache>:<subject>}, a random
- * token) that is part of every data key of the subject ({@code <prefix><cache>:<generation>:...}).
- * Invalidating deletes the generation; the next reader starts a new random one, atomically with
- * its read. A fill that read the database before the write lands under the dead generation, where
+ * changed, so each subject has a generation ({@code <prefix>v2:{<cache>:<subject>}:gen}, a random
+ * token) that is part of every data key of the subject
+ * ({@code <prefix>v2:{<cache>:<subject>}:<generation>:...}). Invalidating deletes the generation;
+ * the next reader starts a new random one, atomically with its read (one Lua script that reads the
+ * generation and then the data key it names). A fill that read the database before the write lands under the dead generation, where
  * nobody looks, and expires. Chosen over a per-subject set of page keys because that set has to be
  * written before every load to be race-free (an extra round trip per miss), while the generation
  * is read in the same round trip as the value. Generations are random rather than counters so that
  * one lost to a flush or to eviction is never reused.
+ *
+ * <p><b>Redis Cluster.</b> A script may only touch keys of one hash slot. A subject's generation
+ * and its data keys share the head {@code <prefix>v2:{<cache>:<subject>}}, which ends in the hash
+ * tag's closing brace: whatever Redis takes as the tag (the first {@code {...}} of the key), it
+ * takes the same text from both, so they live in one slot, and the read script runs on one node.
+ * A keyed entry is one key, its value and its tombstone in turn. Different subjects and ids spread
+ * over the slots; a write's invalidation is split by slot in {@link RedisGateway}. The same layout
+ * runs unchanged on a single Redis. ({@code v2} is the layout: the keys of the untagged layout
+ * before it are never read again and expire.)
  */
 final class L2Tier {
 
@@ -41,6 +51,8 @@ final class L2Tier {
     static final byte VALUE_FORMAT = 1;
     static final byte TOMBSTONE = 0;
     private static final int TOMBSTONE_LENGTH = 9;
+    /** The layout of the subject-scoped keys (hash-tagged for Redis Cluster). */
+    static final String SCOPED_LAYOUT = "v2";
 
     /** What a read found; a fill must know it to be race-free. */
     static final class Seen<V> {
@@ -88,7 +100,7 @@ final class L2Tier {
     <V> Seen<V> read(CacheName<V> cache, Object key) {
         if (cache.subjectScoped()) {
             String subject = ((SubjectScoped) key).subject();
-            String head = prefix + cache.id() + ":";
+            String head = subjectHead(cache, subject) + ":";
             String tail = ":" + scopedSuffix(key);
             List<byte[]> found = redis.readScoped(generationKey(cache, subject), freshGeneration(), generationTtlMs,
                     head, tail);
@@ -213,7 +225,15 @@ final class L2Tier {
     }
 
     String generationKey(CacheName<?> cache, String subject) {
-        return prefix + "gen:" + cache.id() + ":" + subject;
+        return subjectHead(cache, subject) + ":gen";
+    }
+
+    /**
+     * What every key of one subject starts with, up to and including its hash tag's closing brace
+     * (see the class comment): the generation key and the data keys share one cluster slot.
+     */
+    private String subjectHead(CacheName<?> cache, String subject) {
+        return prefix + SCOPED_LAYOUT + ":{" + cache.id() + ":" + subject + "}";
     }
 
     private static String scopedSuffix(Object key) {

@@ -2,6 +2,9 @@ package dev.tandem.cache;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
@@ -13,7 +16,9 @@ import org.springframework.data.redis.serializer.RedisSerializer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -22,8 +27,28 @@ import java.util.function.Supplier;
  * {@link Unavailable}, which the callers turn into "go to the next level" — never into an error a
  * client sees.
  *
- * <p>The Lua scripts run as one atomic step on the server; the keys they compute (a generation's
- * data key) are not declared in KEYS, so they assume one Redis node, not a cluster.
+ * <p>The Lua scripts run as one atomic step on the server. The one key a script computes (a
+ * generation's data key) is not declared in KEYS, but shares its declared generation key's hash
+ * slot (see {@link L2Tier}), so the script also runs on a Redis Cluster node.
+ *
+ * <p><b>Redis Cluster</b> ({@code spring.data.redis.cluster.nodes}). Lettuce routes every keyed
+ * command and script by its first key's slot and follows MOVED/ASK. Three things differ from one
+ * Redis, all decided here:
+ * <ul>
+ * <li>A write's invalidation touches keys of several slots (a group, the generations of its
+ * subjects). It runs as one script per slot, and the publish comes last, only after every
+ * tombstone is written: so, as on one Redis, an instance that applies the message can no longer
+ * read the old value from L2. What is lost is only all-or-nothing: if a step fails, some slots may
+ * hold tombstones and the message is not sent — handled as any failed invalidation (the writer
+ * marks L2 dirty and flushes it on recovery; the others notice the sequence gap).</li>
+ * <li>Every message is published from one node, the master of the channel name's slot (a script
+ * that declares the channel as its key and calls PUBLISH). Redis Cluster forwards a PUBLISH to every
+ * node over the cluster bus, one ordered link per pair of nodes, so messages published on one node
+ * reach each subscriber in the order that node processed them — the order the staleness bound of
+ * {@link InvalidationChannel} relies on. Messages published on different nodes could overtake each
+ * other.</li>
+ * <li>SCAN sees one node's keys, so a flush scans every master that serves slots.</li>
+ * </ul>
  */
 final class RedisGateway {
 
@@ -56,34 +81,51 @@ final class RedisGateway {
             return 0
             """, Long.class);
 
-    // KEYS: ARGV[1] entries to tombstone, then generation keys to drop. ARGV[2] the tombstone,
-    // ARGV[3] its TTL (ms), ARGV[4] the channel, ARGV[5] the message (may be empty: no publish).
-    // L2 and the other instances learn of a write in one atomic step, so by the time an instance
-    // applies the message, L2 no longer serves the old value.
+    // KEYS: ARGV[1] entries to tombstone, then ARGV[2] generation keys to drop, then (on a cluster)
+    // the channel name, which only routes the script to the node that publishes. ARGV[3] the
+    // tombstone, ARGV[4] its TTL (ms), ARGV[5] the channel, ARGV[6] the message (may be empty: no
+    // publish). On one Redis, L2 and the other instances learn of a write in one atomic step, so by
+    // the time an instance applies the message, L2 no longer serves the old value.
     private static final RedisScript<Long> INVALIDATE_AND_PUBLISH = RedisScript.of("""
-            local n = tonumber(ARGV[1])
-            for i = 1, n do
-              redis.call('SET', KEYS[i], ARGV[2], 'PX', ARGV[3])
+            local tombstones = tonumber(ARGV[1])
+            local generations = tonumber(ARGV[2])
+            for i = 1, tombstones do
+              redis.call('SET', KEYS[i], ARGV[3], 'PX', ARGV[4])
             end
-            for i = n + 1, #KEYS do
+            for i = tombstones + 1, tombstones + generations do
               redis.call('DEL', KEYS[i])
             end
-            if #ARGV[5] > 0 then
-              return redis.call('PUBLISH', ARGV[4], ARGV[5])
+            if #ARGV[6] > 0 then
+              return redis.call('PUBLISH', ARGV[5], ARGV[6])
             end
             return 0
             """, Long.class);
 
+    // KEYS[1] the channel name (never a stored key: it routes the script to the node that owns its
+    // slot); ARGV[1] the channel, ARGV[2] the message. Cluster only.
+    private static final RedisScript<Long> PUBLISH_ON_CHANNEL_NODE = RedisScript.of("""
+            return redis.call('PUBLISH', ARGV[1], ARGV[2])
+            """, Long.class);
+
     private static final RedisSerializer<byte[]> BYTES = RedisSerializer.byteArray();
+
+    private static final byte[] NO_MESSAGE = new byte[0];
 
     private final RedisTemplate<String, byte[]> redis;
     private final CircuitBreaker breaker;
     private final CacheMetrics metrics;
+    private final boolean cluster;
 
-    RedisGateway(RedisTemplate<String, byte[]> redis, CircuitBreaker breaker, CacheMetrics metrics) {
+    /** {@code cluster}: whether {@code redis} talks to a Redis Cluster (see the class comment). */
+    RedisGateway(RedisTemplate<String, byte[]> redis, CircuitBreaker breaker, CacheMetrics metrics, boolean cluster) {
         this.redis = redis;
         this.breaker = breaker;
         this.metrics = metrics;
+        this.cluster = cluster;
+    }
+
+    boolean cluster() {
+        return cluster;
     }
 
     CircuitBreaker breaker() {
@@ -116,14 +158,62 @@ final class RedisGateway {
 
     void invalidateAndPublish(List<String> tombstoneKeys, List<String> generationKeys, byte[] tombstone,
                               long tombstoneTtlMs, String channel, byte[] message) {
-        List<String> keys = new ArrayList<>(tombstoneKeys);
-        keys.addAll(generationKeys);
-        call("invalidate", () -> run(INVALIDATE_AND_PUBLISH, keys, bytes(tombstoneKeys.size()), tombstone,
-                bytes(tombstoneTtlMs), bytes(channel), message));
+        if (!cluster) {
+            call("invalidate", () -> invalidate(new SlotBatch(tombstoneKeys, generationKeys), null, tombstone,
+                    tombstoneTtlMs, channel, message));
+            return;
+        }
+        // One script per slot, the channel's slot last with the publish (see the class comment).
+        int channelSlot = ClusterSlotHashUtil.calculateSlot(channel);
+        Map<Integer, SlotBatch> bySlot = new LinkedHashMap<>();
+        for (String key : tombstoneKeys) {
+            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(key), s -> new SlotBatch()).tombstones.add(key);
+        }
+        for (String key : generationKeys) {
+            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(key), s -> new SlotBatch()).generations.add(key);
+        }
+        SlotBatch last = bySlot.remove(channelSlot);
+        SlotBatch withMessage = last == null ? new SlotBatch() : last;
+        call("invalidate", () -> {
+            for (SlotBatch batch : bySlot.values()) {
+                invalidate(batch, null, tombstone, tombstoneTtlMs, channel, NO_MESSAGE);
+            }
+            return invalidate(withMessage, channel, tombstone, tombstoneTtlMs, channel, message);
+        });
+    }
+
+    /** Keys of one hash slot that one invalidation script handles. */
+    private static final class SlotBatch {
+        final List<String> tombstones;
+        final List<String> generations;
+
+        SlotBatch() {
+            this(new ArrayList<>(), new ArrayList<>());
+        }
+
+        SlotBatch(List<String> tombstones, List<String> generations) {
+            this.tombstones = tombstones;
+            this.generations = generations;
+        }
+    }
+
+    private Long invalidate(SlotBatch batch, String routeKey, byte[] tombstone, long tombstoneTtlMs, String channel,
+                            byte[] message) {
+        List<String> keys = new ArrayList<>(batch.tombstones);
+        keys.addAll(batch.generations);
+        if (routeKey != null) {
+            keys.add(routeKey);
+        }
+        return run(INVALIDATE_AND_PUBLISH, keys, bytes(batch.tombstones.size()), bytes(batch.generations.size()),
+                tombstone, bytes(tombstoneTtlMs), bytes(channel), message);
     }
 
     void publish(String channel, byte[] message) {
-        call("publish", () -> redis.execute((RedisCallback<Long>) c -> c.publish(bytes(channel), message)));
+        if (cluster) {
+            call("publish", () -> run(PUBLISH_ON_CHANNEL_NODE, List.of(channel), bytes(channel), message));
+        } else {
+            call("publish", () -> redis.execute((RedisCallback<Long>) c -> c.publish(bytes(channel), message)));
+        }
     }
 
     void delete(String key) {
@@ -140,20 +230,38 @@ final class RedisGateway {
      * would block Redis). Returns how many it removed.
      */
     long deleteByPrefix(String prefix) {
+        ScanOptions options = ScanOptions.scanOptions().match(escapeGlob(prefix) + "*").count(1000).build();
         return call("flush", () -> redis.execute((RedisCallback<Long>) c -> {
+            if (!(c instanceof RedisClusterConnection clusterConnection)) {
+                try (Cursor<byte[]> cursor = c.keyCommands().scan(options)) {
+                    return unlinkAll(c, cursor);
+                }
+            }
+            // SCAN sees one node: every master that serves slots, each in turn. A master that is
+            // down fails the flush (its keys may come back with it); one that lost its slots to a
+            // replica holds none.
             long removed = 0;
-            ScanOptions options = ScanOptions.scanOptions().match(escapeGlob(prefix) + "*").count(1000).build();
-            List<byte[]> batch = new ArrayList<>();
-            try (Cursor<byte[]> cursor = c.keyCommands().scan(options)) {
-                while (cursor.hasNext()) {
-                    batch.add(cursor.next());
-                    if (batch.size() == 500) {
-                        removed += unlink(c, batch);
+            for (RedisClusterNode node : clusterConnection.clusterGetNodes()) {
+                if (node.isMaster() && !node.getSlotRange().getSlots().isEmpty()) {
+                    try (Cursor<byte[]> cursor = clusterConnection.scan(node, options)) {
+                        removed += unlinkAll(c, cursor);
                     }
                 }
             }
-            return removed + unlink(c, batch);
+            return removed;
         }));
+    }
+
+    private static long unlinkAll(org.springframework.data.redis.connection.RedisConnection c, Cursor<byte[]> cursor) {
+        long removed = 0;
+        List<byte[]> batch = new ArrayList<>();
+        while (cursor.hasNext()) {
+            batch.add(cursor.next());
+            if (batch.size() == 500) {
+                removed += unlink(c, batch);
+            }
+        }
+        return removed + unlink(c, batch);
     }
 
     private static long unlink(org.springframework.data.redis.connection.RedisConnection c, List<byte[]> keys) {

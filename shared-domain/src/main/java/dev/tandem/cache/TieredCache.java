@@ -2,6 +2,8 @@ package dev.tandem.cache;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
+import io.lettuce.core.event.connection.ReconnectAttemptEvent;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -9,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
@@ -16,6 +19,7 @@ import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.backoff.FixedBackOff;
+import reactor.core.Disposable;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -53,7 +57,9 @@ import java.util.function.Supplier;
  * outage no instance reads an L2 value written before it. Flushing everything rather than replaying a local backlog of the lost tombstones,
  * because a backlog is lost with the process, cannot be complete for generations that other
  * instances may have restarted meanwhile, and an outage is rare enough that a cold L2 after it is
- * the cheaper price for a simple argument: after recovery, nothing in L2 predates it.
+ * the cheaper price for a simple argument: after recovery, nothing in L2 predates it. A lost
+ * connection and a changed cluster topology count as such an outage too: a failover may lose the
+ * last tombstones the old master acknowledged (see {@code watchForFailovers}).
  */
 public class TieredCache implements SmartLifecycle {
 
@@ -72,6 +78,9 @@ public class TieredCache implements SmartLifecycle {
     private final AtomicLong l2Failures = new AtomicLong();
     private volatile long l2FailuresFlushed;
 
+    private Disposable redisEvents;
+    private long subscribeStartedNanos;
+    private final long resubscribeAfterNanos;
     private RedisMessageListenerContainer container;
     private ExecutorService dispatcher;
     private ScheduledExecutorService ticker;
@@ -90,6 +99,7 @@ public class TieredCache implements SmartLifecycle {
         this.connectionFactory = connectionFactory;
         this.metrics = new CacheMetrics(registry);
         this.l1 = mode.usesL1() ? new L1Tier(properties.l1(), clock) : null;
+        this.resubscribeAfterNanos = Math.max(Duration.ofSeconds(5).toNanos(), properties.stalenessBound().toNanos() * 5);
         if (mode.usesRedis()) {
             if (connectionFactory == null) {
                 throw new IllegalStateException("tandem.cache.mode=" + mode + " needs Redis (spring.data.redis.*)");
@@ -100,7 +110,7 @@ public class TieredCache implements SmartLifecycle {
             template.setValueSerializer(RedisSerializer.byteArray());
             template.setEnableDefaultSerializer(false);
             template.afterPropertiesSet();
-            this.redis = new RedisGateway(template, breaker(properties), metrics);
+            this.redis = new RedisGateway(template, breaker(properties), metrics, isCluster(connectionFactory));
             this.l2 = mode.usesL2() ? new L2Tier(redis, properties, metrics, clock) : null;
             this.channel = new InvalidationChannel(properties.instanceId(), properties.redis().channel(), redis, l1, l2,
                     metrics, clock, properties.stalenessBound(), properties.heartbeatInterval());
@@ -121,6 +131,14 @@ public class TieredCache implements SmartLifecycle {
             });
         }
         registerGauges(registry);
+    }
+
+    /**
+     * Whether Boot built the connection factory for a Redis Cluster (spring.data.redis.cluster.nodes);
+     * Sentinel and a single Redis look alike to the cache: one master at a time.
+     */
+    private static boolean isCluster(RedisConnectionFactory factory) {
+        return factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
     }
 
     private static CircuitBreaker breaker(CacheProperties properties) {
@@ -160,7 +178,8 @@ public class TieredCache implements SmartLifecycle {
         }
         if (l2 != null) {
             Gauge.builder(CacheMetrics.L2_DIRTY, this, c -> c.l2Dirty() ? 1 : 0)
-                    .description("1 while an L2 invalidation failed and the L2 keyspace has not been flushed since")
+                    .description("1 while L2 may be stale (an invalidation failed, the breaker opened, a Redis connection was "
+                            + "lost or the cluster topology changed) and the L2 keyspace has not been flushed since")
                     .register(registry);
         }
     }
@@ -343,9 +362,22 @@ public class TieredCache implements SmartLifecycle {
      * unserved meanwhile.
      */
     private void ensureSubscribed() {
-        if (container.isListening()) {
+        long now = System.nanoTime();
+        boolean listening = container.isListening();
+        // A SUBSCRIBE that timed out (a busy machine) can leave the container "listening" on
+        // nothing. While Redis takes our commands (the breaker is closed, so our heartbeats are
+        // published) and none of them has come back for long after subscribing, start it afresh.
+        boolean deaf = listening && now - subscribeStartedNanos > resubscribeAfterNanos
+                && channel.ownHeartbeatAgeMillis() > TimeUnit.NANOSECONDS.toMillis(resubscribeAfterNanos)
+                && redis.breaker().getState() == CircuitBreaker.State.CLOSED;
+        if (listening && !deaf) {
             return;
         }
+        if (deaf) {
+            log.info("Subscribed for {} ms without hearing our own heartbeat: subscribing to the invalidation channel again",
+                    TimeUnit.NANOSECONDS.toMillis(now - subscribeStartedNanos));
+        }
+        subscribeStartedNanos = now;
         try {
             container.stop();
             container.start();
@@ -369,6 +401,7 @@ public class TieredCache implements SmartLifecycle {
         container.setMaxSubscriptionRegistrationWaitingTime(properties.stalenessBound().toMillis());
         container.addMessageListener(channel, new ChannelTopic(channel.channel()));
         container.afterPropertiesSet();
+        watchForFailovers();
         // Subscribed by the first tick, off the start-up thread: Redis being down must not stop
         // (or slow down) a service from starting.
         ticker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("tandem-cache-heartbeat").factory());
@@ -379,12 +412,46 @@ public class TieredCache implements SmartLifecycle {
                 properties.stalenessBound(), channel.channel());
     }
 
+    /**
+     * Redis replicates asynchronously: when a master fails over (Sentinel, Cluster) or restarts
+     * from a snapshot, the tombstones it acknowledged last may be missing on the node that serves
+     * next, and the old values they replaced readable again — though no instance saw a failure.
+     * Every such event breaks a connection that Lettuce then reconnects (a crashed master;
+     * Sentinel kills the clients of a demoted one) or changes the cluster's topology, so either
+     * marks L2 as possibly stale: this instance stops reading it and deletes the L2 keyspace (and
+     * has every L1 flushed) as soon as Redis takes commands, as after an outage. (Reconnect
+     * attempts, not disconnects: Lettuce closes its short-lived sentinel and topology-refresh
+     * connections on purpose, and those are not reconnected.)
+     */
+    private void watchForFailovers() {
+        if (l2 == null || !(connectionFactory instanceof LettuceConnectionFactory lettuce)
+                || lettuce.getClientResources() == null) {
+            return;
+        }
+        redisEvents = lettuce.getClientResources().eventBus().get()
+                .filter(e -> e instanceof ReconnectAttemptEvent || e instanceof ClusterTopologyChangedEvent)
+                .subscribe(e -> {
+                    if (running) {
+                        // Logged once per episode: an outage makes a reconnect attempt every second.
+                        if (!l2Dirty()) {
+                            log.info("Redis {}: L2 may have lost writes (a failover or restart), flushing it before it "
+                                    + "is read again", e instanceof ReconnectAttemptEvent ? "connection lost"
+                                    : "cluster topology changed");
+                        }
+                        l2Failures.incrementAndGet();
+                    }
+                });
+    }
+
     @Override
     public void stop() {
         if (!running) {
             return;
         }
         running = false;
+        if (redisEvents != null) {
+            redisEvents.dispose();
+        }
         if (ticker != null) {
             ticker.shutdownNow();
             channel.goodbye();

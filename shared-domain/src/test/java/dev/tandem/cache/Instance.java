@@ -26,6 +26,53 @@ final class Instance {
 
     private static final Map<String, Instance> RUNNING = new ConcurrentHashMap<>();
 
+    /**
+     * Which Redis the instances of a test talk to: the one of spring.data.redis.host/port (the
+     * default), or another deployment (a Redis Cluster, ...) given by Spring properties alone.
+     * Instances are kept per target: "hybrid-a" on the cluster is another instance than
+     * "hybrid-a" on the single Redis.
+     *
+     * @param name       appended to the instances' names ("" for the default)
+     * @param properties Spring properties (command-line form, "--key=value") that select it
+     */
+    record RedisTarget(String name, List<String> properties) {
+        static final RedisTarget DEFAULT = new RedisTarget("", List.of());
+
+        String qualify(String instance) {
+            return name.isEmpty() ? instance : instance + "@" + name;
+        }
+
+        boolean owns(String qualifiedName) {
+            return name.isEmpty() ? !qualifiedName.contains("@") : qualifiedName.endsWith("@" + name);
+        }
+    }
+
+    private static volatile RedisTarget target = RedisTarget.DEFAULT;
+
+    /** Instances started from now on (and those named from now on) use {@code redis}. */
+    static void useRedis(RedisTarget redis) {
+        target = redis;
+    }
+
+    /**
+     * Back to the default Redis, after closing every instance of {@code redis} (before it goes
+     * away). The other target's tests changed the database behind the default instances' caches,
+     * so those are flushed.
+     */
+    static void closeAndUseDefault(RedisTarget redis) {
+        target = RedisTarget.DEFAULT;
+        RUNNING.entrySet().removeIf(e -> {
+            if (redis.owns(e.getKey()) && !e.getKey().equals("reference")) {
+                e.getValue().context.close();
+                return true;
+            }
+            return false;
+        });
+        for (Instance i : RUNNING.values()) {
+            i.cache.flushAll("test-redis-target-changed");
+        }
+    }
+
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.values().forEach(i -> i.context.close())));
     }
@@ -40,7 +87,8 @@ final class Instance {
 
     /** The instance called {@code name}, started in {@code mode} the first time it is asked for. */
     static Instance named(String name, CacheMode mode) {
-        Instance instance = RUNNING.computeIfAbsent(name, n -> start(n, mode));
+        RedisTarget redis = target;
+        Instance instance = RUNNING.computeIfAbsent(redis.qualify(name), n -> start(n, mode, redis));
         if (instance.cache.mode() != mode) {
             throw new IllegalStateException(name + " already runs in " + instance.cache.mode());
         }
@@ -49,21 +97,23 @@ final class Instance {
 
     /** The instance every test compares against: mode none, so it reads MySQL every time. */
     static Instance reference() {
-        return named("reference", CacheMode.NONE);
+        // Mode none never asks Redis: one reference serves every target.
+        return RUNNING.computeIfAbsent("reference", n -> start(n, CacheMode.NONE, RedisTarget.DEFAULT));
     }
 
     /** Starts {@code name} without waiting for its cache to be healthy (e.g. while Redis is down). */
     static Instance startUnhealthy(String name, CacheMode mode) {
-        return RUNNING.computeIfAbsent(name, n -> launch(n, mode));
+        RedisTarget redis = target;
+        return RUNNING.computeIfAbsent(redis.qualify(name), n -> launch(n, mode, redis));
     }
 
-    private static Instance start(String name, CacheMode mode, String... extra) {
-        Instance instance = launch(name, mode, extra);
+    private static Instance start(String name, CacheMode mode, RedisTarget redis) {
+        Instance instance = launch(name, mode, redis);
         instance.awaitHealthy();
         return instance;
     }
 
-    private static Instance launch(String name, CacheMode mode, String... extra) {
+    private static Instance launch(String name, CacheMode mode, RedisTarget redis) {
         List<String> args = new ArrayList<>(List.of(
                 // Command-line arguments, because they outrank tandem-domain.yml (default
                 // properties would not).
@@ -71,10 +121,12 @@ final class Instance {
                 "--tandem.db.pool-size=4",
                 "--tandem.seed.mode=off",
                 "--tandem.cache.mode=" + mode.name().toLowerCase(),
-                "--tandem.cache.instance-id=" + name + "-" + Long.toHexString(System.nanoTime()),
+                "--tandem.cache.instance-id=" + name.replace('@', '-') + "-" + Long.toHexString(System.nanoTime()),
                 "--tandem.cache.redis.key-prefix=" + keyPrefix(),
+                // Names its Redis connections (CLIENT LIST), so a test can find the node it subscribes on.
+                "--spring.data.redis.client-name=" + name.replace('@', '-'),
                 "--spring.main.banner-mode=off"));
-        args.addAll(List.of(extra));
+        args.addAll(redis.properties());
         ConfigurableApplicationContext context = new SpringApplicationBuilder(DomainTestApplication.class)
                 .web(WebApplicationType.NONE)
                 .run(args.toArray(String[]::new));
@@ -107,11 +159,12 @@ final class Instance {
      * the staleness bound), so that a test starts from the same state everywhere.
      */
     void resetData() {
-        for (Instance other : RUNNING.values()) {
+        List<Instance> peers = sameTarget();
+        for (Instance other : peers) {
             other.awaitHealthy();
         }
         seed.reset(1);
-        for (Instance other : RUNNING.values()) {
+        for (Instance other : peers) {
             if (other.cache.l1() != null && !Servers.await(other.cache.stalenessBound().multipliedBy(2),
                     () -> other.cache.l1().size() == 0)) {
                 throw new AssertionError(other + " did not flush its L1 after the reset: " + other.cache.status());
@@ -126,7 +179,8 @@ final class Instance {
      * heartbeats still reveal; they are right, but they would empty the next test's L1 under it.
      */
     static void awaitQuiet() {
-        java.util.function.Supplier<Double> flushes = () -> RUNNING.values().stream()
+        List<Instance> peers = sameTarget();
+        java.util.function.Supplier<Double> flushes = () -> peers.stream()
                 .mapToDouble(i -> i.cache.metrics().flushCounts().values().stream().mapToDouble(Double::doubleValue).sum())
                 .sum();
         long quietNanos = java.time.Duration.ofMillis(800).toNanos();
@@ -149,6 +203,12 @@ final class Instance {
                 since = System.nanoTime();
             }
         }
+    }
+
+    /** The running instances on the current Redis target (those that hear each other). */
+    private static List<Instance> sameTarget() {
+        RedisTarget redis = target;
+        return RUNNING.entrySet().stream().filter(e -> redis.owns(e.getKey())).map(Map.Entry::getValue).toList();
     }
 
     /**

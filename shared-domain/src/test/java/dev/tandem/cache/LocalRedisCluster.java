@@ -1,0 +1,284 @@
+package dev.tandem.cache;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A real Redis Cluster on loopback, from the same redis-server binary as the project's Redis: three
+ * masters, each with one replica, created with {@code redis-cli --cluster create} as an operator
+ * would. The nodes are this JVM's child processes (data under {@code .run/<name>/<port>}, no
+ * persistence), so {@link #close()} — and, should the JVM exit first, a shutdown hook — stops every
+ * one of them.
+ */
+final class LocalRedisCluster implements AutoCloseable {
+
+    /** Short, so that a killed master is failed over within seconds (Redis' default is 15 s). */
+    private static final Duration NODE_TIMEOUT = Duration.ofMillis(1000);
+
+    private final Path dir;
+    private final List<Integer> ports;
+    private final int masters;
+    private final Map<Integer, Process> nodes = new LinkedHashMap<>();
+    private final Thread shutdownHook = new Thread(this::stopAll);
+
+    private LocalRedisCluster(Path dir, List<Integer> ports, int masters) {
+        this.dir = dir;
+        this.ports = ports;
+        this.masters = masters;
+    }
+
+    /**
+     * Starts {@code masters} masters and as many replicas on the ports from {@code firstPort} (the
+     * cluster bus on port + 10000) and waits until the cluster is formed and every node says ok.
+     */
+    static LocalRedisCluster start(String name, int firstPort, int masters) {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < masters * 2; i++) {
+            ports.add(firstPort + i);
+        }
+        LocalRedisCluster cluster = new LocalRedisCluster(runDir().resolve(name), ports, masters);
+        Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+        try {
+            cluster.create();
+            return cluster;
+        } catch (RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private void create() {
+        for (int port : ports) {
+            if (ping(port)) {
+                // A node of ours that an earlier, killed test run left behind: the range is this test's.
+                cli(port, "SHUTDOWN", "NOSAVE");
+            }
+            deleteRecursively(dir.resolve(Integer.toString(port)));
+            startNode(port);
+        }
+        for (int port : ports) {
+            if (!Servers.await(Duration.ofSeconds(10), () -> ping(port))) {
+                throw new AssertionError("redis-server on " + port + " did not start: " + log(port));
+            }
+        }
+        List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        ports.forEach(p -> command.add("127.0.0.1:" + p));
+        command.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+        run(Duration.ofSeconds(60), command);
+        awaitHealthy(Duration.ofSeconds(30));
+    }
+
+    private void startNode(int port) {
+        Path nodeDir = dir.resolve(Integer.toString(port));
+        try {
+            Files.createDirectories(nodeDir);
+            Process p = new ProcessBuilder("redis-server",
+                    "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--cluster-enabled", "yes",
+                    "--cluster-config-file", nodeDir.resolve("nodes.conf").toString(),
+                    "--cluster-node-timeout", Long.toString(NODE_TIMEOUT.toMillis()),
+                    "--dir", nodeDir.toString(),
+                    "--save", "", "--appendonly", "no",
+                    "--logfile", nodeDir.resolve("redis.log").toString())
+                    .redirectErrorStream(true).redirectOutput(nodeDir.resolve("stdout.log").toFile()).start();
+            nodes.put(port, p);
+        } catch (IOException e) {
+            throw new AssertionError("could not start redis-server on " + port, e);
+        }
+    }
+
+    /**
+     * Waits until every running node reports cluster_state:ok and redis-cli finds all slots covered
+     * and every node agreeing on them.
+     */
+    void awaitHealthy(Duration timeout) {
+        boolean ok = Servers.await(timeout, () -> {
+            for (int port : runningPorts()) {
+                if (!cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
+                    return false;
+                }
+            }
+            return check(runningPorts().getFirst());
+        });
+        if (!ok) {
+            throw new AssertionError("the Redis Cluster is not healthy:\n" + cli(runningPorts().getFirst(), "CLUSTER", "NODES"));
+        }
+    }
+
+    private boolean check(int port) {
+        try {
+            run(Duration.ofSeconds(20), List.of("redis-cli", "--cluster", "check", "127.0.0.1:" + port));
+            return true;
+        } catch (AssertionError e) {
+            return false;
+        }
+    }
+
+    /** spring.data.redis.cluster.nodes: the masters it was created with (the rest is discovered). */
+    String nodesProperty() {
+        return ports.subList(0, masters).stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+    }
+
+    /** The port of the master that serves {@code key}'s slot now. */
+    int masterOf(String key) {
+        int any = runningPorts().getFirst();
+        long slot = Long.parseLong(cli(any, "CLUSTER", "KEYSLOT", key).trim());
+        for (String line : cli(any, "CLUSTER", "NODES").split("\n")) {
+            String[] f = line.trim().split(" ");
+            if (f.length < 9 || !f[2].contains("master") || f[2].contains("fail")) {
+                continue;
+            }
+            for (int i = 8; i < f.length; i++) {
+                String[] range = f[i].split("-");
+                if (range[0].startsWith("[")) {
+                    continue;
+                }
+                long from = Long.parseLong(range[0]);
+                long to = range.length > 1 ? Long.parseLong(range[1]) : from;
+                if (slot >= from && slot <= to) {
+                    return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+                }
+            }
+        }
+        throw new AssertionError("no master serves slot " + slot + ":\n" + cli(any, "CLUSTER", "NODES"));
+    }
+
+    /** Whether the node on {@code port} is a master. */
+    boolean isMaster(int port) {
+        return cli(port, "ROLE").startsWith("master");
+    }
+
+    /** SIGKILL: the node vanishes without a word, as a crashed machine would. */
+    void kill(int port) {
+        Process p = nodes.remove(port);
+        if (p != null) {
+            p.destroyForcibly();
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Starts a killed node again with its cluster configuration (and no data). */
+    void restart(int port) {
+        startNode(port);
+        if (!Servers.await(Duration.ofSeconds(10), () -> ping(port))) {
+            throw new AssertionError("redis-server on " + port + " did not restart: " + log(port));
+        }
+    }
+
+    List<Integer> runningPorts() {
+        return List.copyOf(nodes.keySet());
+    }
+
+    static boolean ping(int port) {
+        try {
+            return run(Duration.ofSeconds(5), List.of("redis-cli", "-p", Integer.toString(port), "PING")).contains("PONG");
+        } catch (AssertionError e) {
+            return false;
+        }
+    }
+
+    /** One redis-cli command against the node on {@code port}; its output. */
+    static String cli(int port, String... args) {
+        List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
+        command.addAll(List.of(args));
+        return run(Duration.ofSeconds(10), command);
+    }
+
+    /** Like {@link #cli}, but "" when the node does not answer (while it starts or fails over). */
+    static String cliOrEmpty(int port, String... args) {
+        try {
+            return cli(port, args);
+        } catch (AssertionError e) {
+            return "";
+        }
+    }
+
+    private static String run(Duration timeout, List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " timed out");
+            }
+            if (p.exitValue() != 0) {
+                throw new AssertionError(String.join(" ", command) + " exited " + p.exitValue() + ":\n" + output);
+            }
+            return output;
+        } catch (IOException e) {
+            throw new AssertionError(String.join(" ", command) + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private String log(int port) {
+        try {
+            return Files.readString(dir.resolve(Integer.toString(port)).resolve("redis.log"));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        stopAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // Already shutting down: the hook is running this.
+        }
+    }
+
+    private synchronized void stopAll() {
+        for (Process p : nodes.values()) {
+            p.destroy();
+        }
+        for (Process p : nodes.values()) {
+            try {
+                if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                p.destroyForcibly();
+            }
+        }
+        nodes.clear();
+    }
+
+    static Path runDir() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isExecutable(p.resolve("scripts/servers.sh"))) {
+                return p.resolve(".run");
+            }
+        }
+        throw new AssertionError("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
+    }
+
+    static void deleteRecursively(Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (var walk = Files.walk(path)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
