@@ -1,0 +1,89 @@
+package dev.tandem.cache;
+
+import dev.tandem.group.GroupView;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Steady writes through instance A while Redis fails over underneath (the cluster and Sentinel
+ * tests), each write checked as the cache promises: A reads its own write at once, and B sees it
+ * within the staleness bound — a promise made for writes whose writer reached Redis. A write A could
+ * not publish (its client had not found the new master yet) is, as after any outage, repaired when
+ * A reaches Redis again: it flushes L2 and every L1. Such writes are counted, and the tests check
+ * at the end that every answer equals the database.
+ */
+final class FailoverTraffic implements AutoCloseable {
+
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicInteger writes = new AtomicInteger();
+    private final AtomicInteger unpublishedAndUnseen = new AtomicInteger();
+    private final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+    private final CompletableFuture<Void> traffic;
+
+    /**
+     * Starts joining and leaving group 1 as {@code user} through {@code a}, with {@code reference}
+     * (no cache) as the truth, reading {@code groups}, {@code users} and {@code subjects} through
+     * both instances after each write.
+     */
+    FailoverTraffic(Instance a, Instance b, Instance reference, long user,
+                    List<Long> groups, List<Long> users, List<String> subjects) {
+        Duration bound = b.cache.stalenessBound();
+        traffic = CompletableFuture.runAsync(() -> {
+            boolean member = false;
+            while (!stop.get()) {
+                try {
+                    double failedBefore = a.cache.metrics().invalidationsFailed.count();
+                    if (member) {
+                        a.groups.leave(1, user);
+                    } else {
+                        a.groups.join(1, user);
+                    }
+                    member = !member;
+                    writes.incrementAndGet();
+                    boolean published = a.cache.metrics().invalidationsFailed.count() == failedBefore;
+                    GroupView truth = reference.groups.get(1);
+                    if (!a.groups.get(1).equals(truth)) {
+                        problems.add("A did not read its own write #" + writes.get());
+                    }
+                    if (!Servers.await(bound, () -> b.groups.get(1).equals(truth))) {
+                        if (published) {
+                            problems.add("B did not see write #" + writes.get() + " within " + bound);
+                        } else {
+                            unpublishedAndUnseen.incrementAndGet();
+                        }
+                    }
+                    Reads.all(a, groups, users, subjects);
+                    Reads.all(b, groups, users, subjects);
+                } catch (Throwable t) {
+                    problems.add("request failed: " + t);
+                }
+            }
+        });
+    }
+
+    int writes() {
+        return writes.get();
+    }
+
+    int unpublishedAndUnseen() {
+        return unpublishedAndUnseen.get();
+    }
+
+    /** Stops the writes, waits for the last one, and returns what went wrong (empty: nothing). */
+    List<String> stop() throws Exception {
+        stop.set(true);
+        traffic.get(60, TimeUnit.SECONDS);
+        return List.copyOf(problems);
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
+    }
+}
