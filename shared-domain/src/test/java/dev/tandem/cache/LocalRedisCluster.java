@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.testsupport.LocalProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,7 +46,7 @@ final class LocalRedisCluster implements AutoCloseable {
         for (int i = 0; i < masters * 2; i++) {
             ports.add(firstPort + i);
         }
-        LocalRedisCluster cluster = new LocalRedisCluster(runDir().resolve(name), ports, masters);
+        LocalRedisCluster cluster = new LocalRedisCluster(LocalProcesses.runDir().resolve(name), ports, masters);
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         try {
             cluster.create();
@@ -62,7 +63,7 @@ final class LocalRedisCluster implements AutoCloseable {
                 // A node of ours that an earlier, killed test run left behind: the range is this test's.
                 cli(port, "SHUTDOWN", "NOSAVE");
             }
-            deleteRecursively(dir.resolve(Integer.toString(port)));
+            LocalProcesses.deleteRecursively(dir.resolve(Integer.toString(port)));
             startNode(port);
         }
         for (int port : ports) {
@@ -246,39 +247,7 @@ final class LocalRedisCluster implements AutoCloseable {
     }
 
     private synchronized void stopAll() {
-        for (Process p : nodes.values()) {
-            p.destroy();
-        }
-        for (Process p : nodes.values()) {
-            try {
-                if (!p.waitFor(5, TimeUnit.SECONDS)) {
-                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                p.destroyForcibly();
-            }
-        }
+        LocalProcesses.stopAll(nodes.values());
         nodes.clear();
-    }
-
-    static Path runDir() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isExecutable(p.resolve("scripts/servers.sh"))) {
-                return p.resolve(".run");
-            }
-        }
-        throw new AssertionError("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
-    }
-
-    static void deleteRecursively(Path path) {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (var walk = Files.walk(path)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
     }
 }

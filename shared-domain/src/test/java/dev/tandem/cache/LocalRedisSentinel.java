@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.testsupport.LocalProcesses;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -37,7 +37,7 @@ final class LocalRedisSentinel implements AutoCloseable {
 
     /** Master on {@code firstPort}, its replica on the next port, the sentinels on the three after. */
     static LocalRedisSentinel start(String name, int firstPort) {
-        LocalRedisSentinel deployment = new LocalRedisSentinel(LocalRedisCluster.runDir().resolve(name), firstPort);
+        LocalRedisSentinel deployment = new LocalRedisSentinel(LocalProcesses.runDir().resolve(name), firstPort);
         Runtime.getRuntime().addShutdownHook(deployment.shutdownHook);
         try {
             deployment.create();
@@ -56,7 +56,7 @@ final class LocalRedisSentinel implements AutoCloseable {
                 // Left behind by an earlier, killed run: the range is this test's.
                 LocalRedisCluster.cli(port, "SHUTDOWN", "NOSAVE");
             }
-            LocalRedisCluster.deleteRecursively(dir.resolve(Integer.toString(port)));
+            LocalProcesses.deleteRecursively(dir.resolve(Integer.toString(port)));
         }
         startServer(masterPort);
         startServer(replicaPort, "--replicaof", "127.0.0.1", Integer.toString(masterPort));
@@ -160,19 +160,7 @@ final class LocalRedisSentinel implements AutoCloseable {
     }
 
     private synchronized void stopAll() {
-        for (Process p : processes.values()) {
-            p.destroy();
-        }
-        for (Process p : processes.values()) {
-            try {
-                if (!p.waitFor(5, TimeUnit.SECONDS)) {
-                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                p.destroyForcibly();
-            }
-        }
+        LocalProcesses.stopAll(processes.values());
         processes.clear();
     }
 }

@@ -1,11 +1,11 @@
 package dev.tandem.cache;
 
+import dev.tandem.testsupport.LocalProcesses;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +23,7 @@ final class Servers {
      * checkout, a system service) is left alone and the outage tests are skipped.
      */
     static boolean ownsRedis() {
-        Path root = repoRoot();
+        Path root = LocalProcesses.projectRoot();
         try {
             Process p = new ProcessBuilder(root.resolve("scripts/servers.sh").toString(), "status", "redis")
                     .directory(root.toFile()).redirectErrorStream(true).start();
@@ -57,7 +57,7 @@ final class Servers {
     }
 
     private static void servers(String action, String server) {
-        Path root = repoRoot();
+        Path root = LocalProcesses.projectRoot();
         try {
             Process p = new ProcessBuilder(root.resolve("scripts/servers.sh").toString(), action, server)
                     .directory(root.toFile()).redirectErrorStream(true).start();
@@ -71,15 +71,6 @@ final class Servers {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
-    }
-
-    private static Path repoRoot() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isExecutable(p.resolve("scripts/servers.sh"))) {
-                return p;
-            }
-        }
-        throw new AssertionError("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
     }
 
     /** Runs one Redis command on a connection of {@code factory} (e.g. CLIENT PAUSE, CLIENT KILL). */

@@ -1,15 +1,13 @@
 package dev.tandem.db;
 
+import dev.tandem.testsupport.LocalProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A MariaDB primary and a MariaDB replica of it, each a scripts/servers.sh server on its own port
@@ -35,7 +33,7 @@ final class ReplicationPair implements AutoCloseable {
 
     /** Starts both servers and replication; stops whatever it started if that fails. */
     static ReplicationPair start() {
-        Path root = repoRoot();
+        Path root = LocalProcesses.projectRoot();
         Server primary = new Server(root, "replica-primary", PRIMARY_PORT,
                 "--log-bin --server-id=1 --binlog-format=ROW");
         Server replica = new Server(root, "replica-replica", REPLICA_PORT, "--server-id=2 --read-only");
@@ -131,7 +129,7 @@ final class ReplicationPair implements AutoCloseable {
 
         void start() {
             servers("stop"); // one left running by an aborted run, before its data goes
-            deleteRecursively(runDir);
+            LocalProcesses.deleteRecursively(runDir);
             servers("start");
         }
 
@@ -139,7 +137,7 @@ final class ReplicationPair implements AutoCloseable {
         void stop(boolean dropData) {
             servers("stop");
             if (dropData) {
-                deleteRecursively(runDir.resolve("mariadb/data"));
+                LocalProcesses.deleteRecursively(runDir.resolve("mariadb/data"));
             }
         }
 
@@ -186,19 +184,6 @@ final class ReplicationPair implements AutoCloseable {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        } catch (IOException e) {
-            throw new AssertionError("cannot clear " + dir, e);
-        }
-    }
-
     static void sleep(long millis) {
         try {
             Thread.sleep(millis);
@@ -206,14 +191,5 @@ final class ReplicationPair implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
-    }
-
-    private static Path repoRoot() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isExecutable(p.resolve("scripts/servers.sh"))) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
     }
 }
