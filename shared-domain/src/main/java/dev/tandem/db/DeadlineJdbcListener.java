@@ -17,9 +17,9 @@ import java.util.Set;
  * Sees every JDBC call of the application (datasource-proxy's method listener, see
  * {@link GuardedDataSource}) and holds it to the request's {@link RequestDeadline}:
  * <ul>
- * <li>a statement gets the remaining time as its query timeout (whole seconds, rounded up: JDBC's
- * unit; the deadline's own expiry cancels it on time) and is registered, so the expiry cancels it;
- * </li>
+ * <li>a statement is registered while it runs, so the deadline's expiry cancels it on time. No JDBC
+ * query timeout is set as well: its unit is whole seconds, so it could only fire after the
+ * expiry, and Connector/J would schedule a cancel task of its own for every statement;</li>
  * <li>waiting for a pooled connection is interrupted at the deadline;</li>
  * <li>a statement, a connection or a commit that would start after the deadline does not start;</li>
  * <li>a commit that fails once sent (the connection was lost) is reported as
@@ -54,13 +54,6 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
                 throw sneaky(new DeadlineExceededException("the request's deadline passed before the statement started"));
             }
             call.addCustomValue(REGISTERED, deadline);
-            try {
-                long millis = deadline.remaining().toMillis();
-                statement.setQueryTimeout((int) Math.max(1, (millis + 999) / 1000));
-            } catch (SQLException e) {
-                deadline.statementEnded(statement);
-                throw sneaky(e);
-            }
         } else if (target instanceof DataSource && method.equals("getConnection")) {
             if (!deadline.acquisitionStarting()) {
                 throw sneaky(new DeadlineExceededException("the request's deadline passed before a database connection was obtained"));
@@ -80,12 +73,6 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
         RequestDeadline deadline = call.getCustomValue(REGISTERED, RequestDeadline.class);
         if (deadline != null && target instanceof Statement statement) {
             deadline.statementEnded(statement);
-            try {
-                // Statements may be pooled by the driver: the next user sets its own timeout or none.
-                statement.setQueryTimeout(0);
-            } catch (SQLException ignored) {
-                // The statement is broken anyway; whoever uses it next finds out.
-            }
         } else if (deadline != null && target instanceof DataSource) {
             boolean interrupted = deadline.acquisitionEnded();
             if (interrupted && thrown != null) {

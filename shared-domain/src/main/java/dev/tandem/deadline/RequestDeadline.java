@@ -6,7 +6,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -19,8 +18,7 @@ import java.util.concurrent.TimeUnit;
  * The time one request may still take, and the way to stop its SQL when that time is up or the
  * client gives up. A protocol module opens one per request ({@link RequestDeadlines#open}), binds
  * it to the thread that runs the request's domain code ({@link #bind()}), and closes it when the
- * request ends. Every JDBC statement run on a bound thread gets the remaining time and is
- * registered here while it runs ({@link dev.tandem.db.DeadlineJdbcListener}); when the deadline
+ * request ends. Every JDBC statement run on a bound thread is registered here while it runs ({@link dev.tandem.db.DeadlineJdbcListener}); when the deadline
  * passes, or {@link #cancel()} is called, each running statement is cancelled (Connector/J sends
  * KILL QUERY) and a thread waiting for a pooled connection is interrupted. A statement that would
  * start afterwards is refused, so the transaction rolls back and nothing is half-applied.
@@ -67,11 +65,6 @@ public final class RequestDeadline implements AutoCloseable {
                 CURRENT.set(previous);
             }
         };
-    }
-
-    /** Time left; zero or negative once the deadline has passed. */
-    public Duration remaining() {
-        return Duration.ofNanos(deadlineNanos - System.nanoTime());
     }
 
     /** The deadline has passed or the request was cancelled: no more SQL for it. */

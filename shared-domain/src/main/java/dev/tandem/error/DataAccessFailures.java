@@ -35,7 +35,7 @@ import java.util.Set;
  * unexpected failure (INTERNAL); everything it does is never a 500:
  * <ul>
  * <li>the request's deadline passed or it was cancelled, so its statement was refused or cancelled
- * (KILL QUERY, query timeout): DEADLINE_EXCEEDED (504);</li>
+ * (KILL QUERY): DEADLINE_EXCEEDED (504);</li>
  * <li>the database cannot be reached or the connection broke (Hikari's connection timeout,
  * Connector/J's communications failure, SQL state class 08, Spring's resource failures, a
  * transaction that could not begin): UNAVAILABLE (503) with a retry delay,
