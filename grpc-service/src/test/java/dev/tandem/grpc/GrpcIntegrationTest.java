@@ -1,5 +1,10 @@
 package dev.tandem.grpc;
 
+import java.io.UncheckedIOException;
+import java.io.InputStream;
+import java.io.IOException;
+import java.io.ByteArrayInputStream;
+import io.grpc.MethodDescriptor;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.seed.SeedData;
@@ -87,4 +92,21 @@ public abstract class GrpcIntegrationTest {
     protected static long deadlineSeconds() {
         return CALL_DEADLINE_SECONDS;
     }
+
+    /** Requests and responses as the bytes on the wire, for calls that send what no stub would. */
+    protected static final MethodDescriptor.Marshaller<byte[]> RAW_BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    };
 }

@@ -38,10 +38,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.grpc.server.lifecycle.GrpcServerLifecycle;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -191,7 +187,7 @@ class HostileInputGrpcTest extends GrpcIntegrationTest {
             metadata.forEach((k, v) -> extra.put(Metadata.Key.of(k, Metadata.ASCII_STRING_MARSHALLER), v));
             channel = ClientInterceptors.intercept(authenticated, MetadataUtils.newAttachHeadersInterceptor(extra));
         }
-        io.grpc.MethodDescriptor<byte[], byte[]> raw = operation.method.toBuilder(BYTES, BYTES).build();
+        io.grpc.MethodDescriptor<byte[], byte[]> raw = operation.method.toBuilder(RAW_BYTES, RAW_BYTES).build();
         return ClientCalls.blockingUnaryCall(channel, raw,
                 CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS), request);
     }
@@ -210,20 +206,4 @@ class HostileInputGrpcTest extends GrpcIntegrationTest {
         assertThat(StudyGroupServiceGrpc.newBlockingStub(ownChannel).withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS)
                 .getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
     }
-
-    private static final io.grpc.MethodDescriptor.Marshaller<byte[]> BYTES = new io.grpc.MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
 }

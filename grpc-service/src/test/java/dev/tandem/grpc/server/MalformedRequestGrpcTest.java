@@ -11,10 +11,6 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,24 +51,8 @@ class MalformedRequestGrpcTest extends GrpcIntegrationTest {
     }
 
     private byte[] call(MethodDescriptor<?, ?> method, byte[] request) {
-        MethodDescriptor<byte[], byte[]> raw = method.toBuilder(BYTES, BYTES).build();
+        MethodDescriptor<byte[], byte[]> raw = method.toBuilder(RAW_BYTES, RAW_BYTES).build();
         return ClientCalls.blockingUnaryCall(writerChannel(), raw,
                 CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS), request);
     }
-
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
 }
