@@ -1,14 +1,12 @@
 package dev.tandem.rest.deadline;
 
 import dev.tandem.testsupport.SeededRows;
-import dev.tandem.auth.DevTokens;
 import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.testsupport.RowLock;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
@@ -41,7 +39,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
                 .isGreaterThan(GONE_WITHIN);
         Map<String, Object> before = groupRow(1);
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
-            RestTestClient.ResponseSpec response = withToken(http.patch().uri("/api/v1/groups/{id}", 1))
+            RestTestClient.ResponseSpec response = http.patch().uri("/api/v1/groups/{id}", 1)
                     .header(RequestTimeout.HEADER, "1000")
                     .contentType(MediaType.APPLICATION_JSON)
                     .body("""
@@ -62,7 +60,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
         long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = allCounts();
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
-            RestTestClient.ResponseSpec response = withToken(http.post().uri("/api/v1/groups/{id}/members", groupId))
+            RestTestClient.ResponseSpec response = http.post().uri("/api/v1/groups/{id}/members", groupId)
                     .header(RequestTimeout.HEADER, "700")
                     .contentType(MediaType.APPLICATION_JSON)
                     .body("{\"userId\":" + userId + "}")
@@ -81,7 +79,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
         long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = allCounts();
 
-        RestTestClient.ResponseSpec response = withToken(http.post().uri("/api/v1/groups/{id}/members", groupId))
+        RestTestClient.ResponseSpec response = http.post().uri("/api/v1/groups/{id}/members", groupId)
                 .header(RequestTimeout.HEADER, "0")
                 .contentType(MediaType.APPLICATION_JSON)
                 .body("{\"userId\":" + userId + "}")
@@ -110,10 +108,5 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
     void theTimeoutHeaderIsDocumentedOnEveryOperation() {
         String createGroup = readJson("/v3/api-docs").at("/paths/~1api~1v1~1groups/post/parameters").toString();
         assertThat(createGroup).contains("\"name\":\"" + RequestTimeout.HEADER + "\"", "\"in\":\"header\"");
-    }
-
-    /** A request built by hand carries the dev write token itself (the base class's helpers get theirs from the auth setup). */
-    private static <S extends RestTestClient.RequestHeadersSpec<S>> S withToken(S request) {
-        return request.header(HttpHeaders.AUTHORIZATION, "Bearer " + DevTokens.devWriter());
     }
 }
