@@ -15,8 +15,12 @@ import java.time.Duration;
 /**
  * The REST request timeout: each API request runs under a {@link RequestDeadline} of
  * {@code tandem.limits.request-timeout}, or of the client's shorter {@value #HEADER} (milliseconds,
- * a non-negative integer; 0 means already expired). When it passes, the running SQL statement is
- * cancelled and the answer is 504 problem+json with code DEADLINE_EXCEEDED; nothing was written.
+ * an integer from 1 to {@value #MAX_MILLIS}). When it passes, the running SQL statement is cancelled
+ * and the answer is 504 problem+json with code DEADLINE_EXCEEDED; nothing was written.
+ *
+ * <p>A header that is zero, negative, not an integer or above {@value #MAX_MILLIS} is the client's
+ * mistake, not a deadline the server missed: 400 INVALID_ARGUMENT naming the header, on every
+ * method of every route under /api (OPTIONS and HEAD included), before anything is read or written.
  *
  * <p>An MVC interceptor rather than a servlet filter: what it throws (a malformed header, a
  * deadline that has already passed) goes through RestErrors like every other failure, and the
@@ -27,6 +31,8 @@ public class RequestTimeout implements WebMvcConfigurer {
 
     /** The client's own timeout for this request, in milliseconds. */
     public static final String HEADER = "X-Request-Timeout";
+    /** The largest timeout a client may send (nine digits, about 11.6 days); the server's cap applies anyway. */
+    public static final long MAX_MILLIS = 999_999_999L;
 
     private static final String DEADLINE = RequestTimeout.class.getName() + ".deadline";
     private static final String BINDING = RequestTimeout.class.getName() + ".binding";
@@ -47,9 +53,10 @@ public class RequestTimeout implements WebMvcConfigurer {
             return null;
         }
         String value = header.strip();
-        if (!value.matches("[0-9]{1,9}")) {
-            throw DomainException.invalid(HEADER, "must be a timeout in milliseconds, an integer from 0 to 999999999, got '"
-                    + value + "'");
+        // At most nine digits: no overflow, and no sign, exponent or fraction gets through.
+        if (!value.matches("[0-9]{1,9}") || Long.parseLong(value) < 1) {
+            throw DomainException.invalid(HEADER, "must be a timeout in milliseconds, an integer from 1 to "
+                    + MAX_MILLIS + ", got '" + value + "'");
         }
         return Duration.ofMillis(Long.parseLong(value));
     }
