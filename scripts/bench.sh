@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `make bench [PROFILE=quick|full|smoke|path.toml]` runs:
 #   1 scripts/deps.sh java servers tools python   (JDK >= 21 check, MariaDB/Redis, ghz/k6, .tools/venv)
-#   2 ./mvnw -B -q package -DskipTests             (JAVA_HOME = scripts/java-home.sh)
+#   2 scripts/build.sh --if-stale                  (./mvnw package when a source is newer than the jars)
 #   3 .tools/venv/bin/python loadtest/bench.py --profile PROFILE [BENCH_ARGS...]
 #     which starts MariaDB+Redis if needed, seeds, starts both services per cache mode, measures,
 #     writes results/<run-id>/run.json and prints the summary; it stops whatever it started, also
@@ -36,10 +36,11 @@ fi
 JAVA_HOME=$(scripts/java-home.sh)
 export JAVA_HOME
 
-say "build (./mvnw -B -q package -DskipTests, JAVA_HOME=$JAVA_HOME)"
-tb=$SECONDS
-./mvnw -B -q package -DskipTests
-echo "bench: build took $(( SECONDS - tb )) s"
+say "build (scripts/build.sh --if-stale, JAVA_HOME=$JAVA_HOME)"
+scripts/build.sh --if-stale
+
+# make exports TANDEM_RESULTS_DIR (results/ unless set); an explicit --results-dir argument still wins.
+if [[ -n ${TANDEM_RESULTS_DIR:-} ]]; then set -- --results-dir "$TANDEM_RESULTS_DIR" "$@"; fi
 
 say "profile $PROFILE"
 rc=0

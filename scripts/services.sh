@@ -6,7 +6,7 @@
 #   rest-service  rest-service/target/rest-service.jar   http://127.0.0.1:8080  (health /actuator/health)
 #   grpc-service  grpc-service/target/grpc-service.jar   127.0.0.1:9090 gRPC, http://127.0.0.1:8081/actuator/health
 #
-# Logs: .run/logs/<service>.log   pids: .run/pids/<service>.pid
+# Logs: .run/logs/<service>.log   pids: .run/pids/<service>.pid   (under TANDEM_RUN_DIR when set)
 # The environment passes through to the jars (TANDEM_DB_*, SPRING_DATA_REDIS_*, TANDEM_SEED_*, ...),
 # except that SERVER_PORT is given to rest-service only. Knobs of this script:
 #   TANDEM_REST_PORT (8080)  TANDEM_GRPC_PORT (9090)  TANDEM_GRPC_MANAGEMENT_PORT (8081)
@@ -18,8 +18,10 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-LOGS=$ROOT/.run/logs
-PIDS=$ROOT/.run/pids
+# TANDEM_RUN_DIR (as scripts/servers.sh reads it) moves the logs and pid files with the servers' data.
+RUN=${TANDEM_RUN_DIR:-$ROOT/.run}
+LOGS=$RUN/logs
+PIDS=$RUN/pids
 
 REST_PORT=${TANDEM_REST_PORT:-${SERVER_PORT:-8080}}
 GRPC_PORT=${TANDEM_GRPC_PORT:-${SPRING_GRPC_SERVER_PORT:-9090}}
@@ -81,7 +83,7 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 log_tail() {
   local f=$LOGS/$1.log
   [[ -f $f ]] || return 0
-  echo "---- last lines of .run/logs/$1.log ----" >&2; tail -n 40 "$f" >&2; echo "----" >&2
+  echo "---- last lines of ${f#"$ROOT"/} ----" >&2; tail -n 40 "$f" >&2; echo "----" >&2
 }
 
 stop_one() {
@@ -184,7 +186,7 @@ ${tls_note}  REST     $REST_SCHEME://127.0.0.1:$REST_PORT/api/v1/groups    OpenA
            health  $REST_SCHEME://127.0.0.1:$REST_PORT/actuator/health   metrics $REST_SCHEME://127.0.0.1:$REST_PORT/actuator/prometheus
   gRPC     127.0.0.1:$GRPC_PORT (tandem.v1.StudyGroupService, reflection, grpc.health.v1.Health$([[ $TLS == true ]] && echo ', over TLS'))
            health  http://127.0.0.1:$GRPC_MGMT_PORT/actuator/health   metrics http://127.0.0.1:$GRPC_MGMT_PORT/actuator/prometheus
-  logs     .run/logs/rest-service.log  .run/logs/grpc-service.log
+  logs     ${LOGS#"$ROOT"/}/rest-service.log  ${LOGS#"$ROOT"/}/grpc-service.log
 EOF
 }
 
@@ -205,21 +207,22 @@ status() {
 hints() {
   local token
   token=$("$ROOT/scripts/token.sh" 2>/dev/null) || token="(scripts/token.sh failed; build first: make build)"
+  local curl="curl -s" grpcurl="grpcurl -plaintext"
+  if [[ $TLS == true ]]; then
+    curl="curl -s --cacert ${TANDEM_TLS_CERTIFICATE:-}"; grpcurl="grpcurl -cacert ${TANDEM_TLS_CERTIFICATE:-}"
+  fi
   cat <<EOF
-Try:
-  curl -s 'http://127.0.0.1:$REST_PORT/api/v1/groups?page_size=3'
-  curl -s http://127.0.0.1:$REST_PORT/api/v1/groups/1
-  curl -s 'http://127.0.0.1:$REST_PORT/api/v1/leaderboard?limit=5'
-  grpcurl -plaintext 127.0.0.1:$GRPC_PORT list
-  grpcurl -plaintext -d '{"page_size": 3}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/ListGroups
-  grpcurl -plaintext -d '{"id": 1}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/GetGroup
-  (grpcurl is in .tools/bin: make tools)
-Writes need a bearer token (reads do not). A development write token, valid 30 days (make -s token
-prints a fresh one, signed with TANDEM_AUTH_JWT_SECRET, the development secret when unset):
+
+Ready. A write token (valid 30 days; make -s token prints a fresh one):
   TOKEN=$token
-  curl -s -XPOST http://127.0.0.1:$REST_PORT/api/v1/users -H "Authorization: Bearer \$TOKEN" -H 'Content-Type: application/json' -d '{"name":"Ada","email":"ada@example.test"}'
-  grpcurl -plaintext -H "authorization: Bearer \$TOKEN" -d '{"name":"Alan","email":"alan@example.test"}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/CreateUser
-Stop everything with: make down
+Try (every operation on both wires, top to bottom: README, "The API on both wires"):
+  export PATH="$ROOT/.tools/bin:\$PATH"     # grpcurl
+  $curl $REST_SCHEME://127.0.0.1:$REST_PORT/api/v1/groups/1
+  $grpcurl -d '{"id":1}' 127.0.0.1:$GRPC_PORT tandem.v1.StudyGroupService/GetGroup
+  $curl '$REST_SCHEME://127.0.0.1:$REST_PORT/api/v1/groups?subject=physics&page_size=2'
+  $curl -XPOST -H "Authorization: Bearer \$TOKEN" $REST_SCHEME://127.0.0.1:$REST_PORT/api/v1/users -H 'Content-Type: application/json' -d '{"name":"Ada","email":"ada@example.test"}'
+  $grpcurl 127.0.0.1:$GRPC_PORT list
+Then: make bench (measure), make dashboard (plot), make down (stop everything).
 EOF
 }
 

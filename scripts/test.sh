@@ -15,8 +15,14 @@
 #               scripts/nginx-config-test.sh (the balancer's nginx.conf through nginx -t, no server started)
 #   7 k8s       scripts/deps.sh k8s; scripts/k8s-validate.sh: deploy/k8s rendered by kustomize and checked
 #               against the Kubernetes JSON schemas (no cluster, no network), with a self-test
+#   8 readme    TANDEM_README_TEST=1 .tools/venv/bin/pytest scripts/tests: a new user's first five minutes
+#               — make, make help, make down and make dashboard with nothing there, make run on a fresh
+#               data directory, the README's API table and TLS example run as written, the API fuzzer
+#               against that make run, make run twice, make bench PROFILE=smoke then make dashboard
+#               showing the run in headless Chromium (its own MariaDB/Redis ports 33306/36379; the
+#               services on the README's 8080/9090/8081, so those must be free)
 # and stops, on any exit (failure, Ctrl-C, kill), the servers that it started itself.
-# Stages 3-7 all run even when one fails; the exit status is that of the first failure, 0 if none.
+# Stages 3-8 all run even when one fails; the exit status is that of the first failure, 0 if none.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -168,5 +174,12 @@ k8s_validate() {
   scripts/k8s-validate.sh
 }
 stage k8s k8s_validate
+
+# ---- 8 the README as a test: its commands, as written, on a fresh data directory
+readme_test() {
+  scripts/deps.sh python node || return
+  TANDEM_README_TEST=1 .tools/venv/bin/pytest -q -rs scripts/tests
+}
+stage readme readme_test
 
 exit "$first_rc"
