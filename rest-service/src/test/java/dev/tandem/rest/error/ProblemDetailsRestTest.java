@@ -3,8 +3,12 @@ package dev.tandem.rest.error;
 import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.rest.TestRoutes;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,6 +61,27 @@ class ProblemDetailsRestTest extends RestIntegrationTest {
         // No Content-Type at all is not JSON either.
         expectProblem(http.post().uri("/api/v1/users").body(new byte[] {'{', '}'}).exchange(),
                 HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
+    }
+
+    /**
+     * No endpoint takes multipart bodies, so none is parsed: a multipart Content-Type, even one
+     * without its boundary (what the OpenAPI fuzzer sent), is no 500. A read ignores it; a write
+     * gets the 415 of any other content type that is not JSON.
+     */
+    @Test
+    void multipartContentTypesAreNeverParsed() {
+        for (String multipart : List.of("multipart/form-data", "multipart/form-data; boundary=b", "multipart/mixed")) {
+            get("/api/v1/groups/1").expectStatus().isOk();
+            http.get().uri("/api/v1/groups/1").header(HttpHeaders.CONTENT_TYPE, multipart).exchange()
+                    .expectStatus().isOk();
+            http.delete().uri("/api/v1/groups/1/members/1").header(HttpHeaders.CONTENT_TYPE, multipart).exchange()
+                    .expectStatus().value(status -> assertThat(status).as(multipart).isIn(404, 409));
+            expectProblem(http.post().uri("/api/v1/users").header(HttpHeaders.CONTENT_TYPE, multipart)
+                            .body("--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nMulti\r\n--b--\r\n"
+                                    .getBytes(StandardCharsets.US_ASCII)).exchange(),
+                    HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
+        }
+        assertThat(count("users")).isEqualTo(100);
     }
 
     @Test
