@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.db.AmbiguousCommits;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
@@ -46,7 +47,8 @@ import java.util.function.Supplier;
  * <p>Write path: after the transaction commits, and before the write method returns, the L2
  * tombstones and the channel message go out in one Redis step, then this instance's L1 is
  * invalidated — in that order, so that a local reader cannot refill L1 from the old L2 value
- * without noticing the invalidation. Nothing runs on rollback.
+ * without noticing the invalidation. Nothing runs on rollback; a commit whose outcome is unknown
+ * (the connection died during COMMIT) counts as a commit, since it may have been applied.
  *
  * <p>Redis failures: every Redis call goes through one circuit breaker with a short timeout and
  * degrades to the next level. If an L2 invalidation could not be written, L2 may hold the old value
@@ -255,7 +257,8 @@ public class TieredCache implements SmartLifecycle {
 
     /**
      * Applies {@code invalidation} once the current transaction has committed (all invalidations of
-     * one transaction go out as one message); never on rollback. Without a transaction, at once.
+     * one transaction go out as one message), or once its commit failed with an unknown outcome;
+     * never on a rollback. Without a transaction, at once.
      */
     public void invalidateAfterCommit(Invalidation invalidation) {
         if (mode == CacheMode.NONE || invalidation.isEmpty()) {
@@ -276,15 +279,39 @@ public class TieredCache implements SmartLifecycle {
 
     private final class PendingInvalidation implements TransactionSynchronization {
         final Invalidation invalidation = Invalidation.create();
+        /** {@link AmbiguousCommits#count()} just before the commit (or rollback) began. */
+        private long ambiguousCommitsBefore;
+
+        @Override
+        public void beforeCompletion() {
+            ambiguousCommitsBefore = AmbiguousCommits.count();
+        }
 
         @Override
         public void afterCommit() {
             apply(invalidation);
         }
 
+        /**
+         * A commit whose answer was lost (the connection died during COMMIT) may have been applied,
+         * and the client is told to read before retrying: that read must not come from the cache.
+         * Spring reports such a commit as STATUS_UNKNOWN, or — JpaTransactionManager, which rolls
+         * back on the dead connection — as rolled back; only the JDBC layer saw the commit fail
+         * after it was sent. Invalidating for a transaction that was in fact rolled back costs a
+         * miss; not invalidating for one that was applied serves the old state until the TTL.
+         */
         @Override
         public void afterCompletion(int status) {
-            TransactionSynchronizationManager.unbindResourceIfPossible(TieredCache.this);
+            try {
+                boolean mayHaveCommitted = status == STATUS_UNKNOWN
+                        || status == STATUS_ROLLED_BACK && AmbiguousCommits.count() != ambiguousCommitsBefore;
+                if (mayHaveCommitted) {
+                    log.warn("The commit's outcome is unknown (it may have been applied): invalidating {}", invalidation);
+                    apply(invalidation);
+                }
+            } finally {
+                TransactionSynchronizationManager.unbindResourceIfPossible(TieredCache.this);
+            }
         }
     }
 

@@ -23,7 +23,8 @@ import java.util.Set;
  * <li>waiting for a pooled connection is interrupted at the deadline;</li>
  * <li>a statement, a connection or a commit that would start after the deadline does not start;</li>
  * <li>a commit that fails once sent (the connection was lost) is reported as
- * {@link CommitOutcomeUnknownException}: the database may or may not have applied it;</li>
+ * {@link CommitOutcomeUnknownException}: the database may or may not have applied it (and counted in
+ * {@link AmbiguousCommits}, for the cache's invalidations);</li>
  * <li>a failed rollback, or a call on a connection that Hikari already closed, is reported as a lost
  * connection (SQL state 08003): nothing of the transaction was committed.</li>
  * </ul>
@@ -86,6 +87,7 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
         }
         if (target instanceof Connection && method.equals("commit")) {
             if (call.getCustomValue(CLOSED_BEFORE_COMMIT, Boolean.class) == null) {
+                AmbiguousCommits.record();
                 throw sneaky(new CommitOutcomeUnknownException(failure));
             }
             throw sneaky(connectionLost(failure));

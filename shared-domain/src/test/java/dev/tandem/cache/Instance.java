@@ -87,8 +87,17 @@ final class Instance {
 
     /** The instance called {@code name}, started in {@code mode} the first time it is asked for. */
     static Instance named(String name, CacheMode mode) {
+        return named(name, mode, List.of());
+    }
+
+    /**
+     * The instance called {@code name}, started in {@code mode} with {@code properties} (Spring
+     * properties in command-line form, "--key=value", e.g. another database port) the first time it
+     * is asked for.
+     */
+    static Instance named(String name, CacheMode mode, List<String> properties) {
         RedisTarget redis = target;
-        Instance instance = RUNNING.computeIfAbsent(redis.qualify(name), n -> start(n, mode, redis));
+        Instance instance = RUNNING.computeIfAbsent(redis.qualify(name), n -> start(n, mode, redis, properties));
         if (instance.cache.mode() != mode) {
             throw new IllegalStateException(name + " already runs in " + instance.cache.mode());
         }
@@ -98,22 +107,22 @@ final class Instance {
     /** The instance every test compares against: mode none, so it reads MySQL every time. */
     static Instance reference() {
         // Mode none never asks Redis: one reference serves every target.
-        return RUNNING.computeIfAbsent("reference", n -> start(n, CacheMode.NONE, RedisTarget.DEFAULT));
+        return RUNNING.computeIfAbsent("reference", n -> start(n, CacheMode.NONE, RedisTarget.DEFAULT, List.of()));
     }
 
     /** Starts {@code name} without waiting for its cache to be healthy (e.g. while Redis is down). */
     static Instance startUnhealthy(String name, CacheMode mode) {
         RedisTarget redis = target;
-        return RUNNING.computeIfAbsent(redis.qualify(name), n -> launch(n, mode, redis));
+        return RUNNING.computeIfAbsent(redis.qualify(name), n -> launch(n, mode, redis, List.of()));
     }
 
-    private static Instance start(String name, CacheMode mode, RedisTarget redis) {
-        Instance instance = launch(name, mode, redis);
+    private static Instance start(String name, CacheMode mode, RedisTarget redis, List<String> properties) {
+        Instance instance = launch(name, mode, redis, properties);
         instance.awaitHealthy();
         return instance;
     }
 
-    private static Instance launch(String name, CacheMode mode, RedisTarget redis) {
+    private static Instance launch(String name, CacheMode mode, RedisTarget redis, List<String> properties) {
         List<String> args = new ArrayList<>(List.of(
                 // Command-line arguments, because they outrank tandem-domain.yml (default
                 // properties would not).
@@ -127,6 +136,7 @@ final class Instance {
                 "--spring.data.redis.client-name=" + name.replace('@', '-'),
                 "--spring.main.banner-mode=off"));
         args.addAll(redis.properties());
+        args.addAll(properties);
         ConfigurableApplicationContext context = new SpringApplicationBuilder(DomainTestApplication.class)
                 .web(WebApplicationType.NONE)
                 .run(args.toArray(String[]::new));
@@ -227,6 +237,12 @@ final class Instance {
         if (!healthy) {
             throw new AssertionError(this + " did not become healthy: " + cache.status());
         }
+    }
+
+    /** Stops this instance (e.g. before what it was started against goes away); named() starts it afresh. */
+    void close() {
+        RUNNING.values().remove(this);
+        context.close();
     }
 
     RedisConnectionFactory redis() {

@@ -1,0 +1,112 @@
+package dev.tandem.cache;
+
+import dev.tandem.error.DataAccessFailures;
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.group.GroupChanges;
+import dev.tandem.group.GroupFields;
+import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.CommitCuttingProxy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * A write whose COMMIT MariaDB applied, but whose answer was lost with the connection: the client
+ * is told the outcome is unknown (commitOutcome=unknown on both wires) and to read before retrying.
+ * That read must show the write — on the writer and on another instance, from L1 and from L2 —
+ * so the cache has to invalidate as for a commit, not drop the invalidation as for a rollback.
+ */
+class AmbiguousCommitTest {
+
+    private static final List<Long> GROUPS = List.of(1L, 2L);
+    private static final List<Long> USERS = List.of(1L);
+
+    private static CommitCuttingProxy proxy;
+    private static Instance writer;
+
+    @BeforeAll
+    static void startAWriterBehindTheProxy() throws IOException {
+        int databasePort = Instance.reference().context.getEnvironment().getRequiredProperty("tandem.db.port", Integer.class);
+        proxy = CommitCuttingProxy.start(databasePort);
+        writer = Instance.named("hybrid-behind-proxy", CacheMode.HYBRID, List.of("--tandem.db.port=" + proxy.port()));
+    }
+
+    @AfterAll
+    static void stopTheWriterAndTheProxy() throws IOException {
+        if (writer != null) {
+            writer.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void aCommitWhoseAnswerWasLostIsInvalidatedOnEveryLevelAndInstance() {
+        Instance other = Instance.named("hybrid-b", CacheMode.HYBRID);
+        Instance reference = Instance.reference();
+        other.resetData();
+        long id = 1;
+        List<String> subjects = List.of("", reference.groups.get(id).subject());
+
+        Map<String, Object> before = Reads.all(reference, GROUPS, USERS, subjects);
+        for (Instance i : List.of(writer, other)) {
+            assertThat(Reads.all(i, GROUPS, USERS, subjects)).as("%s before the write", i).isEqualTo(before);
+            assertThat(i.cache.l1().getIfPresent(CacheName.GROUP, id)).as("%s holds the group in L1", i).isNotNull();
+        }
+        assertThat(writer.cache.l2().read(CacheName.GROUP, id).hit()).as("L2 holds the group").isTrue();
+
+        proxy.cutNextWriteCommit();
+        Throwable failure = catchThrowable(() -> writer.groups.update(new GroupChanges(id,
+                new GroupFields("Renamed while the line went dead", null, null, 0), Set.of("name"),
+                CacheModeParityTest.version(reference, id))));
+
+        assertThat(proxy.commitsCut()).as("the proxy dropped the COMMIT's answer").isEqualTo(1);
+        DomainException answer = new DataAccessFailures().classify(failure)
+                .orElseThrow(() -> new AssertionError("not a data-access failure", failure));
+        assertThat(answer.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+        assertThat(answer.metadata()).containsEntry(DataAccessFailures.COMMIT_OUTCOME, "unknown");
+        assertThat(reference.groups.get(id).name()).as("MariaDB applied the commit").isEqualTo("Renamed while the line went dead");
+
+        Map<String, Object> after = Reads.all(reference, GROUPS, USERS, subjects);
+        // The writer invalidates L2 and its own L1 before the write returns (here: fails).
+        assertThat(writer.cache.l2().read(CacheName.GROUP, id).value).as("L2 after the write")
+                .isIn(null, reference.groups.get(id));
+        assertThat(Reads.all(writer, GROUPS, USERS, subjects)).as("the writer's reads").isEqualTo(after);
+        // Any other instance within the staleness bound.
+        Servers.await(other.cache.stalenessBound(), () -> Reads.all(other, GROUPS, USERS, subjects).equals(after));
+        assertThat(Reads.all(other, GROUPS, USERS, subjects)).as("the other instance's reads").isEqualTo(after);
+    }
+
+    /** The counterpart: a transaction that rolled back cleanly leaves every cached entry in place. */
+    @Test
+    void aCleanRollbackInvalidatesNothing() {
+        Instance reference = Instance.reference();
+        writer.resetData();
+        long id = 1;
+        GroupView cached = writer.groups.get(id);
+        long invalidations = writer.cache.l1().invalidationCount(CacheName.GROUP, id);
+
+        new TransactionTemplate(writer.context.getBean(PlatformTransactionManager.class)).executeWithoutResult(tx -> {
+            writer.groups.update(new GroupChanges(id, new GroupFields("Never committed", null, null, 0), Set.of("name"),
+                    CacheModeParityTest.version(reference, id)));
+            tx.setRollbackOnly();
+        });
+
+        assertThat(reference.groups.get(id)).isEqualTo(cached);
+        assertThat(writer.cache.l1().invalidationCount(CacheName.GROUP, id)).as("L1 invalidations of the group")
+                .isEqualTo(invalidations);
+        assertThat(writer.cache.l1().getIfPresent(CacheName.GROUP, id)).contains(cached);
+    }
+}
