@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Tandem needs and is missing; quiet and quick when everything is there.
 #
-#   scripts/deps.sh [java|servers|tools|node|python|browser|k8s|all]...   (default: all)
+#   scripts/deps.sh [java|servers|tools|node|python|browser|k8s|fuzz|all]...   (default: all)
 #
 #   java     check that a JDK >= 21 exists (scripts/java-home.sh); nothing to install
 #   servers  apt: mariadb-server redis-server
@@ -13,6 +13,8 @@
 #   k8s      Go: kustomize pinned into .tools/bin; venv .tools/k8s-venv + pip install -r
 #            scripts/k8s-validate-requirements.txt (kubernetes-validate: the Kubernetes JSON schemas
 #            ship inside that PyPI package, so scripts/k8s-validate.sh needs no GitHub at run time)
+#   fuzz     venv .tools/fuzz-venv + pip install -r scripts/api-fuzz-requirements.txt (Schemathesis,
+#            pinned, with everything it pulls in: the OpenAPI fuzzer of scripts/api-fuzz.sh; Python >= 3.11)
 #
 # apt-get update runs at most once, and only when some apt package is missing. Stamps (hashes of
 # requirements.txt / package-lock.json) decide whether pip / npm run again.
@@ -25,6 +27,7 @@
 #   python venv + loadtest/requirements.txt, no pip cache           ~31 s
 #   dashboard node_modules, empty npm cache                         ~9-14 s
 #   k8s: Go kustomize, empty caches ~60 s; venv + kubernetes-validate (22 MB wheel) ~25 s
+#   fuzz: venv + schemathesis and its pins, no pip cache ~8 s
 # Nothing to do at all: ~0.2 s.
 set -euo pipefail
 
@@ -41,6 +44,7 @@ GRPCURL_VERSION=1.9.4
 # v5.8.3 needs Go >= 1.27; v5.8.2 builds with Go 1.26
 KUSTOMIZE_VERSION=5.8.2
 K8S_VENV=$ROOT/.tools/k8s-venv
+FUZZ_VENV=$ROOT/.tools/fuzz-venv
 
 say()  { echo "deps: $*"; }
 die()  { echo "deps: ERROR: $*" >&2; exit 1; }
@@ -188,6 +192,31 @@ do_k8s() {
   say "k8s validator venv ready in $(( $(now) - t0 )) s"
 }
 
+# ---------------------------------------------------------------- fuzz (scripts/api-fuzz.sh)
+do_fuzz() {
+  local req=$ROOT/scripts/api-fuzz-requirements.txt stamp=$STAMPS/fuzz-pip.sha256 want=""
+  if [[ -x $FUZZ_VENV/bin/python ]]; then
+    want="$(sha "$req") $("$FUZZ_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)"
+    [[ -f $stamp && "$(cat "$stamp")" == "$want" ]] && return 0
+  fi
+  local t0; t0=$(now)
+  if [[ ! -x $FUZZ_VENV/bin/python ]]; then
+    local py; py=$(command -v python3) || die "python3 (>= 3.11) is needed for scripts/api-fuzz.sh"
+    "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+      die "scripts/api-fuzz.sh needs python3 >= 3.11 (Schemathesis 4); $py is $("$py" -V 2>&1)"
+    say "creating .tools/fuzz-venv"
+    "$py" -m venv "$FUZZ_VENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  fi
+  say "pip install -r scripts/api-fuzz-requirements.txt ..."
+  if ! "$FUZZ_VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >"$ROOT/.tools/pip-fuzz.log" 2>&1; then
+    tail -n 30 "$ROOT/.tools/pip-fuzz.log" >&2
+    die "pip install for the API fuzzer failed; log: .tools/pip-fuzz.log"
+  fi
+  want="$(sha "$req") $("$FUZZ_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])')"
+  mkdir -p "$STAMPS"; echo "$want" >"$stamp"
+  say "API fuzzer venv ready in $(( $(now) - t0 )) s"
+}
+
 # ---------------------------------------------------------------- node
 do_node() {
   local dir=$ROOT/dashboard lock=$ROOT/dashboard/package-lock.json
@@ -225,7 +254,7 @@ do_node() {
 # ---------------------------------------------------------------- main
 mkdir -p "$ROOT/.tools"
 (( $# )) || set -- all
-want_java= want_servers= want_tools= want_python= want_node= want_browser= want_k8s=
+want_java= want_servers= want_tools= want_python= want_node= want_browser= want_k8s= want_fuzz=
 for what in "$@"; do
   case $what in
     java)    want_java=1 ;;
@@ -235,9 +264,10 @@ for what in "$@"; do
     node)    want_node=1 ;;
     browser) want_browser=1 ;;
     k8s)     want_k8s=1 ;;
-    all)     want_java=1 want_servers=1 want_tools=1 want_python=1 want_node=1 want_browser=1 want_k8s=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) die "unknown part '$what' (use java|servers|tools|node|python|browser|k8s|all)" ;;
+    fuzz)    want_fuzz=1 ;;
+    all)     want_java=1 want_servers=1 want_tools=1 want_python=1 want_node=1 want_browser=1 want_k8s=1 want_fuzz=1 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) die "unknown part '$what' (use java|servers|tools|node|python|browser|k8s|fuzz|all)" ;;
   esac
 done
 
@@ -251,4 +281,5 @@ done
 [[ -n $want_python ]]  && do_python
 [[ -n $want_node ]]    && do_node
 [[ -n $want_k8s ]]     && do_k8s
+[[ -n $want_fuzz ]]    && do_fuzz
 exit 0
