@@ -14,8 +14,11 @@ import jakarta.validation.constraints.Size;
 public record GroupFields(
         @NotBlank @Size(min = 3, max = 100) String name,
         @NotBlank @Size(max = 50)
-        @Pattern(regexp = "[a-z0-9]+(-[a-z0-9]+)*", message = "must be lowercase letters, digits and single hyphens")
+        @Pattern(regexp = GroupFields.SUBJECT_REGEX, message = "must be lowercase letters, digits and single hyphens")
         String subject,
         @NotNull @Size(max = 1000) String description,
         @Min(2) @Max(500) int capacity) {
+
+    /** What a subject must match, whole (REST documents it in its OpenAPI document too). */
+    public static final String SUBJECT_REGEX = "[a-z0-9]+(-[a-z0-9]+)*";
 }

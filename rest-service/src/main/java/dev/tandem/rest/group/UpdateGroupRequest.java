@@ -5,18 +5,29 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.rest.ProtoJson;
+import io.swagger.v3.oas.annotations.media.Schema;
 
 import static dev.tandem.rest.ProtoJson.orEmpty;
 import static dev.tandem.rest.ProtoJson.orZero;
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
 /**
  * The JSON of tandem.v1.UpdateGroupRequest; the group id comes from the path.
- * {@code updateMask} is a FieldMask in its JSON form: one string of comma-separated paths.
+ * {@code updateMask} is a FieldMask in its JSON form: one string of comma-separated paths. The
+ * {@code @Schema} constraints put GroupFields' rules in the OpenAPI document; the domain is what
+ * checks them, on the group as the update leaves it.
  */
 public record UpdateGroupRequest(
         GroupValues group,
+        @Schema(requiredMode = REQUIRED, pattern = UPDATE_MASK_PATTERN,
+                description = "the fields of group to apply, comma-separated")
         @JsonAlias("update_mask") String updateMask,
+        @Schema(minimum = "0", description = "the version the group must still be at; 0: whatever it is")
         @JsonAlias("expected_version") Long expectedVersion) {
+
+    /** One or more of the paths GroupChanges.UPDATABLE allows, comma-separated, spaces around them allowed. */
+    static final String UPDATE_MASK_PATTERN =
+            "^ *(name|subject|description|capacity) *(, *(name|subject|description|capacity) *)*$";
 
     /**
      * The new values: a tandem.v1.Group of which only the four editable fields are read. The
@@ -26,7 +37,11 @@ public record UpdateGroupRequest(
     @JsonIgnoreProperties({"id", "ownerId", "owner_id", "ownerName", "owner_name", "memberCount", "member_count",
             "averageRating", "average_rating", "ratingCount", "rating_count", "nextSessions", "next_sessions",
             "version", "createTime", "create_time"})
-    public record GroupValues(String name, String subject, String description, Integer capacity) {
+    public record GroupValues(
+            @Schema(minLength = 3, maxLength = 100, description = "not blank") String name,
+            @Schema(minLength = 1, maxLength = 50, pattern = "^" + GroupFields.SUBJECT_REGEX + "$") String subject,
+            @Schema(maxLength = 1000) String description,
+            @Schema(minimum = "2", maximum = "500") Integer capacity) {
     }
 
     GroupChanges toChanges(long id) {

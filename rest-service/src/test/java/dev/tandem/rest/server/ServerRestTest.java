@@ -1,17 +1,38 @@
 package dev.tandem.rest.server;
 
+import dev.tandem.group.GroupFields;
+import dev.tandem.group.NewGroup;
+import dev.tandem.group.NewRating;
+import dev.tandem.group.NewSession;
 import dev.tandem.rest.RestIntegrationTest;
+import dev.tandem.user.NewUser;
+import jakarta.validation.Validator;
+import jakarta.validation.constraints.Email;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.Size;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import tools.jackson.databind.JsonNode;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** What the service publishes besides the API: OpenAPI, health, metrics; and that it runs on virtual threads. */
 class ServerRestTest extends RestIntegrationTest {
+
+    @Autowired Validator validator;
 
     @Test
     void openApiDocumentListsEveryOperation() {
@@ -40,6 +61,111 @@ class ServerRestTest extends RestIntegrationTest {
         JsonNode createGroupBody = doc.at("/components/schemas/CreateGroupRequest/properties");
         assertThat(createGroupBody.has("ownerId")).isTrue();
         assertThat(createGroupBody.has("capacity")).isTrue();
+    }
+
+    /**
+     * The request bodies' schemas state the domain's rules, so that a client (and the OpenAPI fuzzer,
+     * scripts/api-fuzz.sh) can tell a valid request: each bound, pattern and "required" in the
+     * document is read off the Bean Validation constraints of the domain record it is checked by,
+     * so the document cannot drift from what is enforced. "Required" means that leaving the field
+     * out (its proto default: "" or 0) is refused.
+     */
+    @Test
+    void requestBodySchemasStateTheDomainsRules() {
+        JsonNode schemas = readJson("/v3/api-docs").at("/components/schemas");
+        assertStatesTheRulesOf(schemas.get("CreateUserRequest"), true, NewUser.class);
+        assertStatesTheRulesOf(schemas.get("CreateGroupRequest"), true, GroupFields.class, NewGroup.class);
+        assertStatesTheRulesOf(schemas.get("RateGroupRequest"), true, NewRating.class);
+        assertStatesTheRulesOf(schemas.get("ScheduleSessionRequest"), true, NewSession.class);
+        // UpdateGroup applies only the masked fields: none is required, each is bound when applied.
+        assertStatesTheRulesOf(schemas.get("GroupValues"), false, GroupFields.class);
+    }
+
+    private void assertStatesTheRulesOf(JsonNode schema, boolean requiredToo, Class<?>... domainTypes) {
+        assertThat(schema).as("schema").isNotNull();
+        Map<String, Object> documented = new TreeMap<>();
+        Map<String, Object> enforced = new TreeMap<>();
+        for (Map.Entry<String, JsonNode> property : schema.get("properties").properties()) {
+            String name = property.getKey();
+            JsonNode documentedProperty = property.getValue();
+            for (String key : List.of("minLength", "maxLength", "minimum", "maximum", "pattern")) {
+                if (documentedProperty.has(key)) {
+                    documented.put(name + "." + key, documentedProperty.get(key).asString());
+                }
+            }
+            if ("email".equals(documentedProperty.path("format").asString(""))) {
+                documented.put(name + ".format", "email");
+            }
+            for (Class<?> type : domainTypes) {
+                RecordComponent component = Arrays.stream(type.getRecordComponents())
+                        .filter(c -> c.getName().equals(name)).findFirst().orElse(null);
+                if (component != null) {
+                    enforced.putAll(rulesOf(type, component));
+                    if (requiredToo && !validator.validateValue(type, name, protoDefault(component.getType())).isEmpty()) {
+                        enforced.put(name + ".required", "true");
+                    }
+                }
+            }
+        }
+        if (requiredToo) {
+            schema.path("required").forEach(name -> documented.put(name.asString() + ".required", "true"));
+        }
+        assertThat(documented).as("the documented rules of %s", List.of(domainTypes)).isEqualTo(enforced);
+    }
+
+    private static Map<String, Object> rulesOf(Class<?> type, RecordComponent component) {
+        Field field;
+        try {
+            field = type.getDeclaredField(component.getName());
+        } catch (NoSuchFieldException e) {
+            throw new AssertionError(e);
+        }
+        String name = component.getName();
+        Map<String, Object> rules = new TreeMap<>();
+        Size size = field.getAnnotation(Size.class);
+        int minLength = size == null ? 0 : size.min();
+        if (field.isAnnotationPresent(NotBlank.class)) {
+            minLength = Math.max(1, minLength);
+        }
+        if (minLength > 0) {
+            rules.put(name + ".minLength", String.valueOf(minLength));
+        }
+        if (size != null && size.max() != Integer.MAX_VALUE) {
+            rules.put(name + ".maxLength", String.valueOf(size.max()));
+        }
+        Min min = field.getAnnotation(Min.class);
+        if (min != null) {
+            rules.put(name + ".minimum", String.valueOf(min.value()));
+        }
+        if (field.isAnnotationPresent(Positive.class)) {
+            rules.put(name + ".minimum", "1");
+        }
+        Max max = field.getAnnotation(Max.class);
+        if (max != null) {
+            rules.put(name + ".maximum", String.valueOf(max.value()));
+        }
+        Pattern pattern = field.getAnnotation(Pattern.class);
+        if (pattern != null) {
+            rules.put(name + ".pattern", "^" + pattern.regexp() + "$");
+        }
+        if (field.isAnnotationPresent(Email.class)) {
+            rules.put(name + ".format", "email");
+        }
+        return rules;
+    }
+
+    /** What an absent field becomes on its way to the domain: "" or 0 (ProtoJson.orEmpty/orZero), null for a timestamp. */
+    private static Object protoDefault(Class<?> type) {
+        if (type == String.class) {
+            return "";
+        }
+        if (type == int.class) {
+            return 0;
+        }
+        if (type == long.class) {
+            return 0L;
+        }
+        return null;
     }
 
     @Test
