@@ -40,9 +40,14 @@ import java.util.function.Supplier;
  * {@code tandem.cache.mode}; with {@code none} it calls the loader and does nothing else.
  *
  * <p>Read path: L1 (if present and trusted, see {@link InvalidationChannel}) → L2 (if present and
- * not suspected stale) → the loader, which queries MySQL. Reads inside a read-write transaction
- * bypass the cache: they must see that transaction's own uncommitted rows, and must not put them
- * where others could read them before (or without) the commit.
+ * not suspected stale) → the loader, which queries MySQL. Reads inside a transaction bypass the
+ * cache, neither reading nor filling it: a read-write transaction must see its own uncommitted rows,
+ * and must not put them where others could read them before (or without) the commit; a read-only
+ * one reads from the snapshot it took at its first read, which may be older than invalidations
+ * this cache has applied since — a fill from it would store the old state over the tombstone and
+ * past L1's invalidation counters, and a cache hit would mix another point in time into the
+ * transaction's consistent view. Outside a transaction the loader opens its own, so its snapshot is
+ * younger than the miss that asked for it, which is what the fill's race checks assume.
  *
  * <p>Write path: after the transaction commits, and before the write method returns, the L2
  * tombstones and the channel message go out in one Redis step, then this instance's L1 is
@@ -194,7 +199,7 @@ public class TieredCache implements SmartLifecycle {
      * before this call: only the loader's answers are cached.
      */
     public <V> Optional<V> get(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
-        if (mode == CacheMode.NONE || inReadWriteTransaction()) {
+        if (mode == CacheMode.NONE || TransactionSynchronizationManager.isActualTransactionActive()) {
             return loader.get();
         }
         if (l1 != null) {
@@ -248,23 +253,21 @@ public class TieredCache implements SmartLifecycle {
         }
     }
 
-    private static boolean inReadWriteTransaction() {
-        return TransactionSynchronizationManager.isActualTransactionActive()
-                && !TransactionSynchronizationManager.isCurrentTransactionReadOnly();
-    }
-
     // ---- writes ------------------------------------------------------------------------------
 
     /**
      * Applies {@code invalidation} once the current transaction has committed (all invalidations of
      * one transaction go out as one message), or once its commit failed with an unknown outcome;
-     * never on a rollback. Without a transaction, at once.
+     * never on a rollback. Without a transaction, at once — also in a scope that suspended one
+     * (NOT_SUPPORTED): what was written there has committed by itself, whatever the scope does next.
+     * A REQUIRES_NEW transaction collects its own invalidations, applied when it commits: the
+     * suspended transaction's pending ones are unbound meanwhile (see {@link PendingInvalidation}).
      */
     public void invalidateAfterCommit(Invalidation invalidation) {
         if (mode == CacheMode.NONE || invalidation.isEmpty()) {
             return;
         }
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             apply(invalidation);
             return;
         }
@@ -277,10 +280,27 @@ public class TieredCache implements SmartLifecycle {
         pending.invalidation.addAll(invalidation);
     }
 
+    /**
+     * One transaction's invalidations, bound to the thread while that transaction is the current
+     * one. Spring suspends a transaction's synchronizations for a REQUIRES_NEW (or NOT_SUPPORTED)
+     * scope but not the resources others bound, so this unbinds itself on suspend and binds itself
+     * again on resume: otherwise the inner transaction's invalidations would be added here, applied
+     * only when the outer one commits — and never if it rolls back, though the inner one committed.
+     */
     private final class PendingInvalidation implements TransactionSynchronization {
         final Invalidation invalidation = Invalidation.create();
         /** {@link AmbiguousCommits#count()} just before the commit (or rollback) began. */
         private long ambiguousCommitsBefore;
+
+        @Override
+        public void suspend() {
+            TransactionSynchronizationManager.unbindResource(TieredCache.this);
+        }
+
+        @Override
+        public void resume() {
+            TransactionSynchronizationManager.bindResource(TieredCache.this, this);
+        }
 
         @Override
         public void beforeCompletion() {
