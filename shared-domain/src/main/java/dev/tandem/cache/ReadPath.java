@@ -13,9 +13,16 @@ import java.util.function.Supplier;
  *
  * <p>L1 is trusted while the log follower has read the invalidation log through within the
  * staleness bound; L2 is readable while the follower knows of no invalidation that is not in Redis
- * yet. Reads inside a read-write transaction bypass the cache: they must see that transaction's own
- * uncommitted rows, and must not put them where others could read them before (or without) the
- * commit.
+ * yet.
+ *
+ * <p>Reads inside a transaction bypass the cache, neither reading nor filling it: a read-write
+ * transaction must see its own uncommitted rows, and must not put them where others could read them
+ * before (or without) the commit; a read-only one reads from the snapshot it took at its first read,
+ * which may be older than invalidations this cache has applied since — a fill from it would store
+ * the old state over the tombstone and past L1's invalidation counters, and a cache hit would mix
+ * another point in time into the transaction's consistent view. Outside a transaction the loader
+ * opens its own, so its snapshot is younger than the miss (and the claim) that asked for it, which
+ * is what the fill's race checks assume.
  */
 final class ReadPath {
 
@@ -37,7 +44,7 @@ final class ReadPath {
     }
 
     <V> Optional<V> get(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
-        if (mode == CacheMode.NONE || inReadWriteTransaction()) {
+        if (mode == CacheMode.NONE || TransactionSynchronizationManager.isActualTransactionActive()) {
             return loader.get();
         }
         if (l1 != null) {
@@ -89,10 +96,5 @@ final class ReadPath {
         } finally {
             metrics.dbLoad(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         }
-    }
-
-    private static boolean inReadWriteTransaction() {
-        return TransactionSynchronizationManager.isActualTransactionActive()
-                && !TransactionSynchronizationManager.isCurrentTransactionReadOnly();
     }
 }

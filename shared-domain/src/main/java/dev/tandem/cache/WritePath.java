@@ -52,14 +52,16 @@ final class WritePath {
     }
 
     /**
-     * Collects {@code invalidation} into the current transaction's log row; without a transaction,
-     * appends and applies it at once.
+     * Collects {@code invalidation} into the current transaction's log row. Without a transaction it
+     * appends and applies it at once — also in a scope that suspended one (NOT_SUPPORTED): what was
+     * written there has committed by itself, whatever the scope does next. A REQUIRES_NEW
+     * transaction collects its own, logged and applied when it commits (see PendingInvalidation).
      */
     void invalidateAfterCommit(Invalidation invalidation) {
         if (mode == CacheMode.NONE || invalidation.isEmpty()) {
             return;
         }
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             long seq = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
             committed(seq, invalidation);
             return;
