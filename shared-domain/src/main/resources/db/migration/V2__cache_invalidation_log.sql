@@ -14,3 +14,12 @@ CREATE TABLE cache_invalidations (
   PRIMARY KEY (seq),
   KEY idx_cache_invalidations_created (created_at)
 ) ENGINE = InnoDB;
+
+-- Who follows the log: each instance notes itself here every few seconds (its id, how far it has
+-- read), so an operator, the admin endpoint and the bench can tell which instances share the cache.
+CREATE TABLE cache_followers (
+  instance_id  VARCHAR(100) NOT NULL,
+  position     BIGINT       NOT NULL,
+  last_seen    DATETIME(6)  NOT NULL,
+  PRIMARY KEY (instance_id)
+) ENGINE = InnoDB;

@@ -56,6 +56,7 @@ final class CacheStatus {
             log.put("holes", follower.holes());
             log.put("pendingRelays", follower.pendingRelays());
             log.put("rechecking", follower.rechecking());
+            log.put("peers", follower.peers());
             out.put("log", log);
         }
         out.put("invalidations", Map.of(

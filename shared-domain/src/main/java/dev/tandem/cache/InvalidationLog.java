@@ -101,12 +101,33 @@ final class InvalidationLog {
 
     /**
      * Deletes rows older than {@code before} that this follower has already followed past
-     * ({@code seq <= followedUpTo}); a bounded batch, so no call holds locks for long.
+     * ({@code seq <= followedUpTo}); a bounded batch, so no call holds locks for long. The highest
+     * row always stays, so that an empty log means a new one (see {@link LogFollower}), never a
+     * purged one.
      */
     int purge(Instant before, long followedUpTo) {
-        return follower.sql("DELETE FROM cache_invalidations WHERE created_at < ? AND seq <= ? LIMIT 10000")
+        return follower.sql("DELETE FROM cache_invalidations WHERE created_at < ? AND seq <= ? "
+                        + "AND seq < (SELECT m FROM (SELECT MAX(seq) AS m FROM cache_invalidations) AS highest) LIMIT 10000")
                 .params(Timestamp.from(before), followedUpTo)
                 .update();
+    }
+
+    /** Notes that {@code instanceId} follows the log and has read it up to {@code position}. */
+    void noteFollower(String instanceId, long position, Instant now) {
+        follower.sql("INSERT INTO cache_followers (instance_id, position, last_seen) VALUES (?, ?, ?) "
+                        + "ON DUPLICATE KEY UPDATE position = VALUES(position), last_seen = VALUES(last_seen)")
+                .params(instanceId, position, Timestamp.from(now))
+                .update();
+    }
+
+    /** The instances that noted themselves since {@code since}; older notes are deleted. */
+    List<String> followersSince(Instant since) {
+        follower.sql("DELETE FROM cache_followers WHERE last_seen < ?").param(Timestamp.from(since.minusSeconds(600)))
+                .update();
+        return follower.sql("SELECT instance_id FROM cache_followers WHERE last_seen >= ? ORDER BY instance_id")
+                .param(Timestamp.from(since))
+                .query(String.class)
+                .list();
     }
 
     private static Entry entry(long seq, int kind, byte[] targets, Timestamp createdAt) {

@@ -234,9 +234,23 @@ final class L2Tier {
         return redis.exist(keys);
     }
 
+    /**
+     * One cheap Redis call while the breaker is half-open: the breaker closes only after calls
+     * succeed, and an instance whose reads are all L1 hits might otherwise make none for long.
+     */
+    void probeIfRecovering() {
+        if (redis.breaker().getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.HALF_OPEN) {
+            try {
+                redis.pttl(markerKey(0));
+            } catch (RedisGateway.Unavailable e) {
+                // Still down: the breaker opens again.
+            }
+        }
+    }
+
     /** Every marker shares one hash slot ({relayed}), so one MGET reads many on a cluster too. */
     String markerKey(long seq) {
-        return prefix + "log:{relayed}:" + seq;
+        return markerPrefix() + seq;
     }
 
     static byte[] newClaim() {
@@ -257,9 +271,17 @@ final class L2Tier {
         return out;
     }
 
-    /** Deletes every key of this cache's prefix (values, tombstones, generations). */
+    /** Deletes every key of this cache's prefix (values, claims, generations) but the relay markers. */
     long flush() {
-        return redis.deleteByPrefix(prefix);
+        // The relay markers stay: a marker says its row's L2 part was written, and a flush does not
+        // undo that (it only removes more). Were they flushed too, every row before the flush would
+        // look unrelayed to a follower that reads it later — a starting instance, a re-check — and
+        // relaying an old flush row again would empty L2 for nothing.
+        return redis.deleteByPrefix(prefix, markerPrefix());
+    }
+
+    private String markerPrefix() {
+        return prefix + "log:{relayed}:";
     }
 
     String keyedKey(CacheName<?> cache, Object id) {

@@ -77,6 +77,9 @@ final class LogFollower {
      */
     private final ConcurrentSkipListSet<Long> appliedByWriter = new ConcurrentSkipListSet<>();
     private volatile long lastPassAgeBase = System.nanoTime();
+    private final String instanceId;
+    /** The instances that noted themselves as followers in the last 30 s (this one included). */
+    private volatile List<String> followers = List.of();
 
     LogFollower(InvalidationLog invalidationLog, L1Tier l1, L2Tier l2, CacheMetrics metrics, Clock clock,
                 CacheProperties properties) {
@@ -89,6 +92,7 @@ final class LogFollower {
         this.retention = properties.log().retention();
         this.retentionNanos = retention.toNanos();
         this.holeTimeoutNanos = properties.log().holeTimeout().toNanos();
+        this.instanceId = properties.instanceId();
     }
 
     /** Whether L1 may be served now (see the class comment). */
@@ -121,6 +125,9 @@ final class LogFollower {
         long started = System.nanoTime();
         try {
             boolean gap = caughtUpOnce && started - lastPassStartNanos > retentionNanos - boundNanos;
+            if (l2 != null) {
+                l2.probeIfRecovering();
+            }
             boolean caughtUp = follow();
             if (recheck) {
                 recheckLog();
@@ -306,13 +313,17 @@ final class LogFollower {
                 (int) metrics.relayedForOthers.count() - relayedBefore);
     }
 
+    /** Every few seconds: deletes rows past the retention, and notes this instance among the followers. */
     private void purgeNowAndThen(long now) {
         if (now - lastPurgeNanos < TimeUnit.SECONDS.toNanos(5)) {
             return;
         }
         lastPurgeNanos = now;
         long followedUpTo = holes.isEmpty() ? highestSeen : ((TreeMap<Long, Long>) holes).firstKey() - 1;
-        invalidationLog.purge(clock.instant().minus(retention), followedUpTo);
+        Instant wallNow = clock.instant();
+        invalidationLog.purge(wallNow.minus(retention), followedUpTo);
+        invalidationLog.noteFollower(instanceId, followedUpTo, wallNow);
+        followers = List.copyOf(invalidationLog.followersSince(wallNow.minusSeconds(30)));
     }
 
     void flushL1(String reason) {
@@ -330,6 +341,11 @@ final class LogFollower {
 
     long highestSeen() {
         return highestSeen;
+    }
+
+    /** The other instances following the log (seen in the last 30 s). */
+    List<String> peers() {
+        return followers.stream().filter(id -> !id.equals(instanceId)).toList();
     }
 
     long connectionId() {

@@ -254,11 +254,17 @@ final class RedisGateway {
      * would block Redis). Returns how many it removed.
      */
     long deleteByPrefix(String prefix) {
+        return deleteByPrefix(prefix, null);
+    }
+
+    /** As {@link #deleteByPrefix(String)}, but keeps the keys that start with {@code keep} (when not null). */
+    long deleteByPrefix(String prefix, String keep) {
+        byte[] kept = keep == null ? null : bytes(keep);
         ScanOptions options = ScanOptions.scanOptions().match(escapeGlob(prefix) + "*").count(1000).build();
         return call("flush", () -> redis.execute((RedisCallback<Long>) c -> {
             if (!(c instanceof RedisClusterConnection clusterConnection)) {
                 try (Cursor<byte[]> cursor = c.keyCommands().scan(options)) {
-                    return unlinkAll(c, cursor);
+                    return unlinkAll(c, cursor, kept);
                 }
             }
             // SCAN sees one node: every master that serves slots, each in turn. A master that is
@@ -268,7 +274,7 @@ final class RedisGateway {
             for (RedisClusterNode node : clusterConnection.clusterGetNodes()) {
                 if (node.isMaster() && !node.getSlotRange().getSlots().isEmpty()) {
                     try (Cursor<byte[]> cursor = clusterConnection.scan(node, options)) {
-                        removed += unlinkAll(c, cursor);
+                        removed += unlinkAll(c, cursor, kept);
                     }
                 }
             }
@@ -276,11 +282,17 @@ final class RedisGateway {
         }));
     }
 
-    private static long unlinkAll(org.springframework.data.redis.connection.RedisConnection c, Cursor<byte[]> cursor) {
+    private static long unlinkAll(org.springframework.data.redis.connection.RedisConnection c, Cursor<byte[]> cursor,
+                                  byte[] keep) {
         long removed = 0;
         List<byte[]> batch = new ArrayList<>();
         while (cursor.hasNext()) {
-            batch.add(cursor.next());
+            byte[] key = cursor.next();
+            if (keep != null && key.length >= keep.length
+                    && java.util.Arrays.equals(key, 0, keep.length, keep, 0, keep.length)) {
+                continue;
+            }
+            batch.add(key);
             if (batch.size() == 500) {
                 removed += unlink(c, batch);
             }
