@@ -65,7 +65,7 @@ class WriterKilledAfterCommitTest {
     }
 
     @Test
-    void aWriterKilledBeforeItsRelayLosesNothing() {
+    void aWriterKilledBeforeItsRelayLosesNothing() throws Exception {
         RestWire writerWire = new RestWire(restPort);
         try (GrpcWire readerWire = new GrpcWire(grpcPort)) {
             Group old = readerWire.getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
