@@ -41,26 +41,6 @@ final class LocalServers implements AutoCloseable {
         run("stop", server);
     }
 
-    /**
-     * Sends {@code signal} ("STOP", "CONT", ...) to {@code server} ("mariadb" or "redis"), found by the
-     * pid file scripts/servers.sh keeps: SIGSTOP freezes it as a stalled host would.
-     */
-    void signal(String server, String signal) {
-        try {
-            String pid = Files.readString(runDir.resolve(server).resolve(server + ".pid")).trim();
-            Process kill = new ProcessBuilder("kill", "-" + signal, pid).redirectErrorStream(true).start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + pid + " failed: "
-                        + new String(kill.getInputStream().readAllBytes()));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** Runs redis-cli against this Redis and returns what it printed. */
     String redisCli(String... args) {
         List<String> command = new java.util.ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(redisPort)));
