@@ -80,7 +80,8 @@ def health_notes(before: dict, after: dict) -> list[str]:
     if errors > 0:
         notes.append(f"{errors:g} Redis errors during the window")
     if a.get("l1Trusted") is False:
-        notes.append("L1 not trusted at the end of the window (invalidation heartbeat late): reads bypassed L1")
+        notes.append("L1 not trusted at the end of the window (the invalidation log was not read within the "
+                     "staleness bound): reads bypassed L1")
     if a.get("breaker") not in (None, "CLOSED", "DISABLED"):
         notes.append(f"Redis circuit breaker {a.get('breaker')} at the end of the window")
     return notes

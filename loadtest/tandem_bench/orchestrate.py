@@ -152,10 +152,10 @@ class Bench:
 
     def flush_caches(self) -> None:
         """L2 and the L1 of both services. Each flush also tells the other instance (through the
-        invalidation channel) to flush its L1; the pause lets that message land before a window."""
+        invalidation log) to flush its L1; the pause lets that row be followed before a window."""
         if self.target:
             # One flush through any instance empties L2 and reaches every instance's L1 through the
-            # invalidation channel; within the staleness bound (1 s) each has applied it or stopped
+            # invalidation log; within the staleness bound (1 s) each has applied it or stopped
             # serving its L1, so the window starts after that.
             cachestats.flush(self.target.flush_base, token=self.write_token)
             time.sleep(1.0)

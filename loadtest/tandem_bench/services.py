@@ -215,7 +215,7 @@ class Services:
         self.java_opts = java_opts or []
         self.start_timeout = start_timeout
         self.say = say
-        # its own Redis keyspace and invalidation channel: the bench's entries (of its own
+        # its own Redis keyspace: the bench's entries (of its own
         # database) never meet those of services running on the `tandem` database
         self.redis_key_prefix = redis_key_prefix or f"tandem:bench:{db_name}:"
         self.mode: str | None = None

@@ -15,10 +15,10 @@ What changes with a target (Plan): no servers or services are started and nothin
 data the profile's keys need must exist: `check_seeded` says how to seed otherwise); only the cells
 of the cache mode the target reports (GET /actuator/cache) and of its TLS setting run. Behind a
 balancer the counters of one instance are not the service's, so hit ratios are recorded only when
-the management URLs given cover every instance the target's invalidation channel knows of
+the management URLs given cover every instance that follows the target's invalidation log
 (each instance lists its peers); otherwise they are null and the run's notes say why. Cold cells
 need the caches flushed (one DELETE /actuator/cache flushes L2 and, through the invalidation
-channel, every instance's L1): without any management URL and without the REST actuator the
+log, every instance's L1): without any management URL and without the REST actuator the
 cold cells are dropped rather than run warm under a cold label.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Target:
 
     @property
     def flush_base(self) -> str | None:
-        """Where a flush goes: any instance's actuator flushes L2 and every L1 (through the channel).
+        """Where a flush goes: any instance's actuator flushes L2 and every L1 (through the log).
         The REST service serves its actuator on its API port, so the balancer's URL does too."""
         bases = self.rest_management + self.grpc_management
         return bases[0] if bases else self.rest_base
@@ -146,8 +146,10 @@ def read_instance(base: str, timeout: float = 5.0) -> Reading:
             doc = json.loads(r.read())
     except (urllib.error.URLError, OSError, json.JSONDecodeError) as e:
         raise cachestats.CacheEndpointError(f"GET {url}: {e}") from e
-    channel = doc.get("channel") if isinstance(doc.get("channel"), dict) else {}
-    peers = channel.get("peers") if isinstance(channel.get("peers"), list) else []
+    # The instances that follow the same invalidation log ("log"; "channel" in builds before it).
+    follows = doc.get("log") if isinstance(doc.get("log"), dict) else doc.get("channel")
+    follows = follows if isinstance(follows, dict) else {}
+    peers = follows.get("peers") if isinstance(follows.get("peers"), list) else []
     mode = doc.get("mode")
     return Reading(base, doc.get("instanceId"), [str(p) for p in peers],
                    str(mode).lower() if mode is not None else None, cachestats.normalise(doc))
@@ -155,8 +157,8 @@ def read_instance(base: str, timeout: float = 5.0) -> Reading:
 
 def coverage(readings: list[Reading]) -> tuple[bool, str]:
     """Whether the readings are every instance's: the instance ids read must include every id any
-    of them hears on the invalidation channel (both services share one channel). Returns (complete,
-    why) for the run's notes."""
+    of them lists as a peer following the invalidation log (both services share one log). Returns
+    (complete, why) for the run's notes."""
     if not readings:
         return False, "no management URL given (rest-mgmt=..., grpc-mgmt=...)"
     read_ids = {r.instance_id for r in readings if r.instance_id}
@@ -166,7 +168,7 @@ def coverage(readings: list[Reading]) -> tuple[bool, str]:
     heard = set().union(*(set(r.peers) for r in readings))
     unread = heard - read_ids
     if unread:
-        return False, (f"{len(unread)} instance(s) heard on the invalidation channel have no management URL "
+        return False, (f"{len(unread)} instance(s) following the invalidation log have no management URL "
                        f"among the {len(readings)} given")
     return True, f"all {len(read_ids)} instances' counters read"
 

@@ -50,7 +50,7 @@ def test_bad_targets_say_what_is_wrong(text, complaint):
 
 
 def reading(instance, peers, mode="hybrid", l1=(0, 0), l2=(0, 0), trusted=True):
-    doc = {"mode": mode, "instanceId": instance, "channel": {"peers": peers},
+    doc = {"mode": mode, "instanceId": instance, "log": {"peers": peers},
            "caches": {"group": {"l1": {"hits": l1[0], "misses": l1[1]}, "l2": {"hits": l2[0], "misses": l2[1]}}},
            "l1": {"enabled": True, "trusted": trusted}, "breaker": "CLOSED", "redisErrors": {}}
     return targets.Reading(f"http://{instance}:8080", instance, peers, mode, cachestats.normalise(doc))

@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.Delay;
@@ -11,8 +12,10 @@ import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderC
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -24,11 +27,35 @@ public class CacheConfiguration {
 
     @Bean
     TieredCache tieredCache(CacheProperties properties, ObjectProvider<RedisConnectionFactory> redis,
-                            ObjectProvider<MeterRegistry> registry, Clock clock) {
+                            ObjectProvider<MeterRegistry> registry, Clock clock, DataSource dataSource,
+                            Environment environment) {
         // The services' actuator provides the registry that /actuator/prometheus scrapes; the
         // domain alone (tests, make seed) has none, and then the meters are only kept locally.
-        return new TieredCache(properties, properties.mode().usesRedis() ? redis.getObject() : null,
-                registry.getIfAvailable(SimpleMeterRegistry::new), clock);
+        boolean cached = properties.mode() != CacheMode.NONE;
+        return new TieredCache(properties, properties.mode().usesL2() ? redis.getObject() : null,
+                registry.getIfAvailable(SimpleMeterRegistry::new), clock, dataSource,
+                cached ? followerConnection(environment) : null);
+    }
+
+    /**
+     * The log follower's own connection to the primary (spring.datasource.url), in a pool of one:
+     * not a bean, so it is neither the application's DataSource nor wrapped by its request deadlines,
+     * and a saturated request pool cannot delay it. Connecting is lazy: a database that is down at
+     * start-up fails the start through the main pool (and Flyway), not here.
+     */
+    private static HikariDataSource followerConnection(Environment environment) {
+        HikariDataSource pool = new HikariDataSource();
+        pool.setPoolName("tandem-cache-log");
+        pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url"));
+        pool.setUsername(environment.getProperty("spring.datasource.username"));
+        pool.setPassword(environment.getProperty("spring.datasource.password"));
+        pool.setMaximumPoolSize(1);
+        pool.setMinimumIdle(1);
+        pool.setAutoCommit(true);
+        pool.setConnectionTimeout(2000);
+        pool.setValidationTimeout(1000);
+        pool.setInitializationFailTimeout(-1);
+        return pool;
     }
 
     @Bean
@@ -38,7 +65,7 @@ public class CacheConfiguration {
 
     /**
      * Lettuce reconnects with exponential back-off, by default up to 30 s between attempts; after
-     * an outage of a few seconds the next attempt can be many seconds away, and L1 stays unserved
+     * an outage of a few seconds the next attempt can be many seconds away, and L2 stays unread
      * meanwhile. Capped at one second, so the cache is back about a second after Redis.
      */
     @Bean

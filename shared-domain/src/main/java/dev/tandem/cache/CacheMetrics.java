@@ -23,12 +23,13 @@ final class CacheMetrics {
     static final String L1_SIZE = "tandem.cache.l1.size";
     static final String L1_SAFE = "tandem.cache.l1.safe";
     static final String L2_DECODE_FAILURES = "tandem.cache.l2.decode.failures";
-    static final String L2_DIRTY = "tandem.cache.l2.dirty";
+    static final String L2_BLOCKED = "tandem.cache.l2.blocked";
     static final String INVALIDATIONS_SENT = "tandem.cache.invalidations.sent";
     static final String INVALIDATIONS_FAILED = "tandem.cache.invalidations.failed";
     static final String INVALIDATIONS_APPLIED = "tandem.cache.invalidations.applied";
     static final String INVALIDATION_LAG = "tandem.cache.invalidation.lag";
-    static final String HEARTBEAT_RTT = "tandem.cache.heartbeat.rtt";
+    static final String LOG_RELAYED = "tandem.cache.log.relayed";
+    static final String LOG_HOLES_ABANDONED = "tandem.cache.log.holes.abandoned";
     static final String REDIS_ERRORS = "tandem.cache.redis.errors";
     static final String BREAKER_STATE = "tandem.cache.redis.breaker.state";
 
@@ -55,7 +56,8 @@ final class CacheMetrics {
     final Counter invalidationsFailed;
     final Counter invalidationsApplied;
     final Timer invalidationLag;
-    final Timer heartbeatRtt;
+    final Counter relayedForOthers;
+    final Counter holesAbandoned;
 
     CacheMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -72,28 +74,32 @@ final class CacheMetrics {
             dbLoads[c] = Timer.builder(LOAD).description("Time to get a value that L1 did not have, by the level that answered")
                     .tags("cache", cache.id(), "level", "db").register(registry);
             bypasses[c] = Counter.builder(L1_BYPASSES)
-                    .description("Reads that skipped L1 because invalidations could not be confirmed within the staleness bound")
+                    .description("Reads that skipped L1 because the log was not read through within the staleness bound "
+                            + "(each also counts as an L1 miss)")
                     .tags("cache", cache.id()).register(registry);
             decodeFailures[c] = Counter.builder(L2_DECODE_FAILURES)
                     .description("L2 values that did not decode (or had an unknown format) and were deleted")
                     .tags("cache", cache.id()).register(registry);
         }
         invalidationsSent = Counter.builder(INVALIDATIONS_SENT)
-                .description("Invalidation and flush messages this instance published").register(registry);
+                .description("Invalidation-log rows this instance appended (its writes and flushes)").register(registry);
         invalidationsFailed = Counter.builder(INVALIDATIONS_FAILED)
-                .description("Invalidation and flush messages this instance could not publish (Redis unavailable)")
+                .description("Relays of log rows to Redis that failed; the row is relayed again, by this or another instance")
                 .register(registry);
         invalidationsApplied = Counter.builder(INVALIDATIONS_APPLIED)
-                .description("Invalidation and flush messages of other instances applied to this instance's L1")
+                .description("Invalidation-log rows this instance's follower applied to its L1 (its own rows included)")
                 .register(registry);
         invalidationLag = Timer.builder(INVALIDATION_LAG)
-                .description("From another instance's publish to this instance's L1 invalidation")
+                .description("From a write's commit (its log row's time) to this instance's L1 invalidation by the follower")
                 .publishPercentileHistogram().publishPercentiles(0.5, 0.9, 0.99).percentilePrecision(2)
                 .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
-        heartbeatRtt = Timer.builder(HEARTBEAT_RTT)
-                .description("Round trip of this instance's own heartbeat through the channel")
-                .publishPercentiles(0.5, 0.99).register(registry);
+        relayedForOthers = Counter.builder(LOG_RELAYED)
+                .description("Log rows this instance relayed to Redis because their writer had not (no marker)")
+                .register(registry);
+        holesAbandoned = Counter.builder(LOG_HOLES_ABANDONED)
+                .description("Log sequence numbers given up on after tandem.cache.log.hole-timeout (rolled-back inserts)")
+                .register(registry);
     }
 
     MeterRegistry registry() {
@@ -108,8 +114,10 @@ final class CacheMetrics {
         misses[cache.index()][level.ordinal()].increment();
     }
 
+    /** A read L1 did not answer because it is not trusted: a bypass, and an L1 miss as far as hit ratios go. */
     void bypass(CacheName<?> cache) {
         bypasses[cache.index()].increment();
+        misses[cache.index()][Level.L1.ordinal()].increment();
     }
 
     void decodeFailure(CacheName<?> cache) {

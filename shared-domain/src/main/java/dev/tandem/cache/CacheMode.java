@@ -2,13 +2,13 @@ package dev.tandem.cache;
 
 /**
  * {@code tandem.cache.mode}: the four strategies of the multi-layer caching study, chosen at
- * start-up. Every mode that keeps an L1 also listens to the invalidation channel, so {@code local}
- * is coherent across instances too (it just keeps no values in Redis).
+ * start-up. Every mode but {@code none} follows the invalidation log in MySQL, so {@code local} is
+ * coherent across instances too, without Redis.
  */
 public enum CacheMode {
     /** No cache: every read goes to MySQL, exactly as without this package. */
     NONE,
-    /** L1 only (Caffeine); Redis carries invalidations and heartbeats, no values. */
+    /** L1 only (Caffeine); no Redis at all. */
     LOCAL,
     /** L2 only (Redis). */
     REDIS,
@@ -21,9 +21,5 @@ public enum CacheMode {
 
     public boolean usesL2() {
         return this == REDIS || this == HYBRID;
-    }
-
-    public boolean usesRedis() {
-        return this != NONE;
     }
 }

@@ -9,16 +9,32 @@ import java.util.UUID;
  * {@code tandem.cache.*}, documented with its defaults in tandem-domain.yml. Every value is read
  * once at start-up.
  *
- * @param mode              none, local, redis or hybrid
- * @param stalenessBound    how long after a write another instance's L1 may still serve the old
- *                          value; an instance whose own heartbeat has not come back for this long
- *                          stops serving L1
- * @param heartbeatInterval how often each instance publishes its heartbeat
- * @param instanceId        names this instance on the invalidation channel (random when blank)
+ * @param mode           none, local, redis or hybrid
+ * @param stalenessBound how long after a write's commit another instance may still serve the old
+ *                       value; an instance that has not read the invalidation log through within
+ *                       this long stops serving L1 until it has
+ * @param log            how the invalidation log is followed and kept
+ * @param instanceId     names this instance in logs and the status (random when blank)
  */
 @ConfigurationProperties("tandem.cache")
-public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duration stalenessBound,
-                              Duration heartbeatInterval, String instanceId) {
+public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duration stalenessBound, Log log,
+                              String instanceId) {
+
+    /**
+     * @param pollInterval how often each instance reads the invalidation log (one indexed query
+     *                     when nothing is new)
+     * @param retention    how long a row stays in the log: an instance that could not read the log
+     *                     for longer than this flushes its L1 instead of replaying what it missed
+     * @param holeTimeout  how long a sequence number that is missing below visible ones (its
+     *                     transaction has not committed yet, or rolled back) is waited for
+     */
+    public record Log(Duration pollInterval, Duration retention, Duration holeTimeout) {
+        public Log {
+            pollInterval = orDefault(pollInterval, Duration.ofMillis(100));
+            retention = orDefault(retention, Duration.ofSeconds(60));
+            holeTimeout = orDefault(holeTimeout, Duration.ofSeconds(30));
+        }
+    }
 
     /**
      * @param maxEntries  per cache name
@@ -37,8 +53,8 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      * @param ttl          base TTL of a value in Redis
      * @param ttlJitter    each TTL is drawn from ttl × (1 ± ttlJitter), so entries filled together do
      *                     not expire together
-     * @param tombstoneTtl how long an invalidation's tombstone keeps a racing fill out; a fill whose
-     *                     load took longer than half of it is not written
+     * @param tombstoneTtl how long a claim (a write's tombstone, a reader's lease) lives: a fill whose
+     *                     load took longer than this finds its claim gone and is not written
      */
     public record L2(Duration ttl, double ttlJitter, Duration tombstoneTtl) {
         public L2 {
@@ -51,8 +67,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
     }
 
     /**
-     * @param keyPrefix           every key of the cache starts with it, and the channel is
-     *                            {@code keyPrefix + "invalidations"}
+     * @param keyPrefix           every key of the cache starts with it
      * @param commandTimeout      Lettuce command timeout (spring.data.redis.timeout refers to it)
      * @param connectTimeout      (spring.data.redis.connect-timeout refers to it)
      * @param breakerOpenDuration how long the breaker stays open before it lets probes through
@@ -71,10 +86,6 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
             connectTimeout = orDefault(connectTimeout, Duration.ofMillis(500));
             breakerOpenDuration = orDefault(breakerOpenDuration, Duration.ofSeconds(1));
         }
-
-        public String channel() {
-            return keyPrefix + "invalidations";
-        }
     }
 
     public CacheProperties {
@@ -83,12 +94,16 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
         l2 = l2 == null ? new L2(null, 0.1, null) : l2;
         redis = redis == null ? new Redis(null, null, null, null) : redis;
         stalenessBound = orDefault(stalenessBound, Duration.ofSeconds(1));
-        heartbeatInterval = orDefault(heartbeatInterval, Duration.ofMillis(200));
+        log = log == null ? new Log(null, null, null) : log;
         instanceId = instanceId == null || instanceId.isBlank() ? UUID.randomUUID().toString() : instanceId;
-        // The bound is only kept if a healthy channel returns at least one heartbeat per bound.
-        if (stalenessBound.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {
+        // L1 stays served only while a pass over the log completes within every bound.
+        if (stalenessBound.compareTo(log.pollInterval().multipliedBy(2)) < 0) {
             throw new IllegalArgumentException("tandem.cache.staleness-bound (" + stalenessBound
-                    + ") must be at least twice tandem.cache.heartbeat-interval (" + heartbeatInterval + ")");
+                    + ") must be at least twice tandem.cache.log.poll-interval (" + log.pollInterval() + ")");
+        }
+        if (log.retention().compareTo(stalenessBound.multipliedBy(10)) < 0) {
+            throw new IllegalArgumentException("tandem.cache.log.retention (" + log.retention()
+                    + ") must be at least ten times tandem.cache.staleness-bound (" + stalenessBound + ")");
         }
     }
 

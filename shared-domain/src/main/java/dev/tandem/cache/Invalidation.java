@@ -1,5 +1,11 @@
 package dev.tandem.cache;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -63,6 +69,55 @@ public final class Invalidation {
     boolean isEmpty() {
         return targets.isEmpty();
     }
+
+    /** The targets as bytes, for the invalidation log: a format byte, then each cache's name and key. */
+    byte[] encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(32);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(FORMAT);
+            out.writeShort(targets.size());
+            for (Target t : targets) {
+                out.writeUTF(t.cache().id());
+                if (t.key() instanceof Long id) {
+                    out.writeByte(0);
+                    out.writeLong(id);
+                } else {
+                    out.writeByte(1);
+                    out.writeUTF((String) t.key());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * The invalidation {@link #encode()} wrote; throws IllegalArgumentException for bytes it cannot
+     * read (another build's format, a cache this build does not have), which the log's follower
+     * treats as "flush everything".
+     */
+    static Invalidation decode(byte[] bytes) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            if (in.readByte() != FORMAT) {
+                throw new IllegalArgumentException("unknown invalidation format " + bytes[0]);
+            }
+            int n = in.readUnsignedShort();
+            Invalidation invalidation = create();
+            for (int i = 0; i < n; i++) {
+                String name = in.readUTF();
+                CacheName<?> cache = CacheName.byName(name)
+                        .orElseThrow(() -> new IllegalArgumentException("unknown cache " + name));
+                Object key = in.readByte() == 0 ? (Object) in.readLong() : in.readUTF();
+                invalidation.add(new Target(cache, key));
+            }
+            return invalidation;
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("unreadable invalidation", e);
+        }
+    }
+
+    private static final byte FORMAT = 1;
 
     @Override
     public String toString() {

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
@@ -38,6 +39,13 @@ import java.util.function.Supplier;
  * finishes, its result is returned to its caller (whose read overlapped the write) but not kept.
  * Invalidations bump the counter before they remove, so a load either sees the bump or its entry
  * is removed after it was stored.
+ *
+ * <p>Subject-scoped caches (pages, leaderboards) are invalidated a subject at a time without
+ * looking at their entries: each subject that was ever invalidated has a generation, which is part
+ * of every L1 key of that subject, and invalidating the subject bumps it. The old entries can no
+ * longer be found and leave by size or TTL. (Only subjects that writes name get a generation; a
+ * subject no write ever named stays at generation 0, so arbitrary subjects in requests do not grow
+ * the map.)
  */
 final class L1Tier {
 
@@ -46,6 +54,12 @@ final class L1Tier {
     private final List<AsyncCache<Object, Optional<?>>> caches = new ArrayList<>();
     private final AtomicLong[] epochs = new AtomicLong[CacheName.ALL.size()];
     private final AtomicLongArray[] stripes = new AtomicLongArray[CacheName.ALL.size()];
+    @SuppressWarnings("unchecked")
+    private final ConcurrentHashMap<String, AtomicLong>[] generations = new ConcurrentHashMap[CacheName.ALL.size()];
+
+    /** The L1 key of a subject-scoped entry: the entry's key in its subject's current generation. */
+    private record Generational(Object key, long generation) {
+    }
 
     L1Tier(CacheProperties.L1 config, Clock clock) {
         for (CacheName<?> cache : CacheName.ALL) {
@@ -55,7 +69,16 @@ final class L1Tier {
                     .buildAsync());
             epochs[cache.index()] = new AtomicLong();
             stripes[cache.index()] = new AtomicLongArray(STRIPES);
+            generations[cache.index()] = new ConcurrentHashMap<>();
         }
+    }
+
+    private Object l1Key(CacheName<?> cache, Object key) {
+        if (!cache.subjectScoped()) {
+            return key;
+        }
+        AtomicLong generation = generations[cache.index()].get(((SubjectScoped) key).subject());
+        return new Generational(key, generation == null ? 0 : generation.get());
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -74,7 +97,7 @@ final class L1Tier {
     /** The entry, or null when L1 does not hold a finished one. */
     @SuppressWarnings("unchecked")
     <V> Optional<V> getIfPresent(CacheName<V> cache, Object key) {
-        CompletableFuture<Optional<?>> entry = caches.get(cache.index()).getIfPresent(key);
+        CompletableFuture<Optional<?>> entry = caches.get(cache.index()).getIfPresent(l1Key(cache, key));
         if (entry == null || !entry.isDone() || entry.isCompletedExceptionally()) {
             return null;
         }
@@ -93,6 +116,7 @@ final class L1Tier {
         int stripe = stripe(cache.scopeOf(key));
         long epoch = epochs[cache.index()].get();
         long version = stripes[cache.index()].get(stripe);
+        key = l1Key(cache, key);
         CompletableFuture<Optional<?>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<?>> loading = l1.putIfAbsent(key, mine);
         if (loading != null) {
@@ -135,7 +159,7 @@ final class L1Tier {
             int c = target.cache().index();
             stripes[c].incrementAndGet(stripe(target.key()));
             if (target.cache().subjectScoped()) {
-                caches.get(c).asMap().keySet().removeIf(k -> ((SubjectScoped) k).subject().equals(target.key()));
+                generations[c].computeIfAbsent((String) target.key(), subject -> new AtomicLong()).incrementAndGet();
             } else {
                 caches.get(c).asMap().remove(target.key());
             }
@@ -168,6 +192,12 @@ final class L1Tier {
         Map<Object, Optional<?>> out = new HashMap<>();
         caches.get(cache.index()).asMap().forEach((key, entry) -> {
             if (entry.isDone() && !entry.isCompletedExceptionally()) {
+                if (key instanceof Generational g) {
+                    if (!g.equals(l1Key(cache, g.key()))) {
+                        return; // an invalidated generation: unreachable, only waiting to be evicted
+                    }
+                    key = g.key();
+                }
                 out.put(key, entry.join());
             }
         });

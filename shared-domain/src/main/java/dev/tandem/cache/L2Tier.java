@@ -14,15 +14,17 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * L2: Redis, shared by every instance of both services. A value is one format byte followed by
  * the tandem.v1 protobuf bytes; a value that does not decode, or has a format this build does not
- * know, is a miss and is deleted. TTLs carry ±jitter.
+ * know, is a miss and is replaced (keyed caches: by a lease, so that the read fills a good value)
+ * or deleted (pages, leaderboards). TTLs carry ±jitter.
  *
  * <p><b>Keyed caches</b> (group, user: {@code <prefix><cache>:<id>}). A write replaces the entry
- * with a tombstone (format byte 0 and 8 random bytes) that lives {@code tombstone-ttl}; a tombstone
- * reads as a miss. A reader that missed fills only over what it saw before it loaded: over nothing
- * with SET NX, over the very tombstone it saw with a compare-and-set script. A fill that loaded
- * before a write committed therefore never overwrites that write's tombstone — and a reader that
- * loaded after it does not have to wait for the tombstone to expire. A fill whose load took longer
- * than half the tombstone's life is dropped, so the tombstone cannot expire under it.
+ * with a tombstone (format byte 0 and 8 random bytes) that lives {@code tombstone-ttl}. A reader that
+ * finds the entry empty leaves a lease of the same form in it, in the same step as its read; a
+ * tombstone or a lease is a <em>claim</em> and reads as a miss. A fill stores only over exactly the
+ * claim its reader saw before it loaded (a compare-and-set): a write since then replaced the claim
+ * with its own tombstone, and a flush, an eviction ({@code maxmemory}) or the claim's expiry after a
+ * long pause removed it — each of these can only make a fill fail, never store a value read before
+ * a write. Two readers that missed together fill over the same claim; the first one wins.
  *
  * <p><b>Subject-scoped caches</b> (groups-page, leaderboard). A write cannot name the pages it
  * changed, so each subject has a generation ({@code <prefix>v2:{<cache>:<subject>}:gen}, a random
@@ -49,8 +51,9 @@ final class L2Tier {
     private static final Logger log = LoggerFactory.getLogger(L2Tier.class);
 
     static final byte VALUE_FORMAT = 1;
-    static final byte TOMBSTONE = 0;
-    private static final int TOMBSTONE_LENGTH = 9;
+    /** The first byte of a claim (a tombstone or a lease). */
+    static final byte CLAIM = 0;
+    private static final int CLAIM_LENGTH = 9;
     /** The layout of the subject-scoped keys (hash-tagged for Redis Cluster). */
     static final String SCOPED_LAYOUT = "v2";
 
@@ -58,13 +61,13 @@ final class L2Tier {
     static final class Seen<V> {
         final String dataKey;
         final V value;
-        /** The tombstone seen (keyed caches), or null when the key was empty. */
-        final byte[] tombstone;
+        /** The claim (tombstone or lease) a keyed read saw, which its fill must find again; null otherwise. */
+        final byte[] claim;
 
-        Seen(String dataKey, V value, byte[] tombstone) {
+        Seen(String dataKey, V value, byte[] claim) {
             this.dataKey = dataKey;
             this.value = value;
-            this.tombstone = tombstone;
+            this.claim = claim;
         }
 
         boolean hit() {
@@ -78,7 +81,7 @@ final class L2Tier {
     private final String prefix;
     private final CacheProperties.L2 config;
     private final long generationTtlMs;
-    private final long maxFillAgeNanos;
+    private final long markerTtlMs;
 
     L2Tier(RedisGateway redis, CacheProperties properties, CacheMetrics metrics, Clock clock) {
         this.redis = redis;
@@ -89,7 +92,9 @@ final class L2Tier {
         // A generation that expires only costs a miss (the next reader starts a new one), so it
         // lives a little longer than the values under it and no longer.
         this.generationTtlMs = config.ttl().multipliedBy(2).toMillis();
-        this.maxFillAgeNanos = config.tombstoneTtl().dividedBy(2).toNanos();
+        // A marker outlives its log row, so that a re-check of the log never relays a row again
+        // only because its marker expired first.
+        this.markerTtlMs = properties.log().retention().multipliedBy(2).toMillis();
     }
 
     String prefix() {
@@ -106,35 +111,47 @@ final class L2Tier {
                     head, tail);
             String dataKey = head + new String(found.get(0), java.nio.charset.StandardCharsets.UTF_8) + tail;
             byte[] raw = found.size() > 1 ? found.get(1) : null;
-            return new Seen<>(dataKey, raw == null ? null : decodeOrDrop(cache, dataKey, raw), null);
+            V value = raw == null ? null : decodeOrNull(cache, dataKey, raw);
+            if (raw != null && value == null) {
+                try {
+                    redis.delete(dataKey);
+                } catch (RedisGateway.Unavailable e) {
+                    // Still a miss; the bad value expires by its TTL.
+                }
+            }
+            return new Seen<>(dataKey, value, null);
         }
         String dataKey = keyedKey(cache, key);
-        byte[] raw = redis.get(dataKey);
-        if (raw == null) {
-            return new Seen<>(dataKey, null, null);
-        }
-        if (isTombstone(raw)) {
+        byte[] raw = redis.readOrLease(dataKey, newClaim(), tombstoneTtlMs());
+        if (isClaim(raw)) {
             return new Seen<>(dataKey, null, raw);
         }
-        return new Seen<>(dataKey, decodeOrDrop(cache, dataKey, raw), null);
+        V value = decodeOrNull(cache, dataKey, raw);
+        if (value != null) {
+            return new Seen<>(dataKey, value, null);
+        }
+        // A value that does not decode is replaced by a lease (if nothing replaced it meanwhile), so
+        // that this read's fill can store a good one over it.
+        byte[] lease = newClaim();
+        try {
+            return new Seen<>(dataKey, null, redis.setOverClaim(dataKey, raw, lease, tombstoneTtlMs()) ? lease : null);
+        } catch (RedisGateway.Unavailable e) {
+            return new Seen<>(dataKey, null, null);
+        }
     }
 
-    private <V> V decodeOrDrop(CacheName<V> cache, String dataKey, byte[] raw) {
+    /** The value, or null (counted, logged) when it does not decode or has a format this build does not know. */
+    private <V> V decodeOrNull(CacheName<V> cache, String dataKey, byte[] raw) {
         if (raw.length > 0 && raw[0] == VALUE_FORMAT) {
             try {
                 return cache.decode(Arrays.copyOfRange(raw, 1, raw.length));
             } catch (Exception e) {
-                log.warn("L2 value {} does not decode as {}; deleting it ({})", dataKey, cache, e.toString());
+                log.warn("L2 value {} does not decode as {}; replacing it ({})", dataKey, cache, e.toString());
             }
         } else {
-            log.warn("L2 value {} has unknown format {}; deleting it", dataKey, raw.length == 0 ? "(empty)" : raw[0]);
+            log.warn("L2 value {} has unknown format {}; replacing it", dataKey, raw.length == 0 ? "(empty)" : raw[0]);
         }
         metrics.decodeFailure(cache);
-        try {
-            redis.delete(dataKey);
-        } catch (RedisGateway.Unavailable e) {
-            // Still a miss; the bad value expires by its TTL.
-        }
         return null;
     }
 
@@ -142,7 +159,7 @@ final class L2Tier {
      * Stores {@code value} where {@code seen} found nothing, unless that would be unsafe (see the
      * class comment). Never throws: a fill that fails is only a later miss.
      */
-    <V> void fill(CacheName<V> cache, Seen<V> seen, V value, long loadStartedNanos) {
+    <V> void fill(CacheName<V> cache, Seen<V> seen, V value) {
         long ttlMs = ttlMs(cache, value);
         if (ttlMs <= 0) {
             return;
@@ -151,12 +168,8 @@ final class L2Tier {
             byte[] bytes = frame(cache.encode(value));
             if (cache.subjectScoped()) {
                 redis.setIfAbsent(seen.dataKey, bytes, ttlMs);
-            } else if (System.nanoTime() - loadStartedNanos > maxFillAgeNanos) {
-                log.debug("not filling {}: the load outlived half a tombstone's life", seen.dataKey);
-            } else if (seen.tombstone == null) {
-                redis.setIfAbsent(seen.dataKey, bytes, ttlMs);
-            } else {
-                redis.setOverTombstone(seen.dataKey, seen.tombstone, bytes, ttlMs);
+            } else if (seen.claim != null) {
+                redis.setOverClaim(seen.dataKey, seen.claim, bytes, ttlMs);
             }
         } catch (RedisGateway.Unavailable e) {
             // Counted by the gateway; the next reader misses.
@@ -197,15 +210,58 @@ final class L2Tier {
         return config.tombstoneTtl().toMillis();
     }
 
-    static byte[] newTombstone() {
-        byte[] t = new byte[TOMBSTONE_LENGTH];
+    /**
+     * Writes a log row's L2 part — its tombstones and dropped generations, or for a flush row the
+     * whole keyspace deleted — and then the row's marker, which tells every follower that this row
+     * needs no relay. Throws {@link RedisGateway.Unavailable}: the row is then relayed later.
+     */
+    void relay(long seq, InvalidationLog.Kind kind, Invalidation invalidation) {
+        if (kind == InvalidationLog.Kind.FLUSH) {
+            flush();
+            redis.set(markerKey(seq), new byte[]{1}, markerTtlMs);
+            return;
+        }
+        redis.invalidateAndMark(tombstoneKeys(invalidation), generationKeys(invalidation), newClaim(),
+                tombstoneTtlMs(), markerKey(seq), markerTtlMs);
+    }
+
+    /** Per seq, whether its row's marker is in Redis (its relay is done). One round trip. */
+    List<Boolean> relayed(List<Long> seqs) {
+        List<String> keys = new ArrayList<>(seqs.size());
+        for (long seq : seqs) {
+            keys.add(markerKey(seq));
+        }
+        return redis.exist(keys);
+    }
+
+    /**
+     * One cheap Redis call while the breaker is half-open: the breaker closes only after calls
+     * succeed, and an instance whose reads are all L1 hits might otherwise make none for long.
+     */
+    void probeIfRecovering() {
+        if (redis.breaker().getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.HALF_OPEN) {
+            try {
+                redis.pttl(markerKey(0));
+            } catch (RedisGateway.Unavailable e) {
+                // Still down: the breaker opens again.
+            }
+        }
+    }
+
+    /** Every marker shares one hash slot ({relayed}), so one MGET reads many on a cluster too. */
+    String markerKey(long seq) {
+        return markerPrefix() + seq;
+    }
+
+    static byte[] newClaim() {
+        byte[] t = new byte[CLAIM_LENGTH];
         ThreadLocalRandom.current().nextBytes(t);
-        t[0] = TOMBSTONE;
+        t[0] = CLAIM;
         return t;
     }
 
-    static boolean isTombstone(byte[] raw) {
-        return raw.length == TOMBSTONE_LENGTH && raw[0] == TOMBSTONE;
+    static boolean isClaim(byte[] raw) {
+        return raw.length == CLAIM_LENGTH && raw[0] == CLAIM;
     }
 
     static byte[] frame(byte[] payload) {
@@ -215,9 +271,17 @@ final class L2Tier {
         return out;
     }
 
-    /** Deletes every key of this cache's prefix (values, tombstones, generations). */
+    /** Deletes every key of this cache's prefix (values, claims, generations) but the relay markers. */
     long flush() {
-        return redis.deleteByPrefix(prefix);
+        // The relay markers stay: a marker says its row's L2 part was written, and a flush does not
+        // undo that (it only removes more). Were they flushed too, every row before the flush would
+        // look unrelayed to a follower that reads it later — a starting instance, a re-check — and
+        // relaying an old flush row again would empty L2 for nothing.
+        return redis.deleteByPrefix(prefix, markerPrefix());
+    }
+
+    private String markerPrefix() {
+        return prefix + "log:{relayed}:";
     }
 
     String keyedKey(CacheName<?> cache, Object id) {

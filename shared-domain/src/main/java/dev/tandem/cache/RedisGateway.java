@@ -32,24 +32,16 @@ import java.util.function.Supplier;
  * slot (see {@link L2Tier}), so the script also runs on a Redis Cluster node.
  *
  * <p><b>Redis Cluster</b> ({@code spring.data.redis.cluster.nodes}). Lettuce routes every keyed
- * command and script by its first key's slot and follows MOVED/ASK. Three things differ from one
- * Redis, all decided here:
+ * command and script by its first key's slot and follows MOVED/ASK. Two things differ from one
+ * Redis, both decided here:
  * <ul>
- * <li>A write's invalidation touches keys of several slots (a group, the generations of its
- * subjects). It runs as one script per slot, and the publish comes last, only after every
- * tombstone is written: so, as on one Redis, an instance that applies the message can no longer
- * read the old value from L2. What is lost is only all-or-nothing: if a step fails, some slots may
- * hold tombstones and the message is not sent — handled as any failed invalidation (the writer
- * marks L2 dirty and flushes it on recovery; the others notice the sequence gap).</li>
- * <li>Every message is published from one node, the master of the channel name's slot (a script
- * that declares the channel as its key and calls PUBLISH). Redis Cluster forwards a PUBLISH to every
- * node over the cluster bus, one ordered link per pair of nodes, so messages published on one node
- * reach each subscriber in the order that node processed them — the order the staleness bound of
- * {@link InvalidationChannel} relies on. Messages published on different nodes could overtake each
- * other.</li>
+ * <li>A write's relay touches keys of several slots (a group, the generations of its subjects, the
+ * relay marker). It runs as one script per slot, and the marker comes last, only after every
+ * tombstone is written: a marker says its row's tombstones are in place. If a step fails the
+ * marker is not written, and the row is relayed again (by this or any other instance).</li>
  * <li>SCAN sees one node's keys, so a flush scans every master that serves slots.</li>
  * </ul>
- */
+  */
 final class RedisGateway {
 
     /** Redis could not be asked; the caller degrades. */
@@ -71,9 +63,22 @@ final class RedisGateway {
             return {gen, redis.call('GET', ARGV[3] .. gen .. ARGV[4])}
             """, List.class);
 
-    // KEYS[1] an entry; ARGV[1] the tombstone the reader saw before it loaded, ARGV[2] the value,
-    // ARGV[3] TTL (ms). Stores only over that same tombstone: a newer invalidation wrote another.
-    private static final RedisScript<Long> FILL_OVER_TOMBSTONE = RedisScript.of("""
+    // KEYS[1] an entry; ARGV[1] a fresh lease, ARGV[2] its TTL (ms). Returns what the entry holds (a
+    // value or a tombstone) or, when it held nothing, the lease it now holds: a reader that missed
+    // has then claimed the entry, and only a fill over exactly that claim may store (FILL_OVER_CLAIM).
+    private static final RedisScript<byte[]> READ_OR_LEASE = RedisScript.of("""
+            local v = redis.call('GET', KEYS[1])
+            if v then
+              return v
+            end
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            return ARGV[1]
+            """, byte[].class);
+
+    // KEYS[1] an entry; ARGV[1] the claim (tombstone or lease) the reader saw before it loaded,
+    // ARGV[2] the value, ARGV[3] TTL (ms). Stores only over that very claim: a write since then
+    // replaced it with its tombstone, and a flush, an eviction or an expiry removed it.
+    private static final RedisScript<Long> FILL_OVER_CLAIM = RedisScript.of("""
             if redis.call('GET', KEYS[1]) == ARGV[1] then
               redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
               return 1
@@ -81,35 +86,27 @@ final class RedisGateway {
             return 0
             """, Long.class);
 
-    // KEYS: ARGV[1] entries to tombstone, then ARGV[2] generation keys to drop, then (on a cluster)
-    // the channel name, which only routes the script to the node that publishes. ARGV[3] the
-    // tombstone, ARGV[4] its TTL (ms), ARGV[5] the channel, ARGV[6] the message (may be empty: no
-    // publish). On one Redis, L2 and the other instances learn of a write in one atomic step, so by
-    // the time an instance applies the message, L2 no longer serves the old value.
-    private static final RedisScript<Long> INVALIDATE_AND_PUBLISH = RedisScript.of("""
+    // KEYS: ARGV[1] entries to tombstone, then ARGV[2] generation keys to drop, then ARGV[3] marker
+    // keys to set (0 or 1). ARGV[4] the tombstone, ARGV[5] its TTL (ms), ARGV[6] the marker's TTL
+    // (ms). One atomic step, so a marker is never there without its row's tombstones (on one Redis,
+    // and in the replication stream a replica applies in order).
+    private static final RedisScript<Long> INVALIDATE_AND_MARK = RedisScript.of("""
             local tombstones = tonumber(ARGV[1])
             local generations = tonumber(ARGV[2])
+            local markers = tonumber(ARGV[3])
             for i = 1, tombstones do
-              redis.call('SET', KEYS[i], ARGV[3], 'PX', ARGV[4])
+              redis.call('SET', KEYS[i], ARGV[4], 'PX', ARGV[5])
             end
             for i = tombstones + 1, tombstones + generations do
               redis.call('DEL', KEYS[i])
             end
-            if #ARGV[6] > 0 then
-              return redis.call('PUBLISH', ARGV[5], ARGV[6])
+            for i = tombstones + generations + 1, tombstones + generations + markers do
+              redis.call('SET', KEYS[i], '1', 'PX', ARGV[6])
             end
             return 0
             """, Long.class);
 
-    // KEYS[1] the channel name (never a stored key: it routes the script to the node that owns its
-    // slot); ARGV[1] the channel, ARGV[2] the message. Cluster only.
-    private static final RedisScript<Long> PUBLISH_ON_CHANNEL_NODE = RedisScript.of("""
-            return redis.call('PUBLISH', ARGV[1], ARGV[2])
-            """, Long.class);
-
     private static final RedisSerializer<byte[]> BYTES = RedisSerializer.byteArray();
-
-    private static final byte[] NO_MESSAGE = new byte[0];
 
     private final RedisTemplate<String, byte[]> redis;
     private final CircuitBreaker breaker;
@@ -151,20 +148,29 @@ final class RedisGateway {
         return Boolean.TRUE.equals(set);
     }
 
-    boolean setOverTombstone(String key, byte[] tombstone, byte[] value, long ttlMs) {
-        Long set = call("fill", () -> run(FILL_OVER_TOMBSTONE, List.of(key), tombstone, value, bytes(ttlMs)));
+    /** What {@code key} holds, or the lease {@code lease} it holds from now on if it held nothing. */
+    byte[] readOrLease(String key, byte[] lease, long leaseTtlMs) {
+        return call("get", () -> run(READ_OR_LEASE, List.of(key), lease, bytes(leaseTtlMs)));
+    }
+
+    boolean setOverClaim(String key, byte[] claim, byte[] value, long ttlMs) {
+        Long set = call("fill", () -> run(FILL_OVER_CLAIM, List.of(key), claim, value, bytes(ttlMs)));
         return set != null && set == 1L;
     }
 
-    void invalidateAndPublish(List<String> tombstoneKeys, List<String> generationKeys, byte[] tombstone,
-                              long tombstoneTtlMs, String channel, byte[] message) {
+    /**
+     * Tombstones {@code tombstoneKeys}, deletes {@code generationKeys}, then sets {@code markerKey}
+     * (when not null): atomically on one Redis, one script per slot with the marker last on a cluster.
+     */
+    void invalidateAndMark(List<String> tombstoneKeys, List<String> generationKeys, byte[] tombstone,
+                           long tombstoneTtlMs, String markerKey, long markerTtlMs) {
+        List<String> markers = markerKey == null ? List.of() : List.of(markerKey);
         if (!cluster) {
-            call("invalidate", () -> invalidate(new SlotBatch(tombstoneKeys, generationKeys), null, tombstone,
-                    tombstoneTtlMs, channel, message));
+            call("invalidate", () -> invalidate(new SlotBatch(tombstoneKeys, generationKeys, markers), tombstone,
+                    tombstoneTtlMs, markerTtlMs));
             return;
         }
-        // One script per slot, the channel's slot last with the publish (see the class comment).
-        int channelSlot = ClusterSlotHashUtil.calculateSlot(channel);
+        // One script per slot, the marker's slot last (see the class comment).
         Map<Integer, SlotBatch> bySlot = new LinkedHashMap<>();
         for (String key : tombstoneKeys) {
             bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(key), s -> new SlotBatch()).tombstones.add(key);
@@ -172,13 +178,17 @@ final class RedisGateway {
         for (String key : generationKeys) {
             bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(key), s -> new SlotBatch()).generations.add(key);
         }
-        SlotBatch last = bySlot.remove(channelSlot);
-        SlotBatch withMessage = last == null ? new SlotBatch() : last;
+        SlotBatch last = markerKey == null ? null : bySlot.remove(ClusterSlotHashUtil.calculateSlot(markerKey));
         call("invalidate", () -> {
             for (SlotBatch batch : bySlot.values()) {
-                invalidate(batch, null, tombstone, tombstoneTtlMs, channel, NO_MESSAGE);
+                invalidate(batch, tombstone, tombstoneTtlMs, markerTtlMs);
             }
-            return invalidate(withMessage, channel, tombstone, tombstoneTtlMs, channel, message);
+            if (markerKey != null) {
+                SlotBatch withMarker = last == null ? new SlotBatch() : last;
+                withMarker.markers.add(markerKey);
+                invalidate(withMarker, tombstone, tombstoneTtlMs, markerTtlMs);
+            }
+            return null;
         });
     }
 
@@ -186,34 +196,48 @@ final class RedisGateway {
     private static final class SlotBatch {
         final List<String> tombstones;
         final List<String> generations;
+        final List<String> markers;
 
         SlotBatch() {
-            this(new ArrayList<>(), new ArrayList<>());
+            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         }
 
-        SlotBatch(List<String> tombstones, List<String> generations) {
+        SlotBatch(List<String> tombstones, List<String> generations, List<String> markers) {
             this.tombstones = tombstones;
             this.generations = generations;
+            this.markers = markers;
         }
     }
 
-    private Long invalidate(SlotBatch batch, String routeKey, byte[] tombstone, long tombstoneTtlMs, String channel,
-                            byte[] message) {
+    private Long invalidate(SlotBatch batch, byte[] tombstone, long tombstoneTtlMs, long markerTtlMs) {
         List<String> keys = new ArrayList<>(batch.tombstones);
         keys.addAll(batch.generations);
-        if (routeKey != null) {
-            keys.add(routeKey);
+        keys.addAll(batch.markers);
+        if (keys.isEmpty()) {
+            return 0L;
         }
-        return run(INVALIDATE_AND_PUBLISH, keys, bytes(batch.tombstones.size()), bytes(batch.generations.size()),
-                tombstone, bytes(tombstoneTtlMs), bytes(channel), message);
+        return run(INVALIDATE_AND_MARK, keys, bytes(batch.tombstones.size()), bytes(batch.generations.size()),
+                bytes(batch.markers.size()), tombstone, bytes(tombstoneTtlMs), bytes(markerTtlMs));
     }
 
-    void publish(String channel, byte[] message) {
-        if (cluster) {
-            call("publish", () -> run(PUBLISH_ON_CHANNEL_NODE, List.of(channel), bytes(channel), message));
-        } else {
-            call("publish", () -> redis.execute((RedisCallback<Long>) c -> c.publish(bytes(channel), message)));
+    /** Which of {@code keys} exist (one MGET; the keys must share a slot on a cluster). */
+    List<Boolean> exist(List<String> keys) {
+        if (keys.isEmpty()) {
+            return List.of();
         }
+        List<byte[]> values = call("markers", () -> redis.opsForValue().multiGet(keys));
+        List<Boolean> out = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            out.add(values != null && values.get(i) != null);
+        }
+        return out;
+    }
+
+    void set(String key, byte[] value, long ttlMs) {
+        call("set", () -> {
+            redis.opsForValue().set(key, value, java.time.Duration.ofMillis(ttlMs));
+            return null;
+        });
     }
 
     void delete(String key) {
@@ -230,11 +254,17 @@ final class RedisGateway {
      * would block Redis). Returns how many it removed.
      */
     long deleteByPrefix(String prefix) {
+        return deleteByPrefix(prefix, null);
+    }
+
+    /** As {@link #deleteByPrefix(String)}, but keeps the keys that start with {@code keep} (when not null). */
+    long deleteByPrefix(String prefix, String keep) {
+        byte[] kept = keep == null ? null : bytes(keep);
         ScanOptions options = ScanOptions.scanOptions().match(escapeGlob(prefix) + "*").count(1000).build();
         return call("flush", () -> redis.execute((RedisCallback<Long>) c -> {
             if (!(c instanceof RedisClusterConnection clusterConnection)) {
                 try (Cursor<byte[]> cursor = c.keyCommands().scan(options)) {
-                    return unlinkAll(c, cursor);
+                    return unlinkAll(c, cursor, kept);
                 }
             }
             // SCAN sees one node: every master that serves slots, each in turn. A master that is
@@ -244,7 +274,7 @@ final class RedisGateway {
             for (RedisClusterNode node : clusterConnection.clusterGetNodes()) {
                 if (node.isMaster() && !node.getSlotRange().getSlots().isEmpty()) {
                     try (Cursor<byte[]> cursor = clusterConnection.scan(node, options)) {
-                        removed += unlinkAll(c, cursor);
+                        removed += unlinkAll(c, cursor, kept);
                     }
                 }
             }
@@ -252,11 +282,17 @@ final class RedisGateway {
         }));
     }
 
-    private static long unlinkAll(org.springframework.data.redis.connection.RedisConnection c, Cursor<byte[]> cursor) {
+    private static long unlinkAll(org.springframework.data.redis.connection.RedisConnection c, Cursor<byte[]> cursor,
+                                  byte[] keep) {
         long removed = 0;
         List<byte[]> batch = new ArrayList<>();
         while (cursor.hasNext()) {
-            batch.add(cursor.next());
+            byte[] key = cursor.next();
+            if (keep != null && key.length >= keep.length
+                    && java.util.Arrays.equals(key, 0, keep.length, keep, 0, keep.length)) {
+                continue;
+            }
+            batch.add(key);
             if (batch.size() == 500) {
                 removed += unlink(c, batch);
             }

@@ -1,6 +1,5 @@
 package dev.tandem.cache;
 
-import dev.tandem.db.AmbiguousCommits;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
@@ -14,24 +13,17 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.data.redis.serializer.RedisSerializer;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.util.backoff.FixedBackOff;
 import reactor.core.Disposable;
 
+import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -39,29 +31,19 @@ import java.util.function.Supplier;
  * methods hand what they changed to {@link #invalidateAfterCommit}. What it does depends on
  * {@code tandem.cache.mode}; with {@code none} it calls the loader and does nothing else.
  *
- * <p>Read path: L1 (if present and trusted, see {@link InvalidationChannel}) → L2 (if present and
- * not suspected stale) → the loader, which queries MySQL. Reads inside a read-write transaction
- * bypass the cache: they must see that transaction's own uncommitted rows, and must not put them
- * where others could read them before (or without) the commit.
- *
- * <p>Write path: after the transaction commits, and before the write method returns, the L2
- * tombstones and the channel message go out in one Redis step, then this instance's L1 is
- * invalidated — in that order, so that a local reader cannot refill L1 from the old L2 value
- * without noticing the invalidation. Nothing runs on rollback; a commit whose outcome is unknown
- * (the connection died during COMMIT) counts as a commit, since it may have been applied.
+ * <p>Four parts, each in its own class: the read path ({@link ReadPath}: L1 → L2 → MySQL), the write
+ * path ({@link WritePath}: a write's invalidations go into the invalidation log in the write's own
+ * transaction, then to Redis and this instance's L1), the log follower ({@link LogFollower}: every
+ * instance reads the log to keep its L1 coherent and relays what a writer could not), and the
+ * status ({@link CacheStatus}). This class wires them and runs the follower.
  *
  * <p>Redis failures: every Redis call goes through one circuit breaker with a short timeout and
- * degrades to the next level. If an L2 invalidation could not be written, L2 may hold the old value
- * for as long as its TTL: this instance then stops reading L2 ("dirty"), and as soon as Redis takes
- * commands again it deletes the whole {@code tandem:cache:*} keyspace and tells every instance to
- * flush its L1. An instance whose breaker opened does the same on recovery even if it wrote
- * nothing, since another instance may have lost tombstones in the same outage: so after a Redis
- * outage no instance reads an L2 value written before it. Flushing everything rather than replaying a local backlog of the lost tombstones,
- * because a backlog is lost with the process, cannot be complete for generations that other
- * instances may have restarted meanwhile, and an outage is rare enough that a cold L2 after it is
- * the cheaper price for a simple argument: after recovery, nothing in L2 predates it. A lost
- * connection and a changed cluster topology count as such an outage too: a failover may lose the
- * last tombstones the old master acknowledged (see {@code watchForFailovers}).
+ * degrades to the next level; nothing is flushed because of them. An invalidation that could not be
+ * relayed stays in the log without a marker and is relayed by the first follower that can, and
+ * until then the instances that know of it do not read L2. A lost Redis connection or a changed
+ * cluster topology may mean a failover that lost the last tombstones the old master acknowledged:
+ * every row of the log is then checked for its marker and relayed again where it is missing
+ * (see {@code watchForFailovers}).
  */
 public class TieredCache implements SmartLifecycle {
 
@@ -73,36 +55,36 @@ public class TieredCache implements SmartLifecycle {
     private final L1Tier l1;
     private final L2Tier l2;
     private final RedisGateway redis;
-    private final InvalidationChannel channel;
+    private final InvalidationLog invalidationLog;
+    private final LogFollower follower;
+    private final ReadPath reads;
+    private final WritePath writes;
     private final RedisConnectionFactory connectionFactory;
-
-    /** Failed L2 invalidations, and how many of them the last keyspace flush covered. */
-    private final AtomicLong l2Failures = new AtomicLong();
-    private volatile long l2FailuresFlushed;
+    private final AutoCloseable followerConnection;
 
     private Disposable redisEvents;
-    private long subscribeStartedNanos;
-    private final long resubscribeAfterNanos;
-    private RedisMessageListenerContainer container;
-    private ExecutorService dispatcher;
-    private ScheduledExecutorService ticker;
+    private ScheduledExecutorService followerThread;
     private volatile boolean running;
 
-    /** A cache that does nothing: mode none, no Redis. */
+    /** A cache that does nothing: mode none, no Redis, no log. */
     public static TieredCache disabled() {
         return new TieredCache(new CacheProperties(CacheMode.NONE, null, null, null, null, null, null), null,
-                new SimpleMeterRegistry(), Clock.systemUTC());
+                new SimpleMeterRegistry(), Clock.systemUTC(), null, null);
     }
 
+    /**
+     * @param applicationDataSource the services' DataSource: the log is appended to inside their transactions
+     * @param followerDataSource    a connection of the follower's own (closed with the cache when it is
+     *                              AutoCloseable), so that following never waits for the request pool
+     */
     public TieredCache(CacheProperties properties, RedisConnectionFactory connectionFactory, MeterRegistry registry,
-                       Clock clock) {
+                       Clock clock, DataSource applicationDataSource, DataSource followerDataSource) {
         this.properties = properties;
         this.mode = properties.mode();
         this.connectionFactory = connectionFactory;
         this.metrics = new CacheMetrics(registry);
         this.l1 = mode.usesL1() ? new L1Tier(properties.l1(), clock) : null;
-        this.resubscribeAfterNanos = Math.max(Duration.ofSeconds(5).toNanos(), properties.stalenessBound().toNanos() * 5);
-        if (mode.usesRedis()) {
+        if (mode.usesL2()) {
             if (connectionFactory == null) {
                 throw new IllegalStateException("tandem.cache.mode=" + mode + " needs Redis (spring.data.redis.*)");
             }
@@ -113,25 +95,25 @@ public class TieredCache implements SmartLifecycle {
             template.setEnableDefaultSerializer(false);
             template.afterPropertiesSet();
             this.redis = new RedisGateway(template, breaker(properties), metrics, isCluster(connectionFactory));
-            this.l2 = mode.usesL2() ? new L2Tier(redis, properties, metrics, clock) : null;
-            this.channel = new InvalidationChannel(properties.instanceId(), properties.redis().channel(), redis, l1, l2,
-                    metrics, clock, properties.stalenessBound(), properties.heartbeatInterval());
+            this.l2 = new L2Tier(redis, properties, metrics, clock);
         } else {
             this.redis = null;
             this.l2 = null;
-            this.channel = null;
         }
-        if (l2 != null) {
-            // An outage long enough to open the breaker is an outage in which some instance may
-            // have lost tombstones (and Redis may come back with its data): this instance then
-            // deletes the L2 keyspace before it reads L2 again, whoever wrote what meanwhile.
-            redis.breaker().getEventPublisher().onStateTransition(event -> {
-                CircuitBreaker.State to = event.getStateTransition().getToState();
-                if (to == CircuitBreaker.State.OPEN || to == CircuitBreaker.State.FORCED_OPEN) {
-                    l2Failures.incrementAndGet();
-                }
-            });
+        if (mode != CacheMode.NONE) {
+            if (applicationDataSource == null || followerDataSource == null) {
+                throw new IllegalStateException("tandem.cache.mode=" + mode + " needs the database for its invalidation log");
+            }
+            this.invalidationLog = new InvalidationLog(applicationDataSource, followerDataSource);
+            this.follower = new LogFollower(invalidationLog, l1, l2, metrics, clock, properties);
+        } else {
+            this.invalidationLog = null;
+            this.follower = null;
         }
+        this.followerConnection = followerDataSource instanceof AutoCloseable closeable ? closeable : null;
+        this.reads = new ReadPath(mode, metrics, l1, l2, this::l1Trusted,
+                () -> follower.l2Readable() && redis.breaker().getState() != CircuitBreaker.State.OPEN);
+        this.writes = new WritePath(mode, invalidationLog, l1, l2, follower, metrics);
         registerGauges(registry);
     }
 
@@ -174,19 +156,19 @@ public class TieredCache implements SmartLifecycle {
                 Gauge.builder(CacheMetrics.L1_SIZE, l1, t -> t.size(cache)).tag("cache", cache.id())
                         .description("Entries in L1 (estimated)").register(registry);
             }
-            Gauge.builder(CacheMetrics.L1_SAFE, this, c -> c.channel.l1Trusted() ? 1 : 0)
-                    .description("1 while L1 is served, 0 while invalidations cannot be confirmed within the bound")
+            Gauge.builder(CacheMetrics.L1_SAFE, this, c -> c.l1Trusted() ? 1 : 0)
+                    .description("1 while L1 is served, 0 while the invalidation log was not read through within the bound")
                     .register(registry);
         }
         if (l2 != null) {
-            Gauge.builder(CacheMetrics.L2_DIRTY, this, c -> c.l2Dirty() ? 1 : 0)
-                    .description("1 while L2 may be stale (an invalidation failed, the breaker opened, a Redis connection was "
-                            + "lost or the cluster topology changed) and the L2 keyspace has not been flushed since")
+            Gauge.builder(CacheMetrics.L2_BLOCKED, this, c -> c.follower.l2Readable() ? 0 : 1)
+                    .description("1 while this instance does not read L2: an invalidation it knows of is not relayed "
+                            + "to Redis yet, or it re-checks the log after a Redis reconnect")
                     .register(registry);
         }
     }
 
-    // ---- reads -------------------------------------------------------------------------------
+    // ---- the API of the services ------------------------------------------------------------
 
     /**
      * The value of {@code key} in {@code cache}, from the nearest level that has it, else from
@@ -194,249 +176,44 @@ public class TieredCache implements SmartLifecycle {
      * before this call: only the loader's answers are cached.
      */
     public <V> Optional<V> get(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
-        if (mode == CacheMode.NONE || inReadWriteTransaction()) {
-            return loader.get();
-        }
-        if (l1 != null) {
-            if (channel.l1Trusted()) {
-                Optional<V> hit = l1.getIfPresent(cache, key);
-                if (hit != null) {
-                    metrics.hit(cache, CacheMetrics.Level.L1);
-                    return hit;
-                }
-                metrics.miss(cache, CacheMetrics.Level.L1);
-                return l1.load(cache, key, () -> belowL1(cache, key, loader), channel::l1Trusted);
-            }
-            metrics.bypass(cache);
-        }
-        return belowL1(cache, key, loader);
+        return reads.get(cache, key, loader);
     }
-
-    private <V> Optional<V> belowL1(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
-        if (l2 != null && !l2Dirty()) {
-            long started = System.nanoTime();
-            L2Tier.Seen<V> seen = null;
-            try {
-                seen = l2.read(cache, key);
-            } catch (RedisGateway.Unavailable e) {
-                // Counted by the gateway; MySQL answers.
-            }
-            if (seen != null) {
-                if (seen.hit()) {
-                    metrics.hit(cache, CacheMetrics.Level.L2);
-                    metrics.l2Load(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-                    return Optional.of(seen.value);
-                }
-                metrics.miss(cache, CacheMetrics.Level.L2);
-                Optional<V> loaded = fromSource(cache, loader);
-                if (loaded.isPresent() && !l2Dirty()) {
-                    // The fill's age counts from before the L2 read: the load came after it.
-                    l2.fill(cache, seen, loaded.get(), started);
-                }
-                return loaded;
-            }
-        }
-        return fromSource(cache, loader);
-    }
-
-    private <V> Optional<V> fromSource(CacheName<V> cache, Supplier<Optional<V>> loader) {
-        long started = System.nanoTime();
-        try {
-            return loader.get();
-        } finally {
-            metrics.dbLoad(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private static boolean inReadWriteTransaction() {
-        return TransactionSynchronizationManager.isActualTransactionActive()
-                && !TransactionSynchronizationManager.isCurrentTransactionReadOnly();
-    }
-
-    // ---- writes ------------------------------------------------------------------------------
 
     /**
-     * Applies {@code invalidation} once the current transaction has committed (all invalidations of
-     * one transaction go out as one message), or once its commit failed with an unknown outcome;
-     * never on a rollback. Without a transaction, at once.
+     * Makes {@code invalidation} part of the current transaction: logged in it, applied once it has
+     * committed (or once its commit failed with an unknown outcome); never on a rollback. Without a
+     * transaction, at once. See {@link WritePath}.
      */
     public void invalidateAfterCommit(Invalidation invalidation) {
-        if (mode == CacheMode.NONE || invalidation.isEmpty()) {
-            return;
-        }
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            apply(invalidation);
-            return;
-        }
-        PendingInvalidation pending = (PendingInvalidation) TransactionSynchronizationManager.getResource(this);
-        if (pending == null) {
-            pending = new PendingInvalidation();
-            TransactionSynchronizationManager.bindResource(this, pending);
-            TransactionSynchronizationManager.registerSynchronization(pending);
-        }
-        pending.invalidation.addAll(invalidation);
-    }
-
-    private final class PendingInvalidation implements TransactionSynchronization {
-        final Invalidation invalidation = Invalidation.create();
-        /** {@link AmbiguousCommits#count()} just before the commit (or rollback) began. */
-        private long ambiguousCommitsBefore;
-
-        @Override
-        public void beforeCompletion() {
-            ambiguousCommitsBefore = AmbiguousCommits.count();
-        }
-
-        @Override
-        public void afterCommit() {
-            apply(invalidation);
-        }
-
-        /**
-         * A commit whose answer was lost (the connection died during COMMIT) may have been applied,
-         * and the client is told to read before retrying: that read must not come from the cache.
-         * Spring reports such a commit as STATUS_UNKNOWN, or — JpaTransactionManager, which rolls
-         * back on the dead connection — as rolled back; only the JDBC layer saw the commit fail
-         * after it was sent. Invalidating for a transaction that was in fact rolled back costs a
-         * miss; not invalidating for one that was applied serves the old state until the TTL.
-         */
-        @Override
-        public void afterCompletion(int status) {
-            try {
-                boolean mayHaveCommitted = status == STATUS_UNKNOWN
-                        || status == STATUS_ROLLED_BACK && AmbiguousCommits.count() != ambiguousCommitsBefore;
-                if (mayHaveCommitted) {
-                    log.warn("The commit's outcome is unknown (it may have been applied): invalidating {}", invalidation);
-                    apply(invalidation);
-                }
-            } finally {
-                TransactionSynchronizationManager.unbindResourceIfPossible(TieredCache.this);
-            }
-        }
-    }
-
-    /** L2 and the channel first, then this instance's L1 (see the class comment). Never throws. */
-    private void apply(Invalidation invalidation) {
-        try {
-            if (!channel.publishInvalidation(invalidation) && l2 != null) {
-                l2Failures.incrementAndGet();
-            }
-        } catch (RuntimeException e) {
-            log.error("Unexpected failure publishing invalidation {}", invalidation, e);
-            l2Failures.incrementAndGet();
-        } finally {
-            if (l1 != null) {
-                l1.invalidate(invalidation);
-            }
-        }
+        writes.invalidateAfterCommit(invalidation);
     }
 
     /**
-     * Empties L2 (every key under the prefix) and every instance's L1; for the admin endpoint and
-     * for anything that changes the database behind the services' back (seeding).
+     * Empties L2 and every instance's L1; for the admin endpoint and for anything that changes the
+     * database behind the services' back (seeding).
      */
     public void flushAll(String reason) {
-        if (mode == CacheMode.NONE) {
-            return;
-        }
-        // L2 before L1, for the same reason as invalidations: L1 must not refill from old L2.
-        if (l2 != null) {
-            flushL2();
-        }
-        channel.flushL1(reason);
-        channel.publishFlush();
-    }
-
-    private boolean flushL2() {
-        long failures = l2Failures.get();
-        try {
-            long removed = l2.flush();
-            l2FailuresFlushed = failures;
-            log.debug("Flushed {} L2 keys under {}", removed, l2.prefix());
-            return true;
-        } catch (RedisGateway.Unavailable e) {
-            l2Failures.incrementAndGet();
-            return false;
-        }
-    }
-
-    boolean l2Dirty() {
-        return l2Failures.get() != l2FailuresFlushed;
+        writes.flushAll(reason);
     }
 
     // ---- lifecycle ---------------------------------------------------------------------------
 
-    private void tick() {
-        try {
-            ensureSubscribed();
-            channel.heartbeat();
-            channel.checkPeers();
-            if (l2 != null && l2Dirty() && redis.breaker().getState() != CircuitBreaker.State.OPEN) {
-                log.info("Redis takes commands again after lost L2 invalidations: flushing L2 and every L1");
-                if (flushL2()) {
-                    channel.publishFlush();
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn("Cache heartbeat tick failed", e);
-        }
-    }
-
-    /**
-     * Starts the subscription, or starts it again if it failed: Spring's container gives up when the
-     * very first subscription fails (Redis down at start-up) and retries only later failures, so
-     * the ticker keeps trying here. Without a subscription no heartbeat comes back, so L1 stays
-     * unserved meanwhile.
-     */
-    private void ensureSubscribed() {
-        long now = System.nanoTime();
-        boolean listening = container.isListening();
-        // A SUBSCRIBE that timed out (a busy machine) can leave the container "listening" on
-        // nothing. While Redis takes our commands (the breaker is closed, so our heartbeats are
-        // published) and none of them has come back for long after subscribing, start it afresh.
-        boolean deaf = listening && now - subscribeStartedNanos > resubscribeAfterNanos
-                && channel.ownHeartbeatAgeMillis() > TimeUnit.NANOSECONDS.toMillis(resubscribeAfterNanos)
-                && redis.breaker().getState() == CircuitBreaker.State.CLOSED;
-        if (listening && !deaf) {
-            return;
-        }
-        if (deaf) {
-            log.info("Subscribed for {} ms without hearing our own heartbeat: subscribing to the invalidation channel again",
-                    TimeUnit.NANOSECONDS.toMillis(now - subscribeStartedNanos));
-        }
-        subscribeStartedNanos = now;
-        try {
-            container.stop();
-            container.start();
-        } catch (RuntimeException e) {
-            log.debug("Invalidation channel not subscribed yet: {}", e.toString());
-        }
-    }
-
     @Override
     public void start() {
-        if (channel == null || running) {
+        if (follower == null || running) {
             running = true;
             return;
         }
-        dispatcher = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("tandem-cache-channel").factory());
-        container = new RedisMessageListenerContainer();
-        container.setConnectionFactory(connectionFactory);
-        // One thread, so that messages are applied in the order Redis delivered them.
-        container.setTaskExecutor(dispatcher);
-        container.setRecoveryBackoff(new FixedBackOff(properties.heartbeatInterval().toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS));
-        container.setMaxSubscriptionRegistrationWaitingTime(properties.stalenessBound().toMillis());
-        container.addMessageListener(channel, new ChannelTopic(channel.channel()));
-        container.afterPropertiesSet();
         watchForFailovers();
-        // Subscribed by the first tick, off the start-up thread: Redis being down must not stop
-        // (or slow down) a service from starting.
-        ticker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("tandem-cache-heartbeat").factory());
-        long interval = properties.heartbeatInterval().toNanos();
-        ticker.scheduleAtFixedRate(this::tick, 0, interval, TimeUnit.NANOSECONDS);
+        // A platform thread of its own at the highest priority, and a connection of its own: a
+        // saturated request pool or executor must not delay the passes that keep L1 trusted.
+        followerThread = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
+                .priority(Thread.MAX_PRIORITY).name("tandem-cache-log").factory());
+        followerThread.scheduleWithFixedDelay(follower::pass, 0, properties.log().pollInterval().toNanos(),
+                TimeUnit.NANOSECONDS);
         running = true;
-        log.info("Cache mode {} as instance {} (staleness bound {}, channel {})", mode, properties.instanceId(),
-                properties.stalenessBound(), channel.channel());
+        log.info("Cache mode {} as instance {} (staleness bound {}, log read every {})", mode, properties.instanceId(),
+                properties.stalenessBound(), properties.log().pollInterval());
     }
 
     /**
@@ -445,10 +222,10 @@ public class TieredCache implements SmartLifecycle {
      * next, and the old values they replaced readable again — though no instance saw a failure.
      * Every such event breaks a connection that Lettuce then reconnects (a crashed master;
      * Sentinel kills the clients of a demoted one) or changes the cluster's topology, so either
-     * marks L2 as possibly stale: this instance stops reading it and deletes the L2 keyspace (and
-     * has every L1 flushed) as soon as Redis takes commands, as after an outage. (Reconnect
-     * attempts, not disconnects: Lettuce closes its short-lived sentinel and topology-refresh
-     * connections on purpose, and those are not reconnected.)
+     * has the follower re-check every row of the log for its marker (a marker and its tombstones
+     * are written in one step, so they are lost together) and relay what is missing, not reading
+     * L2 meanwhile. (Reconnect attempts, not disconnects: Lettuce closes its short-lived sentinel
+     * and topology-refresh connections on purpose, and those are not reconnected.)
      */
     private void watchForFailovers() {
         if (l2 == null || !(connectionFactory instanceof LettuceConnectionFactory lettuce)
@@ -460,12 +237,12 @@ public class TieredCache implements SmartLifecycle {
                 .subscribe(e -> {
                     if (running) {
                         // Logged once per episode: an outage makes a reconnect attempt every second.
-                        if (!l2Dirty()) {
-                            log.info("Redis {}: L2 may have lost writes (a failover or restart), flushing it before it "
-                                    + "is read again", e instanceof ReconnectAttemptEvent ? "connection lost"
-                                    : "cluster topology changed");
+                        if (!follower.rechecking()) {
+                            log.info("Redis {}: L2 may have lost writes (a failover or restart); re-checking the "
+                                    + "invalidation log before L2 is read again", e instanceof ReconnectAttemptEvent
+                                    ? "connection lost" : "cluster topology changed");
                         }
-                        l2Failures.incrementAndGet();
+                        follower.recheckAll();
                     }
                 });
     }
@@ -479,20 +256,20 @@ public class TieredCache implements SmartLifecycle {
         if (redisEvents != null) {
             redisEvents.dispose();
         }
-        if (ticker != null) {
-            ticker.shutdownNow();
-            channel.goodbye();
-        }
-        if (container != null) {
+        if (followerThread != null) {
+            followerThread.shutdownNow();
             try {
-                container.stop();
-                container.destroy();
-            } catch (Exception e) {
-                log.debug("Stopping the invalidation listener", e);
+                followerThread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
-        if (dispatcher != null) {
-            dispatcher.shutdownNow();
+        if (followerConnection != null) {
+            try {
+                followerConnection.close();
+            } catch (Exception e) {
+                log.debug("Closing the log follower's connection", e);
+            }
         }
     }
 
@@ -523,7 +300,12 @@ public class TieredCache implements SmartLifecycle {
 
     /** Whether L1 is being served right now (false in modes without L1). */
     public boolean l1Trusted() {
-        return l1 != null && channel.l1Trusted();
+        return l1 != null && follower.l1Trusted();
+    }
+
+    /** Whether this instance reads L2 right now (false in modes without L2). */
+    boolean l2Readable() {
+        return l2 != null && follower.l2Readable() && redis.breaker().getState() != CircuitBreaker.State.OPEN;
     }
 
     CacheMetrics metrics() {
@@ -542,65 +324,17 @@ public class TieredCache implements SmartLifecycle {
         return redis;
     }
 
-    InvalidationChannel channel() {
-        return channel;
+    LogFollower follower() {
+        return follower;
+    }
+
+    CacheProperties properties() {
+        return properties;
     }
 
     /** The counters and state the admin endpoint shows. */
     public Map<String, Object> status() {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("mode", mode.name().toLowerCase());
-        out.put("instanceId", properties.instanceId());
-        out.put("stalenessBoundMs", properties.stalenessBound().toMillis());
-        Map<String, Object> caches = new LinkedHashMap<>();
-        long[] totals = new long[4];
-        for (CacheName<?> cache : CacheName.ALL) {
-            Map<String, Object> levels = new LinkedHashMap<>();
-            for (CacheMetrics.Level level : CacheMetrics.Level.values()) {
-                long hits = metrics.hits(cache, level);
-                long misses = metrics.misses(cache, level);
-                totals[level.ordinal() * 2] += hits;
-                totals[level.ordinal() * 2 + 1] += misses;
-                levels.put(level.tag(), counts(hits, misses));
-            }
-            if (l1 != null) {
-                levels.put("l1Size", l1.size(cache));
-            }
-            caches.put(cache.id(), levels);
-        }
-        out.put("caches", caches);
-        Map<String, Object> total = new LinkedHashMap<>();
-        for (CacheMetrics.Level level : CacheMetrics.Level.values()) {
-            total.put(level.tag(), counts(totals[level.ordinal() * 2], totals[level.ordinal() * 2 + 1]));
-        }
-        out.put("total", total);
-        out.put("l1", Map.of("enabled", l1 != null, "trusted", l1Trusted(), "size", l1 == null ? 0 : l1.size()));
-        if (redis != null) {
-            out.put("l2", Map.of("enabled", l2 != null, "dirty", l2 != null && l2Dirty()));
-            out.put("breaker", redis.breaker().getState().name());
-            Map<String, Object> ch = new LinkedHashMap<>();
-            ch.put("name", channel.channel());
-            ch.put("healthy", channel.ownHeartbeatAgeMillis() < properties.stalenessBound().toMillis());
-            ch.put("ownHeartbeatAgeMs", channel.ownHeartbeatAgeMillis());
-            ch.put("sequence", channel.sequence());
-            ch.put("peers", channel.peers());
-            out.put("channel", ch);
-        }
-        out.put("invalidations", Map.of(
-                "sent", (long) metrics.invalidationsSent.count(),
-                "failed", (long) metrics.invalidationsFailed.count(),
-                "applied", (long) metrics.invalidationsApplied.count()));
-        out.put("l1Flushes", metrics.flushCounts());
-        out.put("redisErrors", metrics.redisErrorCounts());
-        return out;
-    }
-
-    private static Map<String, Object> counts(long hits, long misses) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("hits", hits);
-        m.put("misses", misses);
-        m.put("hitRatio", hits + misses == 0 ? 0.0 : (double) hits / (hits + misses));
-        return m;
+        return CacheStatus.of(this);
     }
 
     /** Moves the endpoint's counter baseline to now (Micrometer's counters keep growing). */

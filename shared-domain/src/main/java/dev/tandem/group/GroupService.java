@@ -253,7 +253,11 @@ public class GroupService {
     @Transactional
     public RatingView rate(NewRating command) {
         validation.check(command);
-        StudyGroup group = groups.findById(command.groupId())
+        // Locked like join: the invalidation below names the group's subject, so the subject must
+        // not change before this commits. Read without the lock, a concurrent UpdateGroup could move
+        // the group to another subject and commit in between; readers would then cache the new
+        // subject's lists and leaderboards without this rating, and nothing would invalidate them.
+        StudyGroup group = groups.findLockedById(command.groupId())
                 .orElseThrow(() -> DomainException.notFound("group", command.groupId()));
         users.requireExists(command.userId());
         MemberKey key = new MemberKey(command.groupId(), command.userId());

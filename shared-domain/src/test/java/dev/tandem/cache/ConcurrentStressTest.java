@@ -28,9 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Readers and writers on two hybrid instances over a small key set for a few seconds. Once the
- * writes stop and the bound has passed, every value either instance holds, in L1 or in L2, equals
- * the database, and so does every read.
+ * Readers and writers on two hybrid instances over a small key set for a few seconds, the writes
+ * including moves of groups between the subjects read. Once the writes stop and the bound has
+ * passed, every value either instance holds, in L1 or in L2, equals the database, and so does every
+ * read.
  */
 class ConcurrentStressTest {
 
@@ -38,6 +39,8 @@ class ConcurrentStressTest {
     private static final List<Long> GROUPS = List.of(1L, 2L, 3L, 11L);
     private static final List<Long> USERS = List.of(1L, 2L, 3L, 101L);
     private static final List<String> SUBJECTS = List.of("", "algorithms", "biology");
+    /** The subjects groups move between: two of those read, so that every move is seen. */
+    private static final List<String> MOVE_TO = List.of("algorithms", "biology");
     /** The failures a write may meet when others write the same rows; anything else is a bug. */
     private static final Set<ErrorCode> EXPECTED_WRITE_ERRORS = Set.of(ErrorCode.ALREADY_EXISTS,
             ErrorCode.FAILED_PRECONDITION, ErrorCode.ABORTED, ErrorCode.NOT_FOUND);
@@ -145,12 +148,17 @@ class ConcurrentStressTest {
             long group = GROUPS.get(random.nextInt(GROUPS.size()));
             long user = 1 + random.nextInt(100);
             try {
-                switch (random.nextInt(6)) {
+                switch (random.nextInt(7)) {
                     case 0, 1 -> i.groups.join(group, user);
                     case 2 -> i.groups.leave(group, anyMember(i, group));
                     case 3 -> i.groups.rate(new NewRating(group, user, 1 + random.nextInt(5), ""));
                     case 4 -> i.groups.update(new GroupChanges(group, new GroupFields("Circle " + random.nextInt(1000),
                             null, null, 0), Set.of("name"), CacheModeParityTest.version(i, group)));
+                    // A move takes the group out of one subject's lists and leaderboards and into
+                    // another's, while joins, leaves and ratings of the group invalidate by subject.
+                    case 5 -> i.groups.update(new GroupChanges(group, new GroupFields(null,
+                            MOVE_TO.get(random.nextInt(MOVE_TO.size())), null, 0), Set.of("subject"),
+                            CacheModeParityTest.version(i, group)));
                     default -> i.groups.schedule(new NewSession(group, "Stress",
                             Instant.parse("2029-01-01T00:00:00Z").plusSeconds(random.nextInt(86_400 * 30)), 30, ""));
                 }

@@ -13,10 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Steady writes through instance A while Redis fails over underneath (the cluster and Sentinel
  * tests), each write checked as the cache promises: A reads its own write at once, and B sees it
- * within the staleness bound — a promise made for writes whose writer reached Redis. A write A could
- * not publish (its client had not found the new master yet) is, as after any outage, repaired when
- * A reaches Redis again: it flushes L2 and every L1. Such writes are counted, and the tests check
- * at the end that every answer equals the database.
+ * within the staleness bound. A write whose relay A could not make (its client had not found the new
+ * master yet) is relayed from the invalidation log by the first follower that can, which a failover
+ * may delay past the bound; such writes are counted, and the tests check at the end that every
+ * answer equals the database.
  */
 final class FailoverTraffic implements AutoCloseable {
 

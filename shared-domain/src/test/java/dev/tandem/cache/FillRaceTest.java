@@ -42,15 +42,23 @@ class FillRaceTest {
         GroupView stale = reference.groups.get(1);
 
         CountDownLatch loaded = new CountDownLatch(1);
-        var read = racingRead(r, CacheName.GROUP, 1L, stale, loaded,
-                () -> isTombstone(r.cache.redis().get(key)));
+        // The read leaves its lease in the empty entry; the write's tombstone replaces it.
+        java.util.concurrent.atomic.AtomicReference<byte[]> lease = new java.util.concurrent.atomic.AtomicReference<>();
+        var read = racingRead(r, CacheName.GROUP, 1L, stale, loaded, () -> {
+            byte[] now = r.cache.redis().get(key);
+            return lease.get() != null && isClaim(now) && !java.util.Arrays.equals(now, lease.get());
+        });
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
+        lease.set(r.cache.redis().get(key));
+        assertThat(isClaim(lease.get())).as("the read left a lease").isTrue();
         r.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(r, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupView fresh = reference.groups.get(1);
         assertThat(fresh).isNotEqualTo(stale);
-        assertThat(isTombstone(r.cache.redis().get(key))).as("the tombstone survived the stale fill").isTrue();
+        byte[] after = r.cache.redis().get(key);
+        assertThat(isClaim(after) && !java.util.Arrays.equals(after, lease.get()))
+                .as("the tombstone survived the stale fill").isTrue();
         assertThat(r.groups.get(1)).isEqualTo(fresh);
         // A fill that loaded after the write replaces the tombstone at once (no wait for it to expire).
         assertThat(r.cache.l2().read(CacheName.GROUP, 1L).value).isEqualTo(fresh);
@@ -65,19 +73,19 @@ class FillRaceTest {
         long user = TwoInstanceCoherenceTest.firstNonMember(r, 1);
         r.groups.join(1, user);
         byte[] first = r.cache.redis().get(key);
-        assertThat(isTombstone(first)).isTrue();
+        assertThat(isClaim(first)).isTrue();
         GroupView stale = reference.groups.get(1);
 
         CountDownLatch loaded = new CountDownLatch(1);
         var read = racingRead(r, CacheName.GROUP, 1L, stale, loaded, () -> {
             byte[] now = r.cache.redis().get(key);
-            return isTombstone(now) && !java.util.Arrays.equals(now, first);
+            return isClaim(now) && !java.util.Arrays.equals(now, first);
         });
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
         r.groups.leave(1, user);
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
-        assertThat(isTombstone(r.cache.redis().get(key))).as("the second tombstone survived").isTrue();
+        assertThat(isClaim(r.cache.redis().get(key))).as("the second tombstone survived").isTrue();
         assertThat(r.groups.get(1)).isEqualTo(reference.groups.get(1)).isNotEqualTo(stale);
     }
 
@@ -130,8 +138,8 @@ class FillRaceTest {
     }
 
     /**
-     * Pages are invalidated by subject, by sweeping L1's keys; a page still being loaded is not
-     * among them yet, so only the load's own check keeps it out.
+     * Pages are invalidated by subject, by moving the subject's L1 generation; a page still being
+     * loaded lands under the old one, and the load's own check keeps it out as well.
      */
     @Test
     void l1PageFillIsDroppedWhenItsSubjectIsInvalidatedDuringItsLoad() throws Exception {
@@ -184,8 +192,8 @@ class FillRaceTest {
         return i.jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = ?").param(group).query(Long.class).single();
     }
 
-    private static boolean isTombstone(byte[] raw) {
-        return raw != null && L2Tier.isTombstone(raw);
+    private static boolean isClaim(byte[] raw) {
+        return raw != null && L2Tier.isClaim(raw);
     }
 
     static Instant now() {

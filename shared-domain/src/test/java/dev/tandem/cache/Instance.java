@@ -132,7 +132,7 @@ final class Instance {
                 "--tandem.cache.mode=" + mode.name().toLowerCase(),
                 "--tandem.cache.instance-id=" + name.replace('@', '-') + "-" + Long.toHexString(System.nanoTime()),
                 "--tandem.cache.redis.key-prefix=" + keyPrefix(),
-                // Names its Redis connections (CLIENT LIST), so a test can find the node it subscribes on.
+                // Names its Redis connections (CLIENT LIST), so a test can find them.
                 "--spring.data.redis.client-name=" + name.replace('@', '-'),
                 "--spring.main.banner-mode=off"));
         args.addAll(redis.properties());
@@ -184,9 +184,9 @@ final class Instance {
     }
 
     /**
-     * Waits until no running instance has flushed its L1 for a few heartbeats. A test that
-     * disturbed the channel (a cut subscription, a lost message) leaves flushes that the next
-     * heartbeats still reveal; they are right, but they would empty the next test's L1 under it.
+     * Waits until no running instance has flushed its L1 for a while: a flush that the log still
+     * carries (a reset, the admin endpoint) reaches each follower within a pass, and would empty
+     * the next test's L1 under it.
      */
     static void awaitQuiet() {
         List<Instance> peers = sameTarget();
@@ -215,6 +215,11 @@ final class Instance {
         }
     }
 
+    /** Every running instance that has a cache (mode other than none), on any target. */
+    static List<Instance> runningWithCache() {
+        return RUNNING.values().stream().filter(i -> i.cache.mode() != CacheMode.NONE).toList();
+    }
+
     /** The running instances on the current Redis target (those that hear each other). */
     private static List<Instance> sameTarget() {
         RedisTarget redis = target;
@@ -222,9 +227,9 @@ final class Instance {
     }
 
     /**
-     * Waits until the cache is fully up: subscribed, its own heartbeat back (so L1 is served), the
-     * breaker closed and L2 clean. A freshly started instance, or one after a Redis outage, gets
-     * there by itself within a few heartbeats.
+     * Waits until the cache is fully up: the log read through (so L1 is served), the breaker closed
+     * and L2 readable. A freshly started instance, or one after a Redis outage, gets there by itself
+     * within a few passes.
      */
     void awaitHealthy() {
         if (cache.mode() == CacheMode.NONE) {
@@ -232,8 +237,9 @@ final class Instance {
         }
         boolean healthy = Servers.await(java.time.Duration.ofSeconds(60), () ->
                 (!cache.mode().usesL1() || cache.l1Trusted())
-                        && cache.redis().breaker().getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED
-                        && !cache.l2Dirty());
+                        && (cache.redis() == null
+                        || cache.redis().breaker().getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED)
+                        && (!cache.mode().usesL2() || cache.l2Readable()));
         if (!healthy) {
             throw new AssertionError(this + " did not become healthy: " + cache.status());
         }

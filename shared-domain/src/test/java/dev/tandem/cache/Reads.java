@@ -56,6 +56,11 @@ final class Reads {
         return out;
     }
 
+    /** The reads whose answers differ between {@code actual} and {@code expected} (same probes). */
+    static List<String> differing(Map<String, Object> actual, Map<String, Object> expected) {
+        return expected.keySet().stream().filter(k -> !java.util.Objects.equals(actual.get(k), expected.get(k))).toList();
+    }
+
     /** What the database says for an L1/L2 key of {@code cache}, read through the reference instance. */
     static Optional<?> truth(Instance reference, CacheName<?> cache, Object key) {
         Object answer = switch (key) {

@@ -84,15 +84,6 @@ final class Servers {
         }
     }
 
-    /** CLIENT KILL TYPE pubsub: drops every subscriber connection (Lettuce then reconnects them). */
-    @SuppressWarnings("unchecked")
-    static long killSubscribers(RedisConnectionFactory factory) throws Exception {
-        try (RedisConnection connection = factory.getConnection()) {
-            var lettuce = (io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
-            return lettuce.clientKill(io.lettuce.core.KillArgs.Builder.typePubsub()).get(5, TimeUnit.SECONDS);
-        }
-    }
-
     /** Polls {@code condition} until it holds or {@code timeout} passes; false on timeout. */
     static boolean await(Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -41,6 +41,26 @@ final class LocalServers implements AutoCloseable {
         run("stop", server);
     }
 
+    /** Runs redis-cli against this Redis and returns what it printed. */
+    String redisCli(String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(redisPort)));
+        command.addAll(List.of(args));
+        try {
+            Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(cli.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!cli.waitFor(10, TimeUnit.SECONDS)) {
+                cli.destroyForcibly();
+                throw new IllegalStateException("redis-cli " + String.join(" ", args) + " hung");
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Environment variables that point a service jar at these servers. */
     java.util.Map<String, String> serviceEnvironment() {
         return java.util.Map.of(

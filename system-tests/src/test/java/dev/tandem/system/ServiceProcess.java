@@ -129,6 +129,12 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, as a crash or the OOM killer would: no shutdown hook, nothing finished. Waits for the exit. */
+    void kill() {
+        process.destroyForcibly();
+        awaitExit(Duration.ofSeconds(30));
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }

@@ -56,10 +56,10 @@ class ThreeInstancesCoherenceTest {
     private static Duration bound;
     /**
      * What a read's start may lag the bound by and still answer the old value. The bound holds from
-     * the moment an instance checks its L1 trust (its own heartbeat is younger than the bound), and
+     * the moment an instance checks its L1 trust (its last pass over the log began less than the bound ago), and
      * that check happens after the test starts the read, so the start time is already on the
-     * lenient side of the service's clock; the write returned after the invalidation was published,
-     * so measuring from its return is lenient too. What remains is the time between an instance's
+     * lenient side of the service's clock; the write returned after its commit, so measuring from
+     * its return is lenient too. What remains is the time between an instance's
      * trust check and its L1 lookup within one request: no I/O, but on this 2-core machine shared by
      * eight JVMs (six services, the test, Maven) a thread can be descheduled or stopped by a GC for
      * a few hundred milliseconds. 250 ms covers that and is a quarter of the bound: a missed
@@ -70,7 +70,7 @@ class ThreeInstancesCoherenceTest {
     private static final Duration POLL_LIMIT = Duration.ofSeconds(15);
     /**
      * How long an instance may take to serve the group from its L1 before a write. An instance
-     * rightly bypasses L1 while its own heartbeat is late, which a starved machine (load average
+     * rightly bypasses L1 while its log follower is late, which a starved machine (load average
      * above 10 on two cores has been seen) can make it for many seconds: a generous bound.
      */
     private static final Duration WARM_LIMIT = Duration.ofSeconds(60);
@@ -247,7 +247,7 @@ class ThreeInstancesCoherenceTest {
             Group first = node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
             assertThat(first.getName()).as(node + " before the write").isEqualTo(name);
             assertThat(pageEntry(node, subject).getName()).as(node + " ListGroups page before the write").isEqualTo(name);
-            // An instance whose own heartbeat is late (six JVMs on two cores) rightly bypasses its L1
+            // An instance whose log follower is late (six JVMs on two cores) rightly bypasses its L1
             // for a moment; so "warm" is awaited (bounded), not expected of the very next read.
             try {
                 Await.until(node + ": a repeated GetGroup is an L1 hit (warm)", WARM_LIMIT, () -> {
@@ -258,7 +258,7 @@ class ThreeInstancesCoherenceTest {
             } catch (AssertionError notWarm) {
                 Struct status = cacheStatus(node);
                 throw new AssertionError(notWarm.getMessage() + "; its cache: l1 " + status.getFieldsOrThrow("l1")
-                        + ", channel " + status.getFieldsOrThrow("channel") + ", l1Flushes " + status.getFieldsOrThrow("l1Flushes"),
+                        + ", log " + status.getFieldsOrThrow("log") + ", l1Flushes " + status.getFieldsOrThrow("l1Flushes"),
                         notWarm);
             }
         }

@@ -1,0 +1,151 @@
+package dev.tandem.cache;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+import org.springframework.jdbc.support.KeyHolder;
+
+import javax.sql.DataSource;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The table {@code cache_invalidations} (Flyway V2): a transactional outbox that is also the log
+ * every instance follows.
+ *
+ * <p>{@link #append} runs on the application's DataSource, so inside a write's transaction it is
+ * part of that transaction: the row commits exactly when the change does — including a commit
+ * whose outcome the writer never learns — and a rolled-back change leaves no row. Everything else
+ * runs on the follower's own connection ({@code followerDataSource}, one connection in autocommit),
+ * so following the log never waits for the request pool, and every read is a fresh snapshot: a row
+ * committed before a read started is in its answer.
+ *
+ * <p>Sequence numbers come from AUTO_INCREMENT, which hands them out at insert and not at commit:
+ * a row can become visible after rows with higher numbers (its transaction committed later), and a
+ * rolled-back insert leaves a number that never appears. {@link LogFollower} handles both.
+ */
+final class InvalidationLog {
+
+    enum Kind { INVALIDATE, FLUSH }
+
+    /** One row. {@code invalidation} is null for a row this build cannot read (treated as a flush). */
+    record Entry(long seq, Kind kind, Invalidation invalidation, Instant createdAt) {
+    }
+
+    private final JdbcClient transactional;
+    private final JdbcClient follower;
+
+    InvalidationLog(DataSource applicationDataSource, DataSource followerDataSource) {
+        this.transactional = JdbcClient.create(applicationDataSource);
+        this.follower = JdbcClient.create(followerDataSource);
+    }
+
+    /** Appends one row; inside the caller's transaction when there is one. Returns its seq. */
+    long append(Kind kind, Invalidation invalidation) {
+        KeyHolder key = new GeneratedKeyHolder();
+        transactional.sql("INSERT INTO cache_invalidations (kind, targets) VALUES (?, ?)")
+                .params(kind.ordinal(), invalidation.encode())
+                .update(key, "seq");
+        return key.getKeyAs(Number.class).longValue();
+    }
+
+    /**
+     * The highest seq in the log, 0 when it is empty. Also notes the MariaDB/MySQL id of the
+     * follower's connection (same query, no extra round trip), for the status and for tests that
+     * KILL it.
+     */
+    long maxSeq() {
+        return follower.sql("SELECT CONNECTION_ID(), COALESCE(MAX(seq), 0) FROM cache_invalidations")
+                .query((rs, row) -> {
+                    followerConnectionId = rs.getLong(1);
+                    return rs.getLong(2);
+                }).single();
+    }
+
+    private volatile long followerConnectionId;
+
+    /** The database's id of the follower's connection as of its last pass (0 before the first). */
+    long followerConnectionId() {
+        return followerConnectionId;
+    }
+
+    /** The lowest seq in the log, 0 when it is empty. */
+    long minSeq() {
+        return follower.sql("SELECT COALESCE(MIN(seq), 0) FROM cache_invalidations").query(Long.class).single();
+    }
+
+    /** Up to {@code limit} rows above {@code after}, plus any of {@code missing} that are there now, in seq order. */
+    List<Entry> read(long after, Collection<Long> missing, int limit) {
+        String holes = missing.isEmpty() ? ""
+                : " OR seq IN (" + missing.stream().map(String::valueOf).collect(Collectors.joining(",")) + ")";
+        return follower.sql("SELECT seq, kind, targets, created_at FROM cache_invalidations WHERE seq > ?" + holes
+                        + " ORDER BY seq LIMIT ?")
+                .params(after, limit)
+                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getTimestamp(4)))
+                .list();
+    }
+
+    /** The rows of {@code seqs} that are in the log. */
+    List<Entry> readSeqs(Collection<Long> seqs) {
+        if (seqs.isEmpty()) {
+            return List.of();
+        }
+        return follower.sql("SELECT seq, kind, targets, created_at FROM cache_invalidations WHERE seq IN ("
+                        + seqs.stream().map(String::valueOf).collect(Collectors.joining(",")) + ") ORDER BY seq")
+                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getTimestamp(4)))
+                .list();
+    }
+
+    /**
+     * Deletes rows older than {@code before} that this follower has already followed past
+     * ({@code seq <= followedUpTo}); a bounded batch, so no call holds locks for long. The highest
+     * row always stays, so that an empty log means a new one (see {@link LogFollower}), never a
+     * purged one.
+     */
+    int purge(Instant before, long followedUpTo) {
+        return follower.sql("DELETE FROM cache_invalidations WHERE created_at < ? AND seq <= ? "
+                        + "AND seq < (SELECT m FROM (SELECT MAX(seq) AS m FROM cache_invalidations) AS highest) LIMIT 10000")
+                .params(Timestamp.from(before), followedUpTo)
+                .update();
+    }
+
+    /** Notes that {@code instanceId} follows the log and has read it up to {@code position}. */
+    void noteFollower(String instanceId, long position, Instant now) {
+        follower.sql("INSERT INTO cache_followers (instance_id, position, last_seen) VALUES (?, ?, ?) "
+                        + "ON DUPLICATE KEY UPDATE position = VALUES(position), last_seen = VALUES(last_seen)")
+                .params(instanceId, position, Timestamp.from(now))
+                .update();
+    }
+
+    /** The instances that noted themselves since {@code since}; older notes are deleted. */
+    List<String> followersSince(Instant since) {
+        follower.sql("DELETE FROM cache_followers WHERE last_seen < ?").param(Timestamp.from(since.minusSeconds(600)))
+                .update();
+        return follower.sql("SELECT instance_id FROM cache_followers WHERE last_seen >= ? ORDER BY instance_id")
+                .param(Timestamp.from(since))
+                .query(String.class)
+                .list();
+    }
+
+    private static Entry entry(long seq, int kind, byte[] targets, Timestamp createdAt) {
+        Kind k = kind == Kind.FLUSH.ordinal() ? Kind.FLUSH : Kind.INVALIDATE;
+        Invalidation invalidation;
+        try {
+            invalidation = Invalidation.decode(targets);
+        } catch (IllegalArgumentException e) {
+            invalidation = null;
+        }
+        return new Entry(seq, invalidation == null ? Kind.FLUSH : k, invalidation, createdAt.toInstant());
+    }
+
+    static List<Long> seqs(List<Entry> entries) {
+        List<Long> out = new ArrayList<>(entries.size());
+        for (Entry e : entries) {
+            out.add(e.seq());
+        }
+        return out;
+    }
+}

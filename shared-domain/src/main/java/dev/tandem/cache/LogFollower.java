@@ -1,0 +1,370 @@
+package dev.tandem.cache;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Follows the invalidation log ({@link InvalidationLog}) on one thread of its own: every
+ * {@code poll-interval} it reads the rows it has not seen, makes sure each row's L2 part is in Redis
+ * (relaying it when no marker says its writer did), and applies the row to this instance's L1.
+ * This is what keeps every L1 coherent and what makes an invalidation durable: a write whose writer
+ * died or could not reach Redis after its commit is relayed by whichever instance reads its row first.
+ *
+ * <p><b>The bound.</b> A pass that starts at time {@code t} sees every row committed before
+ * {@code t} (each query is a fresh snapshot), so once the pass has applied them L1 is correct as of
+ * {@code t}: L1 is served until {@code t + staleness-bound}, and not at all while no pass has
+ * completed within the bound (a starved thread, MySQL unreachable). An instance that falls behind
+ * misses nothing: the next pass reads from where it stopped. Only when it could not read the log
+ * for longer than {@code retention} (rows may have been deleted meanwhile) does it flush its L1.
+ *
+ * <p><b>Sequence numbers</b> are taken at insert, not at commit, so a row may appear after rows with
+ * higher numbers, and a rolled-back insert leaves a number that never appears. A number missing
+ * below the highest seen is a <em>hole</em>: every pass asks for the holes again, and a hole is
+ * given up after {@code hole-timeout} (far longer than any transaction may run, since the insert is
+ * the last statement before the commit).
+ *
+ * <p><b>L2 is blocked</b> (this instance does not read it) while a relay it knows of is pending — a
+ * row without marker that it could not relay — and while it re-checks the whole log after a Redis
+ * reconnect or topology change (a failover may have lost the last tombstones the old master
+ * acknowledged, and their markers with them, in order). Either ends by itself once Redis takes the
+ * relays; nothing is flushed.
+ */
+final class LogFollower {
+
+    private static final Logger log = LoggerFactory.getLogger(LogFollower.class);
+    private static final int BATCH = 1000;
+
+    private final InvalidationLog invalidationLog;
+    private final L1Tier l1;
+    private final L2Tier l2;
+    private final CacheMetrics metrics;
+    private final Clock clock;
+    private final long boundNanos;
+    private final long retentionNanos;
+    private final long holeTimeoutNanos;
+    private final Duration retention;
+
+    // Follower state: written by the follower thread only (highestSeen and holeCount are read by status).
+    private volatile long highestSeen;
+    private volatile int holeCount;
+    private final Map<Long, Long> holes = new TreeMap<>();
+    private long lastPassStartNanos;
+    private long lastPurgeNanos;
+    private boolean failing;
+
+    // Read by request threads.
+    private volatile boolean caughtUpOnce;
+    private volatile long trustedUntilNanos = System.nanoTime() - 1;
+    private volatile boolean recheck;
+    /** Rows whose L2 part this instance knows is not in Redis (its own failed relays, or others'). */
+    private final Set<Long> pendingRelays = new ConcurrentSkipListSet<>();
+    /**
+     * This instance's own rows that its writer already relayed (or marked pending) and applied to
+     * L1 after the commit: the follower skips them, since applying them again would only evict the
+     * fresh entries that reads have put back in L1 since.
+     */
+    private final ConcurrentSkipListSet<Long> appliedByWriter = new ConcurrentSkipListSet<>();
+    private volatile long lastPassAgeBase = System.nanoTime();
+    private final String instanceId;
+    /** The instances that noted themselves as followers in the last 30 s (this one included). */
+    private volatile List<String> followers = List.of();
+
+    LogFollower(InvalidationLog invalidationLog, L1Tier l1, L2Tier l2, CacheMetrics metrics, Clock clock,
+                CacheProperties properties) {
+        this.invalidationLog = invalidationLog;
+        this.l1 = l1;
+        this.l2 = l2;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.boundNanos = properties.stalenessBound().toNanos();
+        this.retention = properties.log().retention();
+        this.retentionNanos = retention.toNanos();
+        this.holeTimeoutNanos = properties.log().holeTimeout().toNanos();
+        this.instanceId = properties.instanceId();
+    }
+
+    /** Whether L1 may be served now (see the class comment). */
+    boolean l1Trusted() {
+        return System.nanoTime() - trustedUntilNanos < 0;
+    }
+
+    /** Whether L2 may be read now, as far as the log goes (the breaker is the caller's business). */
+    boolean l2Readable() {
+        return caughtUpOnce && pendingRelays.isEmpty() && !recheck;
+    }
+
+    /** A writer's relay failed: L2 is not read here until the follower has relayed {@code seq}. */
+    void relayPending(long seq) {
+        pendingRelays.add(seq);
+    }
+
+    /** The writer of {@code seq} (this instance) has done what following it would do. */
+    void appliedByWriter(long seq) {
+        appliedByWriter.add(seq);
+    }
+
+    /** Redis may have lost acknowledged writes (a reconnect, a new cluster topology): re-check every row. */
+    void recheckAll() {
+        recheck = true;
+    }
+
+    /** One pass; the follower thread calls it every poll interval. Never throws. */
+    void pass() {
+        long started = System.nanoTime();
+        try {
+            boolean gap = caughtUpOnce && started - lastPassStartNanos > retentionNanos - boundNanos;
+            if (l2 != null) {
+                l2.probeIfRecovering();
+            }
+            boolean caughtUp = follow();
+            if (recheck) {
+                recheckLog();
+            }
+            retryPendingRelays();
+            if (gap) {
+                // Rows older than the retention may have been deleted before this instance read
+                // them: what it missed cannot be replayed, so L1 starts afresh.
+                log.info("The invalidation log was not read for {} ms (longer than its retention): flushing L1",
+                        TimeUnit.NANOSECONDS.toMillis(started - lastPassStartNanos));
+                flushL1("log-gap");
+            }
+            if (caughtUp) {
+                lastPassStartNanos = started;
+                lastPassAgeBase = started;
+                caughtUpOnce = true;
+                trustedUntilNanos = started + boundNanos;
+            }
+            purgeNowAndThen(started);
+            if (failing) {
+                failing = false;
+                log.info("Reading the invalidation log again");
+            }
+        } catch (RuntimeException e) {
+            if (!failing) {
+                failing = true;
+                log.warn("Cannot read the invalidation log ({}); L1 is not served until it can", e.toString());
+            }
+        }
+    }
+
+    /** Reads and applies what is new; true when it read everything there was. */
+    private boolean follow() {
+        long max = invalidationLog.maxSeq();
+        if (max < highestSeen) {
+            // The table was emptied and its numbering restarted (a recreated database): what this
+            // instance holds cannot be matched against it.
+            log.info("The invalidation log restarted (highest seq {} < {} already seen): flushing L1", max, highestSeen);
+            highestSeen = 0;
+            holes.clear();
+            flushL1("log-restarted");
+        }
+        if (max == highestSeen && holes.isEmpty()) {
+            return true;
+        }
+        List<InvalidationLog.Entry> entries = invalidationLog.read(highestSeen, holes.keySet(), BATCH);
+        long now = System.nanoTime();
+        for (InvalidationLog.Entry e : entries) {
+            holes.remove(e.seq());
+            for (long s = highestSeen + 1; s < e.seq(); s++) {
+                holes.put(s, now);
+            }
+            highestSeen = Math.max(highestSeen, e.seq());
+        }
+        relayWhatIsMissing(entries);
+        for (InvalidationLog.Entry e : entries) {
+            apply(e);
+        }
+        expireHoles(now);
+        holeCount = holes.size();
+        // Own rows the follower has passed without seeing (their transaction rolled back after all).
+        appliedByWriter.headSet(holes.isEmpty() ? highestSeen + 1 : ((TreeMap<Long, Long>) holes).firstKey()).clear();
+        return entries.size() < BATCH;
+    }
+
+    /** Relays every row of {@code entries} whose marker is not in Redis; records the ones it could not. */
+    private void relayWhatIsMissing(List<InvalidationLog.Entry> entries) {
+        if (l2 == null || entries.isEmpty()) {
+            return;
+        }
+        List<Boolean> relayed;
+        try {
+            relayed = l2.relayed(InvalidationLog.seqs(entries));
+        } catch (RedisGateway.Unavailable e) {
+            for (InvalidationLog.Entry entry : entries) {
+                pendingRelays.add(entry.seq());
+            }
+            return;
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            if (!relayed.get(i)) {
+                relay(entries.get(i));
+            }
+        }
+    }
+
+    private void relay(InvalidationLog.Entry e) {
+        try {
+            l2.relay(e.seq(), e.kind(), e.invalidation() == null ? Invalidation.create() : e.invalidation());
+            metrics.relayedForOthers.increment();
+            pendingRelays.remove(e.seq());
+        } catch (RedisGateway.Unavailable ex) {
+            metrics.invalidationsFailed.increment();
+            pendingRelays.add(e.seq());
+        }
+    }
+
+    private void apply(InvalidationLog.Entry e) {
+        if (appliedByWriter.remove(e.seq())) {
+            return;
+        }
+        if (l1 != null) {
+            if (e.kind() == InvalidationLog.Kind.FLUSH) {
+                flushL1("remote-flush");
+            } else {
+                l1.invalidate(e.invalidation());
+            }
+        }
+        metrics.invalidationsApplied.increment();
+        Duration lag = Duration.between(e.createdAt(), clock.instant());
+        metrics.invalidationLag.record(lag.isNegative() ? Duration.ZERO : lag);
+    }
+
+    private void expireHoles(long now) {
+        for (Iterator<Map.Entry<Long, Long>> it = holes.entrySet().iterator(); it.hasNext(); ) {
+            if (now - it.next().getValue() > holeTimeoutNanos) {
+                it.remove();
+                metrics.holesAbandoned.increment();
+            }
+        }
+    }
+
+    /** Pending relays: done when their marker is there now (another instance relayed), else relayed here. */
+    private void retryPendingRelays() {
+        if (l2 == null || pendingRelays.isEmpty()) {
+            return;
+        }
+        List<Long> seqs = new ArrayList<>(pendingRelays);
+        for (int from = 0; from < seqs.size(); from += BATCH) {
+            List<Long> batch = seqs.subList(from, Math.min(seqs.size(), from + BATCH));
+            List<InvalidationLog.Entry> rows = invalidationLog.readSeqs(batch);
+            // A pending row no longer in the log was deleted after the retention: by then every
+            // live follower has relayed it or flushed.
+            batch.stream().filter(s -> rows.stream().noneMatch(r -> r.seq() == s)).forEach(pendingRelays::remove);
+            try {
+                List<Boolean> relayed = l2.relayed(InvalidationLog.seqs(rows));
+                for (int i = 0; i < rows.size(); i++) {
+                    if (relayed.get(i)) {
+                        pendingRelays.remove(rows.get(i).seq());
+                    } else {
+                        relay(rows.get(i));
+                    }
+                }
+            } catch (RedisGateway.Unavailable e) {
+                return;
+            }
+        }
+        if (pendingRelays.isEmpty()) {
+            log.info("Every pending invalidation is relayed to Redis: reading L2 again");
+        }
+    }
+
+    /** After a Redis reconnect: every row of the log is checked for its marker and relayed if it has none. */
+    private void recheckLog() {
+        if (l2 == null) {
+            recheck = false;
+            return;
+        }
+        long after = 0;
+        int relayedBefore = (int) metrics.relayedForOthers.count();
+        try {
+            while (true) {
+                List<InvalidationLog.Entry> rows = invalidationLog.read(after, List.of(), BATCH);
+                if (rows.isEmpty()) {
+                    break;
+                }
+                List<Boolean> relayed = l2.relayed(InvalidationLog.seqs(rows));
+                for (int i = 0; i < rows.size(); i++) {
+                    if (!relayed.get(i)) {
+                        relay(rows.get(i));
+                    }
+                }
+                after = rows.getLast().seq();
+                if (rows.size() < BATCH) {
+                    break;
+                }
+            }
+        } catch (RedisGateway.Unavailable e) {
+            return;
+        }
+        recheck = false;
+        log.info("Re-checked the invalidation log after a Redis reconnect: {} rows relayed again",
+                (int) metrics.relayedForOthers.count() - relayedBefore);
+    }
+
+    /** Every few seconds: deletes rows past the retention, and notes this instance among the followers. */
+    private void purgeNowAndThen(long now) {
+        if (now - lastPurgeNanos < TimeUnit.SECONDS.toNanos(5)) {
+            return;
+        }
+        lastPurgeNanos = now;
+        long followedUpTo = holes.isEmpty() ? highestSeen : ((TreeMap<Long, Long>) holes).firstKey() - 1;
+        Instant wallNow = clock.instant();
+        invalidationLog.purge(wallNow.minus(retention), followedUpTo);
+        invalidationLog.noteFollower(instanceId, followedUpTo, wallNow);
+        followers = List.copyOf(invalidationLog.followersSince(wallNow.minusSeconds(30)));
+    }
+
+    void flushL1(String reason) {
+        if (l1 != null) {
+            l1.flush();
+            metrics.flush(reason);
+        }
+    }
+
+    // ---- status ------------------------------------------------------------------------------
+
+    long lastPassAgeMillis() {
+        return (System.nanoTime() - lastPassAgeBase) / 1_000_000;
+    }
+
+    long highestSeen() {
+        return highestSeen;
+    }
+
+    /** The other instances following the log (seen in the last 30 s). */
+    List<String> peers() {
+        return followers.stream().filter(id -> !id.equals(instanceId)).toList();
+    }
+
+    long connectionId() {
+        return invalidationLog.followerConnectionId();
+    }
+
+    int holes() {
+        return holeCount;
+    }
+
+    int pendingRelays() {
+        return pendingRelays.size();
+    }
+
+    boolean rechecking() {
+        return recheck;
+    }
+
+    Instant now() {
+        return clock.instant();
+    }
+}

@@ -1,0 +1,100 @@
+package dev.tandem.cache;
+
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * A cached read: L1 (when present and trusted) → L2 (when present and readable) → the loader,
+ * which queries MySQL. What one level misses, the level below fills on the way back up.
+ *
+ * <p>L1 is trusted while the log follower has read the invalidation log through within the
+ * staleness bound; L2 is readable while the follower knows of no invalidation that is not in Redis
+ * yet.
+ *
+ * <p>Reads inside a transaction bypass the cache, neither reading nor filling it: a read-write
+ * transaction must see its own uncommitted rows, and must not put them where others could read them
+ * before (or without) the commit; a read-only one reads from the snapshot it took at its first read,
+ * which may be older than invalidations this cache has applied since — a fill from it would store
+ * the old state over the tombstone and past L1's invalidation counters, and a cache hit would mix
+ * another point in time into the transaction's consistent view. Outside a transaction the loader
+ * opens its own, so its snapshot is younger than the miss (and the claim) that asked for it, which
+ * is what the fill's race checks assume.
+ */
+final class ReadPath {
+
+    private final CacheMode mode;
+    private final CacheMetrics metrics;
+    private final L1Tier l1;
+    private final L2Tier l2;
+    private final BooleanSupplier l1Trusted;
+    private final BooleanSupplier l2Readable;
+
+    ReadPath(CacheMode mode, CacheMetrics metrics, L1Tier l1, L2Tier l2, BooleanSupplier l1Trusted,
+             BooleanSupplier l2Readable) {
+        this.mode = mode;
+        this.metrics = metrics;
+        this.l1 = l1;
+        this.l2 = l2;
+        this.l1Trusted = l1Trusted;
+        this.l2Readable = l2Readable;
+    }
+
+    <V> Optional<V> get(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
+        if (mode == CacheMode.NONE || TransactionSynchronizationManager.isActualTransactionActive()) {
+            return loader.get();
+        }
+        if (l1 != null) {
+            if (l1Trusted.getAsBoolean()) {
+                Optional<V> hit = l1.getIfPresent(cache, key);
+                if (hit != null) {
+                    metrics.hit(cache, CacheMetrics.Level.L1);
+                    return hit;
+                }
+                metrics.miss(cache, CacheMetrics.Level.L1);
+                return l1.load(cache, key, () -> belowL1(cache, key, loader), l1Trusted);
+            }
+            metrics.bypass(cache);
+        }
+        return belowL1(cache, key, loader);
+    }
+
+    private <V> Optional<V> belowL1(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
+        if (l2 != null && l2Readable.getAsBoolean()) {
+            long started = System.nanoTime();
+            L2Tier.Seen<V> seen = null;
+            try {
+                seen = l2.read(cache, key);
+            } catch (RedisGateway.Unavailable e) {
+                // Counted by the gateway; MySQL answers.
+            }
+            if (seen != null) {
+                if (seen.hit()) {
+                    metrics.hit(cache, CacheMetrics.Level.L2);
+                    metrics.l2Load(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                    return Optional.of(seen.value);
+                }
+                metrics.miss(cache, CacheMetrics.Level.L2);
+                Optional<V> loaded = fromSource(cache, loader);
+                if (loaded.isPresent()) {
+                    // Over the claim the read saw, or not at all (see L2Tier).
+                    l2.fill(cache, seen, loaded.get());
+                }
+                return loaded;
+            }
+        }
+        return fromSource(cache, loader);
+    }
+
+    private <V> Optional<V> fromSource(CacheName<V> cache, Supplier<Optional<V>> loader) {
+        long started = System.nanoTime();
+        try {
+            return loader.get();
+        } finally {
+            metrics.dbLoad(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        }
+    }
+}

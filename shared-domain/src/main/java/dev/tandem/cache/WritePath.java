@@ -1,0 +1,175 @@
+package dev.tandem.cache;
+
+import dev.tandem.db.AmbiguousCommits;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * What a write made stale, from the write's transaction to every cache level.
+ *
+ * <ol>
+ * <li>Before the commit, the invalidations the transaction collected are appended to the
+ * invalidation log as one row, in the transaction itself (a transactional outbox): the row commits
+ * exactly when the change does. If it cannot be written, the write fails.</li>
+ * <li>After the commit, before the write method returns, the writer relays the row to Redis (its
+ * tombstones and dropped generations, then its marker, in one step) and then invalidates its own L1
+ * — in that order, so that a local reader cannot refill L1 from the old L2 value.</li>
+ * <li>Every instance's {@link LogFollower} then reads the row, relays it if no marker says the
+ * writer did (the writer died, or could not reach Redis), and applies it to its L1.</li>
+ * </ol>
+ *
+ * <p>A commit whose outcome is unknown (the connection died during COMMIT) counts as a commit: its
+ * row may be in the log, and the client is told to read before retrying, so the writer acts on it
+ * at once rather than leaving it to the followers. Spring reports such a commit as
+ * {@code STATUS_UNKNOWN}, or — {@code JpaTransactionManager}, which rolls back on the dead
+ * connection — as rolled back; only the JDBC layer saw the commit fail after it was sent
+ * ({@link AmbiguousCommits}). Acting for a transaction that was in fact rolled back costs a miss.
+ *
+ * <p>No lock is held across a Redis round trip: the log, not a publisher's sequence, orders the
+ * invalidations, so writers relay concurrently.
+ */
+final class WritePath {
+
+    private static final Logger log = LoggerFactory.getLogger(WritePath.class);
+
+    private final CacheMode mode;
+    private final InvalidationLog invalidationLog;
+    private final L1Tier l1;
+    private final L2Tier l2;
+    private final LogFollower follower;
+    private final CacheMetrics metrics;
+
+    WritePath(CacheMode mode, InvalidationLog invalidationLog, L1Tier l1, L2Tier l2, LogFollower follower,
+              CacheMetrics metrics) {
+        this.mode = mode;
+        this.invalidationLog = invalidationLog;
+        this.l1 = l1;
+        this.l2 = l2;
+        this.follower = follower;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Collects {@code invalidation} into the current transaction's log row. Without a transaction it
+     * appends and applies it at once — also in a scope that suspended one (NOT_SUPPORTED): what was
+     * written there has committed by itself, whatever the scope does next. A REQUIRES_NEW
+     * transaction collects its own, logged and applied when it commits (see PendingInvalidation).
+     */
+    void invalidateAfterCommit(Invalidation invalidation) {
+        if (mode == CacheMode.NONE || invalidation.isEmpty()) {
+            return;
+        }
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            long seq = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
+            committed(seq, invalidation);
+            return;
+        }
+        if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+            // The row could not be written (MySQL refuses writes in a read-only transaction), and a
+            // read-only transaction changes nothing that would need it.
+            throw new IllegalStateException("invalidateAfterCommit in a read-only transaction: " + invalidation);
+        }
+        PendingInvalidation pending = (PendingInvalidation) TransactionSynchronizationManager.getResource(this);
+        if (pending == null) {
+            pending = new PendingInvalidation();
+            TransactionSynchronizationManager.bindResource(this, pending);
+            TransactionSynchronizationManager.registerSynchronization(pending);
+        }
+        pending.invalidation.addAll(invalidation);
+    }
+
+    /** A flush of every level of every instance: logged like a write, then applied here at once. */
+    void flushAll(String reason) {
+        if (mode == CacheMode.NONE) {
+            return;
+        }
+        long seq = invalidationLog.append(InvalidationLog.Kind.FLUSH, Invalidation.create());
+        metrics.invalidationsSent.increment();
+        // L2 before L1, for the same reason as invalidations: L1 must not refill from old L2.
+        if (l2 != null) {
+            try {
+                l2.relay(seq, InvalidationLog.Kind.FLUSH, Invalidation.create());
+            } catch (RedisGateway.Unavailable e) {
+                metrics.invalidationsFailed.increment();
+                follower.relayPending(seq);
+            }
+        }
+        follower.flushL1(reason);
+        follower.appliedByWriter(seq);
+    }
+
+    /** L2 first, then this instance's L1 (see the class comment). Never throws. */
+    private void committed(long seq, Invalidation invalidation) {
+        metrics.invalidationsSent.increment();
+        try {
+            if (l2 != null) {
+                try {
+                    l2.relay(seq, InvalidationLog.Kind.INVALIDATE, invalidation);
+                } catch (RedisGateway.Unavailable e) {
+                    // Until it is relayed, this instance does not read L2 (which may still hold the
+                    // old value); its follower, and every other one, relays the row.
+                    metrics.invalidationsFailed.increment();
+                    follower.relayPending(seq);
+                }
+            }
+        } catch (RuntimeException e) {
+            log.error("Unexpected failure relaying invalidation {} (log seq {})", invalidation, seq, e);
+            follower.relayPending(seq);
+        } finally {
+            if (l1 != null) {
+                l1.invalidate(invalidation);
+            }
+            follower.appliedByWriter(seq);
+        }
+    }
+
+    /**
+     * The invalidations of one transaction: one log row, written before the commit, acted on after
+     * it. Bound to the transaction as a resource; a transaction suspended for a REQUIRES_NEW one
+     * takes its pending row with it, so the inner transaction collects (and commits) its own.
+     */
+    private final class PendingInvalidation implements TransactionSynchronization {
+        final Invalidation invalidation = Invalidation.create();
+        private long seq;
+        /** {@link AmbiguousCommits#count()} just before the commit (or rollback) began. */
+        private long ambiguousCommitsBefore;
+
+        @Override
+        public void suspend() {
+            TransactionSynchronizationManager.unbindResource(WritePath.this);
+        }
+
+        @Override
+        public void resume() {
+            TransactionSynchronizationManager.bindResource(WritePath.this, this);
+        }
+
+        @Override
+        public void beforeCommit(boolean readOnly) {
+            seq = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
+        }
+
+        @Override
+        public void beforeCompletion() {
+            ambiguousCommitsBefore = AmbiguousCommits.count();
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            try {
+                boolean ambiguous = status == STATUS_UNKNOWN
+                        || status == STATUS_ROLLED_BACK && AmbiguousCommits.count() != ambiguousCommitsBefore;
+                if (ambiguous && seq != 0) {
+                    log.warn("The commit's outcome is unknown (it may have been applied): invalidating {}", invalidation);
+                }
+                if ((status == STATUS_COMMITTED || ambiguous) && seq != 0) {
+                    committed(seq, invalidation);
+                }
+            } finally {
+                TransactionSynchronizationManager.unbindResourceIfPossible(WritePath.this);
+            }
+        }
+    }
+}

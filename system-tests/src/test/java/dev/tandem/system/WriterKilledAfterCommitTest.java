@@ -1,0 +1,105 @@
+package dev.tandem.system;
+
+import com.google.protobuf.FieldMask;
+import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.UpdateGroupRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A writer killed with SIGKILL right after a commit whose relay to Redis it could not make loses
+ * nothing. A REST and a gRPC instance (hybrid) share MariaDB and Redis; the gRPC one has group 1 in
+ * its L1 and in L2. The REST instance reaches Redis through a proxy that the test stalls, so that it
+ * alone loses Redis; it renames the group — the commit succeeds, the relay times out — and is killed
+ * at once. The gRPC instance, whose Redis works throughout, must answer the new name within the
+ * staleness bound, and the old value must be gone from L2: its follower read the row from the
+ * invalidation log in MariaDB and, finding no relay marker, relayed it itself. Before the log, the
+ * invalidation lived only in the writer's memory and died with it: the other instance noticed the
+ * writer fall silent and flushed its L1, then refilled it from L2, which still held the old value
+ * until its TTL (5 minutes).
+ */
+class WriterKilledAfterCommitTest {
+
+    private static final Map<String, String> HYBRID = Map.of("TANDEM_CACHE_MODE", "hybrid");
+    private static final Duration STALENESS_BOUND = Duration.ofSeconds(1);
+    /** Measured from the write's return, which is later than its commit: lenient by that much. */
+    private static final Duration MARGIN = Duration.ofMillis(500);
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+    private static final long GROUP = 1;
+
+    static LocalServers servers;
+    static StallingProxy writersRedis;
+    static final int restPort = ServiceProcess.freePort();
+    static final int grpcPort = ServiceProcess.freePort();
+    static final int grpcManagementPort = ServiceProcess.freePort();
+    static ServiceProcess writer;
+    static ServiceProcess reader;
+
+    @BeforeAll
+    static void startServices() throws Exception {
+        servers = new LocalServers("writer-killed", 13347, 16419);
+        servers.start();
+        writersRedis = new StallingProxy(servers.redisPort);
+        Map<String, String> writerEnv = new java.util.HashMap<>(LocalServices.seeding(HYBRID));
+        writerEnv.put("SPRING_DATA_REDIS_PORT", String.valueOf(writersRedis.port()));
+        writer = LocalServices.rest("killed-writer", servers, restPort, writerEnv);
+        reader = LocalServices.grpc("surviving-reader", servers, grpcPort, grpcManagementPort, HYBRID);
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        try {
+            if (reader != null) {
+                reader.close();
+            }
+            if (writer != null && writer.isAlive()) {
+                writer.close();
+            }
+        } finally {
+            if (writersRedis != null) {
+                writersRedis.close();
+            }
+            if (servers != null) {
+                servers.close();
+            }
+        }
+    }
+
+    @Test
+    void aWriterKilledBeforeItsRelayLosesNothing() throws Exception {
+        RestWire writerWire = new RestWire(restPort);
+        try (GrpcWire readerWire = new GrpcWire(grpcPort)) {
+            Group old = readerWire.getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
+            String key = "tandem:cache:group:" + GROUP;
+            Await.until("the reader's read put the group in L2", PATIENCE,
+                    () -> servers.redisCli("GET", key).contains(old.getName()));
+            String renamed = "Renamed by a writer about to die";
+
+            writersRedis.stall();
+            Group updated = writerWire.updateGroup(UpdateGroupRequest.newBuilder().setId(GROUP)
+                    .setGroup(Group.newBuilder().setName(renamed))
+                    .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
+                    .setExpectedVersion(old.getVersion())
+                    .build());
+            long returned = System.nanoTime();
+            assertThat(updated.getName()).isEqualTo(renamed);
+            writer.kill();
+            assertThat(writer.isAlive()).isFalse();
+
+            Await.until("the reader answers the new name within the bound", STALENESS_BOUND.plus(MARGIN), () ->
+                    readerWire.getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()).getName().equals(renamed));
+            System.out.printf("[writer killed] the other instance served the write %d ms after it returned%n",
+                    Duration.ofNanos(System.nanoTime() - returned).toMillis());
+            Await.until("the old value is gone from L2 (relayed by the reader)", STALENESS_BOUND.plus(MARGIN),
+                    () -> !servers.redisCli("GET", key).contains(old.getName()));
+            assertThat(readerWire.getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()).getName()).isEqualTo(renamed);
+        }
+    }
+}
