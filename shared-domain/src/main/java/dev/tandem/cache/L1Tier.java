@@ -19,8 +19,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * L1: one Caffeine cache per cache of the {@link CacheCatalog}, bounded by entries and by TTL. Values are
- * {@code Optional}s, the empty one being a short-lived "not found".
+ * L1: one Caffeine cache per cache of the {@link CacheCatalog}, bounded by entries and by TTL.
+ * Values are {@code Optional}s, the empty one being a short-lived "not found".
  *
  * <p>One load per key at a time: a reader that misses puts its own pending future into the cache
  * and loads on its own thread; readers of the same key that come meanwhile wait for that future

@@ -49,6 +49,7 @@ final class ReadPath {
         if (mode == CacheMode.NONE || TransactionSynchronizationManager.isActualTransactionActive()) {
             return loader.get();
         }
+        // A cache outside the catalog has no slot in the per-cache arrays; refused by one array read.
         catalog.require(cache);
         if (l1 != null) {
             if (l1Trusted.getAsBoolean()) {

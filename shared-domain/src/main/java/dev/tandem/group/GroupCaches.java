@@ -32,7 +32,8 @@ public final class GroupCaches {
     }
 
     public static final CacheName<GroupView> GROUP = CacheName.keyed("group",
-            CacheCodec.of(view -> GroupProto.group(view).toByteArray(), bytes -> GroupProto.groupView(Group.parseFrom(bytes))),
+            CacheCodec.of(view -> GroupProto.group(view).toByteArray(),
+                    bytes -> GroupProto.groupView(Group.parseFrom(bytes))),
             GroupCaches::untilNextSession);
 
     public static final CacheName<GroupPage> GROUPS_PAGE = CacheName.subjectScoped("groups-page",

@@ -18,7 +18,8 @@ public final class UserCaches {
     }
 
     public static final CacheName<UserView> USER = CacheName.keyed("user",
-            CacheCodec.of(view -> UserProto.user(view).toByteArray(), bytes -> UserProto.userView(User.parseFrom(bytes))));
+            CacheCodec.of(view -> UserProto.user(view).toByteArray(),
+                    bytes -> UserProto.userView(User.parseFrom(bytes))));
 
     /** Every cache of the feature, for the {@link dev.tandem.cache.CacheCatalog}. */
     public static final List<CacheName<?>> ALL = List.of(USER);
