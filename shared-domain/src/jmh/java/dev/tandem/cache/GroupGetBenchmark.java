@@ -1,6 +1,7 @@
 package dev.tandem.cache;
 
 import dev.tandem.DomainTestApplication;
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupService;
 import dev.tandem.group.GroupView;
 import dev.tandem.seed.SeedData;
@@ -77,14 +78,14 @@ public class GroupGetBenchmark {
                 throw new IllegalStateException("L1 not served: " + cache.status());
             }
         }
-        l2Key = mode.usesL2() ? cache.l2().keyedKey(CacheName.GROUP, ID) : null;
+        l2Key = mode.usesL2() ? cache.l2().keyedKey(GroupCaches.GROUP, ID) : null;
         groups.get(ID);
     }
 
     @Setup(Level.Invocation)
     public void evict() {
         if (scenario.equals("miss")) {
-            cache.l1().invalidate(Invalidation.create().group(ID));
+            cache.l1().invalidate(GroupCaches.group(ID));
             cache.redis().delete(l2Key);
         }
     }

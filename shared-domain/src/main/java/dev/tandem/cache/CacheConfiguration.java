@@ -20,19 +20,22 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-/** The cache's beans; imported by TandemDomainConfiguration. */
+/**
+ * The cache's beans; imported by TandemDomainConfiguration, which also provides the
+ * {@link CacheCatalog} of the caches the features declare.
+ */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(CacheProperties.class)
 public class CacheConfiguration {
 
     @Bean
-    TieredCache tieredCache(CacheProperties properties, ObjectProvider<RedisConnectionFactory> redis,
-                            ObjectProvider<MeterRegistry> registry, Clock clock, DataSource dataSource,
-                            Environment environment) {
+    TieredCache tieredCache(CacheProperties properties, CacheCatalog catalog,
+                            ObjectProvider<RedisConnectionFactory> redis, ObjectProvider<MeterRegistry> registry,
+                            Clock clock, DataSource dataSource, Environment environment) {
         // The services' actuator provides the registry that /actuator/prometheus scrapes; the
         // domain alone (tests, make seed) has none, and then the meters are only kept locally.
         boolean cached = properties.mode() != CacheMode.NONE;
-        return new TieredCache(properties, properties.mode().usesL2() ? redis.getObject() : null,
+        return new TieredCache(properties, catalog, properties.mode().usesL2() ? redis.getObject() : null,
                 registry.getIfAvailable(SimpleMeterRegistry::new), clock, dataSource,
                 cached ? followerConnection(environment) : null);
     }

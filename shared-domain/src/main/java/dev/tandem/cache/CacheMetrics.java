@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every meter of the cache, under {@code tandem.cache.*}. The get counters are created up front
- * (four caches × two levels × hit/miss) so that the hit path only increments a counter it already
+ * (every cache of the catalog × two levels × hit/miss) so that the hit path only increments a counter it already
  * holds. The admin endpoint reads the same counters, minus a baseline it can move ("reset"), since
  * Micrometer counters themselves must only grow.
  */
@@ -42,14 +42,16 @@ final class CacheMetrics {
     }
 
     private final MeterRegistry registry;
-    private final Counter[][] hits = new Counter[CacheName.ALL.size()][Level.values().length];
-    private final Counter[][] misses = new Counter[CacheName.ALL.size()][Level.values().length];
-    private final double[][] hitBaseline = new double[CacheName.ALL.size()][Level.values().length];
-    private final double[][] missBaseline = new double[CacheName.ALL.size()][Level.values().length];
-    private final Timer[] l2Loads = new Timer[CacheName.ALL.size()];
-    private final Timer[] dbLoads = new Timer[CacheName.ALL.size()];
-    private final Counter[] bypasses = new Counter[CacheName.ALL.size()];
-    private final Counter[] decodeFailures = new Counter[CacheName.ALL.size()];
+    private final CacheCatalog catalog;
+    // Per cache, by CacheName.index() (see CacheCatalog).
+    private final Counter[][] hits;
+    private final Counter[][] misses;
+    private final double[][] hitBaseline;
+    private final double[][] missBaseline;
+    private final Timer[] l2Loads;
+    private final Timer[] dbLoads;
+    private final Counter[] bypasses;
+    private final Counter[] decodeFailures;
     private final Map<String, Counter> flushes = new ConcurrentHashMap<>();
     private final Map<String, Counter> redisErrors = new ConcurrentHashMap<>();
     final Counter invalidationsSent;
@@ -59,9 +61,20 @@ final class CacheMetrics {
     final Counter relayedForOthers;
     final Counter holesAbandoned;
 
-    CacheMetrics(MeterRegistry registry) {
+    CacheMetrics(MeterRegistry registry, CacheCatalog catalog) {
         this.registry = registry;
-        for (CacheName<?> cache : CacheName.ALL) {
+        this.catalog = catalog;
+        int slots = catalog.slots();
+        int levels = Level.values().length;
+        hits = new Counter[slots][levels];
+        misses = new Counter[slots][levels];
+        hitBaseline = new double[slots][levels];
+        missBaseline = new double[slots][levels];
+        l2Loads = new Timer[slots];
+        dbLoads = new Timer[slots];
+        bypasses = new Counter[slots];
+        decodeFailures = new Counter[slots];
+        for (CacheName<?> cache : catalog.all()) {
             int c = cache.index();
             for (Level level : Level.values()) {
                 hits[c][level.ordinal()] = Counter.builder(GETS).description("Cache lookups by cache, level and result")
@@ -165,7 +178,7 @@ final class CacheMetrics {
     }
 
     synchronized void resetBaseline() {
-        for (CacheName<?> cache : CacheName.ALL) {
+        for (CacheName<?> cache : catalog.all()) {
             for (Level level : Level.values()) {
                 hitBaseline[cache.index()][level.ordinal()] = hits[cache.index()][level.ordinal()].count();
                 missBaseline[cache.index()][level.ordinal()] = misses[cache.index()][level.ordinal()].count();

@@ -1,67 +1,86 @@
 package dev.tandem.cache;
 
-import com.google.protobuf.InvalidProtocolBufferException;
-import dev.tandem.group.GroupPage;
-import dev.tandem.group.GroupView;
-import dev.tandem.group.LeaderboardView;
-import dev.tandem.user.UserView;
-
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The four caches, each with the type of its values, how its L2 keys are built and how values
- * travel through Redis. The names are the {@code cache} tag of every metric.
+ * One cache: its name, the type of its values, how its keys are invalidated, how its values travel
+ * through Redis ({@link CacheCodec}) and, when a value stops being true by the passage of time alone,
+ * for how long it may be kept ({@link ValidFor}). The name is the {@code cache} tag of every metric,
+ * part of every L2 key and of every invalidation-log row, so it must not change.
  *
- * <p>{@link #GROUP} and {@link #USER} are keyed by id and invalidated key by key (tombstones in
- * L2). {@link #GROUPS_PAGE} and {@link #LEADERBOARD} are invalidated a subject at a time, which in
- * L2 is a new generation for that subject (see {@link L2Tier}).
+ * <p>Features declare their caches as constants ({@code GroupCaches}, {@code UserCaches}) and hand
+ * them to the cache in a {@link CacheCatalog}; this package knows no feature. A <em>keyed</em> cache
+ * is keyed by id ({@code Long}) and invalidated key by key (tombstones in L2); a
+ * <em>subject-scoped</em> cache is keyed by {@link SubjectScoped} keys and invalidated a subject at a
+ * time, which in L2 is a new generation for that subject (see {@link L2Tier}).
+ *
+ * <p>Every cache gets a small index when it is created, the order of creation in this JVM: the tiers
+ * and the metrics keep their per-cache state in arrays by that index, so a read never looks a cache
+ * up by name (see {@link CacheCatalog}).
  */
 public final class CacheName<V> {
 
-    public static final CacheName<GroupView> GROUP = new CacheName<>(0, "group", false,
-            ProtoCodec::encodeGroup, ProtoCodec::decodeGroup);
-    public static final CacheName<GroupPage> GROUPS_PAGE = new CacheName<>(1, "groups-page", true,
-            ProtoCodec::encodePage, ProtoCodec::decodePage);
-    public static final CacheName<LeaderboardView> LEADERBOARD = new CacheName<>(2, "leaderboard", true,
-            ProtoCodec::encodeLeaderboard, ProtoCodec::decodeLeaderboard);
-    public static final CacheName<UserView> USER = new CacheName<>(3, "user", false,
-            ProtoCodec::encodeUser, ProtoCodec::decodeUser);
+    /**
+     * How long a value stays true by the passage of time alone, when that is less than forever (a
+     * group lists its next sessions, so it must not outlive the start of the first one). The entry's
+     * TTL in L1 and L2 is the shorter of this and the configured one; zero or negative means "do
+     * not store".
+     */
+    @FunctionalInterface
+    public interface ValidFor<V> {
+        Optional<Duration> validFor(V value, Instant now);
 
-    static final List<CacheName<?>> ALL = List.of(GROUP, GROUPS_PAGE, LEADERBOARD, USER);
-
-    interface Encoder<V> {
-        byte[] encode(V value);
+        /** Values that only a write makes wrong. */
+        static <V> ValidFor<V> untilWritten() {
+            return (value, now) -> Optional.empty();
+        }
     }
 
-    interface Decoder<V> {
-        V decode(byte[] bytes) throws InvalidProtocolBufferException;
+    private static final AtomicInteger NEXT_INDEX = new AtomicInteger();
+
+    /** A cache keyed by id, invalidated id by id. */
+    public static <V> CacheName<V> keyed(String name, CacheCodec<V> codec) {
+        return new CacheName<>(name, false, codec, ValidFor.untilWritten());
+    }
+
+    /** A cache keyed by id, invalidated id by id, whose values also expire by {@code validFor}. */
+    public static <V> CacheName<V> keyed(String name, CacheCodec<V> codec, ValidFor<V> validFor) {
+        return new CacheName<>(name, false, codec, validFor);
+    }
+
+    /** A cache keyed by {@link SubjectScoped} keys, invalidated a subject at a time. */
+    public static <V> CacheName<V> subjectScoped(String name, CacheCodec<V> codec) {
+        return new CacheName<>(name, true, codec, ValidFor.untilWritten());
+    }
+
+    /** A subject-scoped cache whose values also expire by {@code validFor}. */
+    public static <V> CacheName<V> subjectScoped(String name, CacheCodec<V> codec, ValidFor<V> validFor) {
+        return new CacheName<>(name, true, codec, validFor);
     }
 
     private final int index;
     private final String name;
     private final boolean subjectScoped;
-    private final Encoder<V> encoder;
-    private final Decoder<V> decoder;
+    private final CacheCodec<V> codec;
+    private final ValidFor<V> validFor;
 
-    private CacheName(int index, String name, boolean subjectScoped, Encoder<V> encoder, Decoder<V> decoder) {
-        this.index = index;
+    private CacheName(String name, boolean subjectScoped, CacheCodec<V> codec, ValidFor<V> validFor) {
+        if (name == null || name.isEmpty() || name.contains(":") || name.contains("{") || name.contains("}")) {
+            // The name is part of L2 keys, where ':' separates parts and braces are the cluster hash tag.
+            throw new IllegalArgumentException("a cache name is non-empty, without ':', '{' or '}': " + name);
+        }
         this.name = name;
         this.subjectScoped = subjectScoped;
-        this.encoder = encoder;
-        this.decoder = decoder;
+        this.codec = java.util.Objects.requireNonNull(codec, "codec");
+        this.validFor = java.util.Objects.requireNonNull(validFor, "validFor");
+        this.index = NEXT_INDEX.getAndIncrement();
     }
 
-    static CacheName<?> byIndex(int index) {
-        return ALL.get(index);
-    }
-
-    static Optional<CacheName<?>> byName(String name) {
-        return ALL.stream().filter(c -> c.name.equals(name)).findFirst();
-    }
-
+    /** This cache's slot in per-cache arrays (see {@link CacheCatalog#slots()}). */
     int index() {
         return index;
     }
@@ -75,11 +94,11 @@ public final class CacheName<V> {
     }
 
     byte[] encode(V value) {
-        return encoder.encode(value);
+        return codec.encode(value);
     }
 
-    V decode(byte[] bytes) throws InvalidProtocolBufferException {
-        return decoder.decode(bytes);
+    V decode(byte[] bytes) throws IOException {
+        return codec.decode(bytes);
     }
 
     /**
@@ -90,15 +109,9 @@ public final class CacheName<V> {
         return subjectScoped ? ((SubjectScoped) key).subject() : key;
     }
 
-    /**
-     * How long {@code value} stays true by the passage of time alone, when that is less than
-     * forever: a group lists its next sessions, so it must not outlive the start of the first one.
-     */
+    /** See {@link ValidFor}. */
     Optional<Duration> validFor(V value, Instant now) {
-        if (value instanceof GroupView group && !group.nextSessions().isEmpty()) {
-            return Optional.of(Duration.between(now, group.nextSessions().getFirst().startTime()));
-        }
-        return Optional.empty();
+        return validFor.validFor(value, now);
     }
 
     @Override

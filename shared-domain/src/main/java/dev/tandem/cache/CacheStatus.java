@@ -21,7 +21,7 @@ final class CacheStatus {
         out.put("stalenessBoundMs", cache.stalenessBound().toMillis());
         Map<String, Object> caches = new LinkedHashMap<>();
         long[] totals = new long[4];
-        for (CacheName<?> name : CacheName.ALL) {
+        for (CacheName<?> name : cache.catalog().all()) {
             Map<String, Object> levels = new LinkedHashMap<>();
             for (CacheMetrics.Level level : CacheMetrics.Level.values()) {
                 long hits = metrics.hits(name, level);

@@ -11,10 +11,13 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * What one write made wrong, built by the write and applied after its transaction commits: to
- * this instance's L1 and to L2 synchronously, and to every other instance's L1 through the
- * channel. A target is either one entry of a keyed cache (a group, a user) or one subject of a
- * subject-scoped cache (every page, or every leaderboard, of that subject).
+ * What one write made wrong, built by the write and applied after its transaction commits: logged
+ * in the write's transaction, then applied to L2 and to this instance's L1, and by every other
+ * instance's log follower to its L1 (see {@link WritePath}). A target is either one entry of a keyed
+ * cache (an id) or one subject of a subject-scoped cache (every entry of that subject).
+ *
+ * <p>Features say what their writes touch with helpers of their own that build invalidations
+ * ({@code GroupCaches.pagesOf(subject)}, ...); this class only knows caches and keys.
  */
 public final class Invalidation {
 
@@ -28,36 +31,21 @@ public final class Invalidation {
         return new Invalidation();
     }
 
-    public Invalidation group(long id) {
-        targets.add(new Target(CacheName.GROUP, id));
+    /**
+     * Adds one target: for a keyed cache the entry's id (a {@code Long}, as the cache is read with),
+     * for a subject-scoped cache a subject ({@code String}, "" for the all-subjects entries).
+     */
+    public Invalidation add(CacheName<?> cache, Object key) {
+        if (cache.subjectScoped() ? !(key instanceof String) : !(key instanceof Long || key instanceof String)) {
+            throw new IllegalArgumentException("cache " + cache + " is invalidated by "
+                    + (cache.subjectScoped() ? "subject (a String)" : "id (a Long or a String)") + ", not by " + key);
+        }
+        targets.add(new Target(cache, key));
         return this;
     }
 
-    public Invalidation user(long id) {
-        targets.add(new Target(CacheName.USER, id));
-        return this;
-    }
-
-    /** Every ListGroups page of {@code subject}, and of the all-subjects listing that includes it. */
-    public Invalidation pagesOf(String subject) {
-        targets.add(new Target(CacheName.GROUPS_PAGE, subject));
-        targets.add(new Target(CacheName.GROUPS_PAGE, ""));
-        return this;
-    }
-
-    /** Every leaderboard of {@code subject}, and the all-subjects leaderboard. */
-    public Invalidation leaderboardsOf(String subject) {
-        targets.add(new Target(CacheName.LEADERBOARD, subject));
-        targets.add(new Target(CacheName.LEADERBOARD, ""));
-        return this;
-    }
-
-    Invalidation add(Target target) {
-        targets.add(target);
-        return this;
-    }
-
-    Invalidation addAll(Invalidation other) {
+    /** Adds every target of {@code other}. */
+    public Invalidation and(Invalidation other) {
         targets.addAll(other.targets);
         return this;
     }
@@ -93,11 +81,11 @@ public final class Invalidation {
     }
 
     /**
-     * The invalidation {@link #encode()} wrote; throws IllegalArgumentException for bytes it cannot
-     * read (another build's format, a cache this build does not have), which the log's follower
-     * treats as "flush everything".
+     * The invalidation {@link #encode()} wrote, its caches looked up by name in {@code catalog};
+     * throws IllegalArgumentException for bytes it cannot read (another build's format, a cache this
+     * build does not have), which the log's follower treats as "flush everything".
      */
-    static Invalidation decode(byte[] bytes) {
+    static Invalidation decode(byte[] bytes, CacheCatalog catalog) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             if (in.readByte() != FORMAT) {
                 throw new IllegalArgumentException("unknown invalidation format " + bytes[0]);
@@ -106,10 +94,10 @@ public final class Invalidation {
             Invalidation invalidation = create();
             for (int i = 0; i < n; i++) {
                 String name = in.readUTF();
-                CacheName<?> cache = CacheName.byName(name)
+                CacheName<?> cache = catalog.byName(name)
                         .orElseThrow(() -> new IllegalArgumentException("unknown cache " + name));
                 Object key = in.readByte() == 0 ? (Object) in.readLong() : in.readUTF();
-                invalidation.add(new Target(cache, key));
+                invalidation.add(cache, key);
             }
             return invalidation;
         } catch (IOException | RuntimeException e) {

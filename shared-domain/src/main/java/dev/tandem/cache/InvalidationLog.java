@@ -37,10 +37,13 @@ final class InvalidationLog {
 
     private final JdbcClient transactional;
     private final JdbcClient follower;
+    /** The caches rows may name (rows name them, and are read back by name). */
+    private final CacheCatalog catalog;
 
-    InvalidationLog(DataSource applicationDataSource, DataSource followerDataSource) {
+    InvalidationLog(DataSource applicationDataSource, DataSource followerDataSource, CacheCatalog catalog) {
         this.transactional = JdbcClient.create(applicationDataSource);
         this.follower = JdbcClient.create(followerDataSource);
+        this.catalog = catalog;
     }
 
     /** Appends one row; inside the caller's transaction when there is one. Returns its seq. */
@@ -130,11 +133,11 @@ final class InvalidationLog {
                 .list();
     }
 
-    private static Entry entry(long seq, int kind, byte[] targets, Timestamp createdAt) {
+    private Entry entry(long seq, int kind, byte[] targets, Timestamp createdAt) {
         Kind k = kind == Kind.FLUSH.ordinal() ? Kind.FLUSH : Kind.INVALIDATE;
         Invalidation invalidation;
         try {
-            invalidation = Invalidation.decode(targets);
+            invalidation = Invalidation.decode(targets, catalog);
         } catch (IllegalArgumentException e) {
             invalidation = null;
         }

@@ -6,9 +6,7 @@ import com.github.benmanes.caffeine.cache.Expiry;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -21,8 +19,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * L1: one Caffeine cache per cache name, bounded by entries and by TTL. Values are
- * {@code Optional}s, the empty one being a short-lived "not found".
+ * L1: one Caffeine cache per cache of the {@link CacheCatalog}, bounded by entries and by TTL.
+ * Values are {@code Optional}s, the empty one being a short-lived "not found".
  *
  * <p>One load per key at a time: a reader that misses puts its own pending future into the cache
  * and loads on its own thread; readers of the same key that come meanwhile wait for that future
@@ -51,22 +49,29 @@ final class L1Tier {
 
     private static final int STRIPES = 256;
 
-    private final List<AsyncCache<Object, Optional<?>>> caches = new ArrayList<>();
-    private final AtomicLong[] epochs = new AtomicLong[CacheName.ALL.size()];
-    private final AtomicLongArray[] stripes = new AtomicLongArray[CacheName.ALL.size()];
-    @SuppressWarnings("unchecked")
-    private final ConcurrentHashMap<String, AtomicLong>[] generations = new ConcurrentHashMap[CacheName.ALL.size()];
+    private final CacheCatalog catalog;
+    /** Per cache, by {@link CacheName#index()} (see {@link CacheCatalog}). */
+    private final AsyncCache<Object, Optional<?>>[] caches;
+    private final AtomicLong[] epochs;
+    private final AtomicLongArray[] stripes;
+    private final ConcurrentHashMap<String, AtomicLong>[] generations;
 
     /** The L1 key of a subject-scoped entry: the entry's key in its subject's current generation. */
     private record Generational(Object key, long generation) {
     }
 
-    L1Tier(CacheProperties.L1 config, Clock clock) {
-        for (CacheName<?> cache : CacheName.ALL) {
-            caches.add(Caffeine.newBuilder()
+    @SuppressWarnings("unchecked")
+    L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog) {
+        this.catalog = catalog;
+        caches = new AsyncCache[catalog.slots()];
+        epochs = new AtomicLong[catalog.slots()];
+        stripes = new AtomicLongArray[catalog.slots()];
+        generations = new ConcurrentHashMap[catalog.slots()];
+        for (CacheName<?> cache : catalog.all()) {
+            caches[cache.index()] = Caffeine.newBuilder()
                     .maximumSize(config.maxEntries())
                     .expireAfter(expiry(cache, config, clock))
-                    .buildAsync());
+                    .buildAsync();
             epochs[cache.index()] = new AtomicLong();
             stripes[cache.index()] = new AtomicLongArray(STRIPES);
             generations[cache.index()] = new ConcurrentHashMap<>();
@@ -97,7 +102,7 @@ final class L1Tier {
     /** The entry, or null when L1 does not hold a finished one. */
     @SuppressWarnings("unchecked")
     <V> Optional<V> getIfPresent(CacheName<V> cache, Object key) {
-        CompletableFuture<Optional<?>> entry = caches.get(cache.index()).getIfPresent(l1Key(cache, key));
+        CompletableFuture<Optional<?>> entry = caches[cache.index()].getIfPresent(l1Key(cache, key));
         if (entry == null || !entry.isDone() || entry.isCompletedExceptionally()) {
             return null;
         }
@@ -112,7 +117,7 @@ final class L1Tier {
      */
     @SuppressWarnings("unchecked")
     <V> Optional<V> load(CacheName<V> cache, Object key, Supplier<Optional<V>> source, BooleanSupplier stillSafe) {
-        Map<Object, CompletableFuture<Optional<?>>> l1 = caches.get(cache.index()).asMap();
+        Map<Object, CompletableFuture<Optional<?>>> l1 = caches[cache.index()].asMap();
         int stripe = stripe(cache.scopeOf(key));
         long epoch = epochs[cache.index()].get();
         long version = stripes[cache.index()].get(stripe);
@@ -161,25 +166,25 @@ final class L1Tier {
             if (target.cache().subjectScoped()) {
                 generations[c].computeIfAbsent((String) target.key(), subject -> new AtomicLong()).incrementAndGet();
             } else {
-                caches.get(c).asMap().remove(target.key());
+                caches[c].asMap().remove(target.key());
             }
         }
     }
 
     /** Drops every entry of every cache, and every load in flight. */
     void flush() {
-        for (CacheName<?> cache : CacheName.ALL) {
+        for (CacheName<?> cache : catalog.all()) {
             epochs[cache.index()].incrementAndGet();
-            caches.get(cache.index()).synchronous().invalidateAll();
+            caches[cache.index()].synchronous().invalidateAll();
         }
     }
 
     long size(CacheName<?> cache) {
-        return caches.get(cache.index()).synchronous().estimatedSize();
+        return caches[cache.index()].synchronous().estimatedSize();
     }
 
     long size() {
-        return CacheName.ALL.stream().mapToLong(this::size).sum();
+        return catalog.all().stream().mapToLong(this::size).sum();
     }
 
     /** How many invalidations and flushes have reached {@code scope} so far (for tests and diagnostics). */
@@ -190,7 +195,7 @@ final class L1Tier {
     /** A copy of what L1 holds for {@code cache}, for diagnostics and tests. */
     Map<Object, Optional<?>> snapshot(CacheName<?> cache) {
         Map<Object, Optional<?>> out = new HashMap<>();
-        caches.get(cache.index()).asMap().forEach((key, entry) -> {
+        caches[cache.index()].asMap().forEach((key, entry) -> {
             if (entry.isDone() && !entry.isCompletedExceptionally()) {
                 if (key instanceof Generational g) {
                     if (!g.equals(l1Key(cache, g.key()))) {

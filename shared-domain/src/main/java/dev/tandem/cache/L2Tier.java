@@ -17,7 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * know, is a miss and is replaced (keyed caches: by a lease, so that the read fills a good value)
  * or deleted (pages, leaderboards). TTLs carry ±jitter.
  *
- * <p><b>Keyed caches</b> (group, user: {@code <prefix><cache>:<id>}). A write replaces the entry
+ * <p><b>Keyed caches</b> (e.g. group, user: {@code <prefix><cache>:<id>}). A write replaces the entry
  * with a tombstone (format byte 0 and 8 random bytes) that lives {@code tombstone-ttl}. A reader that
  * finds the entry empty leaves a lease of the same form in it, in the same step as its read; a
  * tombstone or a lease is a <em>claim</em> and reads as a miss. A fill stores only over exactly the
@@ -26,10 +26,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * long pause removed it — each of these can only make a fill fail, never store a value read before
  * a write. Two readers that missed together fill over the same claim; the first one wins.
  *
- * <p><b>Subject-scoped caches</b> (groups-page, leaderboard). A write cannot name the pages it
+ * <p><b>Subject-scoped caches</b> (e.g. groups-page, leaderboard). A write cannot name the pages it
  * changed, so each subject has a generation ({@code <prefix>v2:{<cache>:<subject>}:gen}, a random
  * token) that is part of every data key of the subject
- * ({@code <prefix>v2:{<cache>:<subject>}:<generation>:...}). Invalidating deletes the generation;
+ * ({@code <prefix>v2:{<cache>:<subject>}:<generation>:<suffix>}, the suffix being what the key
+ * itself says, {@link SubjectScoped#keySuffix()}). Invalidating deletes the generation;
  * the next reader starts a new random one, atomically with its read (one Lua script that reads the
  * generation and then the data key it names). A fill that read the database before the write lands under the dead generation, where
  * nobody looks, and expires. Chosen over a per-subject set of page keys because that set has to be
@@ -104,9 +105,10 @@ final class L2Tier {
     /** Reads {@code key}; throws {@link RedisGateway.Unavailable} when Redis cannot be asked. */
     <V> Seen<V> read(CacheName<V> cache, Object key) {
         if (cache.subjectScoped()) {
-            String subject = ((SubjectScoped) key).subject();
+            SubjectScoped scoped = (SubjectScoped) key;
+            String subject = scoped.subject();
             String head = subjectHead(cache, subject) + ":";
-            String tail = ":" + scopedSuffix(key);
+            String tail = ":" + scoped.keySuffix();
             List<byte[]> found = redis.readScoped(generationKey(cache, subject), freshGeneration(), generationTtlMs,
                     head, tail);
             String dataKey = head + new String(found.get(0), java.nio.charset.StandardCharsets.UTF_8) + tail;
@@ -298,14 +300,6 @@ final class L2Tier {
      */
     private String subjectHead(CacheName<?> cache, String subject) {
         return prefix + SCOPED_LAYOUT + ":{" + cache.id() + ":" + subject + "}";
-    }
-
-    private static String scopedSuffix(Object key) {
-        return switch (key) {
-            case GroupsPageKey page -> page.pageSize() + ":" + page.afterId();
-            case LeaderboardKey board -> Integer.toString(board.limit());
-            default -> throw new IllegalArgumentException("not a subject-scoped key: " + key);
-        };
     }
 
     private static String freshGeneration() {

@@ -27,15 +27,17 @@ import java.util.function.Supplier;
 final class ReadPath {
 
     private final CacheMode mode;
+    private final CacheCatalog catalog;
     private final CacheMetrics metrics;
     private final L1Tier l1;
     private final L2Tier l2;
     private final BooleanSupplier l1Trusted;
     private final BooleanSupplier l2Readable;
 
-    ReadPath(CacheMode mode, CacheMetrics metrics, L1Tier l1, L2Tier l2, BooleanSupplier l1Trusted,
-             BooleanSupplier l2Readable) {
+    ReadPath(CacheMode mode, CacheCatalog catalog, CacheMetrics metrics, L1Tier l1, L2Tier l2,
+             BooleanSupplier l1Trusted, BooleanSupplier l2Readable) {
         this.mode = mode;
+        this.catalog = catalog;
         this.metrics = metrics;
         this.l1 = l1;
         this.l2 = l2;
@@ -47,6 +49,8 @@ final class ReadPath {
         if (mode == CacheMode.NONE || TransactionSynchronizationManager.isActualTransactionActive()) {
             return loader.get();
         }
+        // A cache outside the catalog has no slot in the per-cache arrays; refused by one array read.
+        catalog.require(cache);
         if (l1 != null) {
             if (l1Trusted.getAsBoolean()) {
                 Optional<V> hit = l1.getIfPresent(cache, key);

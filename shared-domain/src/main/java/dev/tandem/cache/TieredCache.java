@@ -31,6 +31,10 @@ import java.util.function.Supplier;
  * methods hand what they changed to {@link #invalidateAfterCommit}. What it does depends on
  * {@code tandem.cache.mode}; with {@code none} it calls the loader and does nothing else.
  *
+ * <p>It knows no feature: the caches it serves ({@link CacheName}s, each with its codec and its
+ * validity rule) are declared by the features and handed over in a {@link CacheCatalog} when it is
+ * built, and a write names what it made stale as an {@link Invalidation} of caches and keys.
+ *
  * <p>Four parts, each in its own class: the read path ({@link ReadPath}: L1 → L2 → MySQL), the write
  * path ({@link WritePath}: a write's invalidations go into the invalidation log in the write's own
  * transaction, then to Redis and this instance's L1), the log follower ({@link LogFollower}: every
@@ -50,6 +54,7 @@ public class TieredCache implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(TieredCache.class);
 
     private final CacheProperties properties;
+    private final CacheCatalog catalog;
     private final CacheMode mode;
     private final CacheMetrics metrics;
     private final L1Tier l1;
@@ -66,24 +71,28 @@ public class TieredCache implements SmartLifecycle {
     private ScheduledExecutorService followerThread;
     private volatile boolean running;
 
-    /** A cache that does nothing: mode none, no Redis, no log. */
+    /** A cache that does nothing: mode none, no caches, no Redis, no log. */
     public static TieredCache disabled() {
-        return new TieredCache(new CacheProperties(CacheMode.NONE, null, null, null, null, null, null), null,
-                new SimpleMeterRegistry(), Clock.systemUTC(), null, null);
+        return new TieredCache(new CacheProperties(CacheMode.NONE, null, null, null, null, null, null),
+                CacheCatalog.of(), null, new SimpleMeterRegistry(), Clock.systemUTC(), null, null);
     }
 
     /**
+     * @param catalog               every cache the features declared: reads and invalidations of
+     *                              other caches are refused, and per-cache state is sized by it
      * @param applicationDataSource the services' DataSource: the log is appended to inside their transactions
      * @param followerDataSource    a connection of the follower's own (closed with the cache when it is
      *                              AutoCloseable), so that following never waits for the request pool
      */
-    public TieredCache(CacheProperties properties, RedisConnectionFactory connectionFactory, MeterRegistry registry,
-                       Clock clock, DataSource applicationDataSource, DataSource followerDataSource) {
+    public TieredCache(CacheProperties properties, CacheCatalog catalog, RedisConnectionFactory connectionFactory,
+                       MeterRegistry registry, Clock clock, DataSource applicationDataSource,
+                       DataSource followerDataSource) {
         this.properties = properties;
+        this.catalog = catalog;
         this.mode = properties.mode();
         this.connectionFactory = connectionFactory;
-        this.metrics = new CacheMetrics(registry);
-        this.l1 = mode.usesL1() ? new L1Tier(properties.l1(), clock) : null;
+        this.metrics = new CacheMetrics(registry, catalog);
+        this.l1 = mode.usesL1() ? new L1Tier(properties.l1(), clock, catalog) : null;
         if (mode.usesL2()) {
             if (connectionFactory == null) {
                 throw new IllegalStateException("tandem.cache.mode=" + mode + " needs Redis (spring.data.redis.*)");
@@ -104,16 +113,16 @@ public class TieredCache implements SmartLifecycle {
             if (applicationDataSource == null || followerDataSource == null) {
                 throw new IllegalStateException("tandem.cache.mode=" + mode + " needs the database for its invalidation log");
             }
-            this.invalidationLog = new InvalidationLog(applicationDataSource, followerDataSource);
+            this.invalidationLog = new InvalidationLog(applicationDataSource, followerDataSource, catalog);
             this.follower = new LogFollower(invalidationLog, l1, l2, metrics, clock, properties);
         } else {
             this.invalidationLog = null;
             this.follower = null;
         }
         this.followerConnection = followerDataSource instanceof AutoCloseable closeable ? closeable : null;
-        this.reads = new ReadPath(mode, metrics, l1, l2, this::l1Trusted,
+        this.reads = new ReadPath(mode, catalog, metrics, l1, l2, this::l1Trusted,
                 () -> follower.l2Readable() && redis.breaker().getState() != CircuitBreaker.State.OPEN);
-        this.writes = new WritePath(mode, invalidationLog, l1, l2, follower, metrics);
+        this.writes = new WritePath(mode, catalog, invalidationLog, l1, l2, follower, metrics);
         registerGauges(registry);
     }
 
@@ -152,7 +161,7 @@ public class TieredCache implements SmartLifecycle {
                     .register(registry);
         }
         if (l1 != null) {
-            for (CacheName<?> cache : CacheName.ALL) {
+            for (CacheName<?> cache : catalog.all()) {
                 Gauge.builder(CacheMetrics.L1_SIZE, l1, t -> t.size(cache)).tag("cache", cache.id())
                         .description("Entries in L1 (estimated)").register(registry);
             }
@@ -306,6 +315,11 @@ public class TieredCache implements SmartLifecycle {
     /** Whether this instance reads L2 right now (false in modes without L2). */
     boolean l2Readable() {
         return l2 != null && follower.l2Readable() && redis.breaker().getState() != CircuitBreaker.State.OPEN;
+    }
+
+    /** The caches this cache serves. */
+    CacheCatalog catalog() {
+        return catalog;
     }
 
     CacheMetrics metrics() {

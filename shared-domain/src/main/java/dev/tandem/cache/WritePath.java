@@ -35,15 +35,17 @@ final class WritePath {
     private static final Logger log = LoggerFactory.getLogger(WritePath.class);
 
     private final CacheMode mode;
+    private final CacheCatalog catalog;
     private final InvalidationLog invalidationLog;
     private final L1Tier l1;
     private final L2Tier l2;
     private final LogFollower follower;
     private final CacheMetrics metrics;
 
-    WritePath(CacheMode mode, InvalidationLog invalidationLog, L1Tier l1, L2Tier l2, LogFollower follower,
-              CacheMetrics metrics) {
+    WritePath(CacheMode mode, CacheCatalog catalog, InvalidationLog invalidationLog, L1Tier l1, L2Tier l2,
+              LogFollower follower, CacheMetrics metrics) {
         this.mode = mode;
+        this.catalog = catalog;
         this.invalidationLog = invalidationLog;
         this.l1 = l1;
         this.l2 = l2;
@@ -61,6 +63,10 @@ final class WritePath {
         if (mode == CacheMode.NONE || invalidation.isEmpty()) {
             return;
         }
+        // Before anything is logged: a row naming a cache no follower knows would read as a flush.
+        for (Invalidation.Target target : invalidation.targets()) {
+            catalog.require(target.cache());
+        }
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             long seq = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
             committed(seq, invalidation);
@@ -77,7 +83,7 @@ final class WritePath {
             TransactionSynchronizationManager.bindResource(this, pending);
             TransactionSynchronizationManager.registerSynchronization(pending);
         }
-        pending.invalidation.addAll(invalidation);
+        pending.invalidation.and(invalidation);
     }
 
     /** A flush of every level of every instance: logged like a write, then applied here at once. */

@@ -1,16 +1,19 @@
 package dev.tandem.config;
 
 import dev.tandem.auth.AuthConfiguration;
+import dev.tandem.cache.CacheCatalog;
 import dev.tandem.cache.CacheConfiguration;
 import dev.tandem.db.DatabaseHealthIndicator;
 import dev.tandem.db.GuardedDataSource;
 import dev.tandem.db.ReplicaConfiguration;
 import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.error.Validation;
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupService;
 import dev.tandem.limits.LimitsProperties;
 import dev.tandem.seed.SeedProperties;
 import dev.tandem.seed.SeedRunner;
+import dev.tandem.user.UserCaches;
 import dev.tandem.user.UserService;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
@@ -34,6 +37,12 @@ import java.time.Clock;
 @EnableConfigurationProperties({SeedProperties.class, LimitsProperties.class})
 @Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class})
 public class TandemDomainConfiguration {
+
+    /** Every cache the features declare; the cache sizes its per-cache state by it. */
+    @Bean
+    CacheCatalog cacheCatalog() {
+        return CacheCatalog.of(GroupCaches.ALL, UserCaches.ALL);
+    }
 
     @Bean
     Clock clock() {

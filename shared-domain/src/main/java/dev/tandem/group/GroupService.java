@@ -1,9 +1,6 @@
 package dev.tandem.group;
 
-import dev.tandem.cache.CacheName;
-import dev.tandem.cache.GroupsPageKey;
 import dev.tandem.cache.Invalidation;
-import dev.tandem.cache.LeaderboardKey;
 import dev.tandem.cache.TieredCache;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.FieldViolation;
@@ -77,7 +74,7 @@ public class GroupService {
 
     // No @Transactional on the reads: a cache hit must not cost a connection and a transaction.
     public GroupView get(long id) {
-        return cache.get(CacheName.GROUP, id, () -> queries.findGroup(id, clock.instant()))
+        return cache.get(GroupCaches.GROUP, id, () -> queries.findGroup(id, clock.instant()))
                 .orElseThrow(() -> DomainException.notFound("group", id));
     }
 
@@ -95,7 +92,7 @@ public class GroupService {
         // The default never exceeds a configured maximum below it.
         int size = pageSize == 0 ? Math.min(DEFAULT_PAGE_SIZE, maxPageSize) : pageSize;
         long afterId = PageTokens.decodeAfterId(pageToken, filter);
-        return cache.get(CacheName.GROUPS_PAGE, new GroupsPageKey(filter, size, afterId),
+        return cache.get(GroupCaches.GROUPS_PAGE, new GroupsPageKey(filter, size, afterId),
                 () -> Optional.of(page(filter, size, afterId))).orElseThrow();
     }
 
@@ -118,7 +115,7 @@ public class GroupService {
             throw DomainException.invalid("subject", "size must be between 0 and 50");
         }
         int size = limit == 0 ? DEFAULT_LEADERBOARD_LIMIT : limit;
-        return cache.get(CacheName.LEADERBOARD, new LeaderboardKey(filter, size),
+        return cache.get(GroupCaches.LEADERBOARD, new LeaderboardKey(filter, size),
                 () -> Optional.of(new LeaderboardView(filter, queries.leaderboard(filter, size)))).orElseThrow();
     }
 
@@ -138,7 +135,7 @@ public class GroupService {
         members.save(new GroupMember(group.getId(), command.ownerId(), now));
         members.flush();
         // A new group has no ratings, so no leaderboard lists it yet; a "not found" of its id may be cached.
-        cache.invalidateAfterCommit(Invalidation.create().group(group.getId()).pagesOf(fields.subject()));
+        cache.invalidateAfterCommit(GroupCaches.group(group.getId()).and(GroupCaches.pagesOf(fields.subject())));
         return get(group.getId());
     }
 
@@ -182,11 +179,11 @@ public class GroupService {
         } catch (ObjectOptimisticLockingFailureException raced) {
             throw staleVersion(group.getId(), changes.expectedVersion());
         }
-        Invalidation stale = Invalidation.create().group(group.getId());
+        Invalidation stale = GroupCaches.group(group.getId());
         // Lists and leaderboards show name, subject and capacity, not the description.
         if (changes.paths().stream().anyMatch(p -> !p.equals("description"))) {
-            stale.pagesOf(current.subject()).pagesOf(merged.subject())
-                    .leaderboardsOf(current.subject()).leaderboardsOf(merged.subject());
+            stale.and(GroupCaches.pagesOf(current.subject())).and(GroupCaches.pagesOf(merged.subject()))
+                    .and(GroupCaches.leaderboardsOf(current.subject())).and(GroupCaches.leaderboardsOf(merged.subject()));
         }
         cache.invalidateAfterCommit(stale);
         return get(group.getId());
@@ -284,7 +281,7 @@ public class GroupService {
         SessionView scheduled = sessions.saveAndFlush(new StudySession(command.groupId(), command.topic(), start,
                 command.durationMinutes(), command.location())).toView();
         // Only the group shows sessions.
-        cache.invalidateAfterCommit(Invalidation.create().group(command.groupId()));
+        cache.invalidateAfterCommit(GroupCaches.group(command.groupId()));
         return scheduled;
     }
 
@@ -292,7 +289,8 @@ public class GroupService {
 
     /** The group, the pages that list it and the leaderboards that may rank it. */
     private static Invalidation everythingAbout(StudyGroup group) {
-        return Invalidation.create().group(group.getId()).pagesOf(group.getSubject()).leaderboardsOf(group.getSubject());
+        return GroupCaches.group(group.getId()).and(GroupCaches.pagesOf(group.getSubject()))
+                .and(GroupCaches.leaderboardsOf(group.getSubject()));
     }
 
     private void requireGroup(long id) {

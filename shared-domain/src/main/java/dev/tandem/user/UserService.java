@@ -1,7 +1,5 @@
 package dev.tandem.user;
 
-import dev.tandem.cache.CacheName;
-import dev.tandem.cache.Invalidation;
 import dev.tandem.cache.TieredCache;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.Validation;
@@ -38,7 +36,7 @@ public class UserService {
     // No @Transactional: a cache hit must not open one; on a miss the repository's own read-only
     // transaction runs the single query.
     public UserView get(long id) {
-        return cache.get(CacheName.USER, id, () -> users.findById(id).map(User::toView))
+        return cache.get(UserCaches.USER, id, () -> users.findById(id).map(User::toView))
                 .orElseThrow(() -> DomainException.notFound("user", id));
     }
 
@@ -51,7 +49,7 @@ public class UserService {
         try {
             UserView created = users.saveAndFlush(new User(command.name(), command.email(), now())).toView();
             // Nothing lists users, but a "not found" for this id may be cached (ids are predictable).
-            cache.invalidateAfterCommit(Invalidation.create().user(created.id()));
+            cache.invalidateAfterCommit(UserCaches.user(created.id()));
             return created;
         } catch (DataIntegrityViolationException raced) {
             // Another request registered the same e-mail between our check and our insert.

@@ -3,6 +3,7 @@ package dev.tandem.cache;
 import dev.tandem.error.DataAccessFailures;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupView;
@@ -63,9 +64,9 @@ class AmbiguousCommitTest {
         Map<String, Object> before = Reads.all(reference, GROUPS, USERS, subjects);
         for (Instance i : List.of(writer, other)) {
             assertThat(Reads.all(i, GROUPS, USERS, subjects)).as("%s before the write", i).isEqualTo(before);
-            assertThat(i.cache.l1().getIfPresent(CacheName.GROUP, id)).as("%s holds the group in L1", i).isNotNull();
+            assertThat(i.cache.l1().getIfPresent(GroupCaches.GROUP, id)).as("%s holds the group in L1", i).isNotNull();
         }
-        assertThat(writer.cache.l2().read(CacheName.GROUP, id).hit()).as("L2 holds the group").isTrue();
+        assertThat(writer.cache.l2().read(GroupCaches.GROUP, id).hit()).as("L2 holds the group").isTrue();
 
         proxy.cutNextWriteCommit();
         Throwable failure = catchThrowable(() -> writer.groups.update(new GroupChanges(id,
@@ -81,7 +82,7 @@ class AmbiguousCommitTest {
 
         Map<String, Object> after = Reads.all(reference, GROUPS, USERS, subjects);
         // The writer invalidates L2 and its own L1 before the write returns (here: fails).
-        assertThat(writer.cache.l2().read(CacheName.GROUP, id).value).as("L2 after the write")
+        assertThat(writer.cache.l2().read(GroupCaches.GROUP, id).value).as("L2 after the write")
                 .isIn(null, reference.groups.get(id));
         assertThat(Reads.all(writer, GROUPS, USERS, subjects)).as("the writer's reads").isEqualTo(after);
         // Any other instance within the staleness bound.
@@ -96,7 +97,7 @@ class AmbiguousCommitTest {
         writer.resetData();
         long id = 1;
         GroupView cached = writer.groups.get(id);
-        long invalidations = writer.cache.l1().invalidationCount(CacheName.GROUP, id);
+        long invalidations = writer.cache.l1().invalidationCount(GroupCaches.GROUP, id);
 
         new TransactionTemplate(writer.context.getBean(PlatformTransactionManager.class)).executeWithoutResult(tx -> {
             writer.groups.update(new GroupChanges(id, new GroupFields("Never committed", null, null, 0), Set.of("name"),
@@ -105,8 +106,8 @@ class AmbiguousCommitTest {
         });
 
         assertThat(reference.groups.get(id)).isEqualTo(cached);
-        assertThat(writer.cache.l1().invalidationCount(CacheName.GROUP, id)).as("L1 invalidations of the group")
+        assertThat(writer.cache.l1().invalidationCount(GroupCaches.GROUP, id)).as("L1 invalidations of the group")
                 .isEqualTo(invalidations);
-        assertThat(writer.cache.l1().getIfPresent(CacheName.GROUP, id)).contains(cached);
+        assertThat(writer.cache.l1().getIfPresent(GroupCaches.GROUP, id)).contains(cached);
     }
 }

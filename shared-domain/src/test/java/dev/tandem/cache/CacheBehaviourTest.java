@@ -2,6 +2,7 @@ package dev.tandem.cache;
 
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.group.NewSession;
 import dev.tandem.proto.v1.Group;
@@ -29,29 +30,29 @@ class CacheBehaviourTest {
         h.resetData();
         assertThatThrownBy(() -> h.groups.get(999_999)).isInstanceOfSatisfying(DomainException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
-        assertThat(h.cache.l1().getIfPresent(CacheName.GROUP, 999_999L)).isEqualTo(Optional.empty());
+        assertThat(h.cache.l1().getIfPresent(GroupCaches.GROUP, 999_999L)).isEqualTo(Optional.empty());
         // L2 holds no value for it, at most the lease the miss left (a claim, which expires).
-        byte[] inL2 = h.cache.redis().get(h.cache.l2().keyedKey(CacheName.GROUP, 999_999L));
+        byte[] inL2 = h.cache.redis().get(h.cache.l2().keyedKey(GroupCaches.GROUP, 999_999L));
         assertThat(inL2 == null || L2Tier.isClaim(inL2)).as("no value in L2").isTrue();
-        long misses = h.cache.metrics().misses(CacheName.GROUP, CacheMetrics.Level.L1);
+        long misses = h.cache.metrics().misses(GroupCaches.GROUP, CacheMetrics.Level.L1);
         assertThatThrownBy(() -> h.groups.get(999_999)).isInstanceOf(DomainException.class);
-        assertThat(h.cache.metrics().misses(CacheName.GROUP, CacheMetrics.Level.L1)).isEqualTo(misses);
+        assertThat(h.cache.metrics().misses(GroupCaches.GROUP, CacheMetrics.Level.L1)).isEqualTo(misses);
     }
 
     @Test
     void invalidRequestsAreRejectedBeforeTheCacheAndNeverCached() {
         Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
         h.resetData();
-        long pages = h.cache.l1().size(CacheName.GROUPS_PAGE);
-        long misses = h.cache.metrics().misses(CacheName.GROUPS_PAGE, CacheMetrics.Level.L1);
+        long pages = h.cache.l1().size(GroupCaches.GROUPS_PAGE);
+        long misses = h.cache.metrics().misses(GroupCaches.GROUPS_PAGE, CacheMetrics.Level.L1);
         assertThatThrownBy(() -> h.groups.list("", -1, "")).isInstanceOfSatisfying(DomainException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
         assertThatThrownBy(() -> h.groups.list("", 10, "not-a-token")).isInstanceOfSatisfying(DomainException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
         assertThatThrownBy(() -> h.groups.leaderboard("", 101)).isInstanceOfSatisfying(DomainException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
-        assertThat(h.cache.l1().size(CacheName.GROUPS_PAGE)).isEqualTo(pages);
-        assertThat(h.cache.metrics().misses(CacheName.GROUPS_PAGE, CacheMetrics.Level.L1)).isEqualTo(misses);
+        assertThat(h.cache.l1().size(GroupCaches.GROUPS_PAGE)).isEqualTo(pages);
+        assertThat(h.cache.metrics().misses(GroupCaches.GROUPS_PAGE, CacheMetrics.Level.L1)).isEqualTo(misses);
     }
 
     @Test
@@ -63,7 +64,7 @@ class CacheBehaviourTest {
         CountDownLatch allAsking = new CountDownLatch(16);
         List<Callable<?>> readers = new ArrayList<>();
         for (int n = 0; n < 16; n++) {
-            readers.add(() -> l.cache.get(CacheName.GROUP, 7L, () -> {
+            readers.add(() -> l.cache.get(GroupCaches.GROUP, 7L, () -> {
                 loads.incrementAndGet();
                 try {
                     // Holds the load until every reader has asked (or 2 s), so they overlap it.
@@ -88,7 +89,7 @@ class CacheBehaviourTest {
         Instance reference = Instance.reference();
         r.resetData();
         GroupView group = r.groups.get(5);
-        byte[] raw = r.cache.redis().get(r.cache.l2().keyedKey(CacheName.GROUP, 5L));
+        byte[] raw = r.cache.redis().get(r.cache.l2().keyedKey(GroupCaches.GROUP, 5L));
         assertThat(raw[0]).isEqualTo(L2Tier.VALUE_FORMAT);
 
         // What another service (or build) wrote: plain tandem.v1.Group bytes behind the same byte.
@@ -99,8 +100,8 @@ class CacheBehaviourTest {
                 .setVersion(group.version()).setCreateTime(com.google.protobuf.Timestamp.newBuilder()
                         .setSeconds(group.createTime().getEpochSecond()))
                 .build();
-        r.cache.redis().delete(r.cache.l2().keyedKey(CacheName.GROUP, 5L));
-        r.cache.redis().setIfAbsent(r.cache.l2().keyedKey(CacheName.GROUP, 5L), L2Tier.frame(written.toByteArray()), 60_000);
+        r.cache.redis().delete(r.cache.l2().keyedKey(GroupCaches.GROUP, 5L));
+        r.cache.redis().setIfAbsent(r.cache.l2().keyedKey(GroupCaches.GROUP, 5L), L2Tier.frame(written.toByteArray()), 60_000);
         assertThat(r.groups.get(5).name()).isEqualTo("Written elsewhere");
         assertThat(reference.groups.get(5).name()).isNotEqualTo("Written elsewhere");
     }
@@ -110,7 +111,7 @@ class CacheBehaviourTest {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
         Instance reference = Instance.reference();
         r.resetData();
-        String key = r.cache.l2().keyedKey(CacheName.GROUP, 6L);
+        String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 6L);
         byte[][] bad = {
                 {L2Tier.VALUE_FORMAT, (byte) 0xFF, (byte) 0xFF, 0x01},   // not protobuf
                 {(byte) 0x7F, 0x08, 0x06},                                 // unknown format version
@@ -125,7 +126,7 @@ class CacheBehaviourTest {
             assertThat(r.cache.metrics().registry().get(CacheMetrics.L2_DECODE_FAILURES).tag("cache", "group")
                     .counter().count()).isEqualTo(failures + 1);
             // Replaced by a lease, then filled with a good value by the same read.
-            assertThat(r.cache.l2().read(CacheName.GROUP, 6L).value).isEqualTo(reference.groups.get(6));
+            assertThat(r.cache.l2().read(GroupCaches.GROUP, 6L).value).isEqualTo(reference.groups.get(6));
         }
     }
 
@@ -137,7 +138,7 @@ class CacheBehaviourTest {
         List<Long> ttls = new ArrayList<>();
         for (long id = 1; id <= 20; id++) {
             r.groups.get(id);
-            ttls.add(r.cache.redis().pttl(r.cache.l2().keyedKey(CacheName.GROUP, id)));
+            ttls.add(r.cache.redis().pttl(r.cache.l2().keyedKey(GroupCaches.GROUP, id)));
         }
         assertThat(ttls).allSatisfy(t -> assertThat(t).isBetween((long) (ttl * 0.9) - 5_000, (long) (ttl * 1.1)));
         assertThat(ttls.stream().distinct().count()).as("jittered, not all equal").isGreaterThan(1);
@@ -145,7 +146,7 @@ class CacheBehaviourTest {
         // A session that starts in 30 s makes group 8's view wrong at that instant.
         r.groups.schedule(new NewSession(8, "Soon", Instant.now().plus(30, ChronoUnit.SECONDS), 30, ""));
         r.groups.get(8);
-        assertThat(r.cache.redis().pttl(r.cache.l2().keyedKey(CacheName.GROUP, 8L))).isBetween(1L, 30_000L);
+        assertThat(r.cache.redis().pttl(r.cache.l2().keyedKey(GroupCaches.GROUP, 8L))).isBetween(1L, 30_000L);
     }
 
     @Test
@@ -155,7 +156,7 @@ class CacheBehaviourTest {
         assertThat(none.cache.l1()).isNull();
         none.groups.get(1);
         none.groups.get(1);
-        assertThat(CacheName.ALL).allSatisfy(c -> {
+        assertThat(none.cache.catalog().all()).allSatisfy(c -> {
             assertThat(none.cache.metrics().hits(c, CacheMetrics.Level.L1)).isZero();
             assertThat(none.cache.metrics().misses(c, CacheMetrics.Level.L1)).isZero();
             assertThat(none.cache.metrics().misses(c, CacheMetrics.Level.L2)).isZero();

@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,7 @@ class CacheEndpointTest {
 
         Map<String, Object> flushed = endpoint.flush(true);
         assertThat(((Map<String, Object>) flushed.get("l1")).get("size")).isEqualTo(0L);
-        assertThat(h.cache.redis().get(h.cache.l2().keyedKey(CacheName.GROUP, 1L))).isNull();
+        assertThat(h.cache.redis().get(h.cache.l2().keyedKey(GroupCaches.GROUP, 1L))).isNull();
         Map<String, Object> total = (Map<String, Object>) flushed.get("total");
         assertThat(total.get("l1")).isEqualTo(Map.of("hits", 0L, "misses", 0L, "hitRatio", 0.0));
 
@@ -45,7 +46,7 @@ class CacheEndpointTest {
         other.cache.resetCounters();
         assertThat(Servers.await(other.cache.stalenessBound(), () -> other.cache.l1().size() == 0)).isTrue();
         other.groups.get(1);
-        assertThat(other.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L2)).isEqualTo(1);
+        assertThat(other.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2)).isEqualTo(1);
     }
 
     @Test

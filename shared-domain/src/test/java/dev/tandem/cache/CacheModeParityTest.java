@@ -77,8 +77,8 @@ class CacheModeParityTest {
         }
 
         CacheMetrics metrics = tested.cache.metrics();
-        long l1Hits = CacheName.ALL.stream().mapToLong(c -> metrics.hits(c, CacheMetrics.Level.L1)).sum();
-        long l2Hits = CacheName.ALL.stream().mapToLong(c -> metrics.hits(c, CacheMetrics.Level.L2)).sum();
+        long l1Hits = tested.cache.catalog().all().stream().mapToLong(c -> metrics.hits(c, CacheMetrics.Level.L1)).sum();
+        long l2Hits = tested.cache.catalog().all().stream().mapToLong(c -> metrics.hits(c, CacheMetrics.Level.L2)).sum();
         // The equal answers above came (in part) from the cache, not from MySQL every time.
         assertThat(l1Hits > 0).as("L1 hits in %s", mode).isEqualTo(mode.usesL1());
         assertThat(l2Hits > 0).as("L2 hits in %s", mode).isEqualTo(mode == CacheMode.REDIS);

@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,7 @@ class ClaimedFillTest {
     @Test
     void anEvictionBetweenTheMissAndTheFillMakesTheFillFail() throws Exception {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
-        String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
+        String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
         raceAWriteAndThen(r, () -> evictUnderMaxmemory(r, key));
     }
 
@@ -42,7 +43,7 @@ class ClaimedFillTest {
     @Test
     void aPauseLongerThanTheClaimMakesTheFillFail() throws Exception {
         Instance r = Instance.named("redis-short-claims", CacheMode.REDIS, List.of("--tandem.cache.l2.tombstone-ttl=1s"));
-        String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
+        String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
         raceAWriteAndThen(r, () -> assertThat(Servers.await(Duration.ofSeconds(5), () -> r.cache.redis().get(key) == null))
                 .as("the tombstone expired").isTrue());
     }
@@ -50,7 +51,7 @@ class ClaimedFillTest {
     private static void raceAWriteAndThen(Instance r, Runnable removeTheTombstone) throws Exception {
         Instance reference = Instance.reference();
         r.resetData();
-        String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
+        String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
         byte[] before = r.cache.redis().get(key);
         assertThat(before == null || L2Tier.isClaim(before)).as("no value cached after the reset").isTrue();
         GroupView stale = reference.groups.get(1);
@@ -59,7 +60,7 @@ class ClaimedFillTest {
         AtomicBoolean tombstoneGone = new AtomicBoolean();
         // A thread of its own: the common pool may have a single worker on a 2-core machine.
         CompletableFuture<Optional<GroupView>> read = CompletableFuture.supplyAsync(() ->
-                r.cache.get(CacheName.GROUP, 1L, () -> {
+                r.cache.get(GroupCaches.GROUP, 1L, () -> {
                     loaded.countDown();
                     assertThat(Servers.await(PATIENCE, tombstoneGone::get)).isTrue();
                     return Optional.of(stale);
@@ -73,7 +74,7 @@ class ClaimedFillTest {
         tombstoneGone.set(true);
         assertThat(read.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).contains(stale);
 
-        L2Tier.Seen<GroupView> inL2 = r.cache.l2().read(CacheName.GROUP, 1L);
+        L2Tier.Seen<GroupView> inL2 = r.cache.l2().read(GroupCaches.GROUP, 1L);
         assertThat(inL2.value).as("L2 did not keep the value loaded before the write").isNotEqualTo(stale);
         assertThat(r.groups.get(1)).isEqualTo(fresh);
     }

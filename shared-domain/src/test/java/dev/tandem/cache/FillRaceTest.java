@@ -1,7 +1,9 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupPage;
 import dev.tandem.group.GroupView;
+import dev.tandem.group.GroupsPageKey;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -38,13 +40,13 @@ class FillRaceTest {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
         Instance reference = Instance.reference();
         r.resetData();
-        String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
+        String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
         GroupView stale = reference.groups.get(1);
 
         CountDownLatch loaded = new CountDownLatch(1);
         // The read leaves its lease in the empty entry; the write's tombstone replaces it.
         java.util.concurrent.atomic.AtomicReference<byte[]> lease = new java.util.concurrent.atomic.AtomicReference<>();
-        var read = racingRead(r, CacheName.GROUP, 1L, stale, loaded, () -> {
+        var read = racingRead(r, GroupCaches.GROUP, 1L, stale, loaded, () -> {
             byte[] now = r.cache.redis().get(key);
             return lease.get() != null && isClaim(now) && !java.util.Arrays.equals(now, lease.get());
         });
@@ -61,7 +63,7 @@ class FillRaceTest {
                 .as("the tombstone survived the stale fill").isTrue();
         assertThat(r.groups.get(1)).isEqualTo(fresh);
         // A fill that loaded after the write replaces the tombstone at once (no wait for it to expire).
-        assertThat(r.cache.l2().read(CacheName.GROUP, 1L).value).isEqualTo(fresh);
+        assertThat(r.cache.l2().read(GroupCaches.GROUP, 1L).value).isEqualTo(fresh);
     }
 
     @Test
@@ -69,7 +71,7 @@ class FillRaceTest {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
         Instance reference = Instance.reference();
         r.resetData();
-        String key = r.cache.l2().keyedKey(CacheName.GROUP, 1L);
+        String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
         long user = TwoInstanceCoherenceTest.firstNonMember(r, 1);
         r.groups.join(1, user);
         byte[] first = r.cache.redis().get(key);
@@ -77,7 +79,7 @@ class FillRaceTest {
         GroupView stale = reference.groups.get(1);
 
         CountDownLatch loaded = new CountDownLatch(1);
-        var read = racingRead(r, CacheName.GROUP, 1L, stale, loaded, () -> {
+        var read = racingRead(r, GroupCaches.GROUP, 1L, stale, loaded, () -> {
             byte[] now = r.cache.redis().get(key);
             return isClaim(now) && !java.util.Arrays.equals(now, first);
         });
@@ -95,11 +97,11 @@ class FillRaceTest {
         Instance reference = Instance.reference();
         r.resetData();
         GroupsPageKey key = new GroupsPageKey("algorithms", 3, 0);
-        String generation = r.cache.l2().generationKey(CacheName.GROUPS_PAGE, "algorithms");
+        String generation = r.cache.l2().generationKey(GroupCaches.GROUPS_PAGE, "algorithms");
         GroupPage stale = reference.groups.list("algorithms", 3, "");
 
         CountDownLatch loaded = new CountDownLatch(1);
-        var read = racingRead(r, CacheName.GROUPS_PAGE, key, stale, loaded,
+        var read = racingRead(r, GroupCaches.GROUPS_PAGE, key, stale, loaded,
                 () -> r.cache.redis().get(generation) == null);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
         // The read has started the subject's generation; the write ends it.
@@ -111,7 +113,7 @@ class FillRaceTest {
         assertThat(fresh).isNotEqualTo(stale);
         assertThat(r.groups.list("algorithms", 3, "")).isEqualTo(fresh);
         assertThat(r.groups.list("algorithms", 3, "")).isEqualTo(fresh);
-        assertThat(r.cache.l2().read(CacheName.GROUPS_PAGE, key).value).isEqualTo(fresh);
+        assertThat(r.cache.l2().read(GroupCaches.GROUPS_PAGE, key).value).isEqualTo(fresh);
     }
 
     @Test
@@ -122,19 +124,19 @@ class FillRaceTest {
         a.resetData();
         Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
         GroupView stale = reference.groups.get(1);
-        long invalidations = b.cache.l1().invalidationCount(CacheName.GROUP, 1L);
+        long invalidations = b.cache.l1().invalidationCount(GroupCaches.GROUP, 1L);
 
         CountDownLatch loaded = new CountDownLatch(1);
-        var read = racingRead(b, CacheName.GROUP, 1L, stale, loaded,
-                () -> b.cache.l1().invalidationCount(CacheName.GROUP, 1L) != invalidations);
+        var read = racingRead(b, GroupCaches.GROUP, 1L, stale, loaded,
+                () -> b.cache.l1().invalidationCount(GroupCaches.GROUP, 1L) != invalidations);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
         a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupView fresh = reference.groups.get(1);
-        assertThat(b.cache.l1().getIfPresent(CacheName.GROUP, 1L)).as("B did not keep the stale load").isNull();
+        assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).as("B did not keep the stale load").isNull();
         assertThat(b.groups.get(1)).isEqualTo(fresh);
-        assertThat(b.cache.l1().getIfPresent(CacheName.GROUP, 1L)).contains(fresh);
+        assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).contains(fresh);
     }
 
     /**
@@ -150,18 +152,18 @@ class FillRaceTest {
         Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
         GroupsPageKey key = new GroupsPageKey("algorithms", 3, 0);
         GroupPage stale = reference.groups.list("algorithms", 3, "");
-        long invalidations = b.cache.l1().invalidationCount(CacheName.GROUPS_PAGE, "algorithms");
+        long invalidations = b.cache.l1().invalidationCount(GroupCaches.GROUPS_PAGE, "algorithms");
 
         CountDownLatch loaded = new CountDownLatch(1);
-        var read = racingRead(b, CacheName.GROUPS_PAGE, key, stale, loaded,
-                () -> b.cache.l1().invalidationCount(CacheName.GROUPS_PAGE, "algorithms") != invalidations);
+        var read = racingRead(b, GroupCaches.GROUPS_PAGE, key, stale, loaded,
+                () -> b.cache.l1().invalidationCount(GroupCaches.GROUPS_PAGE, "algorithms") != invalidations);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
         a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupPage fresh = reference.groups.list("algorithms", 3, "");
         assertThat(fresh).isNotEqualTo(stale);
-        assertThat(b.cache.l1().getIfPresent(CacheName.GROUPS_PAGE, key)).as("B did not keep the stale page").isNull();
+        assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUPS_PAGE, key)).as("B did not keep the stale page").isNull();
         assertThat(b.groups.list("algorithms", 3, "")).isEqualTo(fresh);
     }
 
@@ -176,14 +178,14 @@ class FillRaceTest {
         CountDownLatch loaded = new CountDownLatch(1);
         // Here the write's own L1 invalidation waits for this load to finish (one loader per key),
         // so the loader returns as soon as the commit is visible.
-        var read = racingRead(h, CacheName.GROUP, 1L, stale, loaded, () -> countMembers(reference, 1) != before);
+        var read = racingRead(h, GroupCaches.GROUP, 1L, stale, loaded, () -> countMembers(reference, 1) != before);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
         h.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(h, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupView fresh = reference.groups.get(1);
-        assertThat(h.cache.l1().getIfPresent(CacheName.GROUP, 1L)).isNotEqualTo(Optional.of(stale));
-        L2Tier.Seen<GroupView> inL2 = h.cache.l2().read(CacheName.GROUP, 1L);
+        assertThat(h.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).isNotEqualTo(Optional.of(stale));
+        L2Tier.Seen<GroupView> inL2 = h.cache.l2().read(GroupCaches.GROUP, 1L);
         assertThat(inL2.value).isIn(null, fresh);
         assertThat(h.groups.get(1)).isEqualTo(fresh);
     }

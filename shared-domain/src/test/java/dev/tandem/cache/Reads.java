@@ -1,9 +1,13 @@
 package dev.tandem.cache;
 
 import dev.tandem.error.DomainException;
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupPage;
+import dev.tandem.group.GroupsPageKey;
+import dev.tandem.group.LeaderboardKey;
 import dev.tandem.proto.internal.PageToken;
 
+import dev.tandem.user.UserCaches;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,8 +68,8 @@ final class Reads {
     /** What the database says for an L1/L2 key of {@code cache}, read through the reference instance. */
     static Optional<?> truth(Instance reference, CacheName<?> cache, Object key) {
         Object answer = switch (key) {
-            case Long id when cache == CacheName.GROUP -> answer(() -> reference.groups.get(id));
-            case Long id when cache == CacheName.USER -> answer(() -> reference.users.get(id));
+            case Long id when cache == GroupCaches.GROUP -> answer(() -> reference.groups.get(id));
+            case Long id when cache == UserCaches.USER -> answer(() -> reference.users.get(id));
             case GroupsPageKey page -> answer(() -> reference.groups.list(page.subject(), page.pageSize(),
                     token(page.subject(), page.afterId())));
             case LeaderboardKey board -> answer(() -> reference.groups.leaderboard(board.subject(), board.limit()));

@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -177,9 +178,9 @@ class RedisClusterCacheTest {
             // Healthy again means served from L1 again: B's reads become L1 hits (within a bounded
             // wait: a pass of its follower may be late, and until then it rightly reads past L1).
             assertThat(Servers.await(Duration.ofSeconds(10), () -> {
-                long hits = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1);
+                long hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
                 b.groups.get(2);
-                return b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1) > hits;
+                return b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1) > hits;
             })).as("B serves L1 again").isTrue();
         }
 

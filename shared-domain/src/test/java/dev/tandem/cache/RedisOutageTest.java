@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -80,12 +81,12 @@ class RedisOutageTest {
 
         Thread.sleep(1000);
         double flushesBefore = StalenessBoundTest.flushes(b);
-        long l1HitsBefore = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1);
+        long l1HitsBefore = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
         Servers.stopRedis();
         int writesBefore = writes.get();
         Thread.sleep(3000);
         int writesWhileDown = writes.get() - writesBefore;
-        long l1HitsWhileDown = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1) - l1HitsBefore;
+        long l1HitsWhileDown = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1) - l1HitsBefore;
         Servers.startRedis();
         a.awaitHealthy();
         b.awaitHealthy();
@@ -120,7 +121,7 @@ class RedisOutageTest {
         b.awaitHealthy();
         GroupView old = b.groups.get(1);
         GroupView other = b.groups.get(2);
-        assertThat(b.cache.l2().read(CacheName.GROUP, 1L).value).isEqualTo(old);
+        assertThat(b.cache.l2().read(GroupCaches.GROUP, 1L).value).isEqualTo(old);
         double flushesBefore = StalenessBoundTest.flushes(b);
         try {
             a.cache.redis().breaker().transitionToForcedOpenState();
@@ -130,14 +131,14 @@ class RedisOutageTest {
             assertThat(a.groups.get(1)).as("A reads its own write").isEqualTo(fresh);
 
             assertThat(Servers.await(b.cache.stalenessBound(), () -> {
-                L2Tier.Seen<GroupView> inL2 = b.cache.l2().read(CacheName.GROUP, 1L);
+                L2Tier.Seen<GroupView> inL2 = b.cache.l2().read(GroupCaches.GROUP, 1L);
                 return inL2.value == null || inL2.value.equals(fresh);
             })).as("the old value left L2 within the bound, relayed by another instance").isTrue();
             assertThat(Servers.await(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
                     .as("B serves the write within the bound").isTrue();
             assertThat(b.cache.metrics().relayedForOthers.count() + relayedByOthers(b))
                     .as("some follower relayed A's row").isPositive();
-            assertThat(b.cache.l2().read(CacheName.GROUP, 2L).value).as("no flush: other entries stay").isEqualTo(other);
+            assertThat(b.cache.l2().read(GroupCaches.GROUP, 2L).value).as("no flush: other entries stay").isEqualTo(other);
             assertThat(StalenessBoundTest.flushes(b)).isEqualTo(flushesBefore);
         } finally {
             a.cache.redis().breaker().transitionToClosedState();
@@ -180,9 +181,9 @@ class RedisOutageTest {
 
             b.cache.redis().breaker().transitionToClosedState();
             assertThat(Servers.await(Duration.ofSeconds(10), () -> b.cache.l2Readable())).isTrue();
-            assertThat(b.cache.l2().read(CacheName.GROUP, 1L).value).isIn(null, fresh);
+            assertThat(b.cache.l2().read(GroupCaches.GROUP, 1L).value).isIn(null, fresh);
             assertThat(b.groups.get(1)).isEqualTo(fresh);
-            assertThat(b.cache.l2().read(CacheName.GROUP, 2L).value).as("no flush: other entries stay").isEqualTo(other);
+            assertThat(b.cache.l2().read(GroupCaches.GROUP, 2L).value).as("no flush: other entries stay").isEqualTo(other);
         } finally {
             cut.forEach(i -> i.cache.redis().breaker().transitionToClosedState());
         }
@@ -208,8 +209,8 @@ class RedisOutageTest {
         late.awaitHealthy();
         Instance.awaitQuiet();
         assertThat(Reads.all(late, GROUPS, USERS, SUBJECTS)).isEqualTo(Reads.all(reference, GROUPS, USERS, SUBJECTS));
-        long hits = late.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1);
+        long hits = late.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
         late.groups.get(1);
-        assertThat(late.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1)).isGreaterThan(hits);
+        assertThat(late.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1)).isGreaterThan(hits);
     }
 }

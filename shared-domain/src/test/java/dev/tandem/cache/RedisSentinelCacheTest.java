@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,7 +66,7 @@ class RedisSentinelCacheTest {
         a.resetData();
         int oldMaster = sentinel.currentMasterPort();
         assertThat(Reads.all(a, GROUPS, USERS, SUBJECTS)).isEqualTo(Reads.all(reference, GROUPS, USERS, SUBJECTS));
-        assertThat(LocalRedisCluster.cli(oldMaster, "EXISTS", a.cache.l2().keyedKey(CacheName.GROUP, 1L)).trim())
+        assertThat(LocalRedisCluster.cli(oldMaster, "EXISTS", a.cache.l2().keyedKey(GroupCaches.GROUP, 1L)).trim())
                 .as("L2 lives on the master the sentinels name").isEqualTo("1");
         Reads.all(b, GROUPS, USERS, SUBJECTS);
         long user = TwoInstanceCoherenceTest.firstNonMember(a, 1);
@@ -98,12 +99,12 @@ class RedisSentinelCacheTest {
         // rightly reads past them.
         assertThat(Servers.await(Duration.ofSeconds(10), () -> {
             a.groups.get(2);
-            return LocalRedisCluster.cli(newMaster, "EXISTS", a.cache.l2().keyedKey(CacheName.GROUP, 2L)).trim().equals("1");
+            return LocalRedisCluster.cli(newMaster, "EXISTS", a.cache.l2().keyedKey(GroupCaches.GROUP, 2L)).trim().equals("1");
         })).as("L2 is filled on the new master").isTrue();
         assertThat(Servers.await(Duration.ofSeconds(10), () -> {
-            long hits = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1);
+            long hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
             b.groups.get(2);
-            return b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1) > hits;
+            return b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1) > hits;
         })).as("B serves L1 again").isTrue();
     }
 }

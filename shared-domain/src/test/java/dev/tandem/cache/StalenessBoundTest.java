@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +32,7 @@ class StalenessBoundTest {
         b.awaitHealthy();
         GroupView truth = reference.groups.get(1);
         assertThat(b.groups.get(1)).isEqualTo(truth);
-        assertThat(b.cache.l1().getIfPresent(CacheName.GROUP, 1L)).contains(truth);
+        assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).contains(truth);
         double flushesBefore = flushes(b);
         Duration bound = b.cache.stalenessBound();
 
@@ -40,11 +41,11 @@ class StalenessBoundTest {
             try {
                 assertThat(Servers.await(bound.multipliedBy(3), () -> !b.cache.l1Trusted()))
                         .as("B stopped serving L1 once its follower was held up past the bound").isTrue();
-                long l1Hits = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1);
-                long l2Hits = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L2);
+                long l1Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
+                long l2Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2);
                 assertThat(b.groups.get(1)).isEqualTo(truth);
-                assertThat(b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1)).isEqualTo(l1Hits);
-                assertThat(b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L2)).isEqualTo(l2Hits + 1);
+                assertThat(b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1)).isEqualTo(l1Hits);
+                assertThat(b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2)).isEqualTo(l2Hits + 1);
             } finally {
                 sql.execute("UNLOCK TABLES");
             }
@@ -52,10 +53,10 @@ class StalenessBoundTest {
 
         assertThat(Servers.await(bound.multipliedBy(3), b.cache::l1Trusted)).as("B serves L1 again").isTrue();
         assertThat(flushes(b)).as("no L1 flush: nothing was missed").isEqualTo(flushesBefore);
-        assertThat(b.cache.l1().getIfPresent(CacheName.GROUP, 1L)).as("the entry is still there").contains(truth);
-        long l1Hits = b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1);
+        assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).as("the entry is still there").contains(truth);
+        long l1Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
         assertThat(b.groups.get(1)).isEqualTo(truth);
-        assertThat(b.cache.metrics().hits(CacheName.GROUP, CacheMetrics.Level.L1)).isEqualTo(l1Hits + 1);
+        assertThat(b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1)).isEqualTo(l1Hits + 1);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupView;
@@ -38,14 +39,14 @@ class TransactionBoundariesTest {
         long outerGroup = 1;
         long innerGroup = 2;
         cacheEverywhere(innerGroup, h, other, reference);
-        long invalidations = h.cache.l1().invalidationCount(CacheName.GROUP, innerGroup);
+        long invalidations = h.cache.l1().invalidationCount(GroupCaches.GROUP, innerGroup);
 
         TransactionTemplate outer = transactions(h, TransactionDefinition.PROPAGATION_REQUIRED, false);
         TransactionTemplate inner = transactions(h, TransactionDefinition.PROPAGATION_REQUIRES_NEW, false);
         outer.executeWithoutResult(tx -> {
             rename(h, reference, outerGroup, "Renamed by the outer transaction");
             inner.executeWithoutResult(innerTx -> rename(h, reference, innerGroup, "Renamed by the inner transaction"));
-            assertThat(h.cache.l1().invalidationCount(CacheName.GROUP, innerGroup))
+            assertThat(h.cache.l1().invalidationCount(GroupCaches.GROUP, innerGroup))
                     .as("the inner transaction's invalidation, applied when it committed").isGreaterThan(invalidations);
             tx.setRollbackOnly();
         });
@@ -70,7 +71,7 @@ class TransactionBoundariesTest {
             // Without a transaction the UPDATE commits by itself (autocommit) ...
             h.jdbc.sql("UPDATE study_groups SET name = 'Renamed without a transaction', version = version + 1 WHERE id = ?")
                     .param(id).update();
-            h.cache.invalidateAfterCommit(Invalidation.create().group(id));
+            h.cache.invalidateAfterCommit(GroupCaches.group(id));
             // ... so the scope failing afterwards, and the outer transaction rolling back, undo nothing.
             throw new IllegalStateException("the scope fails after the write");
         }))).hasMessage("the scope fails after the write");
@@ -87,7 +88,7 @@ class TransactionBoundariesTest {
         h.resetData();
         long id = 1;
         GroupView before = reference.groups.get(id);
-        long invalidations = h.cache.l1().invalidationCount(CacheName.GROUP, id);
+        long invalidations = h.cache.l1().invalidationCount(GroupCaches.GROUP, id);
 
         transactions(h, TransactionDefinition.PROPAGATION_REQUIRED, true).executeWithoutResult(tx -> {
             // The transaction's snapshot is taken at its first read ...
@@ -95,7 +96,7 @@ class TransactionBoundariesTest {
             // ... then another instance changes the group and invalidates it, here too.
             rename(other, reference, id, "Renamed after the snapshot");
             assertThat(Servers.await(h.cache.stalenessBound(),
-                    () -> h.cache.l1().invalidationCount(CacheName.GROUP, id) > invalidations))
+                    () -> h.cache.l1().invalidationCount(GroupCaches.GROUP, id) > invalidations))
                     .as("the invalidation reached this instance").isTrue();
 
             assertThat(h.groups.get(id)).as("the read-only transaction reads its snapshot").isEqualTo(before);
@@ -103,8 +104,8 @@ class TransactionBoundariesTest {
 
         assertThat(reference.groups.get(id).name()).isEqualTo("Renamed after the snapshot");
         // The snapshot's view of the group is older than the invalidation: no level may keep it.
-        assertThat(h.cache.l1().getIfPresent(CacheName.GROUP, id)).as("L1").isNull();
-        assertThat(h.cache.l2().read(CacheName.GROUP, id).value).as("L2").isNull();
+        assertThat(h.cache.l1().getIfPresent(GroupCaches.GROUP, id)).as("L1").isNull();
+        assertThat(h.cache.l2().read(GroupCaches.GROUP, id).value).as("L2").isNull();
         assertEveryReadIsFresh(List.of(id), reference, h, other);
     }
 
@@ -124,8 +125,8 @@ class TransactionBoundariesTest {
             GroupView fromANewTransaction = transactions(h, TransactionDefinition.PROPAGATION_REQUIRES_NEW, true)
                     .execute(innerTx -> h.groups.get(id));
             assertThat(fromANewTransaction).isEqualTo(committed);
-            assertThat(h.cache.l1().getIfPresent(CacheName.GROUP, id)).as("L1 was not filled").isNull();
-            assertThat(h.cache.l2().read(CacheName.GROUP, id).hit()).as("L2 was not filled").isFalse();
+            assertThat(h.cache.l1().getIfPresent(GroupCaches.GROUP, id)).as("L1 was not filled").isNull();
+            assertThat(h.cache.l2().read(GroupCaches.GROUP, id).hit()).as("L2 was not filled").isFalse();
             tx.setRollbackOnly();
         });
 
@@ -150,7 +151,7 @@ class TransactionBoundariesTest {
         for (Instance i : instances) {
             i.groups.get(id);
             if (i.cache.l1() != null) {
-                assertThat(i.cache.l1().getIfPresent(CacheName.GROUP, id)).as("%s caches group %d", i, id).isNotNull();
+                assertThat(i.cache.l1().getIfPresent(GroupCaches.GROUP, id)).as("%s caches group %d", i, id).isNotNull();
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.LeaderboardView;
@@ -108,7 +109,7 @@ class TwoInstanceCoherenceTest {
         List<Long> endToEnd = new ArrayList<>();
         for (int n = 0; n < writes; n++) {
             b.groups.get(1);
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(CacheName.GROUP, 1L) != null))
+            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) != null))
                     .isTrue();
             if (n % 2 == 0) {
                 a.groups.join(1, user);
@@ -116,7 +117,7 @@ class TwoInstanceCoherenceTest {
                 a.groups.leave(1, user);
             }
             long written = System.nanoTime();
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(CacheName.GROUP, 1L) == null))
+            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) == null))
                     .as("write %d reached B", n).isTrue();
             endToEnd.add(System.nanoTime() - written);
         }

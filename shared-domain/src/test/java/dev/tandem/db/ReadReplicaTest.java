@@ -1,8 +1,8 @@
 package dev.tandem.db;
 
 import dev.tandem.DomainTestApplication;
-import dev.tandem.cache.Invalidation;
 import dev.tandem.cache.TieredCache;
+import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupService;
@@ -158,7 +158,7 @@ class ReadReplicaTest {
                     assertThat(pageRow(node, group).name()).isEqualTo(renamed);
                 }
                 // Forces the next reads to miss everywhere, as an expiry or another write would.
-                writer.cache.invalidateAfterCommit(Invalidation.create().group(group.id()).pagesOf(group.subject()));
+                writer.cache.invalidateAfterCommit(GroupCaches.group(group.id()).and(GroupCaches.pagesOf(group.subject())));
             }
             assertThat(primaryReadsWhileBehind()).as("the misses were served by the primary").isGreaterThan(behind);
             assertThat(pair.replica.sql("SELECT name FROM " + DB + ".study_groups WHERE id = " + group.id()))
@@ -175,7 +175,7 @@ class ReadReplicaTest {
             assertThat(pageRow(node, group).name()).isEqualTo(onPrimary);
         }
         // Caught up, misses read the replica again, and it agrees with the primary.
-        writer.cache.invalidateAfterCommit(Invalidation.create().group(group.id()));
+        writer.cache.invalidateAfterCommit(GroupCaches.group(group.id()));
         long replicaReads = reader.routing.reads().replica();
         assertThat(reader.groups.get(group.id()).name()).isEqualTo(onPrimary);
         assertThat(pair.replica.sql("SELECT name FROM " + DB + ".study_groups WHERE id = " + group.id())).isEqualTo(onPrimary);
@@ -219,7 +219,7 @@ class ReadReplicaTest {
         long replicaReads = reader.routing.reads().replica();
         long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
         while (reader.routing.reads().replica() == replicaReads && System.nanoTime() - deadline < 0) {
-            reader.cache.invalidateAfterCommit(Invalidation.create().group(group.id()));
+            reader.cache.invalidateAfterCommit(GroupCaches.group(group.id()));
             assertThat(reader.groups.get(group.id()).name()).isEqualTo(group.name());
             ReplicationPair.sleep(100);
         }

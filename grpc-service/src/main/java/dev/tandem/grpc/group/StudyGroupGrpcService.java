@@ -3,13 +3,13 @@ package dev.tandem.grpc.group;
 import com.google.protobuf.Empty;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
+import dev.tandem.group.GroupProto;
 import dev.tandem.group.GroupService;
 import dev.tandem.group.NewGroup;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
 import dev.tandem.grpc.server.MalformedRequests;
 import dev.tandem.grpc.support.ProtoTime;
-import dev.tandem.grpc.user.UserMessages;
 import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.CreateUserRequest;
 import dev.tandem.proto.v1.DeleteGroupRequest;
@@ -31,6 +31,7 @@ import dev.tandem.proto.v1.StudySession;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
 import dev.tandem.user.NewUser;
+import dev.tandem.user.UserProto;
 import dev.tandem.user.UserService;
 import io.grpc.BindableService;
 import io.grpc.ServerServiceDefinition;
@@ -58,18 +59,18 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
 
     @Override
     public void getGroup(GetGroupRequest request, StreamObserver<Group> responses) {
-        reply(responses, GroupMessages.group(groups.get(request.getId())));
+        reply(responses, GroupProto.group(groups.get(request.getId())));
     }
 
     @Override
     public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> responses) {
-        reply(responses, GroupMessages.page(
+        reply(responses, GroupProto.page(
                 groups.list(request.getSubject(), request.getPageSize(), request.getPageToken())));
     }
 
     @Override
     public void createGroup(CreateGroupRequest request, StreamObserver<Group> responses) {
-        reply(responses, GroupMessages.group(groups.create(new NewGroup(request.getName(), request.getSubject(),
+        reply(responses, GroupProto.group(groups.create(new NewGroup(request.getName(), request.getSubject(),
                 request.getDescription(), request.getCapacity(), request.getOwnerId()))));
     }
 
@@ -81,7 +82,7 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
                 new GroupFields(values.getName(), values.getSubject(), values.getDescription(), values.getCapacity()),
                 Set.copyOf(request.getUpdateMask().getPathsList()),
                 request.getExpectedVersion());
-        reply(responses, GroupMessages.group(groups.update(changes)));
+        reply(responses, GroupProto.group(groups.update(changes)));
     }
 
     @Override
@@ -92,7 +93,7 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
 
     @Override
     public void joinGroup(JoinGroupRequest request, StreamObserver<Membership> responses) {
-        reply(responses, GroupMessages.membership(groups.join(request.getGroupId(), request.getUserId())));
+        reply(responses, GroupProto.membership(groups.join(request.getGroupId(), request.getUserId())));
     }
 
     @Override
@@ -103,7 +104,7 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
 
     @Override
     public void rateGroup(RateGroupRequest request, StreamObserver<Rating> responses) {
-        reply(responses, GroupMessages.rating(groups.rate(new NewRating(request.getGroupId(), request.getUserId(),
+        reply(responses, GroupProto.rating(groups.rate(new NewRating(request.getGroupId(), request.getUserId(),
                 request.getStars(), request.getComment()))));
     }
 
@@ -113,22 +114,22 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
         NewSession command = new NewSession(request.getGroupId(), request.getTopic(),
                 ProtoTime.instantOrNull(request.hasStartTime(), request.getStartTime(), "start_time"),
                 request.getDurationMinutes(), request.getLocation());
-        reply(responses, GroupMessages.session(groups.schedule(command)));
+        reply(responses, GroupProto.session(groups.schedule(command)));
     }
 
     @Override
     public void getLeaderboard(GetLeaderboardRequest request, StreamObserver<Leaderboard> responses) {
-        reply(responses, GroupMessages.leaderboard(groups.leaderboard(request.getSubject(), request.getLimit())));
+        reply(responses, GroupProto.leaderboard(groups.leaderboard(request.getSubject(), request.getLimit())));
     }
 
     @Override
     public void createUser(CreateUserRequest request, StreamObserver<User> responses) {
-        reply(responses, UserMessages.user(users.create(new NewUser(request.getName(), request.getEmail()))));
+        reply(responses, UserProto.user(users.create(new NewUser(request.getName(), request.getEmail()))));
     }
 
     @Override
     public void getUser(GetUserRequest request, StreamObserver<User> responses) {
-        reply(responses, UserMessages.user(users.get(request.getId())));
+        reply(responses, UserProto.user(users.get(request.getId())));
     }
 
     /**

@@ -6,16 +6,13 @@ import dev.tandem.error.DomainException;
 
 import java.time.Instant;
 
-/** Conversions at the edge of the wire that every feature's mapping needs. */
+/**
+ * Reading times from requests. (Answers are mapped by the domain's own {@code GroupProto} and
+ * {@code UserProto}, which the cache's L2 shares.)
+ */
 public final class ProtoTime {
 
     private ProtoTime() {
-    }
-
-    public static Timestamp timestamp(Instant instant) {
-        return Timestamps.checkValid(Timestamp.newBuilder()
-                .setSeconds(instant.getEpochSecond())
-                .setNanos(instant.getNano()));
     }
 
     /**
@@ -32,9 +29,5 @@ public final class ProtoTime {
             throw DomainException.invalid(field, "is not a valid timestamp (years 0001-9999, nanos 0-999999999)");
         }
         return Instant.ofEpochSecond(timestamp.getSeconds(), timestamp.getNanos());
-    }
-
-    public static String orEmpty(String value) {
-        return value == null ? "" : value;
     }
 }
