@@ -237,8 +237,12 @@ final class LogFollower {
             }
         }
         metrics.invalidationsApplied.increment();
-        Duration lag = Duration.between(e.createdAt(), clock.instant());
-        metrics.invalidationLag.record(lag.isNegative() ? Duration.ZERO : lag);
+        if (caughtUpOnce) {
+            // The rows a starting instance replays are not propagation: only rows read after the
+            // first complete pass say how long an invalidation takes to arrive.
+            Duration lag = Duration.between(e.createdAt(), clock.instant());
+            metrics.invalidationLag.record(lag.isNegative() ? Duration.ZERO : lag);
+        }
     }
 
     private void expireHoles(long now) {

@@ -38,7 +38,7 @@ class CacheEndpointHttpTest {
     @Test
     void getPostAndDeleteOverHttp() throws Exception {
         seed.reset(1);
-        // A context that has just started serves L1 once its channel is confirmed (a few heartbeats).
+        // A context that has just started serves L1 once its log follower has read the log through.
         assertThat(Servers.await(java.time.Duration.ofSeconds(30), cache::l1Trusted)).isTrue();
         groups.get(1);
 
