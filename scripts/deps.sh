@@ -168,53 +168,44 @@ do_python() {
   say "python venv ready in $(( $(now) - t0 )) s"
 }
 
-# ---------------------------------------------------------------- k8s (scripts/k8s-validate.sh)
-do_k8s() {
-  go_tool kustomize "sigs.k8s.io/kustomize/kustomize/v5@v$KUSTOMIZE_VERSION" "v$KUSTOMIZE_VERSION" "" version
-  local req=$ROOT/scripts/k8s-validate-requirements.txt stamp=$STAMPS/k8s-pip.sha256 want=""
-  if [[ -x $K8S_VENV/bin/python ]]; then
-    want="$(sha "$req") $("$K8S_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)"
+# ---------------------------------------------------------------- a tool's own venv
+# tool_venv VENV REQUIREMENTS STAMP-NAME MIN-PYTHON WHAT: a venv of its own for one tool (so its pins
+# never meet loadtest's), rebuilt only when the requirements file or the venv's Python changed.
+tool_venv() {
+  local venv=$1 req=$2 name=$3 min=$4 what=$5
+  local stamp=$STAMPS/$name-pip.sha256 want="" log=$ROOT/.tools/pip-$name.log
+  if [[ -x $venv/bin/python ]]; then
+    want="$(sha "$req") $("$venv/bin/python" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)"
     [[ -f $stamp && "$(cat "$stamp")" == "$want" ]] && return 0
   fi
   local t0; t0=$(now)
-  if [[ ! -x $K8S_VENV/bin/python ]]; then
-    local py; py=$(command -v python3) || die "python3 (>= 3.10) is needed for scripts/k8s-validate.sh"
-    say "creating .tools/k8s-venv"
-    "$py" -m venv "$K8S_VENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  if [[ ! -x $venv/bin/python ]]; then
+    local py; py=$(command -v python3) || die "python3 (>= $min) is needed for $what"
+    "$py" -c "import sys; sys.exit(sys.version_info < tuple(int(n) for n in '$min'.split('.')))" ||
+      die "$what needs python3 >= $min; $py is $("$py" -V 2>&1)"
+    say "creating ${venv#"$ROOT"/}"
+    "$py" -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
   fi
-  say "pip install -r scripts/k8s-validate-requirements.txt ..."
-  if ! "$K8S_VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >"$ROOT/.tools/pip-k8s.log" 2>&1; then
-    tail -n 30 "$ROOT/.tools/pip-k8s.log" >&2
-    die "pip install for the k8s validator failed; log: .tools/pip-k8s.log"
+  say "pip install -r ${req#"$ROOT"/} ..."
+  if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "pip install for $what failed; log: ${log#"$ROOT"/}"
   fi
-  want="$(sha "$req") $("$K8S_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])')"
+  want="$(sha "$req") $("$venv/bin/python" -c 'import sys; print(sys.version.split()[0])')"
   mkdir -p "$STAMPS"; echo "$want" >"$stamp"
-  say "k8s validator venv ready in $(( $(now) - t0 )) s"
+  say "venv for $what ready in $(( $(now) - t0 )) s"
+}
+
+# ---------------------------------------------------------------- k8s (scripts/k8s-validate.sh)
+do_k8s() {
+  go_tool kustomize "sigs.k8s.io/kustomize/kustomize/v5@v$KUSTOMIZE_VERSION" "v$KUSTOMIZE_VERSION" "" version
+  tool_venv "$K8S_VENV" "$ROOT/scripts/k8s-validate-requirements.txt" k8s 3.10 scripts/k8s-validate.sh
 }
 
 # ---------------------------------------------------------------- fuzz (scripts/api-fuzz.sh)
 do_fuzz() {
-  local req=$ROOT/scripts/api-fuzz-requirements.txt stamp=$STAMPS/fuzz-pip.sha256 want=""
-  if [[ -x $FUZZ_VENV/bin/python ]]; then
-    want="$(sha "$req") $("$FUZZ_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)"
-    [[ -f $stamp && "$(cat "$stamp")" == "$want" ]] && return 0
-  fi
-  local t0; t0=$(now)
-  if [[ ! -x $FUZZ_VENV/bin/python ]]; then
-    local py; py=$(command -v python3) || die "python3 (>= 3.11) is needed for scripts/api-fuzz.sh"
-    "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
-      die "scripts/api-fuzz.sh needs python3 >= 3.11 (Schemathesis 4); $py is $("$py" -V 2>&1)"
-    say "creating .tools/fuzz-venv"
-    "$py" -m venv "$FUZZ_VENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
-  fi
-  say "pip install -r scripts/api-fuzz-requirements.txt ..."
-  if ! "$FUZZ_VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >"$ROOT/.tools/pip-fuzz.log" 2>&1; then
-    tail -n 30 "$ROOT/.tools/pip-fuzz.log" >&2
-    die "pip install for the API fuzzer failed; log: .tools/pip-fuzz.log"
-  fi
-  want="$(sha "$req") $("$FUZZ_VENV/bin/python" -c 'import sys; print(sys.version.split()[0])')"
-  mkdir -p "$STAMPS"; echo "$want" >"$stamp"
-  say "API fuzzer venv ready in $(( $(now) - t0 )) s"
+  # Schemathesis 4 needs Python 3.11.
+  tool_venv "$FUZZ_VENV" "$ROOT/scripts/api-fuzz-requirements.txt" fuzz 3.11 scripts/api-fuzz.sh
 }
 
 # ---------------------------------------------------------------- node
