@@ -80,6 +80,26 @@ class TransactionBoundariesTest {
         assertEveryReadIsFresh(List.of(id), reference, h, other);
     }
 
+    /**
+     * An invalidation inside a read-only transaction is refused at once: its log row could not be
+     * written there (MySQL refuses writes in a read-only transaction), so accepting it would lose
+     * it. Nothing is logged and nothing is invalidated.
+     */
+    @Test
+    void anInvalidationInsideAReadOnlyTransactionIsRefused() {
+        Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
+        h.resetData();
+        long logged = h.jdbc.sql("SELECT COUNT(*) FROM cache_invalidations").query(Long.class).single();
+        long invalidations = h.cache.l1().invalidationCount(GroupCaches.GROUP, 1L);
+
+        assertThatThrownBy(() -> transactions(h, TransactionDefinition.PROPAGATION_REQUIRED, true)
+                .executeWithoutResult(tx -> h.cache.invalidateAfterCommit(GroupCaches.group(1))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("read-only transaction");
+
+        assertThat(h.jdbc.sql("SELECT COUNT(*) FROM cache_invalidations").query(Long.class).single()).isEqualTo(logged);
+        assertThat(h.cache.l1().invalidationCount(GroupCaches.GROUP, 1L)).isEqualTo(invalidations);
+    }
+
     @Test
     void aReadInsideAReadOnlyTransactionServesItsSnapshotAndLeavesTheCacheAlone() {
         Instance h = Instance.named("hybrid-a", CacheMode.HYBRID);
