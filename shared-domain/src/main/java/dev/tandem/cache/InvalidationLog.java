@@ -75,11 +75,6 @@ final class InvalidationLog {
         return followerConnectionId;
     }
 
-    /** The lowest seq in the log, 0 when it is empty. */
-    long minSeq() {
-        return follower.sql("SELECT COALESCE(MIN(seq), 0) FROM cache_invalidations").query(Long.class).single();
-    }
-
     /** Up to {@code limit} rows above {@code after}, plus any of {@code missing} that are there now, in seq order. */
     List<Entry> read(long after, Collection<Long> missing, int limit) {
         String holes = missing.isEmpty() ? ""

@@ -367,8 +367,4 @@ final class LogFollower {
     boolean rechecking() {
         return recheck;
     }
-
-    Instant now() {
-        return clock.instant();
-    }
 }
