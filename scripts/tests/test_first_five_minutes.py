@@ -238,6 +238,8 @@ def check_row(operation: str, answers: dict[str, list[Result]], users: list[int]
         case "health":
             assert rest["status"] == "UP" and grpc["status"] == "SERVING", where
             assert answer_json(answers["gRPC"][1])["status"] == "UP", where
+        case "Hello":
+            assert rest == {"message": "hello"} and grpc == {"message": "hello"}, where
         case _:
             pass  # a write: its command succeeded (checked by the caller); its effect shows in later rows
 

@@ -13,6 +13,9 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.HelloRequest;
+import dev.tandem.proto.v1.HelloResponse;
+import dev.tandem.proto.v1.HelloServiceGrpc;
 import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.Leaderboard;
 import dev.tandem.proto.v1.LeaveGroupRequest;
@@ -43,6 +46,7 @@ final class GrpcWire implements Wire, AutoCloseable {
 
     private final ManagedChannel channel;
     private final StudyGroupServiceGrpc.StudyGroupServiceBlockingStub stub;
+    private final HelloServiceGrpc.HelloServiceBlockingStub hello;
 
     GrpcWire(int port) {
         this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
@@ -51,6 +55,7 @@ final class GrpcWire implements Wire, AutoCloseable {
         authorization.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + DevTokens.devWriter());
         this.stub = StudyGroupServiceGrpc.newBlockingStub(channel)
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization));
+        this.hello = HelloServiceGrpc.newBlockingStub(channel);
     }
 
     @Override
@@ -92,6 +97,7 @@ final class GrpcWire implements Wire, AutoCloseable {
     @Override public Leaderboard getLeaderboard(GetLeaderboardRequest r) { return call(() -> stub.getLeaderboard(r)); }
     @Override public User createUser(CreateUserRequest r) { return call(() -> stub.createUser(r)); }
     @Override public User getUser(GetUserRequest r) { return call(() -> stub.getUser(r)); }
+    @Override public HelloResponse hello(HelloRequest r) { return call(() -> hello.hello(r)); }
 
     @Override
     public void close() throws InterruptedException {

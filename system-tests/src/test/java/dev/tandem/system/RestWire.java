@@ -14,6 +14,8 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.HelloRequest;
+import dev.tandem.proto.v1.HelloResponse;
 import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.Leaderboard;
 import dev.tandem.proto.v1.LeaveGroupRequest;
@@ -128,6 +130,11 @@ final class RestWire implements Wire {
     @Override
     public User getUser(GetUserRequest r) {
         return get("/users/" + r.getId(), User.newBuilder());
+    }
+
+    @Override
+    public HelloResponse hello(HelloRequest r) {
+        return get("/hello", HelloResponse.newBuilder());
     }
 
     private <T extends Message> T get(String path, Message.Builder into) {

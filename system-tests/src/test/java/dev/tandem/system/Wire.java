@@ -8,6 +8,8 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.HelloRequest;
+import dev.tandem.proto.v1.HelloResponse;
 import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.Leaderboard;
 import dev.tandem.proto.v1.LeaveGroupRequest;
@@ -24,7 +26,7 @@ import dev.tandem.proto.v1.User;
 import java.util.List;
 
 /**
- * StudyGroupService as a client sees it, whichever wire carries it. The same request object goes
+ * StudyGroupService (and the bench's hello-world, HelloService) as a client sees it, whichever wire carries it. The same request object goes
  * through both implementations, so a test can ask both and compare the answers message by message.
  */
 interface Wire {
@@ -54,6 +56,8 @@ interface Wire {
     User createUser(CreateUserRequest request);
 
     User getUser(GetUserRequest request);
+
+    HelloResponse hello(HelloRequest request);
 
     /** A failed call, reduced to what both wires must agree on: the status name and the fields named. */
     final class Failure extends RuntimeException {

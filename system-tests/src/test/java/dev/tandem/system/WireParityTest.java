@@ -11,6 +11,7 @@ import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.GroupSummary;
+import dev.tandem.proto.v1.HelloRequest;
 import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.LeaveGroupRequest;
 import dev.tandem.proto.v1.ListGroupsRequest;
@@ -215,6 +216,13 @@ class WireParityTest {
                 .build())).code).isEqualTo("ALREADY_EXISTS");
         assertThat(sameFailure(w -> w.joinGroup(JoinGroupRequest.newBuilder().setGroupId(1).setUserId(999_999).build())).code)
                 .isEqualTo("NOT_FOUND");
+    }
+
+    @Test
+    @Order(5)
+    void theHelloWorldSaysTheSameOnBothWires() {
+        // The bench's baseline on each wire: REST's {"message":"hello"} is HelloResponse's JSON mapping.
+        assertThat(same(w -> w.hello(HelloRequest.getDefaultInstance())).getMessage()).isEqualTo("hello");
     }
 
     /** Walks every page of a listing on both wires, comparing each page; returns all rows. */

@@ -15,6 +15,8 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.HelloRequest;
+import dev.tandem.proto.v1.HelloServiceGrpc;
 import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.LeaveGroupRequest;
 import dev.tandem.proto.v1.ListGroupsRequest;
@@ -115,6 +117,8 @@ class WriteAuthGrpcTest extends GrpcIntegrationTest {
         assertThat(anonymousApi().getLeaderboard(GetLeaderboardRequest.newBuilder().setLimit(3).build()).getGroupsCount())
                 .isPositive();
         assertThat(anonymousApi().getUser(GetUserRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
+        assertThat(HelloServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS)
+                .hello(HelloRequest.getDefaultInstance()).getMessage()).isEqualTo("hello");
         assertThat(HealthGrpc.newBlockingStub(channel).withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS)
                 .check(HealthCheckRequest.getDefaultInstance()).getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
     }

@@ -4,6 +4,7 @@ import dev.tandem.grpc.GrpcFailure;
 import dev.tandem.grpc.GrpcIntegrationTest;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.HelloServiceGrpc;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
@@ -11,6 +12,7 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,12 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MalformedRequestGrpcTest extends GrpcIntegrationTest {
 
     @Test
-    void bytesThatDoNotParseAreInvalidArgument() {
-        // 0xff 0xff ...: a field tag whose varint never ends.
-        GrpcFailure failure = GrpcFailure.of(() -> call(StudyGroupServiceGrpc.getGetGroupMethod(),
-                new byte[]{(byte) 0xff, (byte) 0xff, (byte) 0xff}));
-        failure.assertCode(Status.Code.INVALID_ARGUMENT);
-        assertThat(failure.message()).contains("tandem.v1.StudyGroupService/GetGroup");
+    void bytesThatDoNotParseAreInvalidArgumentOnEveryTandemService() {
+        for (MethodDescriptor<?, ?> method : List.of(StudyGroupServiceGrpc.getGetGroupMethod(),
+                HelloServiceGrpc.getHelloMethod())) {
+            // 0xff 0xff ...: a field tag whose varint never ends.
+            GrpcFailure failure = GrpcFailure.of(() -> call(method, new byte[]{(byte) 0xff, (byte) 0xff, (byte) 0xff}));
+            failure.assertCode(Status.Code.INVALID_ARGUMENT);
+            assertThat(failure.message()).contains(method.getFullMethodName());
+        }
     }
 
     @Test

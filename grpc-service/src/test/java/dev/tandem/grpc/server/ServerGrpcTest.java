@@ -36,29 +36,36 @@ class ServerGrpcTest extends GrpcIntegrationTest {
     @Autowired ServerProbes probes;
 
     @Test
-    void reflectionListsTheStudyGroupService() throws Exception {
+    void reflectionListsTheTandemServices() throws Exception {
         List<String> services = reflect(ServerReflectionRequest.newBuilder().setListServices("").build())
                 .getListServicesResponse().getServiceList().stream()
                 .map(ServiceResponse::getName)
                 .toList();
-        assertThat(services).contains("tandem.v1.StudyGroupService", "grpc.health.v1.Health");
+        assertThat(services).contains("tandem.v1.StudyGroupService", "tandem.v1.HelloService", "grpc.health.v1.Health");
     }
 
     @Test
-    void reflectionDescribesTheServiceSoThatToolsCanCallIt() throws Exception {
+    void reflectionDescribesTheServicesSoThatToolsCanCallThem() throws Exception {
+        assertDescribed("tandem.v1.StudyGroupService", "GetGroup", "ListGroups", "UpdateGroup", "CreateUser");
+        assertDescribed("tandem.v1.HelloService", "Hello");
+    }
+
+    private void assertDescribed(String service, String... methods) throws Exception {
         // What grpcurl asks before it can encode a request: the file that defines the symbol.
         ServerReflectionResponse response = reflect(ServerReflectionRequest.newBuilder()
-                .setFileContainingSymbol("tandem.v1.StudyGroupService").build());
+                .setFileContainingSymbol(service).build());
 
         List<DescriptorProtos.FileDescriptorProto> files = new ArrayList<>();
         for (var bytes : response.getFileDescriptorResponse().getFileDescriptorProtoList()) {
             files.add(DescriptorProtos.FileDescriptorProto.parseFrom(bytes));
         }
-        assertThat(files).anySatisfy(file -> {
+        assertThat(files).as(service).anySatisfy(file -> {
             assertThat(file.getPackage()).isEqualTo("tandem.v1");
-            assertThat(file.getServiceList()).singleElement().satisfies(service ->
-                    assertThat(service.getMethodList()).extracting(DescriptorProtos.MethodDescriptorProto::getName)
-                            .contains("GetGroup", "ListGroups", "UpdateGroup", "CreateUser"));
+            assertThat(file.getServiceList()).singleElement().satisfies(described -> {
+                assertThat("tandem.v1." + described.getName()).isEqualTo(service);
+                assertThat(described.getMethodList()).extracting(DescriptorProtos.MethodDescriptorProto::getName)
+                        .contains(methods);
+            });
         });
     }
 
