@@ -3,6 +3,7 @@ package dev.tandem.grpc.auth;
 import dev.tandem.auth.WriteAccess;
 import dev.tandem.error.DomainException;
 import dev.tandem.grpc.error.GrpcErrors;
+import dev.tandem.proto.v1.HelloServiceGrpc;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -21,9 +22,9 @@ import java.util.stream.Stream;
 
 /**
  * Writes over gRPC need a writer's bearer token (metadata {@code authorization: Bearer <JWT>}),
- * checked by the same {@link WriteAccess} as REST. Every tandem.v1.StudyGroupService method is a
- * write unless listed in {@link #READS}: a new RPC is protected until it is declared a read. Other
- * services (health, reflection) stay public.
+ * checked by the same {@link WriteAccess} as REST. Every method of a tandem.v1 service is a write
+ * unless listed in {@link #READS}: a new RPC, or a new service of the API, is protected until it is
+ * declared a read. Other services (health, reflection) stay public.
  *
  * <p>A refused call is closed here, before its request is delivered to the service, with the status
  * {@link GrpcErrors} gives every DomainException (ErrorInfo reason UNAUTHENTICATED or
@@ -39,12 +40,16 @@ public class WriteAuthInterceptor implements ServerInterceptor {
     public static final Metadata.Key<String> AUTHORIZATION =
             Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
-    /** The read RPCs, public like REST's GETs; every other method of the service is a write. */
+    /** The API's services are those of this proto package. */
+    private static final String API_PACKAGE = "tandem.v1.";
+
+    /** The read RPCs, public like REST's GETs; every other method of the API is a write. */
     public static final Set<String> READS = Stream.of(
                     StudyGroupServiceGrpc.getGetGroupMethod(),
                     StudyGroupServiceGrpc.getListGroupsMethod(),
                     StudyGroupServiceGrpc.getGetLeaderboardMethod(),
-                    StudyGroupServiceGrpc.getGetUserMethod())
+                    StudyGroupServiceGrpc.getGetUserMethod(),
+                    HelloServiceGrpc.getHelloMethod())
             .map(MethodDescriptor::getFullMethodName)
             .collect(Collectors.toUnmodifiableSet());
 
@@ -55,8 +60,7 @@ public class WriteAuthInterceptor implements ServerInterceptor {
     }
 
     public static boolean isWrite(MethodDescriptor<?, ?> method) {
-        return StudyGroupServiceGrpc.SERVICE_NAME.equals(method.getServiceName())
-                && !READS.contains(method.getFullMethodName());
+        return method.getFullMethodName().startsWith(API_PACKAGE) && !READS.contains(method.getFullMethodName());
     }
 
     @Override

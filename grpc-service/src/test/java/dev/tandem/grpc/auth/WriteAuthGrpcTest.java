@@ -90,7 +90,19 @@ class WriteAuthGrpcTest extends GrpcIntegrationTest {
                 .filter(WriteAuthInterceptor::isWrite).map(MethodDescriptor::getFullMethodName).sorted().toList();
         assertThat(writes).containsExactlyInAnyOrderElementsOf(
                 WRITES.keySet().stream().map(MethodDescriptor::getFullMethodName).toList());
-        assertThat(WriteAuthInterceptor.READS).hasSize(4);
+        assertThat(WriteAuthInterceptor.READS).hasSize(5);
+    }
+
+    @Test
+    void aMethodOfAnyOtherTandemServiceIsAWriteUntilDeclaredARead() {
+        // Deny by default reaches past StudyGroupService: a service added to tandem.v1 is protected too.
+        MethodDescriptor<byte[], byte[]> newService = MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodDescriptor.MethodType.UNARY)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName("tandem.v1.NewService", "Change"))
+                .setRequestMarshaller(RAW_BYTES).setResponseMarshaller(RAW_BYTES).build();
+        assertThat(WriteAuthInterceptor.isWrite(newService)).isTrue();
+        assertThat(WriteAuthInterceptor.isWrite(HelloServiceGrpc.getHelloMethod())).isFalse();
+        assertThat(WriteAuthInterceptor.isWrite(HealthGrpc.getCheckMethod())).isFalse();
     }
 
     @Test
