@@ -6,7 +6,8 @@
 #   java     check that a JDK >= 21 exists (scripts/java-home.sh); nothing to install
 #   servers  apt: mariadb-server redis-server
 #   tools    apt: docker-compose openssl nginx (nginx: only its binary, to check the compose balancer's
-#            config offline with nginx -t; no server is started); Go: ghz, k6, grpcurl pinned into .tools/bin
+#            config offline with nginx -t; no server is started) nghttp2-client (h2load) curl;
+#            Go: ghz, k6, grpcurl pinned into .tools/bin; Rust (cargo): oha pinned into .tools/bin
 #   python   venv .tools/venv + pip install -r loadtest/requirements.txt (when that file exists)
 #   node     npm ci in dashboard/ (when dashboard/package-lock.json exists)
 #   browser  apt: chromium
@@ -24,6 +25,7 @@
 #   apt mariadb-server redis-server chromium docker-compose        ~81 s
 #   Go, empty module and build caches: ghz 168 s, k6 180 s, grpcurl 94 s  (~7.5 min in all)
 #   Go, when the build cache has them: ~2-4 s each; already in .tools/bin: skipped (<0.2 s)
+#   oha (cargo install --locked, empty cargo cache): ~3-4 min; already in .tools/bin: skipped
 #   python venv + loadtest/requirements.txt, no pip cache           ~31 s
 #   dashboard node_modules, empty npm cache                         ~9-14 s
 #   k8s: Go kustomize, empty caches ~60 s; venv + kubernetes-validate (22 MB wheel) ~25 s
@@ -40,6 +42,7 @@ STAMPS=$ROOT/.tools/stamps
 
 GHZ_VERSION=0.120.0
 K6_VERSION=1.8.1
+OHA_VERSION=1.16.0      # crates.io; --locked: the versions of its own Cargo.lock
 GRPCURL_VERSION=1.9.4
 # v5.8.3 needs Go >= 1.27; v5.8.2 builds with Go 1.26
 KUSTOMIZE_VERSION=5.8.2
@@ -132,6 +135,27 @@ go_tool() {
   "$bin" "$@" 2>&1 | grep -qF -- "$expect" ||
     die "$name built but '$name $*' does not report $expect: $("$bin" "$@" 2>&1 | head -n1)"
   say "$name $expect built in $(( $(now) - t0 )) s"
+}
+
+# oha: the open-model REST generator that corrects for coordinated omission (--latency-correction),
+# from crates.io (no Debian package; wrk2 has none either and is not on a registry)
+do_tools_cargo() {
+  local bin=$TOOLS_BIN/oha
+  if [[ -x $bin ]] && "$bin" --version 2>&1 | grep -qF -- "oha $OHA_VERSION"; then
+    [[ -n ${DEPS_VERBOSE:-} ]] && say "oha $OHA_VERSION present"
+    return 0
+  fi
+  local cargo t0; t0=$(now)
+  cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+  [[ -x $cargo ]] || die "cargo (Rust) is needed to build oha; install it with rustup or put it on PATH"
+  say "building oha $OHA_VERSION (crates.io) into .tools/bin ..."
+  if ! "$cargo" install --quiet --locked --version "$OHA_VERSION" --root "$ROOT/.tools/cargo" oha \
+       >"$ROOT/.tools/cargo-oha.log" 2>&1; then
+    tail -n 30 "$ROOT/.tools/cargo-oha.log" >&2
+    die "cargo install oha $OHA_VERSION failed; log: .tools/cargo-oha.log"
+  fi
+  mkdir -p "$TOOLS_BIN"; cp "$ROOT/.tools/cargo/bin/oha" "$bin"
+  say "oha $OHA_VERSION built in $(( $(now) - t0 )) s"
 }
 
 do_tools_go() {
@@ -264,11 +288,11 @@ done
 
 [[ -n $want_java ]]    && do_java
 [[ -n $want_servers ]] && apt_want mariadb-server redis-server
-[[ -n $want_tools ]]   && apt_want docker-compose openssl nginx  # openssl: scripts/tls-cert.sh; nginx: scripts/nginx-config-test.sh
+[[ -n $want_tools ]]   && apt_want docker-compose openssl nginx nghttp2-client curl  # openssl: scripts/tls-cert.sh; nginx: scripts/nginx-config-test.sh; nghttp2-client: h2load
 [[ -n $want_browser ]] && apt_want chromium
 # one apt-get run for everything that is missing
 (( ${#APT_WANTED[@]} )) && apt_install_wanted
-[[ -n $want_tools ]]   && do_tools_go
+[[ -n $want_tools ]]   && do_tools_go && do_tools_cargo
 [[ -n $want_python ]]  && do_python
 [[ -n $want_node ]]    && do_node
 [[ -n $want_k8s ]]     && do_k8s

@@ -14,7 +14,7 @@ import { nextKey, options as commonOptions, writeSummary } from './common.js';
 export const options = commonOptions;
 
 const client = new grpc.Client();
-client.load(__ENV.PROTO_PATHS.split(','), 'tandem/v1/study_groups.proto', 'grpc/health/v1/health.proto');
+client.load(__ENV.PROTO_PATHS.split(','), 'tandem/v1/study_groups.proto', 'tandem/v1/hello.proto');
 
 const method = __ENV.METHOD;
 const okStatus = (r) => r && r.status === grpc.StatusOK;

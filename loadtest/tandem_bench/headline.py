@@ -1,149 +1,205 @@
-"""The headline ratios of a run, computed from its cells' summaries.
+"""The headline ratios of a run, each with a bootstrap 95 % interval and a verdict.
 
-Each ratio is the median of the ratios of matched cell pairs (cells equal in everything but
-the one thing compared), so a run with many concurrencies still gives one number, and
-headlineDetail lists every pair so the reader can check it. Only closed-model cells count:
-in the open model the throughput is the rate asked for, not a capacity.
+A ratio pairs cells equal in everything but the one thing compared; its value is the median of
+its pairs' ratios, and its interval the 2.5th-97.5th percentiles of that median over bootstrap
+replicates (pooled.Plans: cells measured in the same service processes are resampled together,
+so their ratio is paired as it was measured). Which cells may enter which ratio is the point:
 
-Cells are matched on TLS too (a cell without the field, from an older run, is plain), so the
-protocol and cache ratios never pair a TLS cell with a plain one; the tlsOverPlain* ratios are the
-ones that do, per protocol (REST = HTTP/1.1 + TLS, gRPC = HTTP/2 + TLS), each TLS cell with the
-plain cell equal in everything else (tool, operation, page size, cache mode, temperature,
-concurrency) of the same run.
+  * latency ratios (p50) use only cells that measure latency: one user (closed) or an arrival
+    rate (open). A closed cell at many users measures throughput: its p50 is queueing.
+  * throughput and CPU-per-request ratios use closed-model cells only, and pair cells of the same
+    tool on both sides (h2load where the profile has it: the generator with headroom).
+  * a window flagged for anything but other-cpu is left out; a pair with no window left is listed
+    as excluded, with why.
+
+verdict: finding (interval excludes 1), inconclusive (it includes 1, or there is no interval),
+flagged (only excluded pairs: the value is theirs, not to be trusted), missing (no pair at all).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import statistics
+from typing import Callable
 
-from . import stats
+from . import pooled, windows
 
-NAMES = ("grpcOverRestP50Warm", "warmHybridOverNoneThroughput",
-         "jsonOverProtobufBodyBytes", "getGroupOverHelloThroughput",
-         "tlsOverPlainP50Rest", "tlsOverPlainP50Grpc",
-         "tlsOverPlainThroughputRest", "tlsOverPlainThroughputGrpc")
+NAMES = ("grpcOverRestP50Warm", "grpcOverRestThroughputWarm", "grpcOverRestServerCpuPerRequest",
+         "warmHybridOverNoneThroughput", "jsonOverProtobufBodyBytes", "getGroupOverHelloThroughput",
+         "tlsOverPlainP50Rest", "tlsOverPlainP50Grpc", "tlsOverPlainThroughputRest", "tlsOverPlainThroughputGrpc")
 
 DESCRIPTIONS = {
-    "grpcOverRestP50Warm":
-        "gRPC p50 ÷ REST p50, warm cache, both driven by k6, same cache mode, operation, "
-        "page size and concurrency (below 1: gRPC is faster)",
-    "warmHybridOverNoneThroughput":
-        "ListGroups throughput with a warm hybrid cache ÷ without cache, same protocol, tool, "
-        "page size and concurrency",
-    "jsonOverProtobufBodyBytes":
-        "REST JSON body bytes ÷ gRPC Protobuf body bytes of the same operation and page size",
-    "getGroupOverHelloThroughput":
-        "warm hybrid GetGroup throughput ÷ the framework's hello-world endpoint, same protocol, "
-        "tool and concurrency",
-    "tlsOverPlainP50Rest":
-        "REST p50 over TLS ÷ plain, same tool, operation, page size, cache mode, temperature and "
-        "concurrency (above 1: what encryption adds to a call)",
-    "tlsOverPlainP50Grpc":
-        "gRPC p50 over TLS ÷ plain, same tool, operation, page size, cache mode, temperature and "
-        "concurrency (above 1: what encryption adds to a call)",
-    "tlsOverPlainThroughputRest":
-        "REST throughput over TLS ÷ plain, same tool, operation, page size, cache mode, temperature "
-        "and concurrency (below 1: what encryption takes from capacity)",
-    "tlsOverPlainThroughputGrpc":
-        "gRPC throughput over TLS ÷ plain, same tool, operation, page size, cache mode, temperature "
-        "and concurrency (below 1: what encryption takes from capacity)",
+    "grpcOverRestP50Warm": "gRPC p50 ÷ REST p50, warm cache, same tool, operation, page size and cache mode, "
+                           "latency cells only (one user, or an arrival rate); below 1: gRPC answers sooner",
+    "grpcOverRestThroughputWarm": "gRPC ÷ REST successful requests per second, warm cache, closed model, same "
+                                  "operation and concurrency, driven by native generators with headroom (h2load "
+                                  "for gRPC, oha for REST) or the same tool; above 1: gRPC serves more",
+    "grpcOverRestServerCpuPerRequest": "gRPC ÷ REST server CPU per request (the service, MariaDB and Redis), "
+                                       "same cells as the throughput ratio; below 1: gRPC costs the server less",
+    "warmHybridOverNoneThroughput": "ListGroups throughput with a warm hybrid cache ÷ without cache, same "
+                                    "protocol, tool, page size and concurrency",
+    "jsonOverProtobufBodyBytes": "REST JSON body bytes ÷ gRPC Protobuf message bytes of the same responses "
+                                 "(fetched with curl on both wires)",
+    "getGroupOverHelloThroughput": "warm hybrid GetGroup throughput ÷ the hello-world endpoint of the same "
+                                   "wire (GET /api/v1/hello, tandem.v1.HelloService/Hello), same tool and "
+                                   "concurrency",
+    "tlsOverPlainP50Rest": "REST p50 over TLS ÷ plain, latency cells; above 1: what encryption adds to a call",
+    "tlsOverPlainP50Grpc": "gRPC p50 over TLS ÷ plain, latency cells; above 1: what encryption adds to a call",
+    "tlsOverPlainThroughputRest": "REST throughput over TLS ÷ plain, closed cells of the same tool",
+    "tlsOverPlainThroughputGrpc": "gRPC throughput over TLS ÷ plain, closed cells of the same tool",
 }
 
-# what makes two cells "the same" apart from what a ratio compares
-TLS_MATCH = ("tool", "operation", "pageSize", "cacheMode", "temperature", "concurrency")
+
+def is_latency(c) -> bool:
+    return c.model == "open" and c.sweep is None or (c.model == "closed" and c.concurrency == 1)
 
 
-def tls_of(cell: dict) -> bool:
-    """Whether a cell ran over TLS; cells of runs written before the tls dimension ran plain."""
-    return bool(cell.get("tls", False))
+def is_capacity(c) -> bool:
+    return c.model == "closed" and c.concurrency > 1 and c.temperature != "cold"
 
 
-def _key(cell: dict, *fields: str) -> tuple:
-    return tuple(tls_of(cell) if f == "tls" else cell[f] for f in fields)
+def group_of(c) -> tuple:
+    """Cells measured in the same service processes (resampled together)."""
+    return (c.cache_mode, c.tls)
 
 
-def _ratio(num: float | None, den: float | None) -> float | None:
-    if num is None or den is None or den == 0:
-        return None
-    return num / den
+def _match(c, fields: tuple) -> tuple:
+    return tuple(getattr(c, f) for f in fields)
 
 
-def _pairs(cells, is_num: Callable, is_den: Callable, match: tuple[str, ...],
-           figure: Callable[[dict], float | None], one_per: tuple[str, ...] | None = None) -> list[dict]:
+def _pairs(plans: list, is_num: Callable, is_den: Callable, match: tuple) -> list[tuple]:
     dens = {}
-    for c in cells:
+    for c in plans:
         if is_den(c):
-            dens.setdefault(_key(c, *match), c)
-    pairs, seen = [], set()
-    for c in cells:
-        if not is_num(c):
-            continue
-        d = dens.get(_key(c, *match))
-        if d is None:
-            continue
-        if one_per is not None:
-            # several pairs would repeat one figure (e.g. body size per cache mode): keep the first
-            k = _key(c, *one_per)
-            if k in seen:
-                continue
-            seen.add(k)
-        pairs.append({"numeratorCellId": c["id"], "denominatorCellId": d["id"],
-                      "ratio": _ratio(figure(c), figure(d))})
-    return pairs
+            dens.setdefault(_match(c, match), c)
+    return [(c, dens[_match(c, match)]) for c in plans if is_num(c) and _match(c, match) in dens]
 
 
-def compute(cells: Sequence[dict]) -> tuple[dict, dict]:
-    """Returns (headline, headlineDetail) as the run schema describes them."""
-    closed = [c for c in cells if c["model"] == "closed"]
-    p50 = lambda c: c["summary"]["latencyMs"]["p50"]
-    rps = lambda c: c["summary"]["throughputRps"]
-    body = lambda c: c["summary"]["bodyBytes"]
-    domain_ops = ("GetGroup", "ListGroups")
-
-    pairs = {
-        "grpcOverRestP50Warm": _pairs(
-            closed,
-            is_num=lambda c: c["protocol"] == "grpc" and c["tool"] == "k6" and c["temperature"] == "warm",
-            is_den=lambda c: c["protocol"] == "rest" and c["tool"] == "k6" and c["temperature"] == "warm",
-            match=("cacheMode", "operation", "pageSize", "concurrency", "tls"),
-            figure=p50),
-        "warmHybridOverNoneThroughput": _pairs(
-            closed,
-            is_num=lambda c: c["operation"] == "ListGroups" and c["cacheMode"] == "hybrid" and c["temperature"] == "warm",
-            is_den=lambda c: c["operation"] == "ListGroups" and c["cacheMode"] == "none",
-            match=("protocol", "tool", "pageSize", "concurrency", "tls"),
-            figure=rps),
-        "jsonOverProtobufBodyBytes": _pairs(
-            closed,
-            is_num=lambda c: c["protocol"] == "rest" and c["operation"] in domain_ops,
-            is_den=lambda c: c["protocol"] == "grpc" and c["operation"] in domain_ops,
-            match=("operation", "pageSize", "tls"),
-            figure=body,
-            one_per=("operation", "pageSize")),
-        "getGroupOverHelloThroughput": _pairs(
-            closed,
-            is_num=lambda c: c["operation"] == "GetGroup" and c["cacheMode"] == "hybrid" and c["temperature"] == "warm",
-            is_den=lambda c: c["operation"] == "Hello",
-            match=("protocol", "tool", "concurrency", "tls"),
-            figure=rps),
+def pair_specs(plans: list) -> dict[str, tuple[list, Callable]]:
+    """Per headline: its cell pairs and the figure it compares."""
+    p50 = windows.percentile_ms(50)
+    warm = lambda c: c.temperature == "warm"
+    rest, grpc = (lambda c: c.protocol == "rest"), (lambda c: c.protocol == "grpc")
+    same = ("family", "operation", "page_size", "cache_mode", "concurrency", "tls", "model", "target_rate")
+    tool_free = ("operation", "page_size", "cache_mode", "concurrency", "tls", "model", "target_rate")
+    specs = {
+        # k6 on both wires is the one tool that drives both, so the latency pair may cross tools only
+        # through the tool_free match below when no same-tool pair exists
+        "grpcOverRestP50Warm": (_pairs(plans, lambda c: grpc(c) and warm(c) and is_latency(c),
+                                       lambda c: rest(c) and warm(c) and is_latency(c), same) or
+                                _pairs(plans, lambda c: grpc(c) and warm(c) and is_latency(c),
+                                       lambda c: rest(c) and warm(c) and is_latency(c), tool_free), p50),
+        "grpcOverRestThroughputWarm": (_pairs(plans, lambda c: grpc(c) and warm(c) and is_capacity(c),
+                                              lambda c: rest(c) and warm(c) and is_capacity(c), same),
+                                       windows.throughput),
+        "warmHybridOverNoneThroughput": (_pairs(
+            plans, lambda c: c.operation == "ListGroups" and c.cache_mode == "hybrid" and warm(c) and is_capacity(c),
+            lambda c: c.operation == "ListGroups" and c.cache_mode == "none" and is_capacity(c),
+            ("protocol", "family", "page_size", "concurrency", "tls")), windows.throughput),
+        "getGroupOverHelloThroughput": (_pairs(
+            plans, lambda c: c.operation == "GetGroup" and c.cache_mode == "hybrid" and warm(c) and is_capacity(c),
+            lambda c: c.operation == "Hello" and is_capacity(c), ("protocol", "family", "concurrency", "tls")),
+            windows.throughput),
     }
+    specs["grpcOverRestServerCpuPerRequest"] = (specs["grpcOverRestThroughputWarm"][0], windows.server_cpu_us)
     for protocol, suffix in (("rest", "Rest"), ("grpc", "Grpc")):
-        for name, figure in ((f"tlsOverPlainP50{suffix}", p50), (f"tlsOverPlainThroughput{suffix}", rps)):
-            pairs[name] = _pairs(
-                closed,
-                is_num=lambda c, p=protocol: c["protocol"] == p and tls_of(c),
-                is_den=lambda c, p=protocol: c["protocol"] == p and not tls_of(c),
-                match=TLS_MATCH,
-                figure=figure)
+        tls_match = ("family", "operation", "page_size", "cache_mode", "temperature", "concurrency", "model",
+                     "target_rate")
+        specs[f"tlsOverPlainP50{suffix}"] = (_pairs(
+            plans, lambda c, p=protocol: c.protocol == p and c.tls and is_latency(c),
+            lambda c, p=protocol: c.protocol == p and not c.tls and is_latency(c), tls_match), p50)
+        specs[f"tlsOverPlainThroughput{suffix}"] = (_pairs(
+            plans, lambda c, p=protocol: c.protocol == p and c.tls and is_capacity(c),
+            lambda c, p=protocol: c.protocol == p and not c.tls and is_capacity(c), tls_match), windows.throughput)
+    return specs
 
-    headline, detail = {}, {}
-    for name in NAMES:
-        value = stats.median(p["ratio"] for p in pairs[name])
-        if not pairs[name]:
-            reason = "no pair of matching cells in this run"
-        elif value is None:
-            reason = "every matching pair lacks one of the two figures"
-        else:
-            reason = None
-        headline[name] = value
-        detail[name] = {"description": DESCRIPTIONS[name], "pairs": pairs[name], "reason": reason}
-    return headline, detail
+
+def compute(runs: dict, draws: pooled.Plans, body_bytes: dict) -> dict:
+    """runs: cell id → windows.CellRun; body_bytes: (protocol, operation, page size) → bytes."""
+    plans = [r.plan for r in runs.values()]
+    out = {}
+    for name, (pairs, figure) in pair_specs(plans).items():
+        out[name] = _headline(name, pairs, figure, runs, draws)
+    out["jsonOverProtobufBodyBytes"] = _body_headline(body_bytes)
+    return {name: out[name] for name in NAMES}
+
+
+def _draws(draws: pooled.Plans, run) -> list:
+    return draws.for_group(group_of(run.plan), list(run.data))
+
+
+def _headline(name, pairs, figure, runs, draws) -> dict:
+    rows, kept_reps = [], []
+    for num, den in pairs:
+        a, b = runs[num.id], runs[den.id]
+        ea, eb = a.eligible(), b.eligible()
+        excluded_why = None
+        if not ea or not eb:
+            excluded_why = "; ".join(f"{r.plan.id}: every window flagged ({_codes(r)})" for r, e in ((a, ea), (b, eb))
+                                     if not e)
+        num_w, den_w = (ea, eb) if not excluded_why else (a.data, b.data)
+        r = pooled.ratio_interval(num_w, _draws(draws, a), figure, den_w, _draws(draws, b), figure)
+        reps = _replicates(num_w, _draws(draws, a), den_w, _draws(draws, b), figure)
+        rows.append({"numeratorCellId": num.id, "denominatorCellId": den.id, "ratio": r["value"],
+                     "low": r["low"], "high": r["high"], "excluded": excluded_why is not None,
+                     "excludedWhy": excluded_why, "_reps": reps})
+    reps = [r.pop("_reps") for r in rows]
+    kept = [i for i, r in enumerate(rows) if not r["excluded"] and r["ratio"] is not None]
+    use = kept or [i for i, r in enumerate(rows) if r["ratio"] is not None]
+    value = statistics.median([rows[i]["ratio"] for i in use]) if use else None
+    low = high = None
+    if use:
+        medians = []
+        for rep in zip(*[reps[i] for i in use]):
+            present = [x for x in rep if x is not None]
+            if present:
+                medians.append(statistics.median(present))
+        low, high = pooled.interval(medians)
+    if not rows:
+        verdict, reason = "missing", "no pair of matching cells in this run"
+    elif value is None:
+        verdict, reason = "missing", "every matching pair lacks one of the two figures"
+    elif not kept:
+        verdict, reason = "flagged", "every pair has a cell whose windows were all flagged: " + \
+                          "; ".join(r["excludedWhy"] for r in rows if r["excludedWhy"])
+    elif low is None or high is None:
+        verdict, reason = "inconclusive", "no interval (a single window per cell)"
+    elif low <= 1 <= high:
+        verdict, reason = "inconclusive", f"the 95 % interval [{low:.3g}, {high:.3g}] includes 1: no difference shown"
+    else:
+        verdict, reason = "finding", None
+    return {"description": DESCRIPTIONS[name], "value": value, "low": low, "high": high,
+            "verdict": verdict, "reason": reason, "pairs": rows}
+
+
+def _replicates(num, num_draws, den, den_draws, figure) -> list:
+    out = []
+    for a, b in zip(num_draws, den_draws):
+        x, y = figure(pooled.choose(num, a)), figure(pooled.choose(den, b))
+        out.append(x / y if x is not None and y not in (None, 0) else None)
+    return out
+
+
+def _codes(run) -> str:
+    return ", ".join(sorted({f["code"] for w in run.windows for f in w["flags"]}))
+
+
+def _body_headline(body_bytes: dict) -> dict:
+    """Body sizes are measured once per key, not per window: no sampling spread, so the interval is
+    the range over operations and page sizes."""
+    rows = []
+    for (protocol, op, size), rest_bytes in sorted(body_bytes.items(), key=str):
+        if protocol != "rest" or op == "Hello":
+            continue
+        grpc_bytes = body_bytes.get(("grpc", op, size))
+        if grpc_bytes:
+            rows.append({"numeratorCellId": f"rest-{op}{size or ''}", "denominatorCellId": f"grpc-{op}{size or ''}",
+                         "ratio": rest_bytes / grpc_bytes, "low": None, "high": None, "excluded": False,
+                         "excludedWhy": None})
+    if not rows:
+        return {"description": DESCRIPTIONS["jsonOverProtobufBodyBytes"], "value": None, "low": None, "high": None,
+                "verdict": "missing", "reason": "no body sizes were measured", "pairs": []}
+    ratios = [r["ratio"] for r in rows]
+    return {"description": DESCRIPTIONS["jsonOverProtobufBodyBytes"], "value": statistics.median(ratios),
+            "low": min(ratios), "high": max(ratios),
+            "verdict": "finding" if min(ratios) > 1 or max(ratios) < 1 else "inconclusive",
+            "reason": None if min(ratios) > 1 or max(ratios) < 1 else "JSON and Protobuf sizes overlap",
+            "pairs": rows}

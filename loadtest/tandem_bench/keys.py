@@ -25,7 +25,7 @@ SUBJECTS = ("algorithms", "biology", "chemistry", "databases", "economics", "his
             "linear-algebra", "literature", "physics", "statistics")
 
 GRPC_METHODS = {
-    "Hello": "grpc.health.v1.Health/Check",
+    "Hello": "tandem.v1.HelloService/Hello",
     "GetGroup": "tandem.v1.StudyGroupService/GetGroup",
     "ListGroups": "tandem.v1.StudyGroupService/ListGroups",
 }
@@ -112,6 +112,21 @@ def grpc_request(operation: str, key, page_size: int | None) -> dict:
     return message
 
 
+JIT_MISS_KEYS = 2000   # after the hot set: the miss path's JIT warm-up (never measured)
+
+
+def cold_slices(operation: str, scale: int, page_size: int | None, hot: int, slices: int) -> list[list]:
+    """The cold keys cut into `slices` disjoint runs, one per (cold cell, service start, round), so
+    that no cold window asks a key another window (or the JIT warm-up) has asked before."""
+    keys = all_keys(operation, scale, page_size)[hot + JIT_MISS_KEYS:]
+    size = len(keys) // max(slices, 1)
+    return [keys[i * size:(i + 1) * size] for i in range(slices)]
+
+
+def jit_miss_keys(operation: str, scale: int, page_size: int | None, hot: int) -> list:
+    return all_keys(operation, scale, page_size)[hot:hot + JIT_MISS_KEYS]
+
+
 class KeyFiles:
     """Writes (once) and names the JSON arrays of requests the load generators read."""
 
@@ -121,12 +136,14 @@ class KeyFiles:
         self.hot = hot
         self._cache: dict[tuple, tuple[Path, int]] = {}
 
-    def get(self, protocol: str, operation: str, page_size: int | None, which: str) -> tuple[Path, int]:
-        """(path, number of requests) of the hot or cold key file."""
+    def get(self, protocol: str, operation: str, page_size: int | None, which: str,
+            keys: list | None = None) -> tuple[Path, int]:
+        """(path, number of requests) of the hot or cold key file, or of `keys` named `which`."""
         k = (protocol, operation, page_size, which)
         if k not in self._cache:
-            hot, cold = split(all_keys(operation, self.scale, page_size), self.hot)
-            keys = hot if which == "hot" or operation == "Hello" else cold
+            if keys is None:
+                hot, cold = split(all_keys(operation, self.scale, page_size), self.hot)
+                keys = hot if which == "hot" or operation == "Hello" else cold
             build = rest_request if protocol == "rest" else grpc_request
             requests = [build(operation, key, page_size) for key in keys]
             name = f"{protocol}-{operation}{page_size or ''}-{which}.json"

@@ -1,12 +1,19 @@
-"""Running the load generators: k6 (REST and gRPC, loadtest/k6/*.js) and ghz (gRPC), each as one
-bounded subprocess against 127.0.0.1, with the CPU it used.
+"""Running the load generators, each as one bounded subprocess against 127.0.0.1, pinned to the
+generator's CPUs (cpu.Placement), with every request's latency written to a raw file:
+
+  k6      REST and gRPC (loadtest/k6/*.js): the same tool on both wires, the reference; closed
+          (constant-vus), or open (constant-arrival-rate, dropped iterations reported)
+  ghz     gRPC; open model with --async, so each call starts on its schedule
+  h2load  REST (HTTP/1.1, --h1) and gRPC (HTTP/2, one pre-encoded request frame): a C generator
+          cheap enough to leave the services the bottleneck on two cores
+  oha     REST, open model with --latency-correction (latency timed from each request's due time,
+          as wrk2 does)
 
 Every invocation is bounded twice: by its own settings (a duration, or a number of requests with a
 maximum duration) and by a subprocess timeout a little longer than that, after which it is killed.
-The CPU a generator used is the change of getrusage(RUSAGE_CHILDREN) user+sys across the
-subprocess (it is waited for, so its whole usage is counted), and the percent is that over the
-invocation's wall time (start-up included) — percent of one core, on the same two cores as the
-services.
+The CPU a generator used during the measured window is read by cpu.Sampler from its pid (the
+caller tracks it through on_start); getrusage over the whole invocation (start-up included) is
+kept as a cross-check.
 
 TLS cells (Invocation.tls): every generator verifies the services' certificate against the bench's
 own self-signed one (scripts/tls-cert.sh) rather than skipping verification, as a real client
@@ -18,6 +25,7 @@ once per connection, and each VU or ghz connection connects once, so it is outsi
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import resource
@@ -28,7 +36,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import parse_ghz, parse_k6
+from . import parse_ghz, parse_k6, samples as raw
 
 ROOT = Path(__file__).resolve().parents[2]
 K6_DIR = ROOT / "loadtest" / "k6"
@@ -54,14 +62,24 @@ def tool_path(name: str) -> str:
 
 
 def tool_version(name: str) -> str | None:
+    """'k6 v1.8.1', 'ghz v0.120.0', 'h2load nghttp2/1.52.0', 'oha 1.16.0'; None when absent."""
     try:
         if name == "k6":
             out = subprocess.run([tool_path("k6"), "version"], capture_output=True, text=True, timeout=30).stdout
             m = re.search(r"k6 (v\S+)", out)
             return f"k6 {m.group(1)}" if m else out.strip() or None
-        out = subprocess.run([tool_path("ghz"), "--version"], capture_output=True, text=True, timeout=30)
-        v = (out.stdout or out.stderr).strip()
-        return f"ghz {v if v.startswith('v') else 'v' + v}" if v else None
+        if name == "ghz":
+            out = subprocess.run([tool_path("ghz"), "--version"], capture_output=True, text=True, timeout=30)
+            v = (out.stdout or out.stderr).strip()
+            return f"ghz {v if v.startswith('v') else 'v' + v}" if v else None
+        if name == "h2load":
+            out = subprocess.run([tool_path("h2load"), "--version"], capture_output=True, text=True, timeout=30).stdout
+            m = re.search(r"nghttp2/(\S+)", out)
+            return f"h2load nghttp2/{m.group(1)}" if m else None
+        if name == "oha":
+            out = subprocess.run([tool_path("oha"), "--version"], capture_output=True, text=True, timeout=30).stdout
+            return out.strip() or None
+        raise ValueError(name)
     except (LoadGenError, OSError, subprocess.SubprocessError):
         return None
 
@@ -100,13 +118,16 @@ def extract_protos(service_jar: Path, out_dir: Path) -> list[str]:
 
 # ---------------------------------------------------------------- one invocation
 
+TOOLS = ("k6", "ghz", "h2load", "oha")
+
+
 @dataclass
 class Invocation:
     """One run of a load generator. executor: constant-vus (closed, for duration), shared-iterations
     (each of `iterations` requests on the next key, at most `duration`), constant-arrival-rate
     (open: `rate` per second for duration, at most `vus` in flight)."""
     protocol: str                 # rest | grpc
-    tool: str                     # k6 | ghz
+    tool: str                     # k6 | ghz | h2load | oha
     operation: str
     method: str | None            # gRPC method; None for REST
     executor: str
@@ -119,14 +140,19 @@ class Invocation:
     rate: float | None = None
     extra_env: dict = field(default_factory=dict)
     tls: bool = False             # TLS to the services (they must have been started with it)
+    prefix: list = field(default_factory=list)   # e.g. taskset -c 1
+    raw: bool = True              # keep per-request samples (measured windows); warm-ups need none
+    request_frame: Path | None = None   # h2load gRPC: the one pre-encoded request it sends
+    uris_file: Path | None = None       # h2load/oha REST: the request URIs, one per line
 
 
 @dataclass
 class Outcome:
-    measurement: dict
-    cpu_seconds: float
+    measurement: dict             # the tool's own totals (requests, wire bytes, dropped, ...)
+    cpu_seconds: float            # getrusage over the whole invocation, start-up included
     wall_seconds: float
     notes: list
+    samples: raw.Samples | None = None
 
 
 def _cpu_children() -> float:
@@ -134,22 +160,33 @@ def _cpu_children() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _run(cmd: list[str], log_file: Path, timeout: float, env: dict | None = None) -> tuple[float, float]:
+def _run(cmd: list[str], log_file: Path, timeout: float, env: dict | None = None, on_start=None,
+         stdout_file: Path | None = None) -> tuple[float, float]:
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "ab") as log:
         log.write((f"\n# {time.strftime('%H:%M:%S')}\n$ " + " ".join(cmd) + "\n").encode())
         log.flush()
         cpu0, t0 = _cpu_children(), time.monotonic()
+        out = open(stdout_file, "wb") if stdout_file else log
         try:
-            r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                               timeout=timeout, env=env, cwd=ROOT)
-        except subprocess.TimeoutExpired as e:
-            raise LoadGenError(f"{Path(cmd[0]).name} did not finish within {timeout:.0f} s and was killed; "
-                               f"see {log_file}") from e
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT if not stdout_file else log,
+                                    stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
+            if on_start:
+                on_start(proc.pid)
+            try:
+                rc = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired as e:
+                proc.kill()
+                proc.wait()
+                raise LoadGenError(f"{Path(cmd[0]).name} did not finish within {timeout:.0f} s and was killed; "
+                                   f"see {log_file}") from e
+        finally:
+            if stdout_file:
+                out.close()
         wall, cpu = time.monotonic() - t0, _cpu_children() - cpu0
-        log.write(f"# exit {r.returncode} after {wall:.1f} s, {cpu:.1f} s CPU\n".encode())
-    if r.returncode != 0:
-        raise LoadGenError(f"{Path(cmd[0]).name} exited {r.returncode}; see {log_file}")
+        log.write(f"# exit {rc} after {wall:.1f} s, {cpu:.1f} s CPU\n".encode())
+    if rc != 0:
+        raise LoadGenError(f"{Path(cmd[0]).name} exited {rc}; see {log_file}")
     return cpu, wall
 
 
@@ -158,67 +195,202 @@ def _seconds(x: float) -> str:
 
 
 def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list[str],
-        ca_file: Path | None = None) -> Outcome:
-    """ca_file: the certificate a TLS invocation trusts (required when inv.tls)."""
+        ca_file: Path | None = None, on_start=None) -> Outcome:
+    """ca_file: the certificate a TLS invocation trusts (required when inv.tls). on_start(pid) is
+    called once the generator runs (the CPU sampler tracks it)."""
     if inv.tls and ca_file is None:
         raise LoadGenError(f"{inv.out_file.name}: a TLS invocation needs the certificate to trust (ca_file)")
     if inv.tls and inv.protocol == "rest" and not rest_base.startswith("https://"):
         raise LoadGenError(f"{inv.out_file.name}: a TLS invocation against {rest_base}")
     inv.out_file.parent.mkdir(parents=True, exist_ok=True)
     inv.out_file.unlink(missing_ok=True)
-    open_model = inv.executor == "constant-arrival-rate"
+    runner = {"k6": _run_k6, "ghz": _run_ghz, "h2load": _run_h2load, "oha": _run_oha}.get(inv.tool)
+    if runner is None:
+        raise LoadGenError(f"unknown tool {inv.tool}; known: {TOOLS}")
+    return runner(inv, grpc_address=grpc_address, rest_base=rest_base, proto_paths=proto_paths,
+                  ca_file=ca_file, on_start=on_start)
+
+
+def _timeout(inv: Invocation) -> float:
     # the invocation stops by itself; the timeout only catches a hung generator
+    return (inv.duration if inv.duration is not None else PRIMING_MAX_SECONDS) + 60
+
+
+def _raw_path(inv: Invocation, suffix: str) -> Path:
+    return inv.out_file.with_suffix(suffix)
+
+
+def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+    open_model = inv.executor == "constant-arrival-rate"
     duration = inv.duration if inv.duration is not None else PRIMING_MAX_SECONDS
-    timeout = duration + 60
-    if inv.tool == "k6":
-        script = K6_DIR / ("rest.js" if inv.protocol == "rest" else "grpc.js")
-        env_args = {
-            "EXECUTOR": inv.executor, "VUS": inv.vus, "DURATION": _seconds(duration),
-            "ITERATIONS": inv.iterations or 0, "RATE": inv.rate or 0, "KEYS_FILE": inv.keys_file,
-            "SUMMARY_OUT": inv.out_file, "OPERATION": inv.operation,
-        }
-        if inv.protocol == "rest":
-            env_args["BASE_URL"] = rest_base
-        else:
-            env_args.update(GRPC_ADDR=grpc_address, METHOD=inv.method, PROTO_PATHS=",".join(proto_paths),
-                            TLS="true" if inv.tls else "false")
-        env_args.update(inv.extra_env)
-        cmd = [tool_path("k6"), "run", "--quiet", "--no-color", "--no-usage-report", "--address="]
-        for k, v in env_args.items():
-            cmd += ["-e", f"{k}={v}"]
-        cmd.append(str(script))
-        env = dict(os.environ, K6_NO_USAGE_REPORT="true")
-        env.pop("SSL_CERT_FILE", None)
-        if inv.tls:
-            env["SSL_CERT_FILE"] = str(ca_file)
-        cpu, wall = _run(cmd, inv.log_file, timeout, env)
-        if not inv.out_file.exists():
-            raise LoadGenError(f"k6 wrote no summary ({inv.out_file}); see {inv.log_file}")
-        measurement = parse_k6.parse(inv.out_file, open_model=open_model)
-        notes = []
+    script = K6_DIR / ("rest.js" if inv.protocol == "rest" else "grpc.js")
+    env_args = {
+        "EXECUTOR": inv.executor, "VUS": inv.vus, "DURATION": _seconds(duration),
+        "ITERATIONS": inv.iterations or 0, "RATE": inv.rate or 0, "KEYS_FILE": inv.keys_file,
+        "SUMMARY_OUT": inv.out_file, "OPERATION": inv.operation,
+    }
+    if inv.protocol == "rest":
+        env_args["BASE_URL"] = rest_base
     else:
-        proto = "grpc/health/v1/health.proto" if inv.operation == "Hello" else "tandem/v1/study_groups.proto"
-        proto_file = next((Path(p) / proto for p in proto_paths if (Path(p) / proto).exists()), None)
-        if proto_file is None:
-            raise LoadGenError(f"{proto} not under {proto_paths}")
-        transport = ["--cacert", str(ca_file)] if inv.tls else ["--insecure"]
-        cmd = [tool_path("ghz"), *transport, "--proto", str(proto_file), "--import-paths", ",".join(proto_paths),
-               "--call", inv.method, "--data-file", str(inv.keys_file),
-               "--concurrency", str(inv.vus), "--connections", str(inv.vus),
-               "--format", "json", "--output", str(inv.out_file)]
-        if inv.executor == "shared-iterations" and inv.duration is None:
-            # a fixed set (the priming pass): every key once, bounded by count. (ghz v0.120.0
-            # ignores --total when --max-duration is given and runs for the whole duration.)
-            cmd += ["--total", str(inv.iterations)]
-        else:
-            # timed; over a key file, ghz takes request i from entry i mod length, so a window with
-            # fewer requests than keys asks each key once (the caller checks the count)
-            # wait: calls in flight when the window closes finish and count, as k6's graceful stop
-            # lets its iterations finish (ghz's default, close, cancels them and reports errors)
-            cmd += ["--duration", _seconds(inv.duration), "--duration-stop", "wait"]
-        if open_model:
-            cmd += ["--rps", str(int(inv.rate))]
-        cmd.append(grpc_address)
-        cpu, wall = _run(cmd, inv.log_file, timeout)
-        measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
-    return Outcome(measurement, cpu, wall, notes)
+        env_args.update(GRPC_ADDR=grpc_address, METHOD=inv.method, PROTO_PATHS=",".join(proto_paths),
+                        TLS="true" if inv.tls else "false")
+    env_args.update(inv.extra_env)
+    csv_file = _raw_path(inv, ".csv")
+    csv_file.unlink(missing_ok=True)
+    cmd = [*inv.prefix, tool_path("k6"), "run", "--quiet", "--no-color", "--no-usage-report", "--address=",
+           # status (HTTP or gRPC code) is what the samples' success comes from; the rest is weight
+           "--system-tags", "status,scenario"]
+    if inv.raw:
+        cmd += ["--out", f"csv={csv_file}"]
+    for k, v in env_args.items():
+        cmd += ["-e", f"{k}={v}"]
+    cmd.append(str(script))
+    env = dict(os.environ, K6_NO_USAGE_REPORT="true", K6_CSV_TIME_FORMAT="unix_micro", K6_CSV_SAVE_INTERVAL="1s")
+    env.pop("SSL_CERT_FILE", None)
+    if inv.tls:
+        env["SSL_CERT_FILE"] = str(ca_file)
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), env, on_start)
+    if not inv.out_file.exists():
+        raise LoadGenError(f"k6 wrote no summary ({inv.out_file}); see {inv.log_file}")
+    measurement = parse_k6.parse(inv.out_file, open_model=open_model)
+    samples = raw.from_k6_csv(csv_file, inv.protocol) if inv.raw else None
+    if samples is not None:
+        samples.body_bytes = measurement["bodyBytes"]
+        csv_file.unlink(missing_ok=True)
+    return Outcome(measurement, cpu, wall, [], samples)
+
+
+def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+    open_model = inv.executor == "constant-arrival-rate"
+    proto = "tandem/v1/hello.proto" if inv.operation == "Hello" else "tandem/v1/study_groups.proto"
+    proto_file = next((Path(p) / proto for p in proto_paths if (Path(p) / proto).exists()), None)
+    if proto_file is None:
+        raise LoadGenError(f"{proto} not under {proto_paths}")
+    transport = ["--cacert", str(ca_file)] if inv.tls else ["--insecure"]
+    cmd = [*inv.prefix, tool_path("ghz"), *transport, "--proto", str(proto_file), "--import-paths", ",".join(proto_paths),
+           "--call", inv.method, "--data-file", str(inv.keys_file),
+           "--concurrency", str(inv.vus), "--connections", str(inv.vus),
+           "--format", "json", "--output", str(inv.out_file)]
+    if inv.executor == "shared-iterations" and inv.duration is None:
+        # a fixed set (the priming pass): every key once, bounded by count. (ghz v0.120.0
+        # ignores --total when --max-duration is given and runs for the whole duration.)
+        cmd += ["--total", str(inv.iterations)]
+    else:
+        # wait: calls in flight when the window closes finish and count, as k6's graceful stop
+        # lets its iterations finish (ghz's default, close, cancels them and reports errors)
+        cmd += ["--duration", _seconds(inv.duration), "--duration-stop", "wait"]
+    if open_model:
+        # --async: each call starts on its tick, not when a worker is free, so latency is timed
+        # from the intended send (no coordinated omission); --concurrency bounds the workers
+        cmd += ["--rps", str(int(inv.rate)), "--async"]
+    cmd.append(grpc_address)
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
+    measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
+    samples = raw.from_ghz(inv.out_file) if inv.raw else None
+    inv.out_file.unlink(missing_ok=True)  # ~100 bytes per call; parsed, not needed any more
+    return Outcome(measurement, cpu, wall, notes, samples)
+
+
+H2LOAD_TOTALS = re.compile(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
+                           r"(\d+) errored, (\d+) timeout")
+H2LOAD_TRAFFIC = re.compile(r"traffic: .*?\((\d+)\) total, .*?\((\d+)\) headers .*?, .*?\((\d+)\) data")
+
+
+def parse_h2load_stdout(text: str, source: str = "h2load") -> dict:
+    m = H2LOAD_TOTALS.search(text)
+    t = H2LOAD_TRAFFIC.search(text)
+    if not m or not t:
+        raise LoadGenError(f"{source}: no 'requests:'/'traffic:' lines in h2load's output")
+    total, started, done, succeeded, failed, errored, timeout = (int(x) for x in m.groups())
+    wire_total, headers, data = (int(x) for x in t.groups())
+    return {"requests": done, "succeeded": succeeded, "failed": failed + errored + timeout,
+            "wireBytesReceived": wire_total, "headerBytes": headers, "dataBytes": data}
+
+
+def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+    """Closed model: --clients connections, --max-concurrent-streams 1 (one request in flight per
+    connection, as k6's VUs), for --duration; one thread (the generator has one core)."""
+    if inv.executor == "constant-arrival-rate":
+        raise LoadGenError("h2load cells are closed-model (use oha or k6 for REST, ghz for gRPC in the open model)")
+    log_file = _raw_path(inv, ".h2load.log")
+    log_file.unlink(missing_ok=True)
+    stdout_file = _raw_path(inv, ".h2load.txt")
+    cmd = [*inv.prefix, tool_path("h2load"), "--clients", str(inv.vus), "--max-concurrent-streams", "1",
+           "--threads", "1"]
+    if inv.raw:
+        cmd += ["--log-file", str(log_file)]
+    if inv.executor == "shared-iterations" or inv.duration is None:
+        cmd += ["--requests", str(inv.iterations)]
+    else:
+        cmd += ["--duration", f"{inv.duration:g}"]
+    if inv.protocol == "rest":
+        cmd += ["--h1", "--input-file", str(inv.uris_file)]
+    else:
+        scheme = "https" if inv.tls else "http"
+        cmd += ["--header", "content-type: application/grpc", "--header", "te: trailers",
+                "--data", str(inv.request_frame), f"{scheme}://{grpc_address}/{inv.method}"]
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start, stdout_file=stdout_file)
+    text = stdout_file.read_text(errors="replace")
+    with open(inv.log_file, "a") as log:
+        log.write(text)
+    totals = parse_h2load_stdout(text, str(stdout_file))
+    samples = raw.from_h2load_log(log_file) if inv.raw else None
+    done = max(totals["requests"], 1)
+    measurement = {
+        "requests": totals["requests"], "errors": totals["failed"],
+        # HTTP/2 DATA payload per request: for gRPC the frame (5-byte prefix + message), for REST
+        # over HTTP/1.1 the body; headers and framing are the rest of wireBytesReceived
+        "dataBytesPerRequest": totals["dataBytes"] / done,
+        "wireBytesSentPerRequest": None, "wireBytesReceivedPerRequest": totals["wireBytesReceived"] / done,
+        "droppedIterations": None, "achievedRate": None,
+    }
+    log_file.unlink(missing_ok=True)
+    stdout_file.unlink(missing_ok=True)
+    return Outcome(measurement, cpu, wall, [], samples)
+
+
+def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+    if inv.protocol != "rest":
+        raise LoadGenError("oha drives REST only (gRPC: ghz or h2load)")
+    db = _raw_path(inv, ".oha.db")
+    db.unlink(missing_ok=True)
+    open_model = inv.executor == "constant-arrival-rate"
+    cmd = [*inv.prefix, tool_path("oha"), "--no-tui", "--output-format", "json", "--output", str(inv.out_file),
+           "-c", str(inv.vus), "--urls-from-file", str(inv.uris_file), "--worker-threads", "1",
+           # calls in flight at the deadline finish and count, as with k6 and ghz
+           "--wait-ongoing-requests-after-deadline"]
+    if inv.tls:
+        cmd += ["--cacert", str(ca_file)]
+    if inv.raw:
+        cmd += ["--db-url", str(db)]
+    if inv.duration is None:
+        cmd += ["-n", str(inv.iterations)]
+    else:
+        cmd += ["-z", f"{_seconds(inv.duration)}"]
+    if open_model:
+        cmd += ["-q", f"{inv.rate:g}", "--latency-correction"]
+    launched_at = time.time()
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
+    failures = raw.oha_failures(inv.out_file)
+    report = json.loads(inv.out_file.read_text())
+    summary = report.get("summary") or {}
+    samples = raw.from_oha_db(db, launched_at) if inv.raw else None
+    requests = (samples.requests if samples else 0) + failures
+    seconds = float(summary.get("total") or 0) or 1.0
+    measurement = {
+        "requests": requests, "errors": failures + (samples.requests - samples.succeeded if samples else 0),
+        "wireBytesSentPerRequest": None, "wireBytesReceivedPerRequest": None,
+        "droppedIterations": None,
+        "achievedRate": requests / seconds if open_model else None,
+    }
+    db.unlink(missing_ok=True)
+    inv.out_file.unlink(missing_ok=True)
+    return Outcome(measurement, cpu, wall, [], samples)
+
+
+def absolute_uris(base: str, paths_json: Path, out: Path) -> Path:
+    """The REST key file (a JSON array of paths) as absolute URIs, one per line: what h2load
+    --input-file and oha --urls-from-file read."""
+    paths = json.loads(Path(paths_json).read_text())
+    out.write_text("".join(f"{base}{p}\n" for p in paths))
+    return out

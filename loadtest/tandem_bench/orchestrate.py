@@ -40,20 +40,25 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import cachestats, environment, headline, keys, loadgen, profile, report, results, services, stats
+from . import (cachestats, cpu, environment, headline, keys, loadgen, pooled, probes, profile, report, results,
+               services, stats, windows, wire)
+from .windows import CellRun, interleave
 from . import target as targets
 
 ROOT = Path(__file__).resolve().parents[2]
 GRPC_JAR = ROOT / "grpc-service/target/grpc-service.jar"
 REST_JAR = ROOT / "rest-service/target/rest-service.jar"
 
-COLD_MAX_OVERALL = 0.1   # a cold cell at or above this overall hit ratio gets a note
-WARM_MIN_OVERALL = 0.9   # a warm cell at or below this one too
 JIT_CONCURRENCY = 16
-OTHER_CPU_NOTE_CORES = 0.2   # CPU of processes outside the bench, in cores, above which a window gets a note
+BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measure body bytes
+# the services' heap, fixed so that GC behaves the same in every start (recorded in the run)
+JAVA_OPTIONS = ["-Xms512m", "-Xmx512m"]
+SERVICE_NAMES = windows.SERVICE_NAMES
+CPU_NAMES = ["rest-service", "grpc-service", "mariadb", "redis", "generator", "bench"]
 
 
 def say(*parts) -> None:
@@ -103,46 +108,69 @@ class Bench:
         self.db_name = f"tandem_bench_s{self.scale}"
         self.notes: list[str] = []
         self.servers = services.Servers()
-        self.services = services.Services(self.java_bin, ports, self.db_name, work_dir / "logs", say=say)
+        self.placement = cpu.Placement.plan(os.cpu_count() or 1, self.settings.get("cpus")) if not target else \
+            cpu.Placement("none", None, None, "against a target: nothing pinned (its processes are not the bench's)")
+        self.services = services.Services(self.java_bin, ports, self.db_name, work_dir / "logs", say=say,
+                                          java_opts=JAVA_OPTIONS + self.placement.service_java_options())
         self.keyfiles = keys.KeyFiles(work_dir / "keys", self.scale, self.settings["hot_keys"])
         self.proto_paths: list[str] = []
-        self.records: list[dict] = []
+        self.encoder: wire.Encoder | None = None
+        self.runs: dict[str, CellRun] = {}
+        self.body_bytes: dict[tuple, float] = {}
+        self.heap_max: int | None = None
+        self.sampler = cpu.Sampler()
+        self.order = 0
         self.t0 = time.monotonic()
         self.measure_t0 = None
         self.cache_endpoint_missing = False
-        self.bytes_unknown_noted = False
         self.write_token: str | None = None
         self.load_at_start = (0.0, 0.0, 0.0)
-        self.other_cpu: list[tuple[float, str, int]] = []
         # the certificate of the TLS cells (scripts/tls-cert.sh), made when the profile has any
         self.tls_files: services.TlsFiles | None = None
 
     # ------------------------------------------------------------ helpers
 
     def invocation(self, cell: profile.CellPlan, *, executor: str, vus: int, duration: float | None, which: str,
-                   tag: str, iterations: int | None = None, rate: float | None = None) -> loadgen.Invocation:
-        keys_file, n = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, which)
+                   tag: str, iterations: int | None = None, rate: float | None = None, raw: bool = False,
+                   key_list: list | None = None, tool: str | None = None) -> loadgen.Invocation:
+        keys_file, n = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, which, key_list)
         if executor == "shared-iterations" and iterations is None:
             iterations = n
+        tool = tool or cell.tool
         stem = f"{cell.id}-{tag}"
-        return loadgen.Invocation(
-            protocol=cell.protocol, tool=cell.tool, operation=cell.operation,
+        inv = loadgen.Invocation(
+            protocol=cell.protocol, tool=tool, operation=cell.operation,
             method=keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None,
             executor=executor, vus=vus, duration=duration, keys_file=keys_file,
-            out_file=self.work / "out" / f"{stem}.json", log_file=self.work / "logs" / f"{cell.tool}.log",
-            iterations=iterations, rate=rate, tls=cell.tls)
+            out_file=self.work / "out" / f"{stem}.json", log_file=self.work / "logs" / f"{tool}.log",
+            iterations=iterations, rate=rate, tls=cell.tls, prefix=self.placement.generator_prefix(), raw=raw)
+        if tool in ("h2load", "oha") and cell.protocol == "rest":
+            inv.uris_file = loadgen.absolute_uris(self.rest_base, keys_file, keys_file.with_suffix(f".{self.rest_base.split(':')[0]}.uris"))
+        if tool == "h2load" and cell.protocol == "grpc":
+            first = json.loads(keys_file.read_text())[0]
+            frame_file = keys_file.with_suffix(".frame")
+            frame_file.write_bytes(wire.frame(self.encoder.encode(inv.method, first)))
+            inv.request_frame = frame_file
+        return inv
+
+    @property
+    def rest_base(self) -> str:
+        return self.target.rest_base if self.target else self.ports.rest_base
+
+    def ca_file(self) -> Path | None:
+        if self.target:
+            return self.target_ca()
+        return self.tls_files.certificate if self.tls_files else None
 
     def generate(self, inv: loadgen.Invocation) -> loadgen.Outcome:
-        if self.target:
-            outcome = loadgen.run(inv, grpc_address=self.target.grpc_address, rest_base=self.target.rest_base,
-                                  proto_paths=self.proto_paths, ca_file=self.target_ca())
-        else:
-            outcome = loadgen.run(inv, grpc_address=self.ports.grpc_address, rest_base=self.ports.rest_base,
-                                  proto_paths=self.proto_paths,
-                                  ca_file=self.tls_files.certificate if self.tls_files else None)
-        if inv.tool == "ghz":
-            inv.out_file.unlink(missing_ok=True)  # ~100 bytes per call; parsed, not needed any more
-        return outcome
+        grpc_address = self.target.grpc_address if self.target else self.ports.grpc_address
+        try:
+            return loadgen.run(inv, grpc_address=grpc_address, rest_base=self.rest_base,
+                               proto_paths=self.proto_paths, ca_file=self.ca_file(),
+                               on_start=lambda pid: self.sampler.track("generator", pid))
+        finally:
+            self.sampler.flush()
+            self.sampler.untrack("generator")
 
     def target_ca(self) -> Path | None:
         """The CA a TLS target's certificates are checked against: ca=FILE, else the system's."""
@@ -152,13 +180,11 @@ class Bench:
 
     def flush_caches(self) -> None:
         """L2 and the L1 of both services. Each flush also tells the other instance (through the
-        invalidation log) to flush its L1; the pause lets that row be followed before a window."""
+        invalidation log) to flush its L1; the pause lets that row be followed."""
         if self.target:
-            # One flush through any instance empties L2 and reaches every instance's L1 through the
-            # invalidation log; within the staleness bound (1 s) each has applied it or stopped
-            # serving its L1, so the window starts after that.
-            cachestats.flush(self.target.flush_base, token=self.write_token)
-            time.sleep(1.0)
+            if self.target.flush_base:
+                cachestats.flush(self.target.flush_base, token=self.write_token)
+                time.sleep(1.0)
             return
         for protocol in ("grpc", "rest"):
             cachestats.flush(self.ports.management_base(protocol), token=self.write_token)
@@ -172,38 +198,49 @@ class Bench:
             try:
                 return targets.combine([targets.read_instance(b) for b in self.target.management_bases(protocol)])
             except cachestats.CacheEndpointError as e:
-                if not self.cache_endpoint_missing:
-                    self.notes.append(f"cache counters could not be read ({e}); hit ratios are null")
-                    self.cache_endpoint_missing = True
+                self._cache_missing(e)
                 return None
         try:
             return cachestats.read(self.ports.management_base(protocol))
         except cachestats.CacheEndpointError as e:
-            if not self.cache_endpoint_missing:
-                self.notes.append(f"cache counters could not be read ({e}); hit ratios are null")
-                self.cache_endpoint_missing = True
+            self._cache_missing(e)
             return None
 
-    def read_bytes(self, cell: profile.CellPlan) -> tuple[float, float] | None:
-        if cell.protocol != "grpc":
-            return None
+    def _cache_missing(self, e) -> None:
+        if not self.cache_endpoint_missing:
+            self.notes.append(f"cache counters could not be read ({e}); hit ratios are null")
+            self.cache_endpoint_missing = True
+
+    def management_base(self, protocol: str) -> str | None:
         if self.target:
-            # the mean response size: one instance's sample of the calls is as good as all of them
-            if not self.target.grpc_management:
-                return None
-            return services.grpc_response_bytes(self.target.grpc_management[0], keys.GRPC_METHODS[cell.operation])
-        return services.grpc_response_bytes(self.ports.grpc_management_base, keys.GRPC_METHODS[cell.operation])
+            bases = self.target.management_bases(protocol)
+            return bases[0] if len(bases) == 1 else None   # one instance's JVM is not the service's
+        return self.ports.management_base(protocol)
+
+    def read_service(self, cell: profile.CellPlan) -> dict:
+        base = self.management_base(cell.protocol)
+        if base is None:
+            return {"jitMs": None, "gcPauseMs": None, "gcPauses": None, "okCalls": None, "heapMaxBytes": None}
+        return probes.jvm_and_calls(base, cell.protocol, cell.operation,
+                                    keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None)
+
+    def read_db(self) -> dict:
+        return probes.db_counters() if not self.target else {"rowsRead": None, "queries": None}
 
     # ------------------------------------------------------------ phases
 
-    def start_mode(self, mode: str, tls: bool = False) -> None:
+    def start_services(self, mode: str, tls: bool, start: int) -> None:
         if tls and self.tls_files is None:
             self.tls_files = services.tls_certificate()
         self.ports.tls = tls
-        say(f"\nbench: starting rest-service and grpc-service with TANDEM_CACHE_MODE={mode}"
+        say(f"\nbench: start {start + 1}: rest-service and grpc-service with TANDEM_CACHE_MODE={mode}"
             f"{', TLS on' if tls else ''} (REST {self.ports.rest_base}, gRPC "
             f"{self.ports.grpc_address}{' over TLS' if tls else ''}) ...")
         seconds = self.services.start(mode, self.tls_files if tls else None)
+        pids = self.services.pids()
+        self.placement.pin_services(pids.values())
+        for name, pid in pids.items():
+            self.sampler.track(name, pid)
         reported = {}
         for protocol in ("rest", "grpc"):
             reading = self.read_cache(protocol)
@@ -211,171 +248,137 @@ class Bench:
         wrong = {p: m for p, m in reported.items() if m is not None and str(m).lower() != mode}
         if wrong:
             raise services.ServiceError(f"asked for cache mode {mode}, the services report {wrong}")
+        # every start begins from empty caches: L2 outlives the services, and a cold key must never
+        # have been asked in any earlier start
+        self.flush_caches()
         say(f"bench: both services UP in {seconds:.0f} s (cache mode reported: "
-            f"{', '.join(f'{p} {m}' for p, m in reported.items())})")
+            f"{', '.join(f'{p} {m}' for p, m in reported.items())}); pinned: {self.placement.note}")
 
     def jit_warmup(self, mode: str, cells: list[profile.CellPlan], tls: bool = False) -> None:
+        """Both wires, every operation, excluded: the hot keys at up to 16 users, then (with a cache)
+        one pass over keys reserved for it, so the miss path (L2 miss, JDBC, fill) is compiled before
+        the first counted cold window."""
         seconds = self.settings["jit_warmup_seconds"]
         if seconds <= 0:
             return
-        ops: dict[str, int | None] = {}
+        ops: dict[tuple, None] = {}
         for c in cells:
-            ops.setdefault(c.operation, c.page_size)
+            ops.setdefault((c.operation, c.page_size), None)
         per_op = max(1.0, seconds / len(ops))
         conc = min(JIT_CONCURRENCY, max(c.concurrency for c in cells))
         t0 = time.monotonic()
-        for op, size in ops.items():
+        for op, size in ops:
             invs = []
             for protocol in ("rest", "grpc"):
                 fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None, per_op, 0, 1,
                                         tls=tls)
                 invs.append(self.invocation(fake, executor="constant-vus", vus=conc, duration=per_op,
                                             which="hot", tag="jit"))
+                if mode != "none" and op != "Hello":
+                    miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
+                    invs.append(self.invocation(fake, executor="shared-iterations", vus=conc, duration=per_op,
+                                                which="jit-miss", tag="jit-miss", key_list=miss))
             # both wires at once: each service warms its own code while the other does
             with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
-                for f in [pool.submit(self.generate, inv) for inv in invs]:
+                for f in [pool.submit(self._generate_quiet, inv) for inv in invs]:
                     f.result()
-        # no flush here: cold windows flush for themselves, warm ones find part of their hot set primed
-        say(f"bench: JIT warm-up ({', '.join(ops)} on both wires, {conc} VUs) took {time.monotonic() - t0:.0f} s, "
-            "excluded from the figures")
+        names = ", ".join(f"{o}{s or ''}" for o, s in ops)
+        say(f"bench: JIT warm-up ({names} on both wires, {conc} VUs, hot keys "
+            f"and the miss path) took {time.monotonic() - t0:.0f} s, excluded from the figures")
+
+    def _generate_quiet(self, inv: loadgen.Invocation) -> loadgen.Outcome:
+        """A generator run that is not a window (no CPU tracking)."""
+        grpc_address = self.target.grpc_address if self.target else self.ports.grpc_address
+        return loadgen.run(inv, grpc_address=grpc_address, rest_base=self.rest_base, proto_paths=self.proto_paths,
+                           ca_file=self.ca_file())
 
     def warm_up(self, cell: profile.CellPlan) -> None:
-        """Excluded run at the cell's concurrency over the hot keys; for a warm cell it is the
-        priming pass, so every hot key must have been asked at least once."""
+        """Excluded run at the cell's concurrency with the cell's own tool, over the hot keys; for a
+        warm cell it primes the cache, so every hot key must have been asked at least once."""
         _, hot_n = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, "hot")
         requests = 0
         if cell.warmup_seconds > 0:
-            out = self.generate(self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
-                                                duration=cell.warmup_seconds, which="hot", tag="warmup"))
+            if cell.model == "open":
+                inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
+                                      duration=cell.warmup_seconds, which="hot", tag="warmup", rate=cell.target_rate)
+            else:
+                inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
+                                      duration=cell.warmup_seconds, which="hot", tag="warmup")
+            out = self._generate_quiet(inv)
             requests = out.measurement["requests"]
-        if cell.temperature == "warm" and requests < hot_n:
-            # every hot key once: shared iterations over the hot set
-            self.generate(self.invocation(cell, executor="shared-iterations", vus=min(cell.concurrency, hot_n),
-                                          duration=None, which="hot", tag="priming"))
+        if cell.temperature == "warm" and (requests < hot_n or cell.tool == "h2load"):
+            # every hot key once (h2load asks one key only): shared iterations over the hot set
+            self._generate_quiet(self.invocation(cell, executor="shared-iterations", tool="k6",
+                                                 vus=min(cell.concurrency, hot_n), duration=None, which="hot",
+                                                 tag="priming"))
 
-    def window(self, cell: profile.CellPlan, rep: int) -> tuple[dict, list[str]]:
-        notes = []
+    def cold_keys(self, cell: profile.CellPlan, start: int, rnd: int) -> list:
+        """The slice of never-asked keys of this cell's window (start, round)."""
+        cold_cells = [c for c in self.cells if c.temperature == "cold" and c.operation == cell.operation
+                      and c.page_size == cell.page_size]
+        per_cell = max(c.windows for c in cold_cells)
+        slices = keys.cold_slices(cell.operation, self.scale, cell.page_size, self.settings["hot_keys"],
+                                  len(cold_cells) * per_cell)
+        index = cold_cells.index(cell) * per_cell + start * cell.repetitions + rnd
+        return slices[index]
+
+    def window(self, cell: profile.CellPlan, start: int, rnd: int) -> None:
+        run = self.runs[cell.id]
+        self.order += 1
+        which, key_list = "hot", None
         if cell.temperature == "cold":
-            self.flush_caches()
-        which = "cold" if cell.temperature == "cold" else "hot"
-        keys_file, n_keys = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, which)
+            which, key_list = f"cold-s{start}-r{rnd}", self.cold_keys(cell, start, rnd)
+        tag = f"s{start}r{rnd}"
         if cell.model == "open":
             inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
-                                  duration=cell.duration_seconds, which=which, tag=f"r{rep}", rate=cell.target_rate)
+                                  duration=cell.duration_seconds, which=which, tag=tag, rate=cell.target_rate,
+                                  raw=True, key_list=key_list)
         elif cell.temperature == "cold":
             inv = self.invocation(cell, executor="shared-iterations", vus=cell.concurrency,
-                                  duration=cell.duration_seconds, which=which, tag=f"r{rep}")
+                                  duration=cell.duration_seconds, which=which, tag=tag, raw=True, key_list=key_list)
         else:
             inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
-                                  duration=cell.duration_seconds, which=which, tag=f"r{rep}")
-        cache_before = self.read_cache(cell.protocol)
-        bytes_before = self.read_bytes(cell)
-        watch = services.CpuWatch([*self.services.pids().values(), *services.server_pids()])
+                                  duration=cell.duration_seconds, which=which, tag=tag, raw=True)
+        n_keys = len(key_list) if key_list is not None else None
+        cache_before, service_before, db_before = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
         outcome = self.generate(inv)
-        cpu = watch.stop(outcome.cpu_seconds)
-        cache_after = self.read_cache(cell.protocol)
-        bytes_after = self.read_bytes(cell)
-        self.services.check_alive()
-        # A target's processes are not the bench's to know: "outside the bench" would count them.
+        cache_after, service_after, db_after = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
         if not self.target:
-            self.other_cpu.append((cpu["otherCores"], cell.id, rep))
-        if not self.target and cpu["otherCores"] > OTHER_CPU_NOTE_CORES:
-            notes.append(f"{cell.id} rep {rep}: processes outside the bench used {cpu['otherCores']:.2f} cores "
-                         f"during the window (of {os.cpu_count()}); its figures are disturbed by them")
-
-        m = dict(outcome.measurement)
+            self.services.check_alive()
+        if service_after.get("heapMaxBytes"):
+            self.heap_max = service_after["heapMaxBytes"]
+        hit = None
+        notes = list(outcome.notes)
         if cache_before is not None and cache_after is not None and cell.cache_mode != "none":
-            ratio, ratio_notes = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
-            ratio_notes += cachestats.health_notes(cache_before, cache_after)
-            notes += [f"{cell.id} rep {rep}: {x}" for x in ratio_notes]
-        else:
-            ratio = {"l1": None, "l2": None, "overall": None}
-            if cache_before is not None and cache_after is not None and cell.operation != "Hello":
-                # no cache: the counters must not move; say so if they did
-                r, _ = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
-                if any(v is not None for v in r.values()):
-                    notes.append(f"{cell.id} rep {rep}: cache mode none but the cache counters moved {r}")
-        m["hitRatio"] = ratio
-        if cell.protocol == "grpc":
-            if bytes_after is not None:
-                c0, s0 = bytes_before or (0.0, 0.0)
-                c1, s1 = bytes_after
-                m["bodyBytes"] = (s1 - s0) / (c1 - c0) if c1 > c0 else None
-            else:
-                m["bodyBytes"] = None
-                if self.target and not self.target.grpc_management:
-                    if not self.bytes_unknown_noted:
-                        notes.append("no grpc-mgmt URL in the target: Protobuf body bytes of the gRPC cells unknown")
-                        self.bytes_unknown_noted = True
-                else:
-                    notes.append(f"{cell.id}: the gRPC service publishes no tandem_grpc_response_bytes; "
-                                  "Protobuf body bytes unknown")
-        m["loadGenCpuSeconds"] = outcome.cpu_seconds
-        m["loadGenCpuPercent"] = 100 * outcome.cpu_seconds / outcome.wall_seconds if outcome.wall_seconds else None
-        notes += outcome.notes
-        if cell.temperature == "cold" and cell.tool == "k6" and cell.model == "closed" and m["requests"] >= n_keys:
-            notes.append(f"{cell.id} rep {rep}: the window touched all {n_keys} cold keys and ended before "
-                         f"{cell.duration_seconds:g} s; raise seed_scale for longer cold windows")
-        if cell.temperature == "cold" and (cell.model == "open" or cell.tool == "ghz") and m["requests"] > n_keys:
-            notes.append(f"{cell.id} rep {rep}: {m['requests']} requests over {n_keys} cold keys: keys repeated")
-        return m, notes
+            hit, ratio_notes = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
+            notes += ratio_notes + cachestats.health_notes(cache_before, cache_after)
+        elif cache_before is not None and cache_after is not None and cell.operation != "Hello":
+            r, _ = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
+            if any(v is not None for v in r.values()):
+                notes.append(f"cache mode none but the cache counters moved {r}")
+        calls = probes.delta(service_before, service_after)
+        run.add_window(windows.build(
+            cell, start=start, rnd=rnd, order=self.order, outcome=outcome, sampler=self.sampler,
+            generator_cores=self.placement.generator_cores, hit_ratio=hit, service_delta=calls,
+            db_delta=probes.delta(db_before, db_after), n_keys=n_keys, notes=notes,
+            measured_service=SERVICE_NAMES[cell.protocol], cpu_names=CPU_NAMES))
 
-    def measure(self, i: int, n: int, cell: profile.CellPlan) -> dict:
-        self.warm_up(cell)
-        runs, cell_notes = [], []
-        for rep in range(1, cell.repetitions + 1):
-            m, notes = self.window(cell, rep)
-            runs.append(m)
-            cell_notes += notes
-        summary = stats.median_measurement(runs)
-        record = {
-            "id": cell.id, "protocol": cell.protocol, "tool": cell.tool, "operation": cell.operation,
-            "pageSize": cell.page_size, "cacheMode": cell.cache_mode, "temperature": cell.temperature,
-            "model": cell.model, "concurrency": cell.concurrency,
-            # k6 connects once per VU, ghz is told --connections = concurrency
-            "connections": cell.concurrency,
-            "targetRate": cell.target_rate, "durationSeconds": cell.duration_seconds,
-            "warmupSeconds": cell.warmup_seconds, "repetitions": cell.repetitions,
-            "tls": cell.tls, "runs": runs, "summary": summary, "spread": stats.spread(runs),
-        }
-        # against a target whose counters are not all read, the plan's note already says why every
-        # hit ratio is null; judging each cell by it would only repeat that
-        unmeasured = self.target is not None and not self.target_plan.hit_ratios
-        self.notes += cell_notes + self.judge(record, hit_ratios_measured=not unmeasured)
-        return record
-
-    @staticmethod
-    def judge(cell: dict, hit_ratios_measured: bool = True) -> list[str]:
-        notes = []
-        s = cell["summary"]
-        overall = s["hitRatio"]["overall"]
-        if hit_ratios_measured and cell["temperature"] == "cold" and (overall is None or overall >= COLD_MAX_OVERALL):
-            notes.append(f"{cell['id']}: cold cell with overall hit ratio "
-                         f"{'unmeasured' if overall is None else f'{overall:.3f}'} (expected < {COLD_MAX_OVERALL})")
-        if hit_ratios_measured and cell["temperature"] == "warm" and (overall is None or overall <= WARM_MIN_OVERALL):
-            notes.append(f"{cell['id']}: warm cell with overall hit ratio "
-                         f"{'unmeasured' if overall is None else f'{overall:.3f}'} (expected > {WARM_MIN_OVERALL})")
-        if s["errors"]:
-            notes.append(f"{cell['id']}: {s['errors']:g} failed requests (median per window, "
-                         f"error rate {s['errorRate']:.2%})")
-        if cell["model"] == "open" and s["achievedRate"] is not None and s["achievedRate"] < 0.95 * cell["targetRate"]:
-            notes.append(f"{cell['id']}: open model achieved {s['achievedRate']:.0f}/s of the "
-                         f"{cell['targetRate']:g}/s asked for (dropped iterations: {s['droppedIterations']})")
-        return notes
-
-    def progress(self, i: int, n: int, cell: profile.CellPlan, record: dict) -> None:
-        s = record["summary"]
-        elapsed = time.monotonic() - self.t0
-        measured = time.monotonic() - self.measure_t0
-        done, rest = self.cells[:i], self.cells[i:]
-        est_done = profile.estimate_seconds(self.prof, done) or 1
-        eta = measured / est_done * profile.estimate_seconds(self.prof, rest) if rest else 0
-        hit = s["hitRatio"]["overall"]
-        p50 = s["latencyMs"]["p50"]
-        say(f"[{i}/{n}] {cell.id}: {s['throughputRps']:,.0f} req/s, p50 "
-            f"{'-' if p50 is None else f'{p50:.3f}'} ms, hit {'-' if hit is None else f'{hit:.1%}'}, "
-            f"errors {s['errors']:g}, generator CPU {s['loadGenCpuPercent'] or 0:.0f}% "
-            f"| elapsed {mmss(elapsed)}, ETA {mmss(eta)}")
+    def sweep(self, cells: list[profile.CellPlan]) -> None:
+        """One sweep's points in ascending rate, each after a short warm-up at its rate, until a
+        point's p99 or dropped arrivals pass the sweep's limits (that point is the last)."""
+        for cell in sorted(cells, key=lambda c: c.target_rate):
+            self.runs[cell.id] = CellRun(cell)
+            self.window(cell, 0, 0)
+            w = self.runs[cell.id].windows[-1]
+            p99_limit, drop_limit = cell.sweep_limits
+            p99 = w["latencyMs"]["p99"]
+            dropped = (w["droppedIterations"] or 0) / max(cell.target_rate * cell.duration_seconds, 1)
+            short = w["achievedRate"] is not None and w["achievedRate"] < (1 - drop_limit) * cell.target_rate
+            say(f"  sweep {cell.sweep} at {cell.target_rate:g}/s: p99 {windows.fmt_ms(p99)}, "
+                f"{w['throughputRps']:,.0f} ok/s")
+            # a p99 the samples cannot support (too few) does not end the sweep
+            if (p99 is not None and p99 > p99_limit) or dropped > drop_limit or short:
+                break
 
     # ------------------------------------------------------------ the run
 
@@ -396,42 +399,99 @@ class Bench:
             self.servers.start()
             self.notes.append(services.ensure_seeded(self.java_bin, self.db_name, self.scale,
                                                      self.work / "logs" / "seed.log", say=say))
+        self.placement.pin_self()
+        server_pids = services.server_pids() if not self.target else {}
+        self.placement.pin_services(server_pids.values())
         env = environment.collect(self.java_bin)
+        env.update(h2load=loadgen.tool_version("h2load"), oha=loadgen.tool_version("oha"),
+                   placement=self.placement.describe())
         if self.target:
             # the local servers' versions say nothing of the target's; its endpoints say where it was
             env.update(redis=None, mariadb=None, target=self.target.describe(),
-                       loadGeneratorNote="k6/ghz ran on this machine against the target "
+                       loadGeneratorNote="the generators ran on this machine against the target "
                                          f"{self.target.rest_base} / {self.target.grpc_address}; whether they "
-                                         "shared cores with it is not known to the bench. Each cell records "
-                                         "the CPU its generator used (loadGenCpuPercent, percent of one core).")
+                                         "shared cores with it is not known to the bench.")
+        else:
+            env["loadGeneratorNote"] = self.placement.note
         self.proto_paths = loadgen.extract_protos(GRPC_JAR, self.work / "protos")
-        modes = profile.modes_in_order(self.cells)
+        self.encoder = wire.Encoder(wire.descriptor_set(self.proto_paths, self.work / "protos" / "tandem.protoset"))
         starts = profile.service_configs_in_order(self.cells)
         n = len(self.cells)
-        say(f"bench: run {run_id}: {n} cells over cache modes {', '.join(modes)}"
-            f"{f' ({sum(1 for _, t in starts if t)} of the {len(starts)} service starts with TLS)' if any(t for _, t in starts) else ''}; about "
+        say(f"bench: run {run_id}: {n} cells, {sum(c.windows for c in self.cells)} windows over "
+            f"{sum(max(c.starts for c in self.cells if c.service_config == s) for s in starts)} service starts; about "
             f"{mmss(profile.estimate_seconds(self.prof, self.cells))} of measuring")
         self.load_at_start = os.getloadavg()
-        if self.load_at_start[0] > (os.cpu_count() or 1) * 0.5:
-            say(f"bench: WARNING: load average {self.load_at_start[0]:.1f} before measuring on "
-                f"{os.cpu_count()} cores: something else is running, and the figures will show it")
         self.measure_t0 = time.monotonic()
-        i = 0
-        for mode, tls in starts:
-            mode_cells = [c for c in self.cells if c.service_config == (mode, tls)]
+        with self.sampler:
+            self.sampler.track("bench", os.getpid())
+            for name, pid in server_pids.items():
+                self.sampler.track(name, pid)
+            for mode, tls in starts:
+                self.measure_config(mode, tls)
+        self.services.stop()
+        if not self.target:
+            self.placement.release(server_pids.values())
+        finished = datetime.now(timezone.utc)
+        return self.assemble(run_id, started, finished, env)
+
+    def measure_config(self, mode: str, tls: bool) -> None:
+        cells = [c for c in self.cells if c.service_config == (mode, tls)]
+        rounds_cells = [c for c in cells if c.sweep is None]
+        sweeps: dict[str, list] = {}
+        for c in cells:
+            if c.sweep:
+                sweeps.setdefault(c.sweep, []).append(c)
+        n_starts = 1 if self.target else max(c.starts for c in cells)
+        for c in rounds_cells:
+            self.runs[c.id] = CellRun(c)
+        for start in range(n_starts):
             if self.target:
                 self.check_target_mode(mode)
             else:
-                self.start_mode(mode, tls)
-            self.jit_warmup(mode, mode_cells, tls)
-            for cell in mode_cells:
-                i += 1
-                record = self.measure(i, n, cell)
-                self.records.append(record)
-                self.progress(i, n, cell, record)
-        self.services.stop()
-        finished = datetime.now(timezone.utc)
-        return self.assemble(run_id, started, finished, env)
+                self.start_services(mode, tls, start)
+            self.jit_warmup(mode, cells, tls)
+            if not tls and not self.target:
+                self.measure_body_bytes(cells)
+            warmed: set[str] = set()
+            rounds = max((c.repetitions for c in rounds_cells), default=0)
+            for rnd in range(rounds):
+                for cell in interleave([c for c in rounds_cells if rnd < c.repetitions and start < c.starts],
+                                       start * rounds + rnd):
+                    if cell.id not in warmed:
+                        self.warm_up(cell)
+                        warmed.add(cell.id)
+                    self.window(cell, start, rnd)
+                    self.progress(cell)
+            if start == n_starts - 1:
+                for sweep_cells in sweeps.values():
+                    self.sweep(sweep_cells)
+        if not self.target:
+            self.services.stop()
+
+    def measure_body_bytes(self, cells: list[profile.CellPlan]) -> None:
+        """Mean response body bytes per (protocol, operation, page size), fetched with curl over the
+        first hot keys: the same client and the same count on both wires."""
+        for c in cells:
+            for protocol in ("rest", "grpc"):
+                k = (protocol, c.operation, c.page_size)
+                if k in self.body_bytes:
+                    continue
+                path, _ = self.keyfiles.get(protocol, c.operation, c.page_size, "hot")
+                requests = json.loads(path.read_text())[:BODY_SAMPLE_KEYS]
+                self.body_bytes[k] = wire.mean_body_bytes(
+                    protocol, rest_base=self.ports.rest_base, grpc_base=f"http://{self.ports.grpc_address}",
+                    encoder=self.encoder, method=keys.GRPC_METHODS[c.operation], requests=requests)
+
+    def progress(self, cell: profile.CellPlan) -> None:
+        w = self.runs[cell.id].windows[-1]
+        elapsed = time.monotonic() - self.t0
+        hit = w["hitRatio"]["overall"]
+        flags = ", ".join(f["code"] for f in w["flags"])
+        say(f"[{self.order}] {cell.id} s{w['start'] + 1}r{w['round'] + 1}: {w['throughputRps']:,.0f} ok/s, "
+            f"p50 {windows.fmt_ms(w['latencyMs']['p50'])}, hit {'-' if hit is None else f'{hit:.1%}'}, "
+            f"generator {w['generatorCores']:.2f} cores{f', FLAGS {flags}' if flags else ''} | {mmss(elapsed)}"
+            if w["generatorCores"] is not None else
+            f"[{self.order}] {cell.id}: {w['throughputRps']:,.0f} ok/s | {mmss(elapsed)}")
 
     def target_readings(self) -> list[targets.Reading]:
         return [targets.read_instance(b) for b in self.target.rest_management + self.target.grpc_management]
@@ -475,61 +535,113 @@ class Bench:
         say(f"bench: target {self.target.rest_base} / {self.target.grpc_address} runs cache mode {mode}")
 
     def assemble(self, run_id: str, started: datetime, finished: datetime, env: dict) -> dict:
-        fits, fit_notes = stats.fits_from_cells(self.records)
-        head, detail = headline.compute(self.records)
+        draws = pooled.Plans(seed=zlib.crc32(run_id.encode()))
+        records = []
+        for cell_id, run in self.runs.items():
+            if not run.windows:
+                continue
+            c = run.plan
+            body = self.body_bytes.get((c.protocol, c.operation, c.page_size))
+            summary, cell_flags = run.summary(draws.for_group(headline.group_of(c), list(run.data)), body)
+            window_flags = [dict(f, reason=f"start {w['start'] + 1} round {w['round'] + 1}: {f['reason']}")
+                            for w in run.windows for f in w["flags"]]
+            for w in run.windows:
+                self.notes += [f"{c.id} start {w['start'] + 1} round {w['round'] + 1}: {n}" for n in w.pop("notes")]
+            records.append({
+                "id": c.id, "protocol": c.protocol, "tool": c.tool, "transport": c.transport,
+                "operation": c.operation, "pageSize": c.page_size, "cacheMode": c.cache_mode,
+                "temperature": c.temperature, "model": c.model, "concurrency": c.concurrency,
+                # k6 connects once per VU; ghz, h2load and oha are told connections = concurrency
+                "connections": c.concurrency, "targetRate": c.target_rate,
+                "durationSeconds": c.duration_seconds, "warmupSeconds": c.warmup_seconds,
+                "repetitions": c.repetitions, "starts": 1 if self.target else c.starts, "tls": c.tls,
+                "sweep": c.sweep, "role": c.role, "windows": run.windows, "summary": summary,
+                "flags": window_flags + cell_flags, "headlineEligible": bool(run.eligible()),
+            })
+        fits, fit_notes = stats.fits_from_cells([r for r in records if r["model"] == "closed" and r["concurrency"] > 1])
+        head = headline.compute(self.runs, draws, self.body_bytes)
+        sweeps = sweep_records(records, self.cells)
         hot = self.settings["hot_keys"]
         resolved = {
             "database": None if self.target else self.db_name,
             "ports": None if self.target else
             {"rest": self.ports.rest, "grpc": self.ports.grpc, "grpcManagement": self.ports.grpc_management},
             "hotKeys": hot,
-            "coldKeys": {f"{op}{ps or ''}": len(keys.all_keys(op, self.scale, ps)) - hot
-                         for op, ps in sorted({(c.operation, c.page_size) for c in self.cells if c.operation != "Hello"},
-                                              key=str)},
             "helloEndpoints": {"rest": "GET /api/v1/hello", "grpc": keys.GRPC_METHODS["Hello"]},
+            "bootstrapReplicates": draws.replicates,
             "source": self.prof["source"],
         }
         if self.tls_files:
             resolved["tlsCertificate"] = str(self.tls_files.certificate)
-        cpu = sorted((c["summary"]["loadGenCpuPercent"], c["id"]) for c in self.records
-                     if c["summary"]["loadGenCpuPercent"] is not None)
+        env["jvm"] = {"options": self.services.java_opts, "heapMaxBytes": self.heap_max}
         load_end = os.getloadavg()
         notes = [
-            "Load generator and services share this machine's cores; see environment.loadGeneratorNote."
-            if not self.target else "Load generator against an already-running target; see environment.target.",
-            *([f"Load generator CPU per cell (median over windows, percent of one core, start-up included): "
-               f"median {stats.median([p for p, _ in cpu]):.0f}%, from {cpu[0][0]:.0f}% ({cpu[0][1]}) "
-               f"to {cpu[-1][0]:.0f}% ({cpu[-1][1]})"] if cpu else []),
-            *([f"CPU of processes outside the bench (not the services, MariaDB, Redis or the generator) per "
-               f"window: median {stats.median([x for x, _, _ in self.other_cpu]):.2f} cores, at most "
-               f"{max(self.other_cpu)[0]:.2f} ({max(self.other_cpu)[1]} rep {max(self.other_cpu)[2]})"]
-              if self.other_cpu else []),
+            f"Placement: {self.placement.note}.",
+            "Throughput counts successful requests only, per second of the measured span (first request sent to "
+            "last response); errors are their own figure. Latency percentiles are pooled from every window's "
+            "requests (HdrHistogram), and reported only with enough samples (p99 from 1,000, p99.9 from 10,000).",
+            "Intervals: bootstrap 95 % over service starts and rounds (two-level), "
+            f"{draws.replicates} replicates; cells of the same service processes are resampled together.",
+            "Latency figures that mean latency come from one-user cells and open-model cells (role latency); "
+            "closed cells at many users measure capacity, and their p50 is queueing.",
             f"Machine load average (1/5/15 min) before measuring: "
             f"{' / '.join(f'{x:.2f}' for x in self.load_at_start)}; at the end: "
             f"{' / '.join(f'{x:.2f}' for x in load_end)}.",
-            "Cold windows: caches flushed (L1 of both services and L2), then shared iterations over keys "
-            "never asked before in that window (GetGroup ids, ListGroups pages of one subject starting after "
-            f"a given group), so each request is a first touch. Warm windows: the {hot} hot keys, primed by "
-            "the excluded warm-up. Hit ratios are deltas of the service's own counters "
-            "(GET /actuator/cache) around each window"
-            + (", summed over every instance of the target." if self.target and self.target_plan.hit_ratios
-               else " (not measured against this target: see below)." if self.target else "."),
-            "gRPC body bytes: serialized size of the response messages during the window, recorded by the "
-            "service (tandem.grpc.response.bytes); REST body bytes: k6's byte count of the JSON bodies. "
-            "ghz counts no bytes on the wire, so its wire bytes are null.",
-            *([TLS_NOTE if not self.target else
-               f"TLS cells (tls: true): the target speaks TLS (REST https://, gRPC grpcs://); k6 and ghz verify its "
-               f"certificate against {self.target_ca()}, not skip verification. Their wire bytes include TLS's overhead."]
-              if any(c.tls for c in self.cells) else []),
+            "Cold windows: each asks keys no earlier window, start or warm-up asked (caches flushed at every service "
+            f"start, the keys cut into one disjoint slice per window); warm windows cycle over the {hot} hot keys "
+            "primed by the cell's warm-up. The miss path is JIT-warmed on keys of its own before any window.",
+            "Body bytes: the same responses fetched with curl on both wires (JSON body; Protobuf message without "
+            "the gRPC frame's 5-byte prefix). h2load sends one pre-encoded request (the first hot key) per cell; "
+            "its gRPC successes are checked against the service's own count of successful calls.",
+            *([TLS_NOTE] if any(c.tls for c in self.cells) else []),
             *self.notes, *condense_fit_notes(fit_notes),
         ]
         return {
-            "schemaVersion": 1, "runId": run_id, "startedAt": iso(started), "finishedAt": iso(finished),
+            "schemaVersion": 2, "runId": run_id, "startedAt": iso(started), "finishedAt": iso(finished),
             "profile": {"name": self.prof["name"], "description": self.prof["description"],
-                        **self.prof["settings"], "matrix": self.prof["matrix"], "resolved": resolved},
-            "environment": env, "cells": self.records, "fits": fits, "headline": head,
-            "headlineDetail": detail, "notes": notes,
+                        **{k: v for k, v in self.prof["settings"].items()}, "matrix": self.prof["matrix"],
+                        "sweep": self.prof.get("sweep", []), "resolved": resolved},
+            "environment": env, "cells": records, "sweeps": sweeps, "fits": fits, "headline": head,
+            "notes": notes,
         }
+
+
+def sweep_records(records: list[dict], plans: list) -> list[dict]:
+    """One record per sweep: its points in ascending rate and the knee (the last rate whose p99
+    and dropped arrivals stayed within the limits, when a later one passed them)."""
+    out = {}
+    limits = {c.sweep: c.sweep_limits for c in plans if c.sweep}
+    for r in records:
+        if not r["sweep"]:
+            continue
+        s = out.setdefault(r["sweep"], {
+            "id": r["sweep"], "protocol": r["protocol"], "tool": r["tool"], "operation": r["operation"],
+            "pageSize": r["pageSize"], "cacheMode": r["cacheMode"], "temperature": r["temperature"], "tls": r["tls"],
+            "limits": {"p99Ms": limits[r["sweep"]][0], "dropRate": limits[r["sweep"]][1]}, "points": [], "knee": None})
+        sm = r["summary"]
+        s["points"].append({"cellId": r["id"], "targetRate": r["targetRate"], "achievedRate": sm["achievedRate"],
+                            "throughputRps": sm["throughputRps"]["value"], "p50": sm["latencyMs"]["p50"],
+                            "p99": sm["latencyMs"]["p99"], "p999": sm["latencyMs"]["p999"],
+                            "droppedIterations": sm["droppedIterations"], "errorRate": sm["errorRate"],
+                            "flags": r["flags"]})
+    for s in out.values():
+        s["points"].sort(key=lambda p: p["targetRate"])
+        p99_limit, drop_limit = s["limits"]["p99Ms"], s["limits"]["dropRate"]
+        good = None
+        for p in s["points"]:
+            due = p["targetRate"]
+            dropped = (p["droppedIterations"] or 0) / max(due, 1)
+            broke = (p["p99"] is not None and p["p99"] > p99_limit) or dropped > drop_limit or \
+                (p["achievedRate"] is not None and p["achievedRate"] < (1 - drop_limit) * due)
+            if broke:
+                if good:
+                    why = (f"p99 {p['p99']:.3g} ms above {p99_limit:g} ms" if p["p99"] and p["p99"] > p99_limit
+                           else "arrivals dropped or started late")
+                    s["knee"] = {"targetRate": good["targetRate"], "throughputRps": good["throughputRps"],
+                                 "reason": f"{why} at {due:g}/s; {good['targetRate']:g}/s was the last rate within limits"}
+                break
+            good = p
+    return list(out.values())
 
 
 TLS_NOTE = (

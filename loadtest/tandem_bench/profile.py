@@ -9,7 +9,9 @@ without producing impossible cells:
   * Hello touches no cache, so its temperature is "none" whatever mode the service runs in;
   * ListGroups has a page size (one cell per page size), the other operations none;
   * a block with target_rates gives open-model cells (one per rate), otherwise closed-model ones;
-  * tls = [false, true] measures each cell over plain TCP and over TLS (default [false]: plain).
+  * tls = [false, true] measures each cell over plain TCP and over TLS (default [false]: plain);
+  * a [[sweep]] block gives one open-model cell per rate, run in ascending order until the p99 or
+    the dropped arrivals pass the block's limits: the latency-vs-throughput curve and its knee.
 
 Cells that come out identical from two blocks are measured once (the first block wins).
 Everything here is pure, so the expansion is unit-tested.
@@ -26,13 +28,23 @@ PROFILES_DIR = Path(__file__).resolve().parents[1] / "profiles"
 OPERATIONS = ("Hello", "GetGroup", "ListGroups")
 CACHE_MODES = ("none", "local", "redis", "hybrid")
 TEMPERATURES = ("cold", "warm")
-# protocol/tool: REST via k6, gRPC via k6 (the same generator on both wires), gRPC via ghz
-DRIVERS = ("rest/k6", "grpc/k6", "grpc/ghz")
+# protocol/tool: k6 on both wires (the same generator, the reference), ghz (gRPC; open model with
+# --async), h2load (gRPC with one pre-encoded frame) and oha (REST, closed, or open with latency
+# correction): native generators cheap enough to leave the services the bottleneck.
+# Not rest/h2load: h2load 1.52's HTTP/1.1 parser (llhttp) reports no status for a status line
+# without a reason phrase, which is what Tomcat sends ("HTTP/1.1 200 "), so it counts every REST
+# response as failed; REST over HTTP/2 (where h2load works) is issue #14's.
+DRIVERS = ("rest/k6", "grpc/k6", "grpc/ghz", "grpc/h2load", "rest/oha")
+# tools of one family may be paired across the wires: the same tool, or two native generators
+FAMILY = {"h2load": "native", "oha": "native"}
+OPEN_MODEL_TOOLS = ("k6", "ghz", "oha")
+ROLES = ("throughput", "latency", "reference", "cold", "sweep")
 
 # settings a profile (or a block) may set, with their defaults
 DEFAULTS = {
     "seed_scale": 1000,           # TANDEM_SEED_SCALE: 50·scale groups, 5·scale per subject
-    "repetitions": 3,             # measured windows per cell; the cell reports their medians
+    "repetitions": 2,             # measured windows per cell and service start (rounds)
+    "starts": 2,                  # service starts per cache mode and TLS setting; windows = starts × repetitions
     "duration_seconds": 10,       # one measured window
     "warmup_seconds": 3,          # per cell, before its first window, excluded (primes warm cells)
     "jit_warmup_seconds": 10,     # after each service start, before the first cell of that mode
@@ -40,8 +52,10 @@ DEFAULTS = {
 }
 BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
                "target_rates", "tls")
-BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds")
-TOP_LEVEL = ("name", "description", "matrix", *DEFAULTS)
+BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role")
+SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
+              "p99_limit_ms", "drop_limit", "tls")
+TOP_LEVEL = ("name", "description", "matrix", "sweep", "cpus", *DEFAULTS)
 
 
 class ProfileError(ValueError):
@@ -64,6 +78,10 @@ class CellPlan:
     repetitions: int
     # over TLS (the services started with tandem.tls.enabled) or plain TCP
     tls: bool = False
+    starts: int = 1
+    role: str = "reference"
+    sweep: str | None = None      # the sweep this cell is a point of
+    sweep_limits: tuple | None = None   # (p99 ms, drop rate) of its sweep
 
     @property
     def id(self) -> str:
@@ -71,8 +89,9 @@ class CellPlan:
         rate = f"-open{self.target_rate:g}" if self.model == "open" else ""
         # plain cells keep the ids they had before the tls dimension
         tls = "-tls" if self.tls else ""
+        sweep = "-sweep" if self.sweep else ""
         return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}"
-                f"-c{self.concurrency}{rate}{tls}")
+                f"-c{self.concurrency}{rate}{tls}{sweep}")
 
     @property
     def service_config(self) -> tuple[str, bool]:
@@ -82,6 +101,18 @@ class CellPlan:
     @property
     def driver(self) -> str:
         return f"{self.protocol}/{self.tool}"
+
+    @property
+    def family(self) -> str:
+        return FAMILY.get(self.tool, self.tool)
+
+    @property
+    def transport(self) -> str:
+        return "h2" if self.protocol == "grpc" else "http1"
+
+    @property
+    def windows(self) -> int:
+        return self.starts * self.repetitions
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -119,7 +150,33 @@ def normalise(raw: dict, source: str = "profile") -> dict:
     if not isinstance(name, str) or not name:
         raise ProfileError(f"{source}: needs name = \"...\"")
     settings = {k: raw.get(k, v) for k, v in DEFAULTS.items()}
-    _check_positive(settings, source, ("seed_scale", "repetitions", "duration_seconds", "hot_keys"))
+    _check_positive(settings, source, ("seed_scale", "repetitions", "starts", "duration_seconds", "hot_keys"))
+    cpus = raw.get("cpus")
+    if cpus is not None:
+        if not isinstance(cpus, dict) or set(cpus) != {"services", "generator"} \
+                or not all(isinstance(v, str) for v in cpus.values()):
+            raise ProfileError(f'{source}: cpus must be {{ services = "0", generator = "1" }} (taskset CPU lists)')
+        settings["cpus"] = cpus
+    for i, block in enumerate(raw.get("sweep") or []):
+        where = f"{source}: [[sweep]] #{i + 1}"
+        unknown = sorted(set(block) - set(SWEEP_KEYS))
+        if unknown:
+            raise ProfileError(f"{where}: unknown key(s) {unknown}; known: {sorted(SWEEP_KEYS)}")
+        for key in ("operations", "drivers", "rates"):
+            if not block.get(key) or not isinstance(block[key], list):
+                raise ProfileError(f"{where}: needs {key} = [...]")
+        _check_members(block["operations"], OPERATIONS, where, "operations")
+        _check_members(block["drivers"], DRIVERS, where, "drivers")
+        _check_members(block.get("cache_modes", []), CACHE_MODES, where, "cache_modes")
+        closed_only = [d for d in block["drivers"] if d.split("/")[1] not in OPEN_MODEL_TOOLS]
+        if closed_only:
+            raise ProfileError(f"{where}: {closed_only} cannot hold an arrival rate; open-model drivers: "
+                               f"{[d for d in DRIVERS if d.split('/')[1] in OPEN_MODEL_TOOLS]}")
+        if "ListGroups" in block["operations"] and not block.get("page_sizes"):
+            raise ProfileError(f"{where}: ListGroups needs page_sizes = [...]")
+        if sorted(block["rates"]) != block["rates"] or any(not isinstance(r, (int, float)) or r <= 0 for r in block["rates"]):
+            raise ProfileError(f"{where}: rates must be ascending numbers > 0, got {block['rates']!r}")
+        _check_positive(block, where, ("concurrency", "duration_seconds", "p99_limit_ms", "drop_limit"))
     _check_non_negative(settings, source, ("warmup_seconds", "jit_warmup_seconds"))
     matrix = raw.get("matrix")
     if not isinstance(matrix, list) or not matrix:
@@ -154,8 +211,13 @@ def normalise(raw: dict, source: str = "profile") -> dict:
             raise ProfileError(f"{where}: ListGroups needs page_sizes = [...]")
         _check_positive(block, where, ("repetitions", "duration_seconds"))
         _check_non_negative(block, where, ("warmup_seconds",))
+        if "role" in block and block["role"] not in ROLES:
+            raise ProfileError(f"{where}: role {block['role']!r} not among {list(ROLES)}")
+        open_blocked = [d for d in block.get("drivers", []) if d.split("/")[1] not in OPEN_MODEL_TOOLS]
+        if block.get("target_rates") and open_blocked:
+            raise ProfileError(f"{where}: {open_blocked} cannot hold an arrival rate (closed model only)")
     return {"name": name, "description": raw.get("description", ""), "settings": settings,
-            "matrix": matrix, "source": source}
+            "matrix": matrix, "sweep": raw.get("sweep") or [], "source": source}
 
 
 def _check_members(values, allowed, where, key):
@@ -197,17 +259,51 @@ def expand(profile: dict) -> list[CellPlan]:
                 temps = ["none"]
             else:
                 temps = block.get("temperatures", list(TEMPERATURES))
+                if tool == "h2load" and "cold" in temps:
+                    raise ProfileError(f"{profile['source']}: h2load sends one pre-encoded request, so it cannot "
+                                       "measure a cold cell (every request a new key): give its block "
+                                       "temperatures = [\"warm\"]")
             sizes = block["page_sizes"] if op == "ListGroups" else [None]
             for temp, size in itertools.product(temps, sizes):
+                role = block.get("role") or default_role(tool, temp, conc, rate)
                 cell = CellPlan(protocol=protocol, tool=tool, operation=op, page_size=size,
                                 cache_mode=mode, temperature=temp,
                                 model="open" if rate is not None else "closed",
                                 concurrency=conc, target_rate=float(rate) if rate is not None else None,
                                 duration_seconds=float(duration), warmup_seconds=float(warmup),
-                                repetitions=int(reps), tls=tls)
+                                repetitions=int(reps), tls=tls, starts=int(settings["starts"]), role=role)
                 cells.setdefault(cell.id, cell)
+    for block in profile.get("sweep", []):
+        for op, driver, mode, tls in itertools.product(block["operations"], block["drivers"],
+                                                       block.get("cache_modes", ["hybrid"]), block.get("tls", [False])):
+            protocol, tool = driver.split("/")
+            temp = "none" if mode == "none" or op == "Hello" else "warm"
+            for size in (block["page_sizes"] if op == "ListGroups" else [None]):
+                sweep = f"sweep-{protocol}-{tool}-{op}{size or ''}-{mode}-{temp}" + ("-tls" if tls else "")
+                limits = (float(block.get("p99_limit_ms", 50)), float(block.get("drop_limit", 0.01)))
+                for rate in block["rates"]:
+                    cell = CellPlan(protocol=protocol, tool=tool, operation=op, page_size=size, cache_mode=mode,
+                                    temperature=temp, model="open", concurrency=int(block.get("concurrency", 100)),
+                                    target_rate=float(rate),
+                                    duration_seconds=float(block.get("duration_seconds", settings["duration_seconds"])),
+                                    warmup_seconds=0.0, repetitions=1, tls=bool(tls), starts=1, role="sweep",
+                                    sweep=sweep, sweep_limits=limits)
+                    cells.setdefault(cell.id, cell)
     # sorted is stable: within a mode and TLS setting, the cells keep the order of the blocks
     return sorted(cells.values(), key=lambda c: (CACHE_MODES.index(c.cache_mode), c.tls))
+
+
+def default_role(tool: str, temperature: str, concurrency: int, rate) -> str:
+    """Why a cell is measured, when its block does not say: one user or an arrival rate measure
+    latency; h2load measures capacity; cold cells the miss path; k6 and ghz at many users are the
+    same-tool reference."""
+    if temperature == "cold":
+        return "cold"
+    if rate is not None or concurrency == 1:
+        return "latency"
+    if FAMILY.get(tool) == "native":
+        return "throughput"
+    return "reference"
 
 
 def modes_in_order(cells: list[CellPlan]) -> list[str]:
@@ -222,6 +318,7 @@ def service_configs_in_order(cells: list[CellPlan]) -> list[tuple[str, bool]]:
 
 # rough costs (seconds) of what is not a measured window, measured on the 2-core machine
 TOOL_START_SECONDS = 0.8
+PROBE_SECONDS = 0.4          # counters read before and after each window
 SERVICE_START_SECONDS = 25
 
 
@@ -230,10 +327,11 @@ def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
     dry run and the first progress line."""
     total = 0.0
     for cell in cells:
-        total += cell.warmup_seconds + TOOL_START_SECONDS
-        total += cell.repetitions * (cell.duration_seconds + TOOL_START_SECONDS)
-    starts = service_configs_in_order(cells)
-    total += len(starts) * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
+        total += cell.starts * (cell.warmup_seconds + TOOL_START_SECONDS)
+        total += cell.windows * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS)
+    for config in service_configs_in_order(cells):
+        starts = max(c.starts for c in cells if c.service_config == config)
+        total += starts * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
     return total
 
 
@@ -265,6 +363,7 @@ def check_scale(profile: dict, cells: list[CellPlan], subjects: int = 10) -> lis
 def describe(cells: list[CellPlan]) -> str:
     lines = []
     for i, c in enumerate(cells, 1):
-        lines.append(f"{i:>4}  {c.id}  ({c.repetitions}×{c.duration_seconds:g}s, warm-up {c.warmup_seconds:g}s)")
+        lines.append(f"{i:>4}  {c.id}  ({c.starts} starts × {c.repetitions} × {c.duration_seconds:g}s, "
+                     f"warm-up {c.warmup_seconds:g}s, {c.role})")
     return "\n".join(lines)
 

@@ -2,8 +2,7 @@
 headline ratios recomputed from the cells, the run's notes, and how to open the dashboard."""
 from __future__ import annotations
 
-from . import headline, stats
-from .headline import tls_of
+from . import stats
 
 DASHBOARD_LINE = "Open the dashboard: make dashboard  →  http://127.0.0.1:5173"
 
@@ -11,63 +10,61 @@ OP_ORDER = {"Hello": 0, "GetGroup": 1, "ListGroups": 2}
 CACHE_ORDER = {"none": 0, "local": 1, "redis": 2, "hybrid": 3}
 TEMP_ORDER = {"none": 0, "cold": 1, "warm": 2}
 
-HEADLINE_LABELS = {
-    "grpcOverRestP50Warm": ("gRPC ÷ REST p50, warm (k6 both)", "below 1: gRPC answers faster"),
-    "warmHybridOverNoneThroughput": ("warm hybrid ÷ no cache, ListGroups throughput", ""),
-    "jsonOverProtobufBodyBytes": ("JSON ÷ Protobuf body bytes", ""),
-    "getGroupOverHelloThroughput": ("warm GetGroup ÷ Hello throughput", "share of the framework's ceiling"),
-    "tlsOverPlainP50Rest": ("REST TLS ÷ plain p50", "what HTTPS adds to a call"),
-    "tlsOverPlainP50Grpc": ("gRPC TLS ÷ plain p50", "what TLS adds to a call"),
-    "tlsOverPlainThroughputRest": ("REST TLS ÷ plain throughput", "below 1: capacity TLS costs"),
-    "tlsOverPlainThroughputGrpc": ("gRPC TLS ÷ plain throughput", "below 1: capacity TLS costs"),
-}
-
-
-def _ms(v):
+def sig(v, digits: int = 3) -> str:
+    """A figure to `digits` significant digits (thousands separated), '-' when absent."""
     if v is None:
         return "-"
-    return f"{v:.3f}" if v < 10 else f"{v:.2f}" if v < 100 else f"{v:.1f}"
+    if v == 0:
+        return "0"
+    text = f"{v:.{digits}g}"
+    if "e" in text:
+        text = f"{v:.0f}" if abs(v) >= 1 else text
+    if abs(v) >= 1000:
+        text = f"{float(text):,.0f}"
+    return text
 
 
-def _num(v, digits=0):
-    return "-" if v is None else f"{v:,.{digits}f}"
+def interval(iv: dict | None) -> str:
+    """'3,980 [3,900–4,050]' from an Interval."""
+    if not iv or iv.get("value") is None:
+        return "-"
+    if iv.get("low") is None:
+        return sig(iv["value"])
+    return f"{sig(iv['value'])} [{sig(iv['low'])}–{sig(iv['high'])}]"
 
 
 def _pct(v):
-    return "-" if v is None else f"{v * 100:.1f}"
-
-
-def _ratio(v):
-    return "-" if v is None else f"{v:.2f}"
+    return "-" if v is None else f"{v * 100:.3g}"
 
 
 COLUMNS = [
     # header, right-aligned?, value of a cell
     ("protocol", False, lambda c: c["protocol"]),
     ("tool", False, lambda c: c["tool"]),
-    ("tls", False, lambda c: "tls" if tls_of(c) else "-"),
+    ("tls", False, lambda c: "tls" if c["tls"] else "-"),
     ("cache", False, lambda c: c["cacheMode"]),
     ("temp", False, lambda c: c["temperature"]),
     ("operation", False, lambda c: c["operation"] + (f" n={c['pageSize']}" if c["pageSize"] else "")),
     ("conc", True, lambda c: str(c["concurrency"])),
     ("model", False, lambda c: "closed" if c["model"] == "closed" else f"open {c['targetRate']:g}/s"),
-    ("p50 ms", True, lambda c: _ms(c["summary"]["latencyMs"]["p50"])),
-    ("p95 ms", True, lambda c: _ms(c["summary"]["latencyMs"]["p95"])),
-    ("p99 ms", True, lambda c: _ms(c["summary"]["latencyMs"]["p99"])),
-    ("req/s", True, lambda c: _num(c["summary"]["throughputRps"])),
+    ("role", False, lambda c: c["role"]),
+    ("ok req/s [95% CI]", True, lambda c: interval(c["summary"]["throughputRps"])),
+    ("p50 ms [95% CI]", True, lambda c: interval(c["summary"]["latencyIntervalMs"]["p50"])),
+    ("p99 ms", True, lambda c: sig(c["summary"]["latencyMs"]["p99"])),
+    ("p99.9 ms", True, lambda c: sig(c["summary"]["latencyMs"]["p999"])),
     ("err %", True, lambda c: _pct(c["summary"]["errorRate"])),
-    ("body B", True, lambda c: _num(c["summary"]["bodyBytes"])),
-    ("sent B", True, lambda c: _num(c["summary"]["wireBytesSentPerRequest"])),
-    ("recv B", True, lambda c: _num(c["summary"]["wireBytesReceivedPerRequest"])),
-    ("hit L1 %", True, lambda c: _pct(c["summary"]["hitRatio"]["l1"])),
-    ("hit L2 %", True, lambda c: _pct(c["summary"]["hitRatio"]["l2"])),
+    ("server µs/req", True, lambda c: interval(c["summary"]["cpuUsPerRequest"]["server"])),
+    ("gen cores", True, lambda c: sig(c["summary"]["generatorCores"], 2)),
     ("hit %", True, lambda c: _pct(c["summary"]["hitRatio"]["overall"])),
+    ("rows/req", True, lambda c: sig(c["summary"]["db"]["rowsReadPerRequest"], 2)),
+    ("flags", False, lambda c: ",".join(sorted({f["code"] for f in c["flags"]})) or "-"),
 ]
 
 
 def _sort_key(c):
     return (OP_ORDER[c["operation"]], c["pageSize"] or 0, c["model"], c["concurrency"],
-            CACHE_ORDER[c["cacheMode"]], TEMP_ORDER[c["temperature"]], c["protocol"], c["tool"], tls_of(c))
+            CACHE_ORDER[c["cacheMode"]], TEMP_ORDER[c["temperature"]], c["protocol"], c["tool"], c["tls"],
+            c["targetRate"] or 0)
 
 
 def table(cells) -> str:
@@ -91,21 +88,14 @@ def table(cells) -> str:
     return "\n".join(out)
 
 
-def headline_lines(cells) -> list[str]:
-    head, detail = headline.compute(cells)
-    width = max(len(label) for label, _ in HEADLINE_LABELS.values())
+def headline_lines(head: dict) -> list[str]:
+    width = max(len(name) for name in head)
     lines = []
-    for name in headline.NAMES:
-        label, meaning = HEADLINE_LABELS[name]
-        value = head[name]
-        if value is None:
-            lines.append(f"  {label.ljust(width)}  -     ({detail[name]['reason']})")
-            continue
-        ratios = [p["ratio"] for p in detail[name]["pairs"] if p["ratio"] is not None]
-        spread = f"pairs {min(ratios):.2f}..{max(ratios):.2f}" if len(ratios) > 1 else "1 pair"
-        n = f"{len(ratios)} pair{'s' if len(ratios) != 1 else ''}"
-        extra = f"; {meaning}" if meaning else ""
-        lines.append(f"  {label.ljust(width)}  {_ratio(value):>5}  (median of {n}, {spread}{extra})")
+    for name, h in head.items():
+        value = "-" if h["value"] is None else (
+            f"{sig(h['value'])}×" + (f" [{sig(h['low'])}–{sig(h['high'])}]" if h["low"] is not None else ""))
+        why = f" — {h['reason']}" if h["reason"] else ""
+        lines.append(f"  {name.ljust(width)}  {value:<22} {h['verdict']}{why}")
     return lines
 
 
@@ -114,7 +104,7 @@ def fit_lines(fits) -> list[str]:
     for f in fits:
         r2 = "-" if f["r2"] is None else f"{f['r2']:.4f}"
         lines.append(f"  {f['protocol']:<4} {f['tool']:<3} {'tls' if f.get('tls') else '':<3} {f['cacheMode']:<6} {f['temperature']:<4} "
-                     f"c={f['concurrency']:<3}  A = {_ms(f['a'])} ms  B = {f['b']:.5f} ms/row  R² = {r2}"
+                     f"c={f['concurrency']:<3}  A = {sig(f['a'])} ms  B = {sig(f['b'])} ms/row  R² = {r2}"
                      f"  (N = {', '.join(str(p['pageSize']) for p in f['points'])})")
     return lines
 
@@ -127,15 +117,15 @@ def summary(run: dict) -> str:
         fits, _ = stats.fits_from_cells(cells)
     parts = [
         f"Run {run['runId']} (profile {run['profile']['name']}, {len(cells)} cells, "
-        f"medians of {_repetitions(cells)})",
+        f"{_repetitions(cells)})",
         "",
         table(cells) if cells else "(no cells)",
         "",
         "Cycle time = A + B·N (ListGroups, p50, least squares):",
         *(fit_lines(fits) or ["  (no cell group with two or more page sizes)"]),
         "",
-        "Headline (each the median over pairs of cells that differ only in what is compared):",
-        *headline_lines(cells),
+        "Headline (median over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",
+        *headline_lines(run["headline"]),
     ]
     if run.get("notes"):
         parts += ["", "Notes:", *(f"  - {n}" for n in run["notes"])]
@@ -144,10 +134,8 @@ def summary(run: dict) -> str:
 
 
 def _repetitions(cells) -> str:
-    reps = sorted({c["repetitions"] for c in cells})
-    if not reps:
-        return "no repetitions"
-    return f"{'/'.join(map(str, reps))} repetition{'s' if reps != [1] else ''}"
+    windows = sorted({len(c["windows"]) for c in cells})
+    return f"{'/'.join(map(str, windows))} windows per cell" if windows else "no windows"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ LOADTEST = Path(__file__).resolve().parents[1]
 DEFAULT_RESULTS_DIR = LOADTEST.parent / "results"
 SCHEMA_DIR = LOADTEST / "schema"
 MAX_LISTED_ERRORS = 20
+SCHEMA_VERSION = 2
 
 
 class InvalidRun(ValueError):
@@ -50,6 +51,10 @@ def validate_run(run: dict) -> list[str]:
     The schema first; then what a schema cannot say: one run per repetition, unique cell ids,
     references that point at cells, finish not before start.
     """
+    version = run.get("schemaVersion") if isinstance(run, dict) else None
+    if version != SCHEMA_VERSION:
+        # a run of another version fails everywhere; say the one thing that matters
+        return [f"$.schemaVersion: {version!r}: this bench reads and writes schema version {SCHEMA_VERSION} only"]
     errors = _schema_errors(RUN_VALIDATOR, run)
     if errors:
         return errors  # the checks below assume the shape is right
@@ -59,19 +64,25 @@ def validate_run(run: dict) -> list[str]:
         if cell["id"] in seen:
             errors.append(f"$.cells[{i}].id: duplicate cell id {cell['id']!r}")
         seen.add(cell["id"])
-        if len(cell["runs"]) != cell["repetitions"]:
-            errors.append(f"$.cells[{i}].runs: {len(cell['runs'])} run(s) but repetitions is "
-                          f"{cell['repetitions']}")
+        if cell["sweep"] is None and len(cell["windows"]) > cell["starts"] * cell["repetitions"]:
+            errors.append(f"$.cells[{i}].windows: {len(cell['windows'])} window(s), more than starts × repetitions "
+                          f"({cell['starts']} × {cell['repetitions']})")
     known = set(ids)
     for i, fit in enumerate(run["fits"]):
         for cid in fit["cellIds"]:
             if cid not in known:
                 errors.append(f"$.fits[{i}].cellIds: no cell {cid!r}")
-    for name, detail in run["headlineDetail"].items():
-        for j, pair in enumerate(detail["pairs"]):
+    for name, figure in run["headline"].items():
+        if name == "jsonOverProtobufBodyBytes":
+            continue   # its pairs name operations (body sizes are measured per operation, not per cell)
+        for j, pair in enumerate(figure["pairs"]):
             for side in ("numeratorCellId", "denominatorCellId"):
                 if pair[side] not in known:
-                    errors.append(f"$.headlineDetail.{name}.pairs[{j}].{side}: no cell {pair[side]!r}")
+                    errors.append(f"$.headline.{name}.pairs[{j}].{side}: no cell {pair[side]!r}")
+    for i, sweep in enumerate(run["sweeps"]):
+        for j, point in enumerate(sweep["points"]):
+            if point["cellId"] not in known:
+                errors.append(f"$.sweeps[{i}].points[{j}].cellId: no cell {point['cellId']!r}")
     if _when(run["finishedAt"]) < _when(run["startedAt"]):
         errors.append("$.finishedAt: earlier than startedAt")
     return errors

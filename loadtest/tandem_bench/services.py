@@ -384,54 +384,15 @@ def grpc_response_bytes(management_base: str, method: str) -> tuple[float, float
     return count[0], total[0]
 
 
-# ---------------------------------------------------------------- who used the CPU
+# ---------------------------------------------------------------- the servers' processes
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _busy_seconds() -> float:
-    """CPU seconds the whole machine spent busy (all cores), from /proc/stat."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
-    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
-
-
-def _process_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            after_name = f.read().rsplit(")", 1)[1].split()
-        return (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS  # utime, stime
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def server_pids() -> list[int]:
-    """MariaDB and Redis as scripts/servers.sh started them (pid files under .run/)."""
-    pids = []
-    for f in (ROOT / ".run/mariadb/mariadb.pid", ROOT / ".run/redis/redis.pid"):
+def server_pids() -> dict[str, int]:
+    """MariaDB and Redis as scripts/servers.sh started them (pid files under TANDEM_RUN_DIR or .run/)."""
+    run_dir = Path(os.environ.get("TANDEM_RUN_DIR") or ROOT / ".run")
+    pids = {}
+    for name, f in (("mariadb", run_dir / "mariadb/mariadb.pid"), ("redis", run_dir / "redis/redis.pid")):
         try:
-            pids.append(int(f.read_text().strip()))
+            pids[name] = int(f.read_text().strip())
         except (OSError, ValueError):
             pass
     return pids
-
-
-class CpuWatch:
-    """CPU used during a window by the system under test (services, MariaDB, Redis, this bench)
-    and by everything else on the machine: what is left of the machine's busy time once those and
-    the load generator (measured by the caller) are taken out."""
-
-    def __init__(self, pids: list[int]):
-        self.pids = [*pids, os.getpid()]
-        self.t0 = time.monotonic()
-        self.busy0 = _busy_seconds()
-        self.ours0 = sum(_process_seconds(p) for p in self.pids)
-
-    def stop(self, generator_seconds: float) -> dict:
-        wall = time.monotonic() - self.t0
-        busy = _busy_seconds() - self.busy0
-        ours = sum(_process_seconds(p) for p in self.pids) - self.ours0
-        other = max(0.0, busy - ours - generator_seconds)
-        return {"wall": wall, "systemUnderTestCores": ours / wall if wall else 0.0,
-                "otherCores": other / wall if wall else 0.0}

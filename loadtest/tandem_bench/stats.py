@@ -1,68 +1,17 @@
-"""Statistics of the bench lab: medians over repetitions, spread, the A + B·N fit, percentiles.
+"""Statistics of the bench lab: the A + B·N fit and exact nearest-rank percentiles (pooled
+percentiles and intervals: pooled.py).
 
 Everything here is pure (no files, no clock), so it is tested on known data.
 """
 from __future__ import annotations
 
 import math
-import statistics
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
 
 class FitError(ValueError):
     """The points cannot determine a line (fewer than two distinct page sizes)."""
-
-
-# ---------------------------------------------------------------- medians and spread
-
-def median(values: Iterable[float | None]) -> float | None:
-    """Median of the values that exist; None when none does.
-
-    A figure can be None in one repetition (e.g. no latency when every request failed);
-    the median then speaks for the repetitions that measured it.
-    """
-    present = [v for v in values if v is not None]
-    if not present:
-        return None
-    return statistics.median(present)
-
-
-def median_measurement(runs: Sequence[dict]) -> dict:
-    """The measurement whose every figure is the median of that figure over the runs.
-
-    Nested objects (latencyMs, hitRatio) are walked key by key, so each percentile is the
-    median of that percentile, never a percentile of pooled samples.
-    """
-    if not runs:
-        raise ValueError("median_measurement needs at least one run")
-    return _median_of(runs)
-
-
-def _median_of(items: Sequence[Any]) -> Any:
-    first = items[0]
-    if isinstance(first, dict):
-        keys = list(first)
-        for item in items[1:]:
-            if set(item) != set(keys):
-                raise ValueError(f"runs disagree on their fields: {sorted(keys)} vs {sorted(item)}")
-        return {k: _median_of([item[k] for item in items]) for k in keys}
-    return median(items)
-
-
-def spread(runs: Sequence[dict]) -> dict:
-    """min/max over runs of throughput, p50 and p99: how much the repetitions disagree."""
-    def min_max(values):
-        present = [v for v in values if v is not None]
-        return {"min": min(present), "max": max(present)} if present else {"min": None, "max": None}
-
-    return {
-        "throughputRps": min_max(r["throughputRps"] for r in runs),
-        "latencyMs": {
-            "p50": min_max(r["latencyMs"]["p50"] for r in runs),
-            "p99": min_max(r["latencyMs"]["p99"] for r in runs),
-        },
-    }
 
 
 # ---------------------------------------------------------------- cycle time = A + B·N

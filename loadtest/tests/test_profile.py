@@ -102,15 +102,13 @@ def test_tls_adds_its_restarts_to_the_estimate():
     assert extra == pytest.approx(profile.estimate_seconds(prof, plain))  # the same cell and start again
 
 
-def test_quick_and_smoke_profiles_have_a_tls_cell_per_wire_with_a_plain_twin():
-    for name in ("quick", "smoke"):
-        cells = profile.expand(profile.load(name))
-        tls = [c for c in cells if c.tls]
-        assert {c.driver for c in tls} == {"rest/k6", "grpc/k6", "grpc/ghz"}, name
-        plain = {c.id for c in cells if not c.tls}
-        if name == "quick":  # the headline pairs each with its plain twin
-            assert all(c.id.removesuffix("-tls") in plain for c in tls)
-        assert len(profile.service_configs_in_order(cells)) == len(profile.modes_in_order(cells)) + 1
+def test_quick_profile_has_tls_twins_and_two_starts_of_each_service_configuration():
+    cells = profile.expand(profile.load("quick"))
+    tls = [c for c in cells if c.tls]
+    assert {c.driver for c in tls} == {"rest/k6", "grpc/k6", "rest/oha", "grpc/h2load"}
+    plain = {c.id for c in cells if not c.tls}
+    assert all(c.id.removesuffix("-tls") in plain for c in tls)   # the headline pairs each with its twin
+    assert all(c.starts >= 2 and c.windows >= 3 for c in cells if c.sweep is None)
 
 
 def test_cell_ids_are_unique_and_cells_fit_the_schema_rules():
@@ -134,14 +132,34 @@ def test_quick_profile_has_what_the_headline_needs():
             for c in cells}
     for wire in (("rest", "k6"), ("grpc", "k6")):
         assert (*wire, "GetGroup", None, "hybrid", "warm", 1, "closed") in have        # warm p50 at 1 user
+    for wire in (("rest", "oha"), ("grpc", "h2load")):                                 # native generators
         assert (*wire, "ListGroups", 20, "hybrid", "warm", 50, "closed") in have       # hybrid ÷ none
         assert (*wire, "ListGroups", 20, "none", "none", 50, "closed") in have
         assert (*wire, "GetGroup", None, "hybrid", "warm", 50, "closed") in have       # GetGroup ÷ Hello
         assert (*wire, "Hello", None, "hybrid", "none", 50, "closed") in have           # same processes
-    assert {c.cache_mode for c in cells} == {"none", "local", "redis", "hybrid"}
     assert {c.temperature for c in cells} >= {"cold", "warm", "none"}
-    assert any(c.model == "open" and c.tool == "k6" for c in cells)
+    assert any(c.model == "open" and c.tool == "oha" for c in cells)
     assert any(c.model == "open" and c.tool == "ghz" for c in cells)
+    sweeps = {c.sweep for c in cells if c.sweep}
+    assert {s.split("-")[1] for s in sweeps} == {"rest", "grpc"}
+
+
+def test_h2load_cannot_be_asked_for_a_cold_cell():
+    raw = {"name": "x", "matrix": [{"operations": ["GetGroup"], "drivers": ["grpc/h2load"], "concurrency": [4],
+                                    "cache_modes": ["hybrid"]}]}
+    with pytest.raises(profile.ProfileError, match="h2load sends one pre-encoded request"):
+        profile.expand(profile.normalise(raw))
+
+
+def test_a_sweep_block_gives_one_open_cell_per_rate():
+    raw = {"name": "x", "matrix": [{"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}],
+           "sweep": [{"operations": ["GetGroup"], "drivers": ["grpc/ghz"], "rates": [100, 200], "concurrency": 10}]}
+    cells = [c for c in profile.expand(profile.normalise(raw)) if c.sweep]
+    assert [(c.target_rate, c.model, c.role, c.starts, c.repetitions) for c in cells] == \
+        [(100.0, "open", "sweep", 1, 1), (200.0, "open", "sweep", 1, 1)]
+    bad = dict(raw, sweep=[{"operations": ["GetGroup"], "drivers": ["grpc/h2load"], "rates": [100]}])
+    with pytest.raises(profile.ProfileError, match="cannot hold an arrival rate"):
+        profile.normalise(bad)
 
 
 @pytest.mark.parametrize("change, message", [

@@ -1,7 +1,8 @@
-"""The end-of-run summary text."""
-import copy
+"""The end-of-run summary text: figures to three significant digits, intervals, verdicts."""
 import json
 from pathlib import Path
+
+import pytest
 
 from tandem_bench import report
 
@@ -12,62 +13,37 @@ def example():
     return json.loads((FIXTURES / "run-example.json").read_text())
 
 
-def test_summary_has_table_fits_headline_notes_and_dashboard_line():
+def test_summary_has_table_headline_with_verdicts_notes_and_dashboard_line():
     run = example()
     text = report.summary(run)
     lines = text.splitlines()
     assert lines[-1] == "Open the dashboard: make dashboard  →  http://127.0.0.1:5173"
     header = next(l for l in lines if l.startswith("protocol"))
-    for col in ("p50 ms", "p95 ms", "p99 ms", "req/s", "body B", "sent B", "recv B", "hit %"):
+    for col in ("ok req/s [95% CI]", "p50 ms [95% CI]", "p99 ms", "server µs/req", "gen cores", "flags"):
         assert col in header
-    # one table row per cell
     rows = [l for l in lines if l.startswith(("rest ", "grpc "))]
     assert len(rows) == len(run["cells"])
-    assert "Cycle time = A + B·N" in text
-    assert "0.80" in text  # gRPC ÷ REST p50, warm, in the example
+    for name, h in run["headline"].items():
+        line = next(l for l in lines if l.strip().startswith(name))
+        assert h["verdict"] in line
+        if h["reason"]:
+            assert h["reason"] in line
     assert run["notes"][0] in text
 
 
-def test_table_columns_are_aligned():
-    lines = report.table(example()["cells"]).splitlines()
-    header = lines[0]
-    rows = [l for l in lines[2:] if l]
-    # right-aligned number columns end at the same offset as their header
-    end = header.index("p50 ms") + len("p50 ms")
-    for row in rows:
-        assert row[end - 1] != " " and row[end] == " "
+@pytest.mark.parametrize("value, text", [
+    (1.3488720723413612, "1.35"), (0.27335075000000003, "0.273"), (12345.6, "12,346"), (123456.0, "123,456"),
+    (0.000123, "0.000123"), (None, "-"), (0, "0")])
+def test_figures_are_printed_to_three_significant_digits(value, text):
+    assert report.sig(value) == text
 
 
-def test_table_row_values():
-    run = example()
-    cell = next(c for c in run["cells"] if c["id"] == "rest-k6-GetGroup-hybrid-warm-c1")
-    row = next(l for l in report.table(run["cells"]).splitlines()
-               if l.split()[:9] == ["rest", "k6", "-", "hybrid", "warm", "GetGroup", "1", "closed",
-                                    report._ms(cell["summary"]["latencyMs"]["p50"])])
-    assert f"{cell['summary']['throughputRps']:,.0f}" in row
-    assert " 412 " in row  # JSON body bytes
-
-
-def test_headline_is_recomputed_from_cells_not_copied():
-    run = example()
-    run["headline"] = {k: 99.0 for k in run["headline"]}
-    assert "99.00" not in report.summary(run)
-
-
-def test_summary_of_a_run_without_matches_says_why():
-    run = example()
-    run["cells"] = [c for c in run["cells"] if c["protocol"] == "rest" and c["operation"] == "GetGroup"]
-    run["fits"], run["notes"] = [], []
-    text = report.summary(run)
-    assert "no pair of matching cells" in text
-    assert "(no cell group with two or more page sizes)" in text
-
-
-def test_open_model_cells_show_their_rate():
-    text = report.table(example()["cells"])
-    assert "open 2000/s" in text
+def test_intervals_print_value_and_bounds():
+    assert report.interval({"value": 4012.3, "low": 3950.0, "high": 4100.9}) == "4,012 [3,950–4,101]"
+    assert report.interval({"value": 0.5, "low": None, "high": None}) == "0.5"
+    assert report.interval(None) == "-"
 
 
 def test_report_command_prints_a_stored_run(capsys):
     assert report.main([str(FIXTURES / "run-example.json")]) == 0
-    assert capsys.readouterr().out.rstrip().endswith("http://127.0.0.1:5173")
+    assert "Headline" in capsys.readouterr().out

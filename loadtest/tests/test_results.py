@@ -43,16 +43,16 @@ def test_invalid_run_is_refused_with_its_path_and_nothing_is_written(tmp_path, r
 
 def test_consistency_beyond_the_schema(tmp_path, run):
     run["cells"][1]["id"] = run["cells"][0]["id"]
-    run["cells"][2]["runs"].pop()
+    run["cells"][2]["windows"] += run["cells"][2]["windows"]
     run["finishedAt"] = "2026-11-22T06:00:00Z"
-    run["fits"][0]["cellIds"].append("ghost")
-    run["headlineDetail"]["jsonOverProtobufBodyBytes"]["pairs"][0]["denominatorCellId"] = "ghost"
+    run["headline"]["getGroupOverHelloThroughput"]["pairs"][0]["denominatorCellId"] = "ghost"
+    run["sweeps"][0]["points"][0]["cellId"] = "ghost"
     errors = results.validate_run(run)
     assert any(e.startswith("$.cells[1].id: duplicate") for e in errors)
-    assert any(e.startswith("$.cells[2].runs: 2 run(s) but repetitions is 3") for e in errors)
+    assert any(e.startswith("$.cells[2].windows: 4 window(s), more than starts × repetitions (1 × 2)") for e in errors)
     assert any(e.startswith("$.finishedAt") for e in errors)
-    assert "$.fits[0].cellIds: no cell 'ghost'" in errors
-    assert "$.headlineDetail.jsonOverProtobufBodyBytes.pairs[0].denominatorCellId: no cell 'ghost'" in errors
+    assert "$.headline.getGroupOverHelloThroughput.pairs[0].denominatorCellId: no cell 'ghost'" in errors
+    assert "$.sweeps[0].points[0].cellId: no cell 'ghost'" in errors
     with pytest.raises(results.InvalidRun):
         results.write_run(run, tmp_path)
 
@@ -81,7 +81,8 @@ def test_index_is_newest_first_and_idempotent(tmp_path, run):
 
     # writing the same run again replaces its entry instead of adding one
     mid["cells"] = mid["cells"][:5]
-    mid["fits"], mid["headlineDetail"] = [], {k: {**v, "pairs": []} for k, v in mid["headlineDetail"].items()}
+    mid["fits"], mid["sweeps"] = [], []
+    mid["headline"] = {k: {**v, "pairs": []} for k, v in mid["headline"].items()}
     results.write_run(mid, tmp_path)
     index = results.load_index(tmp_path)
     assert [e["runId"] for e in index["runs"]] == ids

@@ -27,7 +27,6 @@ def test_smoke_profile_measures_and_writes_a_valid_run(tmp_path):
     rc = orchestrate.main(["--profile", "smoke", "--results-dir", str(results_dir), "--work-dir", str(work),
                            "--ports", "28080,29090,28081"])
     assert rc == 0, f"bench failed; logs in {work / 'logs'}"
-
     written = list(results_dir.glob("*/run.json"))
     assert len(written) == 1
     run = json.loads(written[0].read_text())
@@ -36,31 +35,39 @@ def test_smoke_profile_measures_and_writes_a_valid_run(tmp_path):
     assert run["profile"]["name"] == "smoke"
     assert not (ROOT / "results" / run["runId"]).exists()
 
-    cells = run["cells"]
-    assert {c["temperature"] for c in cells} == {"cold", "warm", "none"}
-    assert {(c["protocol"], c["tool"]) for c in cells} == {("rest", "k6"), ("grpc", "k6"), ("grpc", "ghz")}
-    for cell in cells:
-        for m in cell["runs"]:
-            assert m["requests"] > 0 and m["errors"] == 0, cell["id"]
-            assert m["latencyMs"]["p50"] is not None, cell["id"]
-            assert m["bodyBytes"] and m["bodyBytes"] > 0, f"{cell['id']}: body bytes not measured"
-            assert m["loadGenCpuSeconds"] is not None, cell["id"]
-            overall = m["hitRatio"]["overall"]
-            # read from the service's own counters, window by window
-            if cell["temperature"] == "warm":
-                assert overall is not None and overall > 0.9, f"{cell['id']}: warm hit ratio {overall}"
-            elif cell["temperature"] == "cold":
-                assert overall is not None and overall < 0.1, f"{cell['id']}: cold hit ratio {overall}"
-            else:
-                assert overall is None, cell["id"]
-        if cell["tool"] == "k6":
-            assert cell["summary"]["wireBytesReceivedPerRequest"] > 0
-    # the tls dimension: one cell per wire and tool over TLS, measured without an error (the loop
-    # above), recorded as such; every other cell plain
-    tls = [c for c in cells if c.get("tls")]
-    assert {(c["protocol"], c["tool"]) for c in tls} == {("rest", "k6"), ("grpc", "k6"), ("grpc", "ghz")}
-    assert all(c["id"].endswith("-tls") and c["summary"]["requests"] > 0 for c in tls)
-    assert all(c["tls"] is False for c in cells if c not in tls)
-    assert any("TLS cells" in n for n in run["notes"])
+    cells = {c["id"]: c for c in run["cells"]}
+    assert {c["tool"] for c in cells.values()} == {"k6", "ghz", "h2load", "oha"}
+    assert {c["temperature"] for c in cells.values()} == {"cold", "warm", "none"}
+    for c in cells.values():
+        s = c["summary"]
+        assert s["ok"] > 0 and s["errors"] == 0, c["id"]
+        assert s["latencyMs"]["p50"] is not None and s["spectrum"], c["id"]
+        assert all(w["timeline"] for w in c["windows"]), c["id"]
+        if c["sweep"] is None:
+            assert len(c["windows"]) == c["starts"] * c["repetitions"] == 2, c["id"]
+            assert s["throughputRps"]["low"] is not None, f"{c['id']}: no interval"
+        # CPU of the measured service, MariaDB, Redis and the generator over the measured span
+        assert s["cpuUsPerRequest"]["server"]["value"] > 0 and s["generatorCores"] is not None, c["id"]
+        if c["operation"] != "Hello":
+            assert s["bodyBytes"] and s["bodyBytes"] > 0, f"{c['id']}: body bytes not measured"
+        overall = s["hitRatio"]["overall"]
+        if c["temperature"] == "warm":
+            assert overall is not None and overall > 0.9, f"{c['id']}: warm hit ratio {overall}"
+            assert s["db"]["rowsReadPerRequest"] is not None and s["db"]["rowsReadPerRequest"] < 0.5, c["id"]
+        elif c["temperature"] == "cold":
+            assert overall is not None and overall < 0.1, f"{c['id']}: cold hit ratio {overall}"
+            assert s["db"]["rowsReadPerRequest"] >= 1, c["id"]
+        if c["model"] == "open":
+            assert s["droppedIterations"] is not None or c["tool"] != "k6", c["id"]
+            assert s["achievedRate"] > 0, c["id"]
+    assert all(c["tls"] for c in cells.values() if c["id"].endswith("-tls"))
+    assert {c["protocol"] for c in cells.values() if c["tls"]} == {"rest", "grpc"}
     env = run["environment"]
-    assert env["cores"] and env["jdk"] and env["k6"] and env["ghz"] and env["loadGeneratorNote"]
+    assert env["cores"] and env["jdk"] and env["k6"] and env["ghz"] and env["h2load"] and env["oha"]
+    if (env["cores"] or 1) >= 2:
+        assert env["placement"]["method"] == "taskset" and env["placement"]["generator"]
+    assert [s["id"] for s in run["sweeps"]] and all(s["points"] for s in run["sweeps"])
+    for name, h in run["headline"].items():
+        assert h["verdict"] in ("finding", "inconclusive", "flagged", "missing"), name
+        assert h["verdict"] == "finding" or h["reason"], name
+    assert run["headline"]["jsonOverProtobufBodyBytes"]["value"] > 1

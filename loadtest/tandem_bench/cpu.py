@@ -1,0 +1,243 @@
+"""Where each process runs, and how much CPU each one used during exactly the measured window.
+
+Placement: the load generator shares the machine with two JVMs, MariaDB and Redis. Unpinned, they
+fight over the same cores and a saturated generator is indistinguishable from a slow service. So
+by default (machines with 2+ cores) the services and the servers get the first half of the cores
+and the generator (and this bench process) the rest — on 2 cores: services and servers on CPU 0,
+the generator on CPU 1 — applied with taskset(1), which works as root or as the processes' owner
+on Debian without cgroups. The JVMs are started with -XX:ActiveProcessorCount equal to their share,
+so they size their GC and thread pools for the cores they really have (as in a container), and are
+pinned once UP (start-up uses every core: it is not measured). A profile may set
+cpus = { services = "0", generator = "1" }; on one core nothing is pinned and the run says so.
+
+Accounting: a sampler thread reads every tracked process's utime + stime (/proc/<pid>/stat) and the
+machine's busy time (/proc/stat) every 50 ms. A window's CPU per process is the difference of the
+values interpolated at the window's first send and last completion (taken from the requests
+themselves), so neither the generator's start-up nor the pauses between windows count. "other" is
+the machine's busy time not explained by the tracked processes.
+"""
+from __future__ import annotations
+
+import bisect
+import os
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+SAMPLE_SECONDS = 0.05
+
+
+def parse_cpus(text: str) -> list[int]:
+    """A taskset CPU list ("0", "0-2", "0,3") → sorted CPU numbers."""
+    out = set()
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out.update(range(int(a), int(b) + 1))
+        else:
+            out.add(int(part))
+    if not out:
+        raise ValueError(f"empty CPU list {text!r}")
+    return sorted(out)
+
+
+def format_cpus(cpus: list[int]) -> str:
+    return ",".join(str(c) for c in cpus)
+
+
+@dataclass
+class Placement:
+    method: str                 # taskset | none
+    services: list[int] | None  # also MariaDB and Redis
+    generator: list[int] | None
+    note: str
+
+    @classmethod
+    def plan(cls, cores: int, setting: dict | None = None, available: bool | None = None) -> "Placement":
+        available = _taskset_works() if available is None else available
+        if setting:
+            services, generator = parse_cpus(setting["services"]), parse_cpus(setting["generator"])
+            bad = [c for c in services + generator if c >= cores]
+            if bad:
+                raise ValueError(f"cpus names CPU(s) {bad}, this machine has {cores} (0-{cores - 1})")
+            if set(services) & set(generator):
+                raise ValueError(f"cpus: services {services} and generator {generator} overlap")
+        elif cores >= 2:
+            split = cores // 2 if cores > 2 else 1
+            services, generator = list(range(split)), list(range(split, cores))
+        else:
+            return cls("none", None, None, "one core: nothing pinned; the generator and the services share it, "
+                                           "so CPU per request is the honest figure, throughput is not")
+        if not available:
+            return cls("none", None, None, "taskset is not usable here: nothing pinned; the generator and the "
+                                           "services share every core")
+        return cls("taskset", services, generator,
+                   f"services, MariaDB and Redis on CPU {format_cpus(services)}, the load generator and the bench on "
+                   f"CPU {format_cpus(generator)} (taskset); the JVMs run with -XX:ActiveProcessorCount="
+                   f"{len(services)}")
+
+    @property
+    def pinned(self) -> bool:
+        return self.method == "taskset"
+
+    def describe(self) -> dict:
+        return {"method": self.method,
+                "services": format_cpus(self.services) if self.services else None,
+                "servers": format_cpus(self.services) if self.services else None,
+                "generator": format_cpus(self.generator) if self.generator else None,
+                "note": self.note}
+
+    def generator_prefix(self) -> list[str]:
+        return ["taskset", "-c", format_cpus(self.generator)] if self.pinned else []
+
+    def service_java_options(self) -> list[str]:
+        return [f"-XX:ActiveProcessorCount={len(self.services)}"] if self.pinned else []
+
+    @property
+    def generator_cores(self) -> int:
+        return len(self.generator) if self.pinned else (os.cpu_count() or 1)
+
+    def pin_services(self, pids) -> None:
+        if self.pinned:
+            for pid in pids:
+                pin(pid, self.services)
+
+    def pin_self(self) -> None:
+        if self.pinned:
+            os.sched_setaffinity(0, self.generator)
+
+    def release(self, pids) -> None:
+        """Back to every core (servers the bench did not start outlive it)."""
+        if self.pinned:
+            every = list(range(os.cpu_count() or 1))
+            for pid in pids:
+                pin(pid, every)
+            os.sched_setaffinity(0, every)
+
+
+def _taskset_works() -> bool:
+    try:
+        return subprocess.run(["taskset", "-p", str(os.getpid())], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def pin(pid: int, cpus: list[int]) -> None:
+    """Every thread of pid onto cpus (threads it starts later inherit the mask)."""
+    subprocess.run(["taskset", "-a", "-p", "-c", format_cpus(cpus), str(pid)], check=True,
+                   capture_output=True, timeout=30)
+
+
+# ---------------------------------------------------------------- sampling
+
+def process_seconds(pid: int) -> float | None:
+    """utime + stime of a process (all its threads), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            after_name = f.read().rsplit(")", 1)[1].split()
+        return (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def machine_busy_seconds() -> float:
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
+
+
+class Series:
+    """(time, value) readings of one counter, interpolated linearly between readings."""
+
+    def __init__(self):
+        self.times: list[float] = []
+        self.values: list[float] = []
+
+    def add(self, t: float, v: float) -> None:
+        self.times.append(t)
+        self.values.append(v)
+
+    def at(self, t: float) -> float | None:
+        if not self.times or t < self.times[0] - SAMPLE_SECONDS * 2 or t > self.times[-1] + SAMPLE_SECONDS * 2:
+            return None
+        i = bisect.bisect_left(self.times, t)
+        if i <= 0:
+            return self.values[0]
+        if i >= len(self.times):
+            return self.values[-1]
+        t0, t1 = self.times[i - 1], self.times[i]
+        v0, v1 = self.values[i - 1], self.values[i]
+        return v0 if t1 == t0 else v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+
+    def between(self, t0: float, t1: float) -> float | None:
+        a, b = self.at(t0), self.at(t1)
+        return None if a is None or b is None else max(0.0, b - a)
+
+
+class Sampler:
+    """Reads the tracked processes' CPU seconds and the machine's busy seconds every 50 ms
+    (epoch-second timestamps, to meet the generators' request times) while running."""
+
+    def __init__(self):
+        self.pids: dict[str, int] = {}
+        self.series: dict[str, Series] = {}
+        self.machine = Series()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def track(self, name: str, pid: int) -> None:
+        with self._lock:
+            self.pids[name] = pid
+            self.series[name] = Series()
+        self._read({name: pid})
+
+    def untrack(self, name: str) -> None:
+        with self._lock:
+            self.pids.pop(name, None)
+
+    def _read(self, pids: dict[str, int] | None = None) -> None:
+        every = pids is None
+        t = time.time()
+        with self._lock:
+            for name, pid in dict(self.pids if every else pids).items():
+                v = process_seconds(pid)
+                if v is not None:
+                    self.series[name].add(t, v)
+            if every:
+                self.machine.add(t, machine_busy_seconds())
+
+    def __enter__(self):
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="cpu-sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=2)
+
+    def _loop(self):
+        while not self._stop.wait(SAMPLE_SECONDS):
+            self._read()
+
+    def flush(self) -> None:
+        """One reading now (after a generator exits, so the window's end is bracketed)."""
+        self._read()
+
+    def window(self, t0: float, t1: float, names: list[str]) -> dict:
+        """CPU seconds of each named process between t0 and t1 (None when not tracked then), and
+        'other': the machine's busy seconds the tracked processes do not explain."""
+        with self._lock:
+            out = {n: (self.series[n].between(t0, t1) if n in self.series else None) for n in names}
+            busy = self.machine.between(t0, t1)
+            tracked = sum(s.between(t0, t1) or 0.0 for s in self.series.values())
+        out["other"] = None if busy is None else max(0.0, busy - tracked)
+        return out

@@ -1,0 +1,79 @@
+"""What the servers themselves say about a window, read just before and just after it: the
+measured service's JIT compilation time, GC pauses and count of successful calls (Micrometer,
+/actuator/prometheus), and MariaDB's own row and query counters (SHOW GLOBAL STATUS) — an
+independent check of the hit ratio (a warm window reads about no rows, a cold one at least one
+per request) and, for h2load on gRPC, the only count of calls that really succeeded (h2load sees
+HTTP status 200 on every gRPC response, errors included: the gRPC status travels in trailers).
+"""
+from __future__ import annotations
+
+import subprocess
+import urllib.error
+
+from . import services
+
+GRPC_OK = "grpc_server_seconds_count"
+REST_OK = "http_server_requests_seconds_count"
+REST_PATHS = {"Hello": "/api/v1/hello", "GetGroup": "/api/v1/groups/{id}", "ListGroups": "/api/v1/groups"}
+
+
+def jvm_and_calls(management_base: str, protocol: str, operation: str, method: str | None) -> dict:
+    """Cumulative counters of one service: jitMs, gcPauseMs, gcPauses, okCalls (successful calls of
+    the operation). Values it does not publish are None; an unreachable service gives all None."""
+    out = {"jitMs": None, "gcPauseMs": None, "gcPauses": None, "okCalls": None, "heapMaxBytes": None}
+    try:
+        status, body = services.http_get(f"{management_base}/actuator/prometheus", timeout=10)
+    except (urllib.error.URLError, OSError):
+        return out
+    if status != 200:
+        return out
+    text = body.decode(errors="replace")
+    jit = services.prometheus_samples(text, "jvm_compilation_time_ms_total")
+    if jit:
+        out["jitMs"] = sum(v for _, v in jit)
+    heap = [v for labels, v in services.prometheus_samples(text, "jvm_memory_max_bytes")
+            if labels.get("area") == "heap" and v > 0]
+    if heap:
+        out["heapMaxBytes"] = int(sum(heap))
+    pauses = services.prometheus_samples(text, "jvm_gc_pause_seconds_sum")
+    counts = services.prometheus_samples(text, "jvm_gc_pause_seconds_count")
+    if pauses or counts:
+        out["gcPauseMs"] = sum(v for _, v in pauses) * 1000
+        out["gcPauses"] = int(sum(v for _, v in counts))
+    if protocol == "grpc" and method:
+        service, _, rpc = method.partition("/")
+        out["okCalls"] = int(sum(v for labels, v in services.prometheus_samples(text, GRPC_OK)
+                                 if labels.get("rpc_service") == service and labels.get("rpc_method") == rpc
+                                 and labels.get("error", "none") == "none"))
+    elif protocol == "rest":
+        out["okCalls"] = int(sum(v for labels, v in services.prometheus_samples(text, REST_OK)
+                                 if labels.get("uri") == REST_PATHS.get(operation)
+                                 and labels.get("outcome") == "SUCCESS"))
+    return out
+
+
+DB_COUNTERS = {"Innodb_rows_read": "rowsRead", "Questions": "queries"}
+
+
+def db_counters(port: int = 13306) -> dict:
+    """MariaDB's global Innodb_rows_read and Questions (every statement, this one included)."""
+    out = {v: None for v in DB_COUNTERS.values()}
+    sql = "SHOW GLOBAL STATUS WHERE Variable_name IN (" + ",".join(f"'{k}'" for k in DB_COUNTERS) + ")"
+    try:
+        r = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{port}", "-utandem", "-ptandem", "-N", "-B", "-e", sql],
+                           capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return out
+    if r.returncode != 0:
+        return out
+    for line in r.stdout.splitlines():
+        name, _, value = line.partition("\t")
+        if name in DB_COUNTERS and value.strip().isdigit():
+            out[DB_COUNTERS[name]] = int(value)
+    return out
+
+
+def delta(before: dict, after: dict) -> dict:
+    """after - before per key; None where either is None."""
+    return {k: (after[k] - before[k] if before.get(k) is not None and after.get(k) is not None else None)
+            for k in after}

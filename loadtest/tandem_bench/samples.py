@@ -1,0 +1,219 @@
+"""Per-request samples from every load generator, in one shape, so that every latency figure of a
+run is computed the same way whatever tool measured it.
+
+A Samples holds, per request: when it was meant to be sent (epoch seconds), its latency (µs) and
+whether it succeeded. "Meant to be sent" is the tool's intended send time where the tool corrects
+for coordinated omission (oha --latency-correction records it; ghz --async and k6's arrival-rate
+executor start each call on its schedule), else the actual send time; the latency is then timed
+from that instant, so a stalled server shows up as latency rather than as requests never sent.
+
+Readers (each tested on a recorded output in tests/fixtures/):
+  k6      --out csv with K6_CSV_TIME_FORMAT=unix_micro: one row per metric sample; the row of
+          http_req_duration (REST) or grpc_req_duration (gRPC) is one request, stamped when it ended
+  ghz     --format json: details[] with each call's start timestamp, latency (ns) and error
+  h2load  --log-file: start (µs since epoch), HTTP status, duration (µs) per request
+  oha     --db-url: an sqlite table with start, start_latency_correction, end, status, len_bytes
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+
+class SamplesError(ValueError):
+    """The raw output cannot be read as per-request samples; the message names the file."""
+
+
+@dataclass
+class Samples:
+    sent: np.ndarray        # float64 epoch seconds: intended (or actual) send time
+    latency_us: np.ndarray  # float64 microseconds
+    ok: np.ndarray          # bool
+    body_bytes: float | None = None   # mean body bytes of the successful responses, when counted
+
+    def __post_init__(self):
+        if not (len(self.sent) == len(self.latency_us) == len(self.ok)):
+            raise SamplesError("sent, latency_us and ok differ in length")
+
+    @property
+    def requests(self) -> int:
+        return int(len(self.sent))
+
+    @property
+    def succeeded(self) -> int:
+        return int(self.ok.sum())
+
+    def span(self) -> tuple[float, float] | None:
+        """(first send, last completion) in epoch seconds: the measured window."""
+        if not len(self.sent):
+            return None
+        return float(self.sent.min()), float((self.sent + self.latency_us / 1e6).max())
+
+    def seconds(self) -> float:
+        s = self.span()
+        return s[1] - s[0] if s else 0.0
+
+    def ok_latencies_us(self) -> np.ndarray:
+        return self.latency_us[self.ok]
+
+    def timeline(self, slice_seconds: float = 0.25) -> list[dict]:
+        """Per slice of the window (by send time): successful requests per second and their
+        p50/p99 in ms (nearest rank); t is the slice's end in seconds from the window start."""
+        span = self.span()
+        if span is None:
+            return []
+        rel = self.sent - span[0]
+        n_slices = max(1, int(np.ceil((span[1] - span[0]) / slice_seconds)))
+        idx = np.minimum((rel / slice_seconds).astype(int), n_slices - 1)
+        out = []
+        for i in range(n_slices):
+            mask = (idx == i) & self.ok
+            lat = np.sort(self.latency_us[mask])
+            end = min((i + 1) * slice_seconds, span[1] - span[0])
+            width = end - i * slice_seconds
+            out.append({
+                "t": round(end, 3),
+                "rps": float(mask.sum() / width) if width > 0 else 0.0,
+                "p50": _nearest_rank(lat, 50) / 1000 if len(lat) else None,
+                "p99": _nearest_rank(lat, 99) / 1000 if len(lat) else None,
+            })
+        return out
+
+
+def _nearest_rank(sorted_values: np.ndarray, percent: float) -> float:
+    rank = int(np.ceil(percent / 100 * len(sorted_values)))
+    return float(sorted_values[max(rank, 1) - 1])
+
+
+def _make(sent, latency_us, ok, body_bytes=None) -> Samples:
+    return Samples(np.asarray(sent, dtype=np.float64), np.asarray(latency_us, dtype=np.float64),
+                   np.asarray(ok, dtype=bool), body_bytes)
+
+
+# ---------------------------------------------------------------- k6
+
+K6_DURATION = {"rest": "http_req_duration", "grpc": "grpc_req_duration"}
+
+
+def from_k6_csv(path: str | Path, protocol: str) -> Samples:
+    """k6 --out csv=FILE (optionally .gz) written with K6_CSV_TIME_FORMAT=unix_micro. The timestamp
+    of a *_duration row is when the request ended, so it was sent `duration` earlier. REST succeeds
+    on an HTTP status below 400 (k6's expected_response), gRPC on status 0 (OK)."""
+    path = Path(path)
+    metric = K6_DURATION[protocol]
+    opener = gzip.open if path.suffix == ".gz" else open
+    sent, lat, ok = [], [], []
+    try:
+        with opener(path, "rt", newline="") as f:
+            reader = csv.DictReader(f)
+            if not reader.fieldnames or "metric_name" not in reader.fieldnames:
+                raise SamplesError(f"{path}: not a k6 CSV output (no metric_name column)")
+            for row in reader:
+                if row["metric_name"] != metric:
+                    continue
+                ts = int(row["timestamp"])
+                if ts < 10**14:
+                    raise SamplesError(f"{path}: timestamps in seconds; run k6 with K6_CSV_TIME_FORMAT=unix_micro")
+                ms = float(row["metric_value"])
+                sent.append(ts / 1e6 - ms / 1000)
+                lat.append(ms * 1000)
+                status = row.get("status") or ""
+                if protocol == "rest":
+                    ok.append(status.isdigit() and 0 < int(status) < 400)
+                else:
+                    ok.append(status == "0")
+    except (OSError, csv.Error, ValueError, KeyError) as e:
+        if isinstance(e, SamplesError):
+            raise
+        raise SamplesError(f"{path}: unreadable k6 CSV: {e}") from e
+    return _make(sent, lat, ok)
+
+
+# ---------------------------------------------------------------- ghz
+
+def _rfc3339(ts: str) -> float:
+    """ghz's call timestamps: RFC 3339 with up to nanoseconds, which fromisoformat (3.11) refuses
+    beyond microseconds."""
+    head, _, rest = ts.partition(".")
+    if rest:
+        digits = "".join(c for c in rest if c.isdigit())
+        zone = rest[len(digits):]
+        ts = f"{head}.{digits[:6]}{zone}"
+    return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+
+
+def from_ghz(report: dict | str | Path) -> Samples:
+    if not isinstance(report, dict):
+        path = Path(report)
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise SamplesError(f"{path}: not a ghz JSON report: {e}") from e
+    details = report.get("details")
+    if details is None:
+        raise SamplesError("ghz report without details: run ghz with --format json")
+    sent = [_rfc3339(d["timestamp"]) for d in details]
+    lat = [d["latency"] / 1000 for d in details]
+    ok = [not d.get("error") and d.get("status", "OK") == "OK" for d in details]
+    return _make(sent, lat, ok)
+
+
+# ---------------------------------------------------------------- h2load
+
+def from_h2load_log(path: str | Path) -> Samples:
+    """h2load --log-file: 'start µs since epoch <TAB> status <TAB> duration µs' per request. A
+    request that failed below HTTP (reset, timeout) is logged with status -1."""
+    path = Path(path)
+    try:
+        data = np.loadtxt(path, dtype=np.float64, delimiter="\t", ndmin=2)
+    except (OSError, ValueError) as e:
+        raise SamplesError(f"{path}: not an h2load log file: {e}") from e
+    if data.size == 0:
+        return _make([], [], [])
+    if data.shape[1] != 3:
+        raise SamplesError(f"{path}: expected 3 tab-separated columns, got {data.shape[1]}")
+    status = data[:, 1]
+    return _make(data[:, 0] / 1e6, data[:, 2], (status >= 200) & (status < 400))
+
+
+# ---------------------------------------------------------------- oha
+
+def from_oha_db(path: str | Path, launched_at: float | None = None) -> Samples:
+    """oha --db-url: start and end are seconds from the run's start; with --latency-correction,
+    start_latency_correction is when the request was due, and the latency runs from then. The run
+    column holds the start in whole epoch seconds only, so `launched_at` (when the process was
+    started, a few ms before its clock) places the requests in time when given. oha stores the
+    requests that got a response; the failures are counted from its JSON report by the caller."""
+    path = Path(path)
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            rows = db.execute("SELECT run, start, start_latency_correction, end, status, len_bytes FROM oha").fetchall()
+    except sqlite3.Error as e:
+        raise SamplesError(f"{path}: not an oha database: {e}") from e
+    if not rows:
+        return _make([], [], [])
+    a = np.array([(r[0], r[1], r[2] if r[2] is not None else r[1], r[3], r[4], r[5]) for r in rows],
+                 dtype=np.float64)
+    base = a[:, 0] if launched_at is None else np.full(len(a), launched_at)
+    due = base + a[:, 2]
+    latency_us = (a[:, 3] - a[:, 2]) * 1e6
+    ok = (a[:, 4] >= 200) & (a[:, 4] < 400)
+    body = float(a[ok, 5].mean()) if ok.any() else None
+    return _make(due, latency_us, ok, body)
+
+
+def oha_failures(report_path: str | Path) -> int:
+    """Requests oha counted as errors (connection errors, deadline aborts) in its JSON report; they
+    are not in its database."""
+    try:
+        report = json.loads(Path(report_path).read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise SamplesError(f"{report_path}: not an oha JSON report: {e}") from e
+    return int(sum((report.get("errorDistribution") or {}).values()))

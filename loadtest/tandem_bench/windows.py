@@ -1,0 +1,261 @@
+"""From one generator run to a window record, and from a cell's windows to its summary: counts,
+throughput of successful requests, pooled latency, CPU per request, the flags that say what not
+to trust. Pure given its inputs (the sampler is only asked for CPU seconds between two times), so
+it is tested on recorded tool outputs.
+
+Flags (code: when), on a window unless said otherwise:
+  generator-saturated  the generator used >= 95 % of the cores it was given: the figure is the
+                       generator's ceiling, not the service's
+  dropped-arrivals     open model: more than 1 % of the arrivals due were never started
+  rate-short           open model: the arrivals started fell more than 5 % short of the target rate
+  errors               more than 1 % of the requests failed
+  hit-ratio            a cold window answered >= 10 % from cache, or a warm one <= 90 %
+  unverified           gRPC through h2load: the service counted fewer successful calls than h2load
+                       saw HTTP 200s (a gRPC error travels in trailers h2load does not read)
+  other-cpu            processes outside the bench used > 0.2 cores (noted, not excluded)
+  few-samples          cell: p50 or p99 could not be reported from the pooled samples
+A window with any flag but other-cpu is left out of the headline ratios (the cell still shows it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import pooled
+
+GENERATOR_SATURATED = 0.95
+DROP_LIMIT = 0.01
+RATE_SHORT = 0.95
+ERROR_LIMIT = 0.01
+COLD_MAX_OVERALL = 0.1
+WARM_MIN_OVERALL = 0.9
+OTHER_CPU_CORES = 0.2
+NOT_EXCLUDING = ("other-cpu", "few-samples")
+
+
+def fmt_ms(v) -> str:
+    return "-" if v is None else f"{v:.3g} ms"
+
+
+def flag(code: str, reason: str) -> dict:
+    return {"code": code, "reason": reason}
+
+
+@dataclass
+class WindowData:
+    """What the statistics need of a window, kept out of run.json."""
+    throughput: float
+    ok: int
+    counts: np.ndarray
+    lat_sum_us: float
+    lat_max_us: float | None
+    server_cpu: float | None
+    eligible: bool
+
+
+def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator_cores: int, hit_ratio,
+          service_delta: dict, db_delta: dict, n_keys: int | None, notes: list, measured_service: str,
+          cpu_names: list[str]) -> tuple[dict, WindowData]:
+    """(window record as run.json holds it, its WindowData)."""
+    s = outcome.samples
+    m = outcome.measurement
+    span = s.span()
+    seconds = s.seconds() or 1e-9
+    requests = max(int(m.get("requests") or 0), s.requests)
+    ok = s.succeeded
+    flags = []
+    if cell.tool == "h2load" and cell.protocol == "grpc":
+        server_ok = service_delta.get("okCalls")
+        if server_ok is None:
+            flags.append(flag("unverified", "the gRPC service's call counter could not be read: h2load cannot "
+                                            "see gRPC errors, so its successes are unverified"))
+        elif server_ok < ok:
+            flags.append(flag("unverified", f"h2load saw {ok} HTTP 200s, the service counted {server_ok} "
+                                            "successful calls: the difference failed in gRPC"))
+            ok = server_ok
+    errors = requests - ok
+    ok_lat = s.ok_latencies_us()
+    lat = {"p50": None, "p99": None, "max": None}
+    if len(ok_lat):
+        srt = np.sort(ok_lat)
+        lat = {"p50": float(srt[int(np.ceil(0.5 * len(srt))) - 1]) / 1000,
+               "p99": float(srt[int(np.ceil(0.99 * len(srt))) - 1]) / 1000 if len(srt) >= 1000 else None,
+               "max": float(srt[-1]) / 1000}
+    cpu = sampler.window(span[0], span[1], cpu_names) if span else {n: None for n in [*cpu_names, "other"]}
+    gen = cpu.get("generator")
+    gen_cores = gen / seconds if gen is not None else None
+    if gen_cores is not None and gen_cores >= GENERATOR_SATURATED * generator_cores:
+        flags.append(flag("generator-saturated", f"the generator used {gen_cores:.2f} of its {generator_cores} "
+                                                 "core(s): this figure is the generator's ceiling"))
+    dropped = m.get("droppedIterations")
+    achieved = None
+    if cell.model == "open":
+        due = cell.target_rate * cell.duration_seconds
+        achieved = m.get("achievedRate") if m.get("achievedRate") is not None else requests / seconds
+        if dropped and dropped > DROP_LIMIT * due:
+            flags.append(flag("dropped-arrivals", f"{dropped} of {due:.0f} arrivals were never started "
+                                                  f"(more than {DROP_LIMIT:.0%})"))
+        if achieved < RATE_SHORT * cell.target_rate:
+            flags.append(flag("rate-short", f"{achieved:.0f}/s started of the {cell.target_rate:g}/s asked for"))
+    if requests and errors / requests > ERROR_LIMIT:
+        flags.append(flag("errors", f"{errors} of {requests} requests failed"))
+    overall = hit_ratio and hit_ratio.get("overall")
+    if cell.temperature == "cold" and overall is not None and overall >= COLD_MAX_OVERALL:
+        flags.append(flag("hit-ratio", f"cold window answered {overall:.1%} from cache"))
+    if cell.temperature == "warm" and (overall is None or overall <= WARM_MIN_OVERALL) and hit_ratio is not None:
+        flags.append(flag("hit-ratio", f"warm window answered {'?' if overall is None else f'{overall:.1%}'} "
+                                       "from cache"))
+    other = cpu.get("other")
+    if other is not None and other / seconds > OTHER_CPU_CORES:
+        flags.append(flag("other-cpu", f"processes outside the bench used {other / seconds:.2f} cores"))
+    if cell.temperature == "cold" and n_keys is not None and requests >= n_keys and cell.model == "closed":
+        notes.append(f"the window asked all {n_keys} of its cold keys and ended early")
+    server_parts = [cpu.get(measured_service), cpu.get("mariadb"), cpu.get("redis")]
+    server_cpu = sum(server_parts) if all(v is not None for v in server_parts) else None
+    record = {
+        "start": start, "round": rnd, "order": order, "seconds": seconds,
+        "requests": requests, "ok": ok, "errors": errors, "throughputRps": ok / seconds,
+        "latencyMs": lat,
+        "droppedIterations": dropped if cell.model == "open" else None,
+        "achievedRate": achieved,
+        "hitRatio": hit_ratio or {"l1": None, "l2": None, "overall": None},
+        "cpuSeconds": {k: cpu.get(k) for k in ("rest-service", "grpc-service", "mariadb", "redis", "generator", "other")},
+        "generatorCores": gen_cores,
+        "jvm": {"gcPauseMs": service_delta.get("gcPauseMs"), "gcPauses": service_delta.get("gcPauses"),
+                "jitMs": service_delta.get("jitMs")},
+        "db": {"rowsRead": db_delta.get("rowsRead"), "queries": db_delta.get("queries")},
+        "wireBytesSentPerRequest": m.get("wireBytesSentPerRequest"),
+        "wireBytesReceivedPerRequest": m.get("wireBytesReceivedPerRequest"),
+        "timeline": s.timeline(),
+        "flags": flags,
+        "notes": notes,
+    }
+    data = WindowData(throughput=ok / seconds, ok=ok, counts=pooled.histogram_counts(ok_lat),
+                      lat_sum_us=float(ok_lat.sum()), lat_max_us=float(ok_lat.max()) if len(ok_lat) else None,
+                      server_cpu=server_cpu,
+                      eligible=not any(f["code"] not in NOT_EXCLUDING for f in flags))
+    return record, data
+
+
+# ---------------------------------------------------------------- figures over windows
+
+def throughput(ws: list[WindowData]) -> float | None:
+    return float(np.median([w.throughput for w in ws])) if ws else None
+
+
+def percentile_ms(percent: float):
+    def figure(ws: list[WindowData]) -> float | None:
+        counts = sum((w.counts for w in ws), np.zeros_like(ws[0].counts)) if ws else None
+        if counts is None or counts.sum() < pooled.min_samples(percent):
+            return None
+        v = pooled.percentile_us(counts, percent)
+        return v / 1000 if v is not None else None
+    return figure
+
+
+def server_cpu_us(ws: list[WindowData]) -> float | None:
+    if not ws or any(w.server_cpu is None for w in ws):
+        return None
+    ok = sum(w.ok for w in ws)
+    return sum(w.server_cpu for w in ws) / ok * 1e6 if ok else None
+
+
+@dataclass
+class CellRun:
+    plan: object
+    windows: list = field(default_factory=list)
+    data: dict = field(default_factory=dict)   # (start, round) → WindowData
+
+    def add_window(self, built: tuple[dict, WindowData]) -> None:
+        record, data = built
+        self.windows.append(record)
+        self.data[(record["start"], record["round"])] = data
+
+    def eligible(self) -> dict:
+        return {k: d for k, d in self.data.items() if d.eligible}
+
+    def summary(self, draws, body_bytes: float | None) -> tuple[dict, list]:
+        """(summary as run.json holds it, cell-level flags)."""
+        ws = self.windows
+        data = list(self.data.values())
+        pool = pooled.Pool(counts=sum((d.counts for d in data), np.zeros_like(data[0].counts)),
+                           n=int(sum(int(d.counts.sum()) for d in data)),
+                           sum_us=sum(d.lat_sum_us for d in data),
+                           max_us=max((d.lat_max_us for d in data if d.lat_max_us is not None), default=None))
+        latency, too_few = pool.latency_ms()
+        flags = []
+        if {"p50", "p99"} & set(too_few):
+            flags.append(flag("few-samples", f"{pool.n} successful samples pooled: "
+                                             f"{', '.join(too_few)} not reported (p99 needs "
+                                             f"{pooled.min_samples(99):,}, p99.9 {pooled.min_samples(99.9):,})"))
+        requests = sum(w["requests"] for w in ws)
+        ok = sum(w["ok"] for w in ws)
+        errors = sum(w["errors"] for w in ws)
+
+        def total(path):
+            vals = [_dig(w, path) for w in ws]
+            return None if any(v is None for v in vals) else sum(vals)
+
+        def per_request(v):
+            return v / ok * 1e6 if v is not None and ok else None
+
+        def hit(level):
+            vals = [w["hitRatio"][level] for w in ws if w["hitRatio"][level] is not None]
+            return float(np.median(vals)) if vals else None
+
+        def median_of(key):
+            vals = [w[key] for w in ws if w[key] is not None]
+            return float(np.median(vals)) if vals else None
+
+        rows, queries = total(("db", "rowsRead")), total(("db", "queries"))
+        service = SERVICE_NAMES[self.plan.protocol]
+        summary = {
+            "requests": requests, "ok": ok, "errors": errors, "errorRate": errors / requests if requests else 0.0,
+            "samples": pool.n,
+            "throughputRps": pooled.bootstrap(self.data, draws, throughput),
+            "latencyMs": latency,
+            "latencyIntervalMs": {"p50": pooled.bootstrap(self.data, draws, percentile_ms(50)),
+                                  "p99": pooled.bootstrap(self.data, draws, percentile_ms(99))},
+            "spectrum": pool.spectrum(),
+            "bodyBytes": body_bytes,
+            "wireBytesSentPerRequest": median_of("wireBytesSentPerRequest"),
+            "wireBytesReceivedPerRequest": median_of("wireBytesReceivedPerRequest"),
+            "hitRatio": {lv: hit(lv) for lv in ("l1", "l2", "overall")},
+            "cpuUsPerRequest": {
+                "service": per_request(total(("cpuSeconds", service))),
+                "mariadb": per_request(total(("cpuSeconds", "mariadb"))),
+                "redis": per_request(total(("cpuSeconds", "redis"))),
+                "generator": per_request(total(("cpuSeconds", "generator"))),
+                "server": pooled.bootstrap(self.data, draws, server_cpu_us),
+            },
+            "generatorCores": median_of("generatorCores"),
+            "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs"))},
+            "db": {"rowsReadPerRequest": rows / ok if rows is not None and ok else None,
+                   "queriesPerRequest": queries / ok if queries is not None and ok else None},
+            "droppedIterations": total(("droppedIterations",)) if self.plan.model == "open" else None,
+            "achievedRate": median_of("achievedRate"),
+        }
+        return summary, flags
+
+
+SERVICE_NAMES = {"rest": "rest-service", "grpc": "grpc-service"}
+
+
+def _dig(d: dict, path: tuple):
+    for k in path:
+        d = d.get(k) if isinstance(d, dict) else None
+        if d is None:
+            return None
+    return d
+
+
+def interleave(cells: list, turn: int) -> list:
+    """The cells of one round in the order they run: rotated by one more place each round, and
+    reversed every other round, so no cell is always first after a start (or always after
+    the same neighbour)."""
+    if not cells:
+        return []
+    k = turn % len(cells)
+    order = cells[k:] + cells[:k]
+    return order[::-1] if turn % 2 else order

@@ -1,0 +1,54 @@
+"""CPU placement plans and the window accounting from sampled counters."""
+import pytest
+
+from tandem_bench import cpu
+
+
+def test_two_cores_put_the_services_on_one_and_the_generator_on_the_other():
+    p = cpu.Placement.plan(2, available=True)
+    assert (p.services, p.generator) == ([0], [1])
+    assert p.generator_prefix() == ["taskset", "-c", "1"]
+    assert p.service_java_options() == ["-XX:ActiveProcessorCount=1"]
+    assert p.describe()["servers"] == "0" and p.generator_cores == 1
+
+
+def test_more_cores_split_in_half_and_a_profile_may_choose():
+    assert cpu.Placement.plan(8, available=True).services == [0, 1, 2, 3]
+    p = cpu.Placement.plan(4, {"services": "0-2", "generator": "3"}, available=True)
+    assert (p.services, p.generator) == ([0, 1, 2], [3])
+    with pytest.raises(ValueError, match="overlap"):
+        cpu.Placement.plan(4, {"services": "0-2", "generator": "2"}, available=True)
+    with pytest.raises(ValueError, match="has 2"):
+        cpu.Placement.plan(2, {"services": "0", "generator": "5"}, available=True)
+
+
+def test_one_core_or_no_taskset_pins_nothing_and_says_so():
+    for p in (cpu.Placement.plan(1, available=True), cpu.Placement.plan(2, available=False)):
+        assert p.method == "none" and p.generator_prefix() == [] and p.service_java_options() == []
+        assert p.note
+
+
+def test_a_window_takes_the_interpolated_counters_at_its_first_send_and_last_reply():
+    s = cpu.Sampler()
+    for name in ("svc", "gen"):
+        s.series[name] = cpu.Series()
+    # svc burns 0.5 core, gen 1 core, the machine 1.7 cores: 0.2 cores of something else
+    for i in range(11):
+        t = 100 + i * 0.05
+        s.series["svc"].add(t, 10 + 0.5 * i * 0.05)
+        s.series["gen"].add(t, 20 + 1.0 * i * 0.05)
+        s.machine.add(t, 50 + 1.7 * i * 0.05)
+    out = s.window(100.1, 100.4, ["svc", "gen", "absent"])
+    assert out["svc"] == pytest.approx(0.15) and out["gen"] == pytest.approx(0.3)
+    assert out["other"] == pytest.approx(0.06) and out["absent"] is None
+
+
+def test_a_window_outside_the_readings_is_unknown_not_zero():
+    s = cpu.Series()
+    s.add(100.0, 1.0)
+    s.add(100.05, 1.1)
+    assert s.between(200.0, 201.0) is None
+
+
+def test_cpu_lists_parse_like_taskset():
+    assert cpu.parse_cpus("0-2,5") == [0, 1, 2, 5] and cpu.format_cpus([0, 3]) == "0,3"

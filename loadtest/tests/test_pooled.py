@@ -1,0 +1,85 @@
+"""Pooled percentiles (HdrHistogram's definition, whatever the tool), the minimum sample counts,
+and the two-level bootstrap."""
+import numpy as np
+import pytest
+from hdrh.histogram import HdrHistogram
+
+from tandem_bench import pooled, windows
+
+
+def test_percentiles_of_summed_counts_are_hdrhistograms_own():
+    rng = np.random.default_rng(1)
+    a, b = rng.lognormal(6, 1, 4000), rng.lognormal(7, 0.5, 3000)
+    h = HdrHistogram(pooled.LOWEST_US, pooled.HIGHEST_US, pooled.SIGNIFICANT_DIGITS)
+    for v in np.rint(np.concatenate([a, b])).astype(int):
+        h.record_value(int(v))
+    counts = pooled.histogram_counts(a) + pooled.histogram_counts(b)
+    for p in (1, 50, 90, 99, 99.9, 100):
+        assert pooled.percentile_us(counts, p) == h.get_value_at_percentile(p)
+
+
+def test_pooling_is_not_the_median_of_window_percentiles():
+    fast = np.full(1000, 100.0)      # one window all at 100 µs
+    slow = np.full(1000, 10_000.0)   # another all at 10 ms
+    slower = np.full(1000, 20_000.0)
+    pool = pooled.Pool.of([fast, slow, slower])
+    latency, _ = pool.latency_ms()
+    # pooled p50 is in the middle window (10 ms); the pooled p33 sits at the fast one
+    assert latency["p50"] == pytest.approx(10.0, rel=1e-3)
+    assert pooled.percentile_us(pool.counts, 30) == pytest.approx(100, rel=1e-3)
+    assert latency["max"] == 20.0 and latency["mean"] == pytest.approx((0.1 + 10 + 20) / 3)
+
+
+@pytest.mark.parametrize("percent,needed", [(50, 20), (90, 100), (99, 1000), (99.9, 10_000), (99.99, 100_000)])
+def test_a_percentile_needs_ten_samples_beyond_it(percent, needed):
+    assert pooled.min_samples(percent) == needed
+
+
+def test_too_few_samples_leave_the_tail_null_and_say_so():
+    pool = pooled.Pool.of([np.arange(1, 301, dtype=float)])
+    latency, too_few = pool.latency_ms()
+    assert latency["p50"] is not None and latency["p95"] is not None
+    assert latency["p99"] is None and latency["p999"] is None
+    assert too_few == ["p99", "p999", "p9999"]
+    assert [p["percentile"] for p in pool.spectrum()][-1] == 100.0
+    assert 99.0 not in [p["percentile"] for p in pool.spectrum()]
+
+
+def _data(values):
+    return windows.WindowData(throughput=values, ok=1000, counts=pooled.histogram_counts(np.full(1000, values)),
+                              lat_sum_us=values * 1000, lat_max_us=values, server_cpu=values / 1000, eligible=True)
+
+
+def test_bootstrap_interval_brackets_the_median_and_is_reproducible():
+    ws = {(s, r): _data(v) for (s, r), v in zip([(0, 0), (0, 1), (1, 0), (1, 1)], [100.0, 110.0, 90.0, 105.0])}
+    draws = pooled.Plans(seed=7).for_group("g", list(ws))
+    out = pooled.bootstrap(ws, draws, windows.throughput)
+    assert out["value"] == 102.5
+    assert 90.0 <= out["low"] <= out["value"] <= out["high"] <= 110.0
+    again = pooled.bootstrap(ws, pooled.Plans(seed=7).for_group("g", list(ws)), windows.throughput)
+    assert again == out
+
+
+def test_one_window_has_no_interval():
+    out = pooled.bootstrap({(0, 0): _data(100.0)}, pooled.Plans().for_group("g", [(0, 0)]), windows.throughput)
+    assert out == {"value": 100.0, "low": None, "high": None}
+
+
+def test_draws_resample_starts_then_rounds_within_them():
+    keys = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    for draw in pooled.Plans(seed=3, replicates=200).for_group("g", keys):
+        assert len(draw) == 4
+        # each drawn start contributes its own rounds: pairs of the same start
+        assert draw[0][0] == draw[1][0] and draw[2][0] == draw[3][0]
+
+
+def test_cells_of_one_group_share_their_draws_so_ratios_are_paired():
+    keys = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    plans = pooled.Plans(seed=5)
+    assert plans.for_group("hybrid", keys) is plans.for_group("hybrid", keys)
+    # a ratio of two cells that move together in every window has no spread
+    num = {k: _data(v) for k, v in zip(keys, [100.0, 200.0, 300.0, 400.0])}
+    den = {k: _data(v / 2) for k, v in zip(keys, [100.0, 200.0, 300.0, 400.0])}
+    d = plans.for_group("hybrid", keys)
+    r = pooled.ratio_interval(num, d, windows.throughput, den, d, windows.throughput)
+    assert r["value"] == pytest.approx(2.0) and r["low"] == pytest.approx(2.0) and r["high"] == pytest.approx(2.0)

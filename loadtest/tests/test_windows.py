@@ -1,0 +1,137 @@
+"""A generator run becomes a window: successes only in throughput, CPU over the measured span,
+and the flags that keep a window out of the headline."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tandem_bench import cpu, loadgen, profile, samples, windows
+from tandem_bench.headline import compute
+from tandem_bench.pooled import Plans
+
+
+def plan(**kw):
+    base = dict(protocol="grpc", tool="h2load", operation="GetGroup", page_size=None, cache_mode="hybrid",
+                temperature="warm", model="closed", concurrency=50, target_rate=None, duration_seconds=3.0,
+                warmup_seconds=1.0, repetitions=2, starts=2)
+    base.update(kw)
+    return profile.CellPlan(**base)
+
+
+def sampler(generator_cores: float, service_cores: float = 0.5, other_cores: float = 0.0, t0=1000.0, seconds=4.0):
+    s = cpu.Sampler()
+    for name in ("generator", "grpc-service", "rest-service", "mariadb", "redis", "bench"):
+        s.series[name] = cpu.Series()
+    rate = {"generator": generator_cores, "grpc-service": service_cores, "rest-service": 0.0, "mariadb": 0.05,
+            "redis": 0.05, "bench": 0.0}
+    for i in range(int(seconds / 0.05) + 1):
+        t = t0 + i * 0.05
+        for name, r in rate.items():
+            s.series[name].add(t, r * i * 0.05)
+        s.machine.add(t, (sum(rate.values()) + other_cores) * i * 0.05)
+    return s
+
+
+def outcome(n=3000, ok_share=1.0, t0=1000.5, seconds=3.0, **measurement):
+    sent = t0 + np.linspace(0, seconds, n, endpoint=False)
+    ok = np.arange(n) < int(n * ok_share)
+    m = {"requests": n, **measurement}
+    return loadgen.Outcome(m, 1.0, 3.5, [], samples.Samples(sent, np.full(n, 500.0), ok))
+
+
+def build(cell, out, smp, hit=None, service_delta=None, start=0, rnd=0):
+    return windows.build(cell, start=start, rnd=rnd, order=1, outcome=out, sampler=smp, generator_cores=1,
+                         hit_ratio=hit or {"l1": 0.999, "l2": None, "overall": 0.999},
+                         service_delta=service_delta or {"okCalls": 10**9}, db_delta={"rowsRead": 0, "queries": 30},
+                         n_keys=None, notes=[], measured_service="grpc-service", cpu_names=windows_cpu_names())
+
+
+def windows_cpu_names():
+    return ["rest-service", "grpc-service", "mariadb", "redis", "generator", "bench"]
+
+
+def test_throughput_counts_successes_over_the_measured_span_and_cpu_is_per_request():
+    record, data = build(plan(), outcome(n=3000, ok_share=0.9), sampler(0.6))
+    assert record["requests"] == 3000 and record["ok"] == 2700 and record["errors"] == 300
+    assert record["throughputRps"] == pytest.approx(2700 / 3.0, rel=0.01)
+    assert record["generatorCores"] == pytest.approx(0.6, rel=0.05)
+    # the service at 0.5 core + MariaDB and Redis at 0.05 each, over ~3 s, per successful request
+    assert data.server_cpu / data.ok * 1e6 == pytest.approx(0.6 * 3.0 / 2700 * 1e6, rel=0.05)
+    assert {f["code"] for f in record["flags"]} == {"errors"} and not data.eligible
+
+
+def test_a_saturated_generator_flags_the_window_and_keeps_it_out_of_the_headline():
+    record, data = build(plan(), outcome(), sampler(0.97))
+    assert [f["code"] for f in record["flags"]] == ["generator-saturated"]
+    assert "0.97 of its 1 core" in record["flags"][0]["reason"] and not data.eligible
+
+
+def test_other_cpu_is_noted_but_does_not_exclude():
+    record, data = build(plan(), outcome(), sampler(0.5, other_cores=0.4))
+    assert [f["code"] for f in record["flags"]] == ["other-cpu"] and data.eligible
+
+
+def test_grpc_errors_h2load_cannot_see_are_taken_from_the_services_count():
+    record, data = build(plan(), outcome(n=3000), sampler(0.5), service_delta={"okCalls": 2000})
+    assert record["ok"] == 2000 and record["errors"] == 1000
+    assert {f["code"] for f in record["flags"]} == {"unverified", "errors"}
+
+
+def test_open_model_drops_and_short_rates_are_flagged():
+    cell = plan(tool="ghz", model="open", target_rate=1000.0)
+    record, _ = build(cell, outcome(n=2400, droppedIterations=600, achievedRate=800.0), sampler(0.5))
+    assert {f["code"] for f in record["flags"]} == {"dropped-arrivals", "rate-short"}
+
+
+def test_cold_and_warm_windows_with_the_wrong_hit_ratio_are_flagged():
+    record, _ = build(plan(temperature="cold", tool="k6"), outcome(), sampler(0.5),
+                      hit={"l1": 0.3, "l2": 0.0, "overall": 0.3})
+    assert [f["code"] for f in record["flags"]] == ["hit-ratio"]
+    record, _ = build(plan(), outcome(), sampler(0.5), hit={"l1": 0.5, "l2": 0.5, "overall": 0.75})
+    assert [f["code"] for f in record["flags"]] == ["hit-ratio"]
+
+
+def _run(cell, tputs, gen=0.5):
+    run = windows.CellRun(cell)
+    for (s, r), tp in zip([(0, 0), (0, 1), (1, 0), (1, 1)], tputs):
+        run.add_window(build(cell, outcome(n=int(tp * 3)), sampler(gen), start=s, rnd=r))
+    return run
+
+
+def test_headline_excludes_flagged_cells_and_says_when_the_interval_includes_one():
+    grpc = plan()
+    rest = plan(protocol="rest", tool="oha")
+    runs = {grpc.id: _run(grpc, [9000, 9100, 8900, 9050]), rest.id: _run(rest, [6000, 6100, 5900, 6050])}
+    head = compute(runs, Plans(seed=1), {})
+    t = head["grpcOverRestThroughputWarm"]
+    assert t["verdict"] == "finding" and t["value"] == pytest.approx(1.5, rel=0.02)
+    assert t["low"] < t["value"] < t["high"] and t["high"] < 1.6
+
+    runs[rest.id] = _run(rest, [8000, 10000, 8500, 9500])
+    t = compute(runs, Plans(seed=1), {})["grpcOverRestThroughputWarm"]
+    assert t["verdict"] == "inconclusive" and "includes 1" in t["reason"]
+
+    runs[rest.id] = _run(rest, [6000, 6100, 5900, 6050], gen=0.99)
+    t = compute(runs, Plans(seed=1), {})["grpcOverRestThroughputWarm"]
+    assert t["verdict"] == "flagged" and "generator-saturated" in t["reason"]
+    assert t["pairs"][0]["excluded"] is True
+    assert compute(runs, Plans(seed=1), {})["tlsOverPlainP50Rest"]["verdict"] == "missing"
+
+
+def test_latency_ratios_never_use_closed_cells_at_many_users():
+    grpc, rest = plan(tool="k6"), plan(protocol="rest", tool="k6")
+    runs = {grpc.id: _run(grpc, [9000] * 4), rest.id: _run(rest, [6000] * 4)}
+    assert compute(runs, Plans(seed=1), {})["grpcOverRestP50Warm"]["verdict"] == "missing"
+    grpc1, rest1 = plan(tool="k6", concurrency=1), plan(protocol="rest", tool="k6", concurrency=1)
+    runs = {grpc1.id: _run(grpc1, [900] * 4), rest1.id: _run(rest1, [600] * 4)}
+    assert compute(runs, Plans(seed=1), {})["grpcOverRestP50Warm"]["pairs"]
+
+
+def test_interleaving_rotates_and_reverses_so_no_cell_is_always_first():
+    cells = list("abcd")   # e.g. a REST cell, then its gRPC twin, ...
+    orders = [windows.interleave(cells, t) for t in range(4)]
+    assert len({o[0] for o in orders}) >= 2
+    assert orders[1] == ["a", "d", "c", "b"]
+    # every cell runs before its neighbour in some rounds and after it in others
+    for x, y in zip(cells, cells[1:]):
+        assert {o.index(x) < o.index(y) for o in orders} == {True, False}
