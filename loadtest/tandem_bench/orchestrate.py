@@ -373,7 +373,7 @@ class Bench:
             p99_limit, drop_limit = cell.sweep_limits
             p99 = w["latencyMs"]["p99"]
             dropped = (w["droppedIterations"] or 0) / max(cell.target_rate * cell.duration_seconds, 1)
-            short = w["achievedRate"] is not None and w["achievedRate"] < (1 - drop_limit) * cell.target_rate
+            short = w["achievedRate"] is not None and w["achievedRate"] < windows.RATE_SHORT * cell.target_rate
             say(f"  sweep {cell.sweep} at {cell.target_rate:g}/s: p99 {windows.fmt_ms(p99)}, "
                 f"{w['throughputRps']:,.0f} ok/s")
             # a p99 the samples cannot support (too few) does not end the sweep
@@ -632,7 +632,7 @@ def sweep_records(records: list[dict], plans: list) -> list[dict]:
             due = p["targetRate"]
             dropped = (p["droppedIterations"] or 0) / max(due, 1)
             broke = (p["p99"] is not None and p["p99"] > p99_limit) or dropped > drop_limit or \
-                (p["achievedRate"] is not None and p["achievedRate"] < (1 - drop_limit) * due)
+                (p["achievedRate"] is not None and p["achievedRate"] < windows.RATE_SHORT * due)
             if broke:
                 if good:
                     why = (f"p99 {p['p99']:.3g} ms above {p99_limit:g} ms" if p["p99"] and p["p99"] > p99_limit

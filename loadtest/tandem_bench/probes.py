@@ -52,11 +52,13 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
     return out
 
 
-DB_COUNTERS = {"Innodb_rows_read": "rowsRead", "Questions": "queries"}
+# Rows_read is MariaDB's count of rows read from every table (MySQL's is Innodb_rows_read)
+DB_COUNTERS = {"Rows_read": "rowsRead", "Innodb_rows_read": "rowsRead", "Questions": "queries"}
 
 
 def db_counters(port: int = 13306) -> dict:
-    """MariaDB's global Innodb_rows_read and Questions (every statement, this one included)."""
+    """MariaDB's global Rows_read (MySQL: Innodb_rows_read) and Questions (every statement, this
+    one included)."""
     out = {v: None for v in DB_COUNTERS.values()}
     sql = "SHOW GLOBAL STATUS WHERE Variable_name IN (" + ",".join(f"'{k}'" for k in DB_COUNTERS) + ")"
     try:
