@@ -39,12 +39,16 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
     /**
      * @param maxEntries  per cache name
      * @param ttl         how long an entry lives at most
-     * @param negativeTtl how long a "not found" lives
+     * @param ttlJitter   each lifetime (ttl, negativeTtl) is drawn from [ttl × (1 − ttlJitter), ttl],
+     *                    so entries filled together do not expire together; only shorter, so ttl
+     *                    stays the most an entry lives
+     * @param negativeTtl how long a "not found" lives at most
      */
-    public record L1(int maxEntries, Duration ttl, Duration negativeTtl) {
+    public record L1(int maxEntries, Duration ttl, double ttlJitter, Duration negativeTtl) {
         public L1 {
             maxEntries = maxEntries <= 0 ? 10_000 : maxEntries;
             ttl = orDefault(ttl, Duration.ofSeconds(60));
+            requireJitter("tandem.cache.l1.ttl-jitter", ttlJitter);
             negativeTtl = orDefault(negativeTtl, Duration.ofSeconds(2));
         }
     }
@@ -59,9 +63,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
     public record L2(Duration ttl, double ttlJitter, Duration tombstoneTtl) {
         public L2 {
             ttl = orDefault(ttl, Duration.ofMinutes(5));
-            if (ttlJitter < 0 || ttlJitter >= 1) {
-                throw new IllegalArgumentException("tandem.cache.l2.ttl-jitter must be in [0, 1), got " + ttlJitter);
-            }
+            requireJitter("tandem.cache.l2.ttl-jitter", ttlJitter);
             tombstoneTtl = orDefault(tombstoneTtl, Duration.ofSeconds(10));
         }
     }
@@ -90,7 +92,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
 
     public CacheProperties {
         mode = mode == null ? CacheMode.HYBRID : mode;
-        l1 = l1 == null ? new L1(0, null, null) : l1;
+        l1 = l1 == null ? new L1(0, null, 0.1, null) : l1;
         l2 = l2 == null ? new L2(null, 0.1, null) : l2;
         redis = redis == null ? new Redis(null, null, null, null) : redis;
         stalenessBound = orDefault(stalenessBound, Duration.ofSeconds(1));
@@ -104,6 +106,13 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
         if (log.retention().compareTo(stalenessBound.multipliedBy(10)) < 0) {
             throw new IllegalArgumentException("tandem.cache.log.retention (" + log.retention()
                     + ") must be at least ten times tandem.cache.staleness-bound (" + stalenessBound + ")");
+        }
+    }
+
+    /** A jitter of 1 or more would allow lifetimes of zero (or below). */
+    private static void requireJitter(String property, double jitter) {
+        if (jitter < 0 || jitter >= 1) {
+            throw new IllegalArgumentException(property + " must be in [0, 1), got " + jitter);
         }
     }
 

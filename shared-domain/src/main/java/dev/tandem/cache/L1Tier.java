@@ -3,6 +3,7 @@ package dev.tandem.cache;
 import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Ticker;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -13,13 +14,14 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * L1: one Caffeine cache per cache of the {@link CacheCatalog}, bounded by entries and by TTL.
+ * L1: one Caffeine cache per cache of the {@link CacheCatalog}, bounded by entries and by a jittered TTL.
  * Values are {@code Optional}s, the empty one being a short-lived "not found".
  *
  * <p>One load per key at a time: a reader that misses puts its own pending future into the cache
@@ -60,8 +62,13 @@ final class L1Tier {
     private record Generational(Object key, long generation) {
     }
 
-    @SuppressWarnings("unchecked")
     L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog) {
+        this(config, clock, catalog, Ticker.systemTicker());
+    }
+
+    /** {@code ticker} is what Caffeine measures lifetimes with: a test's stopped one makes them exact. */
+    @SuppressWarnings("unchecked")
+    L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog, Ticker ticker) {
         this.catalog = catalog;
         caches = new AsyncCache[catalog.slots()];
         epochs = new AtomicLong[catalog.slots()];
@@ -71,6 +78,7 @@ final class L1Tier {
             caches[cache.index()] = Caffeine.newBuilder()
                     .maximumSize(config.maxEntries())
                     .expireAfter(expiry(cache, config, clock))
+                    .ticker(ticker)
                     .buildAsync();
             epochs[cache.index()] = new AtomicLong();
             stripes[cache.index()] = new AtomicLongArray(STRIPES);
@@ -89,14 +97,29 @@ final class L1Tier {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Expiry<Object, Optional<?>> expiry(CacheName<?> cache, CacheProperties.L1 config, Clock clock) {
         return Expiry.creating((key, value) -> {
+            // "Not found" entries are jittered too: a burst of misses on absent ids (a scan, a
+            // fuzzer) would otherwise come back to MySQL in one wave. negativeTtl stays their bound.
             if (value.isEmpty()) {
-                return config.negativeTtl();
+                return jittered(config.negativeTtl(), config.ttlJitter());
             }
+            Duration ttl = jittered(config.ttl(), config.ttlJitter());
             Optional<Duration> valid = ((CacheName) cache).validFor(value.get(), clock.instant());
-            return valid.filter(d -> d.compareTo(config.ttl()) < 0)
+            return valid.filter(d -> d.compareTo(ttl) < 0)
                     .map(d -> d.isNegative() ? Duration.ZERO : d)
-                    .orElse(config.ttl());
+                    .orElse(ttl);
         });
+    }
+
+    /**
+     * {@code ttl × (1 − jitter × U)}, U uniform in [0, 1): entries filled together (at start-up, in
+     * a bench window) expire spread over [ttl × (1 − jitter), ttl] instead of in one wave. Only
+     * shorter, unlike L2's ±jitter, because ttl is documented as the most an L1 entry lives.
+     */
+    private static Duration jittered(Duration ttl, double jitter) {
+        if (jitter == 0) {
+            return ttl;
+        }
+        return Duration.ofNanos(Math.round(ttl.toNanos() * (1 - jitter * ThreadLocalRandom.current().nextDouble())));
     }
 
     /** The entry, or null when L1 does not hold a finished one. */
@@ -190,6 +213,13 @@ final class L1Tier {
     /** How many invalidations and flushes have reached {@code scope} so far (for tests and diagnostics). */
     long invalidationCount(CacheName<?> cache, Object scope) {
         return epochs[cache.index()].get() + stripes[cache.index()].get(stripe(scope));
+    }
+
+    /** How long the entry for {@code key} has left to live, by the cache's ticker (for tests). */
+    Optional<Duration> expiresAfter(CacheName<?> cache, Object key) {
+        Object l1Key = l1Key(cache, key);
+        return caches[cache.index()].synchronous().policy().expireVariably()
+                .flatMap(expiry -> expiry.getExpiresAfter(l1Key));
     }
 
     /** A copy of what L1 holds for {@code cache}, for diagnostics and tests. */
