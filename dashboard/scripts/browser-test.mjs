@@ -24,6 +24,12 @@ const FLAGS = [
 ];
 const REST_RGB = [0xd9, 0x48, 0x0f];
 const GRPC_RGB = [0x18, 0x64, 0xab];
+const ERROR_BAR_RGB = [0x11, 0x11, 0x11]; // style.ts ERROR_BAR_COLOUR
+const FLAGGED_RGB = [0xb4, 0xb4, 0xb4]; // style.ts FLAGGED_COLOUR
+const RUN_A = '20261124T100000Z-quick-1111111';
+const RUN_B = '20261125T090000Z-quick-2222222';
+const RUN_NEWER = '20261123T070000Z-quick-b000000';
+const RUN_OLDER = '20261122T070000Z-quick-a262159';
 
 const results = [];
 function record(name, error) {
@@ -43,24 +49,29 @@ async function buildApp() {
 async function canvasStats(page) {
   return page.$$eval(
     'section.chart-card canvas',
-    (canvases, [rest, grpc]) =>
+    (canvases, [rest, grpc, errorBar, flagged]) =>
       canvases.map((canvas) => {
         const { width, height } = canvas;
         const data = canvas.getContext('2d').getImageData(0, 0, width, height).data;
         const colours = new Set();
         let restPx = 0;
         let grpcPx = 0;
-        const near = (i, c) => Math.abs(data[i] - c[0]) + Math.abs(data[i + 1] - c[1]) + Math.abs(data[i + 2] - c[2]) < 24;
+        let errorBarPx = 0;
+        let greyPx = 0;
+        const near = (i, c, d = 24) => Math.abs(data[i] - c[0]) + Math.abs(data[i + 1] - c[1]) + Math.abs(data[i + 2] - c[2]) < d;
         for (let i = 0; i < data.length; i += 4) {
           if (data[i + 3] === 0) continue;
           colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
           if (near(i, rest)) restPx++;
           if (near(i, grpc)) grpcPx++;
+          // nothing else on a chart is this dark: text (#333) only gets lighter where it is smoothed
+          if (near(i, errorBar, 30)) errorBarPx++;
+          if (near(i, flagged, 12)) greyPx++;
         }
         const card = canvas.closest('section.chart-card');
-        return { key: card.dataset.chart, width, height, distinct: colours.size, restPx, grpcPx };
+        return { key: card.dataset.chart, width, height, distinct: colours.size, restPx, grpcPx, errorBarPx, greyPx };
       }),
-    [REST_RGB, GRPC_RGB],
+    [REST_RGB, GRPC_RGB, ERROR_BAR_RGB, FLAGGED_RGB],
   );
 }
 
@@ -76,8 +87,25 @@ async function tableRows(page) {
   );
 }
 
-/** Loads a hash, waits for `charts` chart cards, checks canvases, legends, tables; screenshots. */
-async function checkView(page, base, { hash, shot, charts, legend = {}, bothProtocols = true }) {
+async function chartNotes(page, key) {
+  return page.$$eval(`section[data-chart="${key}"] .chart-notes li`, (lis) => lis.map((l) => l.textContent));
+}
+
+/**
+ * Every number on the page is printed by the format module: no float noise such as
+ * "0.27335075000000003" or "1.3488720723413612×" (at most four decimals, outside identifiers).
+ */
+async function assertNumbersFormatted(page) {
+  const text = await page.$eval('main', (m) => m.innerText);
+  const noisy = text.match(/\d\.\d{5,}/g);
+  assert(!noisy, `unformatted numbers on the page: ${noisy?.slice(0, 5).join(', ')}`);
+}
+
+/**
+ * Loads a hash, waits for `charts` chart cards, checks canvases, legends, tables, error bars (the
+ * charts whose spec has intervals must show whiskers) and number formatting; screenshots.
+ */
+async function checkView(page, base, { hash, shot, charts, legend = {}, bothProtocols = true, noErrorBars = [] }) {
   await page.goto(`${base}/${hash}`);
   await page.waitForFunction((n) => document.querySelectorAll('section.chart-card canvas').length >= n, charts, { timeout: 15000 });
   await page.waitForTimeout(300); // let Chart.js finish its first resize + draw
@@ -85,11 +113,14 @@ async function checkView(page, base, { hash, shot, charts, legend = {}, bothProt
   assert(errors.length === 0, `render error: ${errors.join(' | ')}`);
   const stats = await canvasStats(page);
   assert(stats.length === charts, `expected ${charts} charts, found ${stats.length}: ${stats.map((s) => s.key).join(', ')}`);
+  const withBars = new Set(await page.$$eval('section.chart-card[data-error-bars=true]', (cs) => cs.map((c) => c.dataset.chart)));
   for (const s of stats) {
     assert(s.width > 100 && s.height > 100, `${s.key}: canvas is ${s.width}×${s.height}`);
     assert(s.distinct >= 4, `${s.key}: canvas looks blank (${s.distinct} colours)`);
     assert(s.restPx + s.grpcPx > 20, `${s.key}: no protocol-coloured pixels drawn`);
     if (bothProtocols) assert(s.restPx > 5 && s.grpcPx > 5, `${s.key}: expected both protocol colours (REST ${s.restPx} px, gRPC ${s.grpcPx} px)`);
+    if (withBars.has(s.key)) assert(s.errorBarPx > 30, `${s.key}: no error bars drawn (${s.errorBarPx} px)`);
+    if (noErrorBars.includes(s.key)) assert(!withBars.has(s.key) && s.errorBarPx < 10, `${s.key}: error bars where run.json has no interval (${s.errorBarPx} px)`);
   }
   const seen = await legends(page);
   for (const [key, expected] of Object.entries(legend)) {
@@ -101,8 +132,9 @@ async function checkView(page, base, { hash, shot, charts, legend = {}, bothProt
   }
   const rows = await tableRows(page);
   for (const [key, n] of Object.entries(rows)) assert(n > 0, `${key}: table under the chart is empty`);
+  await assertNumbersFormatted(page);
   await page.screenshot({ path: join(out, `${shot}.png`), fullPage: true });
-  return { stats, seen };
+  return { stats: Object.fromEntries(stats.map((s) => [s.key, s])), seen, withBars };
 }
 
 async function main() {
@@ -146,22 +178,63 @@ async function main() {
   };
 
   try {
-    await test('overview draws latency, payload and caching charts', async () => {
+    await test('overview: headline cards with intervals and verdicts, latency and throughput with error bars', async () => {
       await checkView(page, base, {
-        hash: '#/overview', shot: '1-overview', charts: 3,
+        hash: `#/overview?run=${RUN_A}`, shot: '1-overview', charts: 3,
         legend: {
           'latency-by-cache-state': ['REST · k6 p50', 'REST · k6 p99', 'gRPC · k6 p50', 'gRPC · k6 p99'],
+          'throughput-by-cache-state': ['REST · k6', 'gRPC · k6'],
           'payload-size': ['REST · k6', 'gRPC · k6'],
-          'caching-improvement': ['REST · k6 p50 latency reduction', 'gRPC · k6 throughput gain'],
         },
       });
-      const big = await page.$$eval('.headline .big', (els) => els.map((e) => e.textContent));
-      assert(big.length === 4 && big.every((t) => /^\d+\.\d\d×$/.test(t)), `headline numbers: ${big.join(', ')}`);
+      const cards = await page.$$eval('.headline', (els) =>
+        els.map((e) => ({
+          name: e.dataset.headline,
+          verdict: e.dataset.verdict,
+          muted: e.classList.contains('muted'),
+          big: e.querySelector('.big').textContent,
+          verdictText: e.querySelector('.verdict').textContent,
+        })),
+      );
+      const by = Object.fromEntries(cards.map((c) => [c.name, c]));
+      assert(cards.length === 10, `headline cards: ${cards.map((c) => c.name).join(', ')}`);
+      assert(new Set(cards.map((c) => c.verdict)).size === 4, `verdicts: ${cards.map((c) => c.verdict).join(', ')}`);
+      // a finding: value with its interval, not muted
+      const p50 = by.grpcOverRestP50Warm;
+      assert(/^0\.\d\d\d?× \[0\.\d\d\d?–0\.\d\d\d?\]$/.test(p50.big) && p50.verdict === 'finding' && !p50.muted, JSON.stringify(p50));
+      assert(/^Finding: the 95 % interval excludes 1$/.test(p50.verdictText), p50.verdictText);
+      // inconclusive, flagged and missing: muted, with the reason in plain words
+      const inc = by.tlsOverPlainP50Grpc;
+      assert(inc.muted && /^Inconclusive: the 95 % interval 0\.96–1\.15 includes 1: no difference shown$/.test(inc.verdictText), JSON.stringify(inc));
+      const flagged = by.getGroupOverHelloThroughput;
+      assert(flagged.muted && /^Flagged: only flagged cell pairs were available \(rest-k6-Hello-none-none-c50 is flagged \(other-cpu\)\)/.test(flagged.verdictText), JSON.stringify(flagged));
+      const missing = by.tlsOverPlainThroughputRest;
+      assert(missing.muted && missing.big === '—' && /^Missing: no TLS cell at 50 users in this profile/.test(missing.verdictText), JSON.stringify(missing));
+      assert(cards.filter((c) => c.muted).every((c) => c.verdict !== 'finding'), 'a finding is muted');
+      const summary = await page.textContent('[data-testid=flagged-summary]');
+      assert(/^5 of 39 cells are flagged by the bench/.test(summary.trim()), summary);
+      // the pairs behind a headline, with the one left out and why
+      await page.click('[data-headline=grpcOverRestThroughputWarm] .headline-pairs summary');
+      const pairs = await page.textContent('[data-headline=grpcOverRestThroughputWarm] .headline-pairs');
+      assert(/2 cell pairs, 1 left out/.test(pairs) && /left out: grpc-ghz-GetGroup-hybrid-warm-c50 is flagged \(generator-saturated\)/.test(pairs), pairs);
+      await page.screenshot({ path: join(out, '1-overview-headlines.png'), clip: { x: 0, y: 0, width: 1400, height: 1000 } });
     });
 
-    await test('concurrency draws p50, p95, p99 and throughput lines per protocol and cache mode', async () => {
+    await test('a flagged cell is greyed with its reason: the ghz cell (generator-saturated) with all tools', async () => {
+      const { stats } = await checkView(page, base, {
+        hash: `#/overview?run=${RUN_A}&tool=all`, shot: '1-overview-all-tools', charts: 3,
+        legend: { 'throughput-by-cache-state': ['REST · k6', 'REST · h2load', 'gRPC · k6', 'gRPC · ghz'] },
+      });
+      assert(stats['throughput-by-cache-state'].greyPx > 300, `no grey bar drawn (${stats['throughput-by-cache-state'].greyPx} px)`);
+      const notes = await chartNotes(page, 'throughput-by-cache-state');
+      assert(notes.length === 1 && /^Greyed: grpc-ghz-GetGroup-hybrid-warm-c50 — rep 1: generator used 9\d % of its 1 core \(≥ 95 %\) \(and 3 more windows flagged generator-saturated\)$/.test(notes[0]), notes.join(' | '));
+      const row = await page.$eval('section[data-chart=throughput-by-cache-state] tr.flagged', (tr) => ({ title: tr.title, text: tr.textContent }));
+      assert(/^greyed: rep 1: generator used/.test(row.title) && /ghz/.test(row.text), JSON.stringify(row));
+    });
+
+    await test('concurrency: p50, p95, p99 and throughput lines, error bars where run.json has intervals', async () => {
       await checkView(page, base, {
-        hash: '#/concurrency', shot: '2-concurrency', charts: 4,
+        hash: `#/concurrency?run=${RUN_A}`, shot: '2-concurrency', charts: 4, noErrorBars: ['concurrency-p95'],
         legend: Object.fromEntries(
           ['p50', 'p95', 'p99', 'throughput'].map((k) => [
             `concurrency-${k}`,
@@ -171,19 +244,95 @@ async function main() {
       });
     });
 
-    await test('payload scaling draws fitted A + B·N lines with their values', async () => {
-      await checkView(page, base, {
-        hash: '#/payload', shot: '3-payload-scaling', charts: 2,
+    await test('latency: the percentile spectrum and latency vs throughput with knees and greyed overloaded points', async () => {
+      const { stats } = await checkView(page, base, {
+        hash: `#/latency?run=${RUN_A}`, shot: '3-latency', charts: 2,
         legend: {
-          'payload-scaling': [/^REST · k6 · no cache: [\d.]+ \+ [\d.e-]+·N ms, R² /, /^gRPC · k6 · hybrid warm: /],
+          'latency-spectrum': ['REST · k6 · hybrid warm', 'REST · k6 · no cache', 'gRPC · k6 · hybrid cold', 'gRPC · k6 · redis warm'],
+          'latency-vs-throughput': ['REST · k6 p50', 'REST · k6 p99', 'gRPC · k6 p50', 'gRPC · k6 p99'],
+        },
+      });
+      const notes = await chartNotes(page, 'latency-vs-throughput');
+      assert(notes[0] === 'REST · k6 knee at 10,600 req/s (target 11,000/s): p99 rose above 50 ms at 11,000/s', notes[0]);
+      assert(notes[1] === 'gRPC · k6 knee at 10,700 req/s (target 12,000/s): p99 rose above 50 ms at 12,000/s', notes[1]);
+      assert(notes.some((n) => /^Greyed: grpc-k6-GetGroup-hybrid-warm-c200-r16000 — rep 1: \d[\d,]* arrivals not started/.test(n)), notes.join(' | '));
+      assert(stats['latency-vs-throughput'].greyPx > 100, `overloaded points not greyed (${stats['latency-vs-throughput'].greyPx} px)`);
+      const spectrum = await page.$$eval('section[data-chart=latency-spectrum] table.data thead th', (ths) => ths.map((t) => t.textContent));
+      assert(spectrum.includes('p99.9 (ms)') && spectrum.includes('p99.99 (ms)'), spectrum.join(', '));
+      // the spectrum compares the cells the filters select: all tools adds ghz and h2load
+      await checkView(page, base, {
+        hash: `#/latency?run=${RUN_A}&tool=all`, shot: '3-latency-all-tools', charts: 2,
+        legend: { 'latency-spectrum': ['REST · h2load · hybrid warm', 'gRPC · ghz · hybrid warm'] },
+      });
+    });
+
+    await test('over time: p50/p99 per 250 ms slice, one line per window, a flagged window greyed with its reason', async () => {
+      const { stats } = await checkView(page, base, {
+        hash: `#/timeline?run=${RUN_A}&cell=rest-k6-Hello-none-none-c50`, shot: '4-over-time', charts: 2, bothProtocols: false,
+        legend: {
+          'timeline-latency': ['start 0 · round 1', 'start 0 · round 2 (flagged)', 'start 1 · round 1', 'start 1 · round 2'],
+          'timeline-rps': ['start 0 · round 2 (flagged)'],
+        },
+      });
+      assert(stats['timeline-latency'].greyPx > 100, `flagged window not greyed (${stats['timeline-latency'].greyPx} px)`);
+      const notes = await chartNotes(page, 'timeline-latency');
+      assert(notes.join('|') === 'Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2)', notes.join(' | '));
+      const flagged = await page.$$eval('[data-testid=windows-table] tbody tr.flagged', (trs) => trs.map((t) => t.title));
+      assert(flagged.length === 1 && flagged[0] === 'greyed: processes outside the bench used 0.31 cores (> 0.2)', flagged.join(' | '));
+      assert(/left out of the headline ratios: rep 2: processes outside the bench/.test(await page.textContent('[data-testid=cell-flagged]')), 'no flag notice');
+      // another cell through the picker: the URL follows
+      await page.selectOption('select[name=cell]', 'grpc-k6-GetGroup-hybrid-cold-c50');
+      await page.waitForFunction(() => location.hash.includes('cell=grpc-k6-GetGroup-hybrid-cold-c50'));
+      await page.waitForTimeout(300);
+      const seen = await legends(page);
+      assert(seen['timeline-latency'].length === 4 && !seen['timeline-latency'].some((l) => /flagged/.test(l)), seen['timeline-latency'].join(' | '));
+      assert((await page.$('[data-testid=cell-flagged]')) === null, 'an unflagged cell is shown as flagged');
+      await page.screenshot({ path: join(out, '4-over-time-cold-cell.png'), fullPage: true });
+    });
+
+    await test('cells & CPU: server CPU per request with intervals, generator cores and dropped arrivals per cell', async () => {
+      const { stats } = await checkView(page, base, {
+        hash: `#/cells?run=${RUN_A}&tool=all`, shot: '5-cells-cpu', charts: 1,
+        legend: { 'cpu-per-request': ['REST · k6', 'REST · h2load', 'gRPC · k6', 'gRPC · ghz'] },
+      });
+      assert(stats['cpu-per-request'].greyPx > 300, 'the flagged ghz bar is not greyed');
+      const head = await page.$$eval('[data-testid=cells-table] thead th', (ths) => ths.map((t) => t.textContent));
+      for (const want of ['Server CPU (µs/request)', 'Generator cores', 'Dropped arrivals', 'Achieved rate', 'p99 (ms)']) {
+        assert(head.includes(want), `cells table lacks ${want}: ${head.join(', ')}`);
+      }
+      const col = (name) => head.indexOf(name);
+      const row = async (id) => page.$eval(`[data-testid=cells-table] tr[data-cell="${id}"]`, (tr) => ({
+        cls: tr.className, title: tr.title, cells: [...tr.children].map((c) => c.textContent),
+      }));
+      const open = await row('grpc-k6-GetGroup-hybrid-warm-c200-r16000');
+      assert(/^\d{2},\d{3}$/.test(open.cells[col('Dropped arrivals')]), `dropped arrivals: ${open.cells[col('Dropped arrivals')]}`);
+      assert(open.cls === 'flagged' && /arrivals not started/.test(open.title), JSON.stringify(open));
+      const ghz = await row('grpc-ghz-GetGroup-hybrid-warm-c50');
+      assert(ghz.cls === 'flagged' && /generator used 9\d % of its 1 core/.test(ghz.title), JSON.stringify(ghz));
+      assert(/^0\.9\d+ cores$/.test(ghz.cells[col('Generator cores')]), `generator cores: ${ghz.cells[col('Generator cores')]}`);
+      assert(/greyed: rep 1: generator used/.test(ghz.cells[0]), `reason not under the id: ${ghz.cells[0]}`);
+      const ok = await row('rest-k6-GetGroup-hybrid-warm-c50');
+      assert(ok.cls === '' && /^\d+(\.\d+)? \[\d+(\.\d+)?–\d+(\.\d+)?\]$/.test(ok.cells[col('Server CPU (µs/request)')]), JSON.stringify(ok));
+      assert(ok.cells[col('Dropped arrivals')] === '—', `closed cell dropped arrivals: ${ok.cells[col('Dropped arrivals')]}`);
+      // a cell id opens its windows over time
+      await page.click('[data-testid=cells-table] a:text("rest-k6-Hello-none-none-c50")');
+      await page.waitForSelector('section[data-chart=timeline-latency] canvas', { timeout: 10000 });
+      assert((await page.evaluate(() => location.hash)).startsWith('#/timeline?'), 'cell link did not open the Over time view');
+    });
+
+    await test('payload scaling draws the run’s fitted A + B·N lines with their values', async () => {
+      await checkView(page, base, {
+        hash: `#/payload?run=${RUN_A}`, shot: '6-payload-scaling', charts: 2,
+        legend: {
+          'payload-scaling': [/^REST · k6 · hybrid warm: [\d.]+ \+ [\d.]+·N ms, R² 0\.\d{4}$/, /^gRPC · k6 · hybrid warm: /],
           'body-bytes-by-page-size': ['REST · k6', 'gRPC · k6'],
         },
       });
     });
 
-    await test('cache draws hit ratios per level and cold/warm/none side by side', async () => {
+    await test('cache draws hit ratios per level and cold/warm/none side by side with intervals', async () => {
       await checkView(page, base, {
-        hash: '#/cache', shot: '4-cache', charts: 3,
+        hash: `#/cache?run=${RUN_A}`, shot: '7-cache', charts: 3, noErrorBars: ['hit-ratio'],
         legend: {
           'hit-ratio': ['REST · k6 L1', 'REST · k6 L2', 'gRPC · k6 overall'],
           'temperature-p50': ['REST · k6 no cache', 'REST · k6 cold', 'gRPC · k6 warm'],
@@ -192,90 +341,89 @@ async function main() {
       });
     });
 
-    await test('compare shows two runs, ratios and environments', async () => {
+    await test('compare shows both runs side by side with intervals, headline verdicts and environments', async () => {
       await checkView(page, base, {
-        hash: '#/compare', shot: '5-compare', charts: 2,
-        legend: { 'compare-p50': ['REST · k6', 'gRPC · k6'], 'compare-throughput': ['REST · k6', 'gRPC · k6'] },
+        hash: '#/compare', shot: '8-compare', charts: 2,
+        legend: { 'compare-p50': ['REST · k6 · run A', 'REST · k6 · run B', 'gRPC · k6 · run B'], 'compare-throughput': ['gRPC · k6 · run A'] },
       });
       const title = await page.textContent('.view-title');
-      assert(/20261124T100000Z-quick-1111111 \(A\) vs 20261125T090000Z-quick-2222222 \(B\)/.test(title), `view title: ${title}`);
+      assert(title.includes(`${RUN_A} (A) vs ${RUN_B} (B)`), `view title: ${title}`);
       const differs = await page.$$eval('[data-testid=environments] tr.differs th', (ths) => ths.map((t) => t.textContent));
-      assert(differs.includes('jdk') && differs.includes('gitCommit'), `environment differences: ${differs.join(', ')}`);
+      assert(differs.includes('jdk') && differs.includes('gitCommit') && !differs.includes('placement.generator'), `environment differences: ${differs.join(', ')}`);
+      const row = await page.$$eval('[data-testid=compare-headlines] tbody tr', (trs) =>
+        trs.map((tr) => [...tr.children].map((c) => c.textContent)).find((cells) => cells[0] === 'tlsOverPlainP50Grpc'));
+      assert(row && row[1] === '1.05× [0.96–1.15] inconclusive' && row[2] === '— missing', `compare headline row: ${JSON.stringify(row)}`);
+      const intervals = await page.$$eval('section[data-chart=compare-p50] tbody tr td:nth-child(11)', (tds) => tds.map((t) => t.textContent));
+      assert(intervals.length > 0 && intervals.every((t) => ['overlap', 'B lower', 'B higher'].includes(t)), intervals.join(', '));
     });
 
-    await test("the bench's example run draws every view", async () => {
-      const run = 'run=20261122T070000Z-quick-a262159';
-      const views = [['overview', 3], ['concurrency', 4], ['payload', 2], ['cache', 3]];
-      for (const [view, charts] of views) {
-        await checkView(page, base, { hash: `#/${view}?${run}`, shot: `12-example-${view}`, charts });
-      }
-      await checkView(page, base, { hash: `#/overview?${run}&tool=all`, shot: '12-example-listgroups-all-tools', charts: 3 });
-      const seen = await legends(page);
-      assert(seen['latency-by-cache-state'].includes('gRPC · ghz p50'), `ghz missing: ${seen['latency-by-cache-state'].join(' | ')}`);
-      await checkView(page, base, { hash: `#/concurrency?${run}&op=Hello`, shot: '12-example-hello', charts: 4 });
-    });
-
-    await test('the tls dimension: a Transport filter, TLS series and headline cards, only where a run has TLS cells', async () => {
-      const run = 'run=20261122T070000Z-quick-a262159';
-      await page.goto(`${base}/#/overview?${run}&c=50&tool=all&tls=1`);
+    await test('the tls dimension: a Transport filter and TLS series', async () => {
+      await page.goto(`${base}/#/overview?run=${RUN_A}&tls=1`);
       await page.waitForSelector('section[data-chart=latency-by-cache-state] canvas', { timeout: 15000 });
       await page.waitForTimeout(300);
       const transport = await page.$eval('select[name=tls]', (s) => ({ value: s.value, options: [...s.options].map((o) => o.textContent) }));
       assert(transport.value === 'tls' && transport.options.join('|') === 'plain TCP|TLS', JSON.stringify(transport));
       const seen = await legends(page);
-      for (const want of ['REST · k6 · TLS p50', 'gRPC · k6 · TLS p50', 'gRPC · ghz · TLS p50']) {
+      for (const want of ['REST · k6 · TLS p50', 'gRPC · k6 · TLS p99']) {
         assert(seen['latency-by-cache-state'].includes(want), `legend lacks ${want}: ${seen['latency-by-cache-state'].join(' | ')}`);
       }
       const cells = await page.$$eval('section[data-chart=latency-by-cache-state] table.data tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
       assert(cells.length > 0 && cells.every((t) => t.endsWith(' · TLS')), `table protocol column: ${cells.join(' | ')}`);
-      const headlines = await page.textContent('[data-testid=headlines]');
-      assert(/REST · TLS ÷ plain p50 latency/.test(headlines) && /gRPC · TLS ÷ plain throughput/.test(headlines), headlines);
-      await page.screenshot({ path: join(out, '13-example-tls.png'), fullPage: true });
-      // back to plain through the filter: the hash drops tls, the series lose the suffix
+      await page.screenshot({ path: join(out, '9-tls.png'), fullPage: true });
       await page.selectOption('select[name=tls]', 'plain');
       await page.waitForFunction(() => !location.hash.includes('tls=1'));
       await page.waitForTimeout(300);
       const plain = await legends(page);
       assert(plain['latency-by-cache-state'].includes('REST · k6 p50'), `plain legend: ${plain['latency-by-cache-state'].join(' | ')}`);
-      // a run written before the tls dimension: no Transport filter, no TLS cards
-      await page.goto(`${base}/#/overview?run=20261124T100000Z-quick-1111111`);
-      await page.waitForSelector('section.chart-card canvas', { timeout: 15000 });
-      assert((await page.$('select[name=tls]')) === null, 'Transport filter shown for a run without TLS cells');
-      assert(!/TLS/.test(await page.textContent('[data-testid=headlines]')), 'TLS headline cards shown for a run without TLS cells');
+    });
+
+    await test('a run recorded by the older bench (schema 1) is listed, and says to re-run make bench', async () => {
+      await page.goto(`${base}/#/overview`);
+      const box = await page.waitForSelector('[data-testid=unreadable-runs]', { timeout: 10000 });
+      await box.click(); // open the <details>
+      const text = await box.textContent();
+      assert(/3 runs could not be read and 1 run was recorded by an older bench/.test(text), `summary: ${text}`);
+      assert(text.includes(`${RUN_OLDER}: recorded by an older bench (schema 1): re-run make bench to see it`), `older run not explained: ${text}`);
+      const options = await page.$$eval('select[name=run] option', (os) => os.map((o) => o.textContent));
+      assert(options.some((o) => o === `${RUN_OLDER} — older bench (schema 1)`), `run picker: ${options.join(' | ')}`);
+      await page.selectOption('select[name=run]', RUN_OLDER);
+      const msg = await page.waitForSelector('[data-testid=selected-older]', { timeout: 10000 });
+      const said = await msg.textContent();
+      assert(/recorded by an older bench \(schema 1\): re-run make bench to see it/.test(said), said);
+      assert((await page.$('[data-testid=render-error]')) === null, 'the older run crashed a view');
+      await page.screenshot({ path: join(out, '10-older-bench.png'), fullPage: true });
     });
 
     await test('unreadable runs are listed with their reasons, the others still work', async () => {
       await page.goto(`${base}/#/overview`);
       const box = await page.waitForSelector('[data-testid=unreadable-runs]', { timeout: 10000 });
-      await box.click(); // open the <details>
+      await box.click();
       const text = await box.textContent();
-      assert(/3 runs could not be read/.test(text), `summary: ${text}`);
       assert(/20261121T070000Z-quick-broken: unreadable — not valid JSON/.test(text), `malformed run not explained: ${text}`);
-      assert(/20261123T070000Z-quick-b000000: unreadable — written with schema version 2, newer than this dashboard reads/.test(text), `newer run not explained: ${text}`);
+      assert(text.includes(`${RUN_NEWER}: unreadable — written with schema version 3, newer than this dashboard reads`), `newer run not explained: ${text}`);
       assert(/20261120T080000Z-partial: unreadable — \$\.cells\[3\]\.summary: expected an object, missing/.test(text), `partial run not explained: ${text}`);
       const options = await page.$$eval('select[name=run] option', (os) => os.map((o) => o.textContent));
       assert(options.filter((o) => o.endsWith('unreadable')).length === 3, `run picker: ${options.join(' | ')}`);
       await page.waitForSelector('section.chart-card canvas');
-      await page.screenshot({ path: join(out, '6-unreadable-runs.png'), fullPage: true });
+      await page.screenshot({ path: join(out, '11-unreadable-runs.png'), fullPage: true });
     });
 
     await test('choosing an unreadable run shows its reason instead of a blank page', async () => {
-      await page.goto(`${base}/#/cache?run=20261123T070000Z-quick-b000000`);
+      await page.goto(`${base}/#/cache?run=${RUN_NEWER}`);
       const msg = await page.waitForSelector('[data-testid=selected-unreadable]', { timeout: 10000 });
       const text = await msg.textContent();
-      assert(/unreadable/.test(text) && /schema version 2/.test(text), text);
-      await page.screenshot({ path: join(out, '7-selected-unreadable.png'), fullPage: true });
-      await page.selectOption('select[name=run]', '20261124T100000Z-quick-1111111');
+      assert(/unreadable/.test(text) && /schema version 3/.test(text), text);
+      await page.selectOption('select[name=run]', RUN_A);
       await page.waitForSelector('section.chart-card canvas', { timeout: 10000 });
     });
 
     await test('the URL keeps view and filters, and filter changes update it', async () => {
-      await page.goto(`${base}/#/concurrency?op=ListGroups&n=20&tool=all&temp=cold`);
+      await page.goto(`${base}/#/concurrency?run=${RUN_A}&op=ListGroups&n=10&tool=all&temp=warm`);
       await page.waitForSelector('section.chart-card canvas', { timeout: 10000 });
       const values = await page.$$eval('.filter-bar select', (ss) => Object.fromEntries(ss.map((s) => [s.name, s.value])));
-      assert(values.op === 'ListGroups' && values.n === '20' && values.tool === 'all' && values.temp === 'cold', JSON.stringify(values));
-      const seen = await legends(page);
-      assert(seen['concurrency-p50'].includes('gRPC · ghz · hybrid cold'), `ghz series missing with tool=all: ${seen['concurrency-p50'].join(' | ')}`);
+      assert(values.op === 'ListGroups' && values.n === '10' && values.tool === 'all' && values.temp === 'warm', JSON.stringify(values));
+      const tools = await page.$$eval('select[name=tool] option', (os) => os.map((o) => o.textContent));
+      assert(tools.join('|') === 'k6 (REST + gRPC)|ghz (gRPC)|h2load (REST)|all tools', tools.join('|'));
       await page.selectOption('select[name=n]', '50');
       await page.waitForFunction(() => location.hash.includes('n=50'));
       const hash = await page.evaluate(() => location.hash);
@@ -284,22 +432,28 @@ async function main() {
       await page.waitForFunction(() => location.hash.startsWith('#/cache'));
       const cacheHash = await page.evaluate(() => location.hash);
       assert(/op=ListGroups/.test(cacheHash) && /n=50/.test(cacheHash), `filters lost on view change: ${cacheHash}`);
-      await page.screenshot({ path: join(out, '8-url-filters.png'), fullPage: true });
+      await page.screenshot({ path: join(out, '12-url-filters.png'), fullPage: true });
     });
 
     await test('CSV and PNG export download the plotted data and the picture', async () => {
-      await page.goto(`${base}/#/overview`);
+      await page.goto(`${base}/#/overview?run=${RUN_A}`);
       await page.waitForSelector('section.chart-card canvas', { timeout: 10000 });
       const card = page.locator('section[data-chart=latency-by-cache-state]');
       const [csv] = await Promise.all([page.waitForEvent('download'), card.locator('button:text("CSV")').click()]);
       const text = readFileSync(await csv.path(), 'utf8');
-      assert(text.startsWith('Protocol,Tool,Cache mode,Temperature,p50 (ms),p99 (ms)\r\n'), `CSV header: ${text.slice(0, 80)}`);
-      assert(text.trim().split('\r\n').length >= 8, `CSV has ${text.trim().split('\r\n').length} lines`);
+      assert(text.startsWith('Protocol,Tool,Cache mode,Temperature,p50 (ms),p50 low,p50 high,p99 (ms),p99 low,p99 high,Cell,Flags\r\n'), `CSV header: ${text.slice(0, 120)}`);
+      assert(text.trim().split('\r\n').length === 11, `CSV has ${text.trim().split('\r\n').length} lines`);
       const [png] = await Promise.all([page.waitForEvent('download'), card.locator('button:text("PNG")').click()]);
       const bytes = readFileSync(await png.path());
       assert(bytes.subarray(1, 4).toString() === 'PNG' && bytes.length > 5000, `PNG export: ${bytes.length} bytes`);
-      await png.saveAs(join(out, '9-exported-chart.png'));
+      await png.saveAs(join(out, '13-exported-chart.png'));
       assert(png.suggestedFilename().endsWith('.png'), png.suggestedFilename());
+      // the cells table exports every cell with every flag reason
+      await page.goto(`${base}/#/cells?run=${RUN_A}`);
+      await page.waitForSelector('[data-testid=cells-table]', { timeout: 10000 });
+      const [cells] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=cells-table] button:text("CSV")').click()]);
+      const lines = readFileSync(await cells.path(), 'utf8').trim().split('\r\n');
+      assert(lines.length === 40 && lines[0].startsWith('Cell,Role,Protocol,Tool,Transport,TLS,'), `cells CSV: ${lines.length} lines, ${lines[0].slice(0, 60)}`);
     });
 
     await test('no results yet: a page that says to run make bench', async () => {
@@ -307,7 +461,7 @@ async function main() {
       const msg = await page.waitForSelector('[data-testid=empty-state]', { timeout: 10000 });
       const text = await msg.textContent();
       assert(/No results yet/.test(text) && /make bench/.test(text), text);
-      await page.screenshot({ path: join(out, '10-empty.png'), fullPage: true });
+      await page.screenshot({ path: join(out, '14-empty.png'), fullPage: true });
     });
 
     await test('a broken results index is reported, not a blank page', async () => {
@@ -315,7 +469,7 @@ async function main() {
       const msg = await page.waitForSelector('[data-testid=index-error]', { timeout: 10000 });
       const text = await msg.textContent();
       assert(/not valid JSON/.test(text), text);
-      await page.screenshot({ path: join(out, '11-bad-index.png'), fullPage: true });
+      await page.screenshot({ path: join(out, '15-bad-index.png'), fullPage: true });
     });
   } finally {
     await context.close().catch(() => {});

@@ -4,11 +4,15 @@ import { loadIndex, loadRun, type IndexState } from './data/load';
 import { resolveFilters } from './data/transforms';
 import type { LoadedRun, Run } from './data/types';
 import { formatHash, parseHash, VIEW_TITLES, VIEWS, type Filters, type UrlState } from './data/urlState';
+import { formatBytes, formatCount } from './data/format';
 import { Cache } from './views/Cache';
+import { Cells } from './views/Cells';
 import { Compare } from './views/Compare';
 import { Concurrency } from './views/Concurrency';
+import { Latency } from './views/Latency';
 import { Overview } from './views/Overview';
 import { PayloadScaling } from './views/PayloadScaling';
+import { Timeline } from './views/Timeline';
 
 /** The URL hash as state: reading follows back/forward, writing replaces the hash. */
 function useHashState(): [UrlState, (next: UrlState) => void] {
@@ -57,17 +61,21 @@ function EmptyState() {
 }
 
 function UnreadableRuns({ runs }: { runs: LoadedRun[] }) {
-  const bad = runs.filter((r) => r.status === 'unreadable');
+  const bad = runs.filter((r) => r.status !== 'ok');
   if (bad.length === 0) return null;
+  const older = bad.filter((r) => r.status === 'older').length;
+  const unreadable = bad.length - older;
+  const parts = [
+    unreadable > 0 && `${unreadable} run${unreadable > 1 ? 's' : ''} could not be read`,
+    older > 0 && `${older} run${older > 1 ? 's were' : ' was'} recorded by an older bench`,
+  ].filter(Boolean);
   return (
     <details className="notice warn" data-testid="unreadable-runs">
-      <summary>
-        {bad.length} run{bad.length > 1 ? 's' : ''} could not be read and {bad.length > 1 ? 'are' : 'is'} left out
-      </summary>
+      <summary>{parts.join(' and ')}: left out</summary>
       <ul>
         {bad.map((r) => (
           <li key={r.entry.runId}>
-            <strong>{r.entry.runId}</strong>: unreadable — {r.status === 'unreadable' ? r.reason : ''}
+            <strong>{r.entry.runId}</strong>: {r.status === 'older' ? r.reason : `unreadable — ${r.status === 'unreadable' ? r.reason : ''}`}
           </li>
         ))}
       </ul>
@@ -83,7 +91,11 @@ function RunPicker({ runs, value, onChange }: { runs: LoadedRun[]; value: string
         {runs.map((r) => (
           <option key={r.entry.runId} value={r.entry.runId}>
             {r.entry.runId}
-            {r.status === 'ok' ? ` — ${r.run.profile.name}, ${r.run.cells.length} cells` : ' — unreadable'}
+            {r.status === 'ok'
+              ? ` — ${r.run.profile.name}, ${r.run.cells.length} cells`
+              : r.status === 'older'
+                ? ` — older bench (schema ${r.schemaVersion})`
+                : ' — unreadable'}
           </option>
         ))}
       </select>
@@ -119,6 +131,16 @@ export function App() {
     );
   } else if (!selected) {
     body = <div className="notice error" data-testid="no-readable">None of the {runs.length} runs could be read; see the reasons above.</div>;
+  } else if (selected.status === 'older') {
+    body = (
+      <div className="notice warn" data-testid="selected-older">
+        <h2>Run {selected.entry.runId} was {selected.reason}</h2>
+        <p>
+          This dashboard reads run.json schema version 2 (Bench v2: intervals, windows, flags, sweeps). Run{' '}
+          <code>make bench</code> again to record a run it can show, or pick another run above.
+        </p>
+      </div>
+    );
   } else if (selected.status === 'unreadable') {
     body = (
       <div className="notice error" data-testid="selected-unreadable">
@@ -130,11 +152,22 @@ export function App() {
   } else {
     const run = selected.run;
     const resolved = resolveFilters(run.cells, state.filters);
-    const props = { run, filters: state.filters, resolved, onFilters: setFilters };
+    const props = {
+      run,
+      filters: state.filters,
+      resolved,
+      onFilters: setFilters,
+      cellId: state.cell,
+      onCell: (cell: string) => setState({ ...state, cell }),
+      cellHref: (cell: string) => formatHash({ ...state, run: run.runId, view: 'timeline', cell }),
+    };
     body = (
       <ErrorBoundary key={`${state.view}/${run.runId}`} what={`the ${VIEW_TITLES[state.view]} view`}>
         {state.view === 'overview' && <Overview {...props} />}
         {state.view === 'concurrency' && <Concurrency {...props} />}
+        {state.view === 'latency' && <Latency {...props} />}
+        {state.view === 'timeline' && <Timeline {...props} />}
+        {state.view === 'cells' && <Cells {...props} />}
         {state.view === 'payload' && <PayloadScaling {...props} />}
         {state.view === 'cache' && <Cache {...props} />}
         {state.view === 'compare' && (
@@ -174,11 +207,15 @@ export function App() {
 
 function RunSummary({ run }: { run: Run }) {
   const e = run.environment;
+  const p = e.placement;
   const bits = [
     `started ${run.startedAt}`,
     e.cpuModel && `${e.cpuModel}`,
-    e.cores && `${e.cores} cores`,
+    typeof e.cores === 'number' && `${formatCount(e.cores)} cores`,
+    typeof e.memoryBytes === 'number' && formatBytes(e.memoryBytes),
     e.jdk && `JDK ${e.jdk}`,
+    p && p.method === 'taskset' && `pinned: services CPU ${p.services ?? '—'}, generator CPU ${p.generator ?? '—'}`,
+    p && p.method === 'none' && 'not pinned to CPUs',
     e.gitCommit && `commit ${String(e.gitCommit).slice(0, 10)}${e.gitDirty ? ' (dirty)' : ''}`,
   ].filter(Boolean);
   return <p className="run-summary">{bits.join(' · ')}</p>;

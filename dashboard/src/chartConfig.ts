@@ -1,4 +1,9 @@
 // Turns a ChartSpec into Chart.js data and options, with the shared colours and line styles.
+//
+// Error bars (the 95 % intervals of run.json) are drawn by chartjs-chart-error-bars (sgratzl,
+// 4.4.x, the line made for Chart.js 4): its bar and line controllers take {y, yMin, yMax} points,
+// draw the whiskers, and widen the value axis so that no interval is cut off — which a hand-drawn
+// whisker plugin would have to redo. Points without an interval get no whisker.
 import {
   BarController,
   BarElement,
@@ -16,11 +21,22 @@ import {
   Tooltip,
   type ChartData,
   type ChartOptions,
+  type ChartType,
   type Plugin,
+  type Scale,
+  type ScriptableContext,
+  type ScriptableLineSegmentContext,
   type TooltipItem,
 } from 'chart.js';
-import type { ChartSpec, SeriesSpec } from './data/charts';
-import { CACHE_DASH, CACHE_POINT, protocolColour } from './data/style';
+import {
+  BarWithErrorBar,
+  BarWithErrorBarsController,
+  LineWithErrorBarsController,
+  PointWithErrorBar,
+} from 'chartjs-chart-error-bars';
+import { PERCENTILE_TICKS, type ChartSpec, type Datum, type Marker, type SeriesSpec } from './data/charts';
+import { formatInterval, formatNumber } from './data/format';
+import { CACHE_DASH, CACHE_POINT, ERROR_BAR_COLOUR, FLAGGED_COLOUR, FLAGGED_ERROR_BAR_COLOUR, protocolColour } from './data/style';
 
 /** Paints the canvas white first, so an exported PNG is not transparent. */
 const whiteBackground: Plugin = {
@@ -66,22 +82,58 @@ const referenceLine: Plugin = {
   },
 };
 
+/** Vertical dashed lines at options.plugins.markers.markers[].x (a sweep's knee), labelled at the top. */
+const markerLines: Plugin = {
+  id: 'markers',
+  afterDatasetsDraw(chart, _args, opts: { markers?: Marker[] }) {
+    const scale = chart.scales.x;
+    if (!opts?.markers?.length || !scale) return;
+    const { top, bottom, left, right } = chart.chartArea;
+    const { ctx } = chart;
+    ctx.save();
+    opts.markers.forEach((m, i) => {
+      const px = scale.getPixelForValue(m.x);
+      if (!Number.isFinite(px) || px < left || px > right) return;
+      const colour = protocolColour(m.protocol, m.shade);
+      ctx.strokeStyle = colour;
+      ctx.setLineDash([3, 3]);
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.moveTo(px, top);
+      ctx.lineTo(px, bottom);
+      ctx.stroke();
+      ctx.font = '11px system-ui, sans-serif';
+      const w = ctx.measureText(m.label).width;
+      const x = Math.min(px + 4, right - w - 4);
+      const y = top + 14 + i * 15;
+      ctx.fillStyle = 'rgba(255,255,255,0.9)';
+      ctx.fillRect(x - 2, y - 11, w + 4, 14);
+      ctx.fillStyle = colour;
+      ctx.textAlign = 'left';
+      ctx.fillText(m.label, x, y);
+    });
+    ctx.restore();
+  },
+};
+
 let registered = false;
 export function registerChartJs(): void {
   if (registered) return;
   Chart.register(
     BarController, BarElement, LineController, LineElement, PointElement, ScatterController,
-    CategoryScale, LinearScale, LogarithmicScale, Title, SubTitle, Tooltip, Legend, whiteBackground, referenceLine,
+    BarWithErrorBarsController, BarWithErrorBar, LineWithErrorBarsController, PointWithErrorBar,
+    CategoryScale, LinearScale, LogarithmicScale, Title, SubTitle, Tooltip, Legend,
+    whiteBackground, referenceLine, markerLines,
   );
   Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
   Chart.defaults.color = '#333';
   registered = true;
 }
 
-/** Exact numbers in tooltips: the value as stored, with its unit. */
-export function formatExact(v: number | null | undefined, unit: string): string {
-  if (v === null || v === undefined || Number.isNaN(v)) return '—';
-  return unit === '×' ? `${v}×` : `${v} ${unit}`;
+/** The Chart.js chart type of a spec: the error-bar variants when it plots intervals. */
+export function chartType(spec: ChartSpec): ChartType {
+  if (spec.kind === 'bar') return spec.errorBars ? 'barWithErrorBars' : 'bar';
+  return spec.errorBars ? 'lineWithErrorBars' : 'line';
 }
 
 /** The colour with white diagonal stripes, as a canvas pattern (falls back to the colour). */
@@ -106,33 +158,79 @@ function hatch(colour: string): CanvasPattern | string {
   return ctx.createPattern(tile, 'repeat') ?? colour;
 }
 
+const hasInterval = (d: Datum) => typeof d.low === 'number' && typeof d.high === 'number';
+
+/** The greyed reason of point i of a series (its own, or the whole series'). */
+function flagAt(s: SeriesSpec, i: number): string | null {
+  return s.flag ?? s.data[i]?.flag ?? null;
+}
+
+/** A point as Chart.js takes it: {y, yMin, yMax} (bars) or {x, y, yMin, yMax} (lines). */
+function chartPoint(d: Datum | null, spec: ChartSpec) {
+  const withBars = spec.errorBars && d !== null && hasInterval(d) ? { yMin: d.low, yMax: d.high } : {};
+  if (spec.kind === 'bar') {
+    if (d === null) return spec.errorBars ? { y: null } : null;
+    return spec.errorBars ? { y: d.y, ...withBars } : d.y;
+  }
+  // line series hold no nulls (the builders leave gaps out); kept safe all the same
+  return d === null ? { x: null, y: null } : { x: d.x, y: d.y, ...withBars };
+}
+
+function errorBarOptions(s: SeriesSpec, spec: ChartSpec) {
+  if (!spec.errorBars) return {};
+  const colour = (ctx: ScriptableContext<'bar'>) => (flagAt(s, ctx.dataIndex) ? FLAGGED_ERROR_BAR_COLOUR : ERROR_BAR_COLOUR);
+  return {
+    errorBarColor: colour,
+    errorBarWhiskerColor: colour,
+    errorBarLineWidth: 1.5,
+    errorBarWhiskerLineWidth: 1.5,
+    ...(spec.kind === 'bar' ? { errorBarWhiskerRatio: 0.4 } : { errorBarWhiskerRatio: 0, errorBarWhiskerSize: 10 }),
+  };
+}
+
 function dataset(s: SeriesSpec, spec: ChartSpec, hidden: boolean) {
   const colour = protocolColour(s.protocol, s.shade);
+  const data = s.data.map((d) => chartPoint(d, spec));
+  const greyed = s.data.map((_, i) => Boolean(flagAt(s, i)));
   if (spec.kind === 'bar') {
+    const fill = s.hatched ? hatch(colour) : colour;
+    const grey = s.hatched ? hatch(FLAGGED_COLOUR) : FLAGGED_COLOUR;
     return {
       label: s.label,
-      data: s.data,
-      backgroundColor: s.hatched ? hatch(colour) : colour,
-      borderColor: protocolColour(s.protocol),
+      data,
+      backgroundColor: greyed.map((g) => (g ? grey : fill)),
+      borderColor: greyed.map((g) => (g ? FLAGGED_ERROR_BAR_COLOUR : protocolColour(s.protocol))),
       borderWidth: 1,
       hidden,
+      ...errorBarOptions(s, spec),
     };
   }
   const mode = s.cacheMode ?? 'none';
+  const pointColours = greyed.map((g) => (g ? FLAGGED_COLOUR : colour));
+  const dense = s.data.length > 15;
   return {
     label: s.label,
-    data: s.data,
-    borderColor: colour,
-    backgroundColor: colour,
-    borderDash: CACHE_DASH[mode],
+    data,
+    borderColor: s.flag ? FLAGGED_COLOUR : colour,
+    backgroundColor: s.flag ? FLAGGED_COLOUR : colour,
+    pointBackgroundColor: pointColours,
+    pointBorderColor: pointColours,
+    borderDash: s.dash ?? CACHE_DASH[mode],
     borderWidth: 2,
     pointStyle: CACHE_POINT[mode],
-    pointRadius: s.pointsOnly ? 5 : 4,
+    pointRadius: s.pointsOnly ? 5 : dense ? 2 : 4,
     pointHoverRadius: 7,
     showLine: !s.pointsOnly,
+    spanGaps: false,
+    // a stretch of line that touches a greyed point is greyed too
+    segment: {
+      borderColor: (ctx: ScriptableLineSegmentContext) =>
+        flagAt(s, ctx.p0DataIndex) || flagAt(s, ctx.p1DataIndex) ? FLAGGED_COLOUR : undefined,
+    },
     // Fitted lines carry no markers; the measured points beside them do.
     ...(s.fitted ? { pointRadius: 0, pointHitRadius: 6 } : {}),
     hidden,
+    ...errorBarOptions(s, spec),
   };
 }
 
@@ -143,40 +241,104 @@ export function toChartData(spec: ChartSpec, hidden: Set<string>): ChartData {
   } as ChartData;
 }
 
+/**
+ * Log-axis labels: at 1, 2 and 5 × 10^k when at least three of those fall on the axis, otherwise
+ * at every tick Chart.js made (a narrow range), printed by the format module.
+ */
+function logTick(value: number | string, index: number, ticks: { value: number }[]): string {
+  const nice = (v: number) => {
+    if (!(v > 0)) return false;
+    const r = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+    return [1, 2, 5].some((n) => Math.abs(r - n) < 1e-6);
+  };
+  const niceCount = ticks.filter((t) => nice(t.value)).length;
+  const v = Number(value);
+  if (niceCount >= 3) return nice(v) ? formatNumber(v) : '';
+  // few nice ticks: label about six of them, evenly
+  const step = Math.max(1, Math.round(ticks.length / 6));
+  return index % step === 0 || index === ticks.length - 1 ? formatNumber(v) : '';
+}
+
+/** Text broken into lines of at most about `width` characters, at spaces (tooltips stay on the canvas). */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+const linearTick = (value: number | string) => formatNumber(Number(value));
+
+function xScale(spec: ChartSpec) {
+  const title = { display: true, text: spec.xTitle };
+  if (spec.kind === 'bar') return { type: 'category' as const, title };
+  if (spec.xAxis === 'percentile') {
+    return {
+      type: 'logarithmic' as const,
+      title,
+      min: 1,
+      afterBuildTicks: (scale: Scale) => {
+        scale.ticks = PERCENTILE_TICKS.filter((t) => t.value >= scale.min && t.value <= scale.max * 1.0001).map((t) => ({ value: t.value }));
+      },
+      ticks: {
+        autoSkip: false,
+        maxRotation: 0,
+        callback: (value: number | string) => PERCENTILE_TICKS.find((t) => t.value === Number(value))?.label ?? '',
+      },
+    };
+  }
+  if (spec.xAxis === 'log') {
+    return { type: 'logarithmic' as const, title: { ...title, text: `${spec.xTitle} — log scale` }, ticks: { callback: logTick } };
+  }
+  return { type: 'linear' as const, title, beginAtZero: true, ticks: { callback: linearTick } };
+}
+
 export function toChartOptions(spec: ChartSpec): ChartOptions {
-  const xScale =
-    spec.kind === 'bar'
-      ? { type: 'category' as const, title: { display: true, text: spec.xTitle } }
-      : {
-          type: spec.xLog ? ('logarithmic' as const) : ('linear' as const),
-          title: { display: true, text: spec.xTitle + (spec.xLog ? ' — log scale' : '') },
-          ...(spec.xLog ? {} : { beginAtZero: true }),
-        };
+  const datumOf = (item: TooltipItem<ChartType>) => spec.series[item.datasetIndex]?.data[item.dataIndex] ?? null;
   return {
     responsive: true,
     maintainAspectRatio: false,
     animation: false,
     parsing: spec.kind === 'bar' ? undefined : { xAxisKey: 'x', yAxisKey: 'y' },
     interaction: spec.kind === 'bar' ? { mode: 'index', intersect: false } : { mode: 'nearest', intersect: false },
-    datasets: { bar: { skipNull: true } },
+    datasets: { bar: { skipNull: true }, barWithErrorBars: { skipNull: true } },
     scales: {
-      x: xScale,
-      y: { type: 'linear', beginAtZero: true, title: { display: true, text: spec.yTitle } },
+      x: xScale(spec),
+      y: spec.yLog
+        ? { type: 'logarithmic', title: { display: true, text: spec.yTitle }, ticks: { callback: logTick } }
+        : { type: 'linear', beginAtZero: true, title: { display: true, text: spec.yTitle }, ticks: { callback: linearTick } },
     },
     plugins: {
       // The title and the legend are HTML around the canvas; they are drawn into the PNG export only.
       title: { display: false, text: spec.title },
       legend: { display: false },
       referenceLine: spec.referenceY === undefined ? {} : { y: spec.referenceY, label: `${spec.referenceY}× = no change` },
+      markers: { markers: spec.markers ?? [] },
       tooltip: {
+        // a fitted line is the bench's A + B·N, not a measurement: no tooltip of its own
+        filter: (item: TooltipItem<ChartType>) => !spec.series[item.datasetIndex]?.fitted,
         callbacks: {
-          label: (item: TooltipItem<'bar' | 'line'>) => {
-            const raw = item.raw as number | { x: number; y: number } | null;
-            if (raw !== null && typeof raw === 'object') {
-              const at = spec.xPoint ? `${spec.xPoint.before}${raw.x}${spec.xPoint.after}` : `x = ${raw.x}`;
-              return `${item.dataset.label}: ${formatExact(raw.y, spec.unit)} at ${at}`;
-            }
-            return `${item.dataset.label}: ${formatExact(raw, spec.unit)}`;
+          // bars: the category; x-y charts name x in each line ("at p99.9", "at 10 users")
+          title: (items: TooltipItem<ChartType>[]) => (spec.kind === 'bar' ? (items[0]?.label ?? '') : ''),
+          label: (item: TooltipItem<ChartType>) => {
+            const s = spec.series[item.datasetIndex];
+            const d = datumOf(item);
+            if (!s || !d) return `${item.dataset.label}: —`;
+            const value = formatInterval({ value: d.y, low: d.low ?? null, high: d.high ?? null }, spec.unit);
+            if (spec.kind === 'bar') return `${s.label}: ${value}`;
+            const x = spec.xPoint ? `${spec.xPoint.before}${formatNumber(d.x)}${spec.xPoint.after}` : `x = ${formatNumber(d.x)}`;
+            return `${s.label}: ${value} at ${d.xLabel ?? x}`;
+          },
+          afterLabel: (item: TooltipItem<ChartType>) => {
+            const s = spec.series[item.datasetIndex];
+            const flag = s ? flagAt(s, item.dataIndex) : null;
+            return flag ? wrap(`greyed: ${flag}`, 70) : '';
           },
         },
       },

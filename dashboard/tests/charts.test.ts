@@ -1,158 +1,302 @@
 import { describe, expect, it } from 'vitest';
 import {
-  cachingImprovement,
   compareChart,
   concurrencyChart,
   CONCURRENCY_METRICS,
+  cpuPerRequestChart,
   environmentRows,
   fitLabel,
-  fitsFor,
   hitRatioChart,
+  intervalsCompare,
   latencyByCacheState,
+  latencyVsThroughputChart,
   pairCells,
   payloadScalingChart,
   payloadSize,
+  PERCENTILE_TICKS,
+  percentileX,
+  spectrumChart,
   temperatureChart,
+  throughputByCacheState,
+  timelineChart,
+  type Datum,
 } from '../src/data/charts';
+import { formatValue } from '../src/data/format';
 import { protocolColour } from '../src/data/style';
 import { resolveFilters, selectCells } from '../src/data/transforms';
+import type { Run } from '../src/data/types';
 import { DEFAULT_FILTERS } from '../src/data/urlState';
-import { cell, measurement, readRun } from './helpers';
+import { cell, iv, readRun, RUN_A, RUN_B, summary } from './helpers';
 
-const A = readRun('20261124T100000Z-quick-1111111');
-const B = readRun('20261125T090000Z-quick-2222222');
-const EXAMPLE = readRun('20261122T070000Z-quick-a262159');
+const A = readRun(RUN_A);
+const B = readRun(RUN_B);
 
-function cellsOf(run = A, patch = {}) {
+function cellsOf(run: Run = A, patch = {}, free: ('concurrency' | 'pageSize')[] = []) {
   const r = resolveFilters(run.cells, { ...DEFAULT_FILTERS, ...patch });
-  return selectCells(run.cells, r);
+  return selectCells(run.cells, r, free);
 }
+const byId = (id: string) => A.cells.find((c) => c.id === id)!;
+const values = (data: (Datum | null)[]) => data.map((d) => (d === null ? null : d.y));
 
-describe('overview charts', () => {
-  it('latency by cache state: p50 and p99 per protocol, one table row per bar pair', () => {
+describe('overview charts: figures with their intervals', () => {
+  it('latency by cache state: p50 and p99 bars with error bars from latencyIntervalMs', () => {
     const spec = latencyByCacheState(cellsOf(), 's');
-    expect(spec.categories).toEqual(['no cache', 'local · cold', 'local · warm', 'redis · cold', 'redis · warm', 'hybrid · cold', 'hybrid · warm']);
+    expect(spec.errorBars).toBe(true);
+    expect(spec.categories).toEqual(['no cache', 'local · warm', 'redis · warm', 'hybrid · cold', 'hybrid · warm']);
     expect(spec.series.map((s) => s.label)).toEqual(['REST · k6 p50', 'REST · k6 p99', 'gRPC · k6 p50', 'gRPC · k6 p99']);
-    expect(spec.table.rows).toHaveLength(14);
-    // the table holds exactly the plotted numbers
-    const restP50 = spec.series[0].data as number[];
-    expect(spec.table.rows.filter((r) => r[0] === 'REST').map((r) => r[4])).toEqual(restP50);
+    const warm = byId('rest-k6-GetGroup-hybrid-warm-c50').summary.latencyIntervalMs;
+    expect(spec.series[0].data[4]).toMatchObject({ y: warm.p50.value, low: warm.p50.low, high: warm.p50.high, flag: null, cellId: 'rest-k6-GetGroup-hybrid-warm-c50' });
+    expect(spec.series[1].data[4]).toMatchObject({ y: warm.p99.value, low: warm.p99.low, high: warm.p99.high });
+    // the table holds exactly the plotted numbers, with the bounds and the cell
+    expect(spec.table.columns).toEqual(['Protocol', 'Tool', 'Cache mode', 'Temperature', 'p50 (ms)', 'p50 low', 'p50 high', 'p99 (ms)', 'p99 low', 'p99 high', 'Cell', 'Flags']);
+    expect(spec.table.rows.filter((r) => r[0] === 'REST').map((r) => r[4])).toEqual(values(spec.series[0].data));
+    expect(spec.table.formats).toHaveLength(spec.table.columns.length);
   });
 
-  it('payload size: body and wire bytes per protocol; ghz has no wire bytes', () => {
+  it('throughput by cache state greys the flagged ghz cell and says why', () => {
+    const spec = throughputByCacheState(cellsOf(A, { tool: 'all' }), 's');
+    const ghz = spec.series.find((s) => s.label === 'gRPC · ghz')!;
+    expect(ghz.hatched).toBe(true);
+    const d = ghz.data.find((x) => x !== null)!;
+    expect(d.flag).toMatch(/generator used 9\d % of its 1 core/);
+    expect(spec.notes).toEqual([expect.stringMatching(/^Greyed: grpc-ghz-GetGroup-hybrid-warm-c50 — rep 1: generator used/)]);
+    const i = spec.table.rows.findIndex((r) => r[1] === 'ghz');
+    expect(spec.table.rowFlags![i]).toMatch(/generator used/);
+    expect(spec.table.rows[i].at(-1)).toBe(spec.table.rowFlags![i]);
+    expect(spec.series.find((s) => s.label === 'REST · h2load')!.data.some((x) => x?.flag)).toBe(false);
+  });
+
+  it('payload size: body and wire bytes of one cell per protocol; ghz has no wire bytes', () => {
     const spec = payloadSize(cellsOf(A, { tool: 'all' }), 's');
-    expect(spec.series.map((s) => s.label)).toEqual(['REST · k6', 'gRPC · k6', 'gRPC · ghz']);
-    expect(spec.series[0].data).toEqual([412, 182, 563]);
-    expect(spec.series[2].data).toEqual([251, null, null]);
-  });
-
-  it('caching improvement: reduction of p50 and gain of throughput against no cache', () => {
-    const c = [
-      cell({ cacheMode: 'none', temperature: 'none', p50: 4 }),
-      cell({ cacheMode: 'hybrid', temperature: 'warm', p50: 1 }),
-      cell({ cacheMode: 'hybrid', temperature: 'cold', p50: 5 }),
-    ];
-    const spec = cachingImprovement(c, 's');
-    expect(spec.categories).toEqual(['hybrid (L1+L2)']);
-    expect(spec.series.map((s) => [s.label, s.data])).toEqual([
-      ['REST · k6 p50 latency reduction', [75]],
-      ['REST · k6 throughput gain', [300]],
-    ]);
+    expect(spec.series.map((s) => s.label)).toEqual(['REST · k6', 'REST · h2load', 'gRPC · k6', 'gRPC · ghz']);
+    expect(values(spec.series[0].data)).toEqual([412, 182, 563]);
+    expect(values(spec.series[3].data)).toEqual([251, null, null]);
+    expect(spec.table.rows[0].at(-1)).toBe('rest-k6-GetGroup-none-none-c50');
   });
 });
 
 describe('concurrency charts', () => {
-  it('one line per protocol × cache mode, points sorted by users, log axis for 1..50', () => {
-    const r = resolveFilters(A.cells, DEFAULT_FILTERS);
-    const cells = selectCells(A.cells, r, ['concurrency']);
-    const spec = concurrencyChart(cells, 'warm', CONCURRENCY_METRICS[0], 's');
-    expect(spec.series).toHaveLength(8);
-    expect(spec.series[0]).toMatchObject({ label: 'REST · k6 · no cache', cacheMode: 'none' });
-    expect(spec.series[1]).toMatchObject({ label: 'REST · k6 · local warm', cacheMode: 'local' });
-    expect((spec.series[0].data as { x: number }[]).map((p) => p.x)).toEqual([1, 10, 50]);
-    expect(spec.xLog).toBe(true);
-    expect(spec.table.rows).toHaveLength(8 * 3);
+  it('one line per protocol × cache mode, points by users, error bars where run.json has intervals', () => {
+    const cells = cellsOf(A, {}, ['concurrency']);
+    const p50 = concurrencyChart(cells, 'warm', CONCURRENCY_METRICS[0], 's');
+    expect(p50.errorBars).toBe(true);
+    expect(p50.xAxis).toBe('log');
+    const hybrid = p50.series.find((s) => s.label === 'REST · k6 · hybrid warm')!;
+    expect(hybrid.data.map((d) => d!.x)).toEqual([1, 10, 50]);
+    expect(hybrid.data[0]).toMatchObject({ y: byId('rest-k6-GetGroup-hybrid-warm-c1').summary.latencyIntervalMs.p50.value });
+    expect(hybrid.data[0]!.low).not.toBeNull();
+    const p95 = concurrencyChart(cells, 'warm', CONCURRENCY_METRICS[1], 's');
+    expect(p95.errorBars).toBe(false);
+    expect(p95.series[0].data[0]!.low).toBeNull();
+    expect(p50.table.rows).toHaveLength(p50.series.reduce((n, s) => n + s.data.length, 0));
   });
 
-  it('plots Hello (which touches no cache) as "not used" lines', () => {
-    const r = resolveFilters(EXAMPLE.cells, { ...DEFAULT_FILTERS, operation: 'Hello' });
-    const spec = concurrencyChart(selectCells(EXAMPLE.cells, r, ['concurrency']), 'warm', CONCURRENCY_METRICS[3], 's');
-    expect(spec.series.length).toBeGreaterThan(0);
-    expect(spec.series.every((s) => / \(not used\)$| no cache$/.test(s.label))).toBe(true);
+  it('plots Hello (no cache) as "no cache" lines', () => {
+    const r = resolveFilters(A.cells, { ...DEFAULT_FILTERS, operation: 'Hello' });
+    const spec = concurrencyChart(selectCells(A.cells, r, ['concurrency']), 'warm', CONCURRENCY_METRICS[3], 's');
+    expect(spec.series.map((s) => s.label)).toEqual(['REST · k6 · no cache', 'gRPC · k6 · no cache']);
+    // the REST Hello cell has a flagged window: the point is greyed
+    expect(spec.series[0].data[0]!.flag).toMatch(/outside the bench/);
+  });
+});
+
+describe('latency spectrum', () => {
+  it('puts a percentile at 1/(1−p) and labels the ticks 50 %, 90 %, 99 %, 99.9 %, 99.99 %', () => {
+    expect(percentileX(0)).toBe(1);
+    expect(percentileX(50)).toBe(2);
+    expect(percentileX(90)).toBeCloseTo(10, 9);
+    expect(percentileX(99.9)).toBeCloseTo(1000, 6);
+    expect(PERCENTILE_TICKS.map((t) => t.label)).toEqual(['0%', '50%', '90%', '99%', '99.9%', '99.99%', '99.999%']);
+  });
+
+  it('one line per selected cell, from run.json’s spectrum, on log axes', () => {
+    const cells = cellsOf();
+    const spec = spectrumChart(cells, 's');
+    expect(spec).toMatchObject({ xAxis: 'percentile', yLog: true, kind: 'line' });
+    expect(spec.series).toHaveLength(cells.length);
+    const c = byId('rest-k6-GetGroup-hybrid-warm-c50');
+    const line = spec.series.find((s) => s.label === 'REST · k6 · hybrid warm')!;
+    expect(line.data.map((d) => d!.y)).toEqual(c.summary.spectrum.map((p) => p.ms));
+    expect(line.data[5]).toMatchObject({ x: 2, xLabel: 'p50' });
+    // 122,208 samples reach p99.99 but not p99.995
+    expect(line.data.at(-1)!.xLabel).toBe('p99.99');
+    expect(spec.table.rows.find((r) => r[11] === c.id)!.slice(4, 11)).toEqual([
+      c.summary.latencyMs.p50, c.summary.latencyMs.p90, c.summary.latencyMs.p99, c.summary.latencyMs.p999,
+      c.summary.latencyMs.p9999, c.summary.latencyMs.max, c.summary.samples,
+    ]);
+  });
+
+  it('leaves p = 100 off the axis and keeps a flagged cell grey', () => {
+    const c = cell({
+      flags: [{ code: 'errors', reason: 'rep 1: 3 % errors' }],
+      headlineEligible: false,
+      summary: summary(1, { spectrum: [{ percentile: 50, ms: 1 }, { percentile: 99, ms: 3 }, { percentile: 100, ms: 9 }] }),
+    });
+    const spec = spectrumChart([c], 's');
+    expect(spec.series[0].data.map((d) => d!.xLabel)).toEqual(['p50', 'p99']);
+    expect(spec.series[0].data[0]!.flag).toBe('rep 1: 3 % errors');
+    expect(spec.notes).toEqual([`Greyed: ${c.id} — rep 1: 3 % errors`]);
+  });
+});
+
+describe('latency vs throughput', () => {
+  const spec = latencyVsThroughputChart(A.sweeps, 's');
+
+  it('one p50 and one p99 line per sweep against the throughput served, log y', () => {
+    expect(spec.series.map((s) => s.label)).toEqual(['REST · k6 p50', 'REST · k6 p99', 'gRPC · k6 p50', 'gRPC · k6 p99']);
+    expect(spec.yLog).toBe(true);
+    const sweep = A.sweeps[0];
+    expect(spec.series[0].data.map((d) => d!.x)).toEqual(sweep.points.map((p) => p.throughputRps));
+    expect(spec.series[1].data.map((d) => d!.y)).toEqual(sweep.points.map((p) => p.p99));
+    expect(spec.series[1].dash).toEqual([6, 4]);
+    expect(spec.series[0].data[0]!.xLabel).toBe(`${formatValue(sweep.points[0].throughputRps, 'req/s')} (target 1,000/s)`);
+  });
+
+  it('marks each knee and says why', () => {
+    expect(spec.markers!.map((m) => [m.label, m.x])).toEqual([
+      ['REST · k6 knee', A.sweeps[0].knee!.throughputRps],
+      ['gRPC · k6 knee', A.sweeps[1].knee!.throughputRps],
+    ]);
+    expect(spec.notes!.filter((n) => /knee at/.test(n))).toEqual([
+      expect.stringMatching(/^REST · k6 knee at 10,600 req\/s \(target 11,000\/s\): p99 rose above 50 ms at 11,000\/s$/),
+      expect.stringMatching(/^gRPC · k6 knee at 10,700 req\/s \(target 12,000\/s\): p99 rose above 50 ms at 12,000\/s$/),
+    ]);
+  });
+
+  it('greys the points with dropped arrivals, with the reason', () => {
+    const last = spec.series[0].data.at(-1)!;
+    expect(last.flag).toMatch(/arrivals not started/);
+    const i = spec.table.rows.findIndex((r) => r[9] === 'rest-k6-GetGroup-hybrid-warm-c200-r11000');
+    expect(spec.table.rows[i][7]).toBeGreaterThan(0);
+    expect(spec.table.rowFlags![i]).toMatch(/dropped|arrivals not started/);
+    expect(spec.notes).toContainEqual(expect.stringMatching(/^Greyed: rest-k6-GetGroup-hybrid-warm-c200-r11000 — rep 1: /));
+  });
+
+  it('notes a sweep without a knee', () => {
+    const s = { ...A.sweeps[0], knee: null };
+    expect(latencyVsThroughputChart([s], 's').notes![0]).toBe('REST · k6: no knee within the sweep (limits: p99 50 ms, dropped arrivals 1%)');
+  });
+});
+
+describe('over time', () => {
+  const hello = byId('rest-k6-Hello-none-none-c50');
+
+  it('p50 and p99 per slice, one line per window (p99 dashed, toggled with its p50)', () => {
+    const spec = timelineChart(hello, 'latency');
+    const legend = spec.series.filter((s) => !s.hideInLegend).map((s) => s.label);
+    expect(legend).toEqual(['start 0 · round 1', 'start 0 · round 2 (flagged)', 'start 1 · round 1', 'start 1 · round 2']);
+    const p99 = spec.series[1];
+    expect(p99).toMatchObject({ label: 'start 0 · round 1 p99', partnerOf: 'start 0 · round 1', hideInLegend: true, dash: [6, 4] });
+    expect(spec.series[0].data.map((d) => d!.x)).toEqual(hello.windows[0].timeline.map((s) => s.t));
+    expect(spec.series[0].data.map((d) => d!.y)).toEqual(hello.windows[0].timeline.map((s) => s.p50));
+  });
+
+  it('greys a flagged window, with its reason', () => {
+    const spec = timelineChart(hello, 'latency');
+    expect(spec.series[2].flag).toBe('processes outside the bench used 0.31 cores (> 0.2)');
+    expect(spec.series[0].flag).toBeNull();
+    expect(spec.notes).toEqual(['Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2)']);
+    expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(hello.windows[1].timeline.length);
+  });
+
+  it('throughput per slice', () => {
+    const spec = timelineChart(hello, 'rps');
+    expect(spec.series).toHaveLength(4);
+    expect(spec.series[0].data.map((d) => d!.y)).toEqual(hello.windows[0].timeline.map((s) => s.rps));
+    expect(spec.unit).toBe('req/s');
+  });
+});
+
+describe('CPU per request', () => {
+  it('server CPU with its interval per cache state; the breakdown in the table', () => {
+    const spec = cpuPerRequestChart(cellsOf(), 's');
+    expect(spec.errorBars).toBe(true);
+    expect(spec.unit).toBe('µs');
+    const c = byId('grpc-k6-GetGroup-none-none-c50');
+    const cpu = c.summary.cpuUsPerRequest;
+    expect(spec.series.find((s) => s.label === 'gRPC · k6')!.data[0]).toMatchObject({ y: cpu.server.value, low: cpu.server.low, high: cpu.server.high });
+    expect(spec.table.columns.slice(4, 12)).toEqual([
+      'server (µs)', 'server low', 'server high', 'service (µs)', 'MariaDB (µs)', 'Redis (µs)', 'generator (µs)', 'generator cores',
+    ]);
+    const row = spec.table.rows.find((r) => r[12] === c.id)!;
+    expect(row.slice(4, 12)).toEqual([cpu.server.value, cpu.server.low, cpu.server.high, cpu.service, cpu.mariadb, cpu.redis, cpu.generator, c.summary.generatorCores]);
   });
 });
 
 describe('payload scaling', () => {
-  it('uses the run\'s fits, labelled with A, B and R²', () => {
-    const { fits, computed } = fitsFor(EXAMPLE.fits, EXAMPLE.cells);
-    expect(computed).toBe(false);
-    const spec = payloadScalingChart(fits, 's');
-    expect(spec.series.filter((s) => !s.hideInLegend).map((s) => s.label)).toContain(fitLabel(fits[0]));
-    expect(fitLabel({ ...fits[0], protocol: 'rest', tool: 'k6', cacheMode: 'none', temperature: 'none', a: 9.0269, b: 0.08259, r2: 0.99994 }))
-      .toBe('REST · k6 · no cache: 9.03 + 0.0826·N ms, R² 0.9999');
-    expect(spec.table.rows[0].slice(0, 4)).toEqual(['REST', 'k6', 'none', 'none']);
-  });
-
-  it('fits the cells itself when the run carries no fits', () => {
-    const c = [1, 10, 100].map((n) => cell({ operation: 'ListGroups', pageSize: n, p50: 2 + 0.01 * n }));
-    const { fits, computed } = fitsFor([], c);
-    expect(computed).toBe(true);
-    expect(fits).toHaveLength(1);
-    expect(fits[0].a).toBeCloseTo(2, 9);
-    expect(fits[0].b).toBeCloseTo(0.01, 9);
-    expect(fits[0].points.map((p) => p.pageSize)).toEqual([1, 10, 100]);
-  });
-
-  it('draws the fitted line through the measured page sizes', () => {
-    const { fits } = fitsFor(EXAMPLE.fits, EXAMPLE.cells);
-    const spec = payloadScalingChart(fits.slice(0, 1), 's');
-    const line = spec.series[0].data as { x: number; y: number }[];
-    expect(line.map((p) => p.x)).toEqual([0, ...fits[0].points.map((p) => p.pageSize)]);
-    expect(line[0].y).toBeCloseTo(fits[0].a, 3);
+  it('draws the run’s fits, labelled with A, B and R² at three digits', () => {
+    const spec = payloadScalingChart(A.fits, 's');
+    expect(spec.series.filter((s) => !s.hideInLegend).map((s) => s.label)).toEqual(A.fits.map(fitLabel));
+    expect(fitLabel({ ...A.fits[0], a: 9.0269, b: 0.08259, r2: 0.99994 })).toBe('REST · k6 · hybrid warm: 9.03 + 0.0826·N ms, R² 0.9999');
+    const line = spec.series[0].data;
+    expect(line.map((d) => d!.x)).toEqual([0, 1, 10, 50]);
+    expect(line[0]!.y).toBeCloseTo(A.fits[0].a, 9);
+    expect(spec.table.rows[0][7]).toMatch(/^N=1: [\d.]+ ms; N=10: /);
   });
 });
 
 describe('cache charts', () => {
   it('hit ratios in %, null where a level is not in play', () => {
     const c = [
-      cell({ cacheMode: 'local', temperature: 'warm', summary: measurement(1, { hitRatio: { l1: 0.99, l2: null, overall: 0.99 } }) }),
-      cell({ cacheMode: 'redis', temperature: 'cold', summary: measurement(1, { hitRatio: { l1: null, l2: 0.02, overall: 0.02 } }) }),
+      cell({ cacheMode: 'local', temperature: 'warm', summary: summary(1, { hitRatio: { l1: 0.99, l2: null, overall: 0.99 } }) }),
+      cell({ cacheMode: 'redis', temperature: 'cold', summary: summary(1, { hitRatio: { l1: null, l2: 0.02, overall: 0.02 } }) }),
     ];
     const spec = hitRatioChart(c, 's');
     expect(spec.categories).toEqual(['local · warm', 'redis · cold']);
-    expect(spec.series.map((s) => [s.label, s.data])).toEqual([
+    expect(spec.series.map((s) => [s.label, values(s.data)])).toEqual([
       ['REST · k6 L1', [99, null]],
       ['REST · k6 L2', [null, 2]],
       ['REST · k6 overall', [99, 2]],
     ]);
+    // the table keeps the fractions (printed as %)
+    expect(spec.table.rows[0].slice(4, 7)).toEqual([0.99, null, 0.99]);
   });
 
-  it('cold, warm and none side by side per cache mode', () => {
+  it('cold, warm and none side by side per cache mode, with intervals', () => {
     const spec = temperatureChart(cellsOf(), 'throughput', 's');
+    expect(spec.errorBars).toBe(true);
     expect(spec.categories).toEqual(['no cache', 'local (L1)', 'redis (L2)', 'hybrid (L1+L2)']);
     expect(spec.series.map((s) => s.label)).toEqual([
       'REST · k6 no cache', 'REST · k6 cold', 'REST · k6 warm', 'gRPC · k6 no cache', 'gRPC · k6 cold', 'gRPC · k6 warm',
     ]);
-    expect(spec.series[0].data.slice(1)).toEqual([null, null, null]);
+    expect(values(spec.series[0].data).slice(1)).toEqual([null, null, null]);
   });
 });
 
 describe('compare runs', () => {
-  it('pairs cells by what they measured and plots B ÷ A', () => {
+  it('pairs cells by what they measured', () => {
     const { pairs, onlyA, onlyB } = pairCells(A.cells, B.cells);
-    expect(pairs).toHaveLength(199);
+    expect(pairs).toHaveLength(38);
     expect(onlyA).toBe(1);
     expect(onlyB).toBe(0);
-    const spec = compareChart(pairCells(cellsOf(A), cellsOf(B)).pairs, 'p50', 's');
-    expect(spec.referenceY).toBe(1);
-    const row = spec.table.rows[0];
-    expect(row[6]).toBeCloseTo((row[5] as number) / (row[4] as number), 4);
   });
 
-  it('lists environment fields of both runs and flags differences', () => {
+  it('plots A and B side by side, each with its own interval; the table says how the intervals lie', () => {
+    const spec = compareChart(pairCells(cellsOf(A), cellsOf(B)).pairs, 'p50', 's');
+    expect(spec.errorBars).toBe(true);
+    expect(spec.series.map((s) => s.label)).toEqual(['REST · k6 · run A', 'REST · k6 · run B', 'gRPC · k6 · run A', 'gRPC · k6 · run B']);
+    const row = spec.table.rows.find((r) => r[0] === 'gRPC' && r[2] === 'hybrid' && r[3] === 'warm')!;
+    const a = byId('grpc-k6-GetGroup-hybrid-warm-c50').summary.latencyIntervalMs.p50;
+    expect(row.slice(4, 7)).toEqual([a.value, a.low, a.high]);
+    expect(['overlap', 'B lower', 'B higher']).toContain(row[10]);
+  });
+
+  it('compares intervals', () => {
+    expect(intervalsCompare(iv(1, 0.9, 1.1), iv(1.05, 1, 1.2))).toBe('overlap');
+    expect(intervalsCompare(iv(1, 0.9, 1.1), iv(0.7, 0.6, 0.8))).toBe('B lower');
+    expect(intervalsCompare(iv(1, 0.9, 1.1), iv(2, 1.5, 2.5))).toBe('B higher');
+    expect(intervalsCompare(iv(1), iv(1))).toBe('overlap');
+    expect(intervalsCompare(iv(null), iv(1))).toBeNull();
+  });
+
+  it('lists environment fields of both runs, nested ones dotted, and flags differences', () => {
     const rows = environmentRows(A.environment, B.environment);
-    expect(rows.find((r) => r.key === 'jdk')).toEqual({ key: 'jdk', a: '21.0.5', b: '21.0.6', differs: true });
+    expect(rows.find((r) => r.key === 'jdk')).toEqual({ key: 'jdk', a: 'OpenJDK 21.0.9', b: 'OpenJDK 21.0.10', differs: true });
     expect(rows.find((r) => r.key === 'cores')).toMatchObject({ differs: false });
+    expect(rows.find((r) => r.key === 'memoryBytes')).toMatchObject({ a: '25.8 GB' });
+    expect(rows.find((r) => r.key === 'placement.generator')).toMatchObject({ a: '1', differs: false });
+    expect(rows.find((r) => r.key === 'jvm.options')).toMatchObject({ a: '-Xms512m -Xmx512m -XX:ActiveProcessorCount=1' });
+    expect(rows.find((r) => r.key === 'jvm.heapMaxBytes')).toMatchObject({ a: '537 MB' });
     expect(environmentRows({ x: null }, {})[0]).toEqual({ key: 'x', a: '—', b: '—', differs: false });
   });
 });
@@ -170,9 +314,10 @@ describe('a run with no cells', () => {
     const r = resolveFilters([], DEFAULT_FILTERS);
     expect(r).toMatchObject({ operation: 'GetGroup', pageSize: null, concurrency: null });
     const specs = [
-      latencyByCacheState([], 's'), payloadSize([], 's'), cachingImprovement([], 's'),
-      concurrencyChart([], 'warm', CONCURRENCY_METRICS[0], 's'), hitRatioChart([], 's'),
-      temperatureChart([], 'p50', 's'), compareChart([], 'p50', 's'), payloadScalingChart([], 's'),
+      latencyByCacheState([], 's'), throughputByCacheState([], 's'), payloadSize([], 's'),
+      concurrencyChart([], 'warm', CONCURRENCY_METRICS[0], 's'), hitRatioChart([], 's'), cpuPerRequestChart([], 's'),
+      temperatureChart([], 'p50', 's'), compareChart([], 'p50', 's'), payloadScalingChart([], 's'), spectrumChart([], 's'),
+      latencyVsThroughputChart([], 's'),
     ];
     for (const s of specs) {
       expect(s.series).toEqual([]);

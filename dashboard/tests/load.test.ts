@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadIndex, loadRun, runFileUrl } from '../src/data/load';
-import { FIXTURES, readText } from './helpers';
+import { FIXTURES, RUN_A, RUN_B, RUN_BROKEN, RUN_NEWER, RUN_OLDER, RUN_PARTIAL, readText } from './helpers';
 
 /** A fetch that serves the fixture results folder (or nothing). */
 function fixtureFetch(files: Record<string, string | null>): typeof fetch {
@@ -37,23 +37,25 @@ describe('loadIndex and loadRun', () => {
     const index = readText(join(FIXTURES, 'index.json'));
     const files: Record<string, string> = { 'results/index.json': index };
     for (const r of JSON.parse(index).runs) files[`results/${r.path}`] = readText(join(FIXTURES, r.path));
-    delete files['results/20261120T080000Z-partial/run.json']; // and one that is listed but gone
+    delete files[`results/${RUN_PARTIAL}/run.json`]; // and one that is listed but gone
     const fetcher = fixtureFetch(files);
     const idx = await loadIndex(fetcher);
     expect(idx.status).toBe('ok');
     if (idx.status !== 'ok') return;
     const runs = await Promise.all(idx.entries.map((e) => loadRun(e, fetcher)));
     expect(runs.map((r) => [r.entry.runId, r.status])).toEqual([
-      ['20261125T090000Z-quick-2222222', 'ok'],
-      ['20261124T100000Z-quick-1111111', 'ok'],
-      ['20261123T070000Z-quick-b000000', 'unreadable'],
-      ['20261122T070000Z-quick-a262159', 'ok'],
-      ['20261121T070000Z-quick-broken', 'unreadable'],
-      ['20261120T080000Z-partial', 'unreadable'],
+      [RUN_B, 'ok'],
+      [RUN_A, 'ok'],
+      [RUN_NEWER, 'unreadable'],
+      [RUN_OLDER, 'older'],
+      [RUN_BROKEN, 'unreadable'],
+      [RUN_PARTIAL, 'unreadable'],
     ]);
+    const older = runs.find((r) => r.status === 'older');
+    expect(older).toMatchObject({ schemaVersion: 1, reason: 'recorded by an older bench (schema 1): re-run make bench to see it' });
     const reasons = runs.flatMap((r) => (r.status === 'unreadable' ? [r.reason] : []));
-    expect(reasons[0]).toMatch(/^written with schema version 2/);
+    expect(reasons[0]).toMatch(/^written with schema version 3/);
     expect(reasons[1]).toMatch(/^not valid JSON/);
-    expect(reasons[2]).toBe('results/20261120T080000Z-partial/run.json: HTTP 404');
+    expect(reasons[2]).toBe(`results/${RUN_PARTIAL}/run.json: HTTP 404`);
   });
 });

@@ -7,10 +7,11 @@ describe('URL state', () => {
       view: 'compare',
       run: '20261124T100000Z-quick-1111111',
       runB: '20261125T090000Z-quick-2222222',
+      cell: 'rest-k6-GetGroup-hybrid-warm-c50',
       filters: { operation: 'ListGroups', pageSize: 50, concurrency: 10, tool: 'all', model: 'open', temperature: 'cold', tls: true },
     };
     const hash = formatHash(state);
-    expect(hash).toBe('#/compare?run=20261124T100000Z-quick-1111111&runB=20261125T090000Z-quick-2222222&op=ListGroups&n=50&c=10&tool=all&model=open&temp=cold&tls=1');
+    expect(hash).toBe('#/compare?run=20261124T100000Z-quick-1111111&runB=20261125T090000Z-quick-2222222&cell=rest-k6-GetGroup-hybrid-warm-c50&op=ListGroups&n=50&c=10&tool=all&model=open&temp=cold&tls=1');
     expect(parseHash(hash)).toEqual(state);
   });
 
@@ -23,6 +24,10 @@ describe('URL state', () => {
     expect(parseHash('')).toEqual(DEFAULT_STATE);
     expect(parseHash('#/nonsense?op=Drop&n=-4&c=abc&tool=curl&model=x&temp=hot')).toEqual(DEFAULT_STATE);
     expect(parseHash('#/payload?n=0').filters).toEqual(DEFAULT_FILTERS);
+  });
+
+  it('knows the new views', () => {
+    for (const view of ['latency', 'timeline', 'cells'] as const) expect(parseHash(`#/${view}`).view).toBe(view);
   });
 
   it('escapes run ids', () => {

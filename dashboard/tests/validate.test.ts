@@ -1,100 +1,144 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRun, validateIndex, validateRun } from '../src/data/validate';
-import { BENCH_FIXTURES, FIXTURES, readText } from './helpers';
+import { olderBenchMessage, parseRun, validateIndex, validateRun } from '../src/data/validate';
+import { FIXTURES, RUN_A, RUN_B, RUN_BROKEN, RUN_NEWER, RUN_OLDER, RUN_PARTIAL, rawRun, readText, runText } from './helpers';
 
-const example = () => JSON.parse(readText(join(BENCH_FIXTURES, 'run-example.json')));
-
-describe('validateRun on the bench fixtures (loadtest/tests/fixtures)', () => {
-  it('accepts the example run', () => {
-    const r = parseRun(readText(join(BENCH_FIXTURES, 'run-example.json')));
-    expect(r.ok).toBe(true);
-    if (r.ok) expect(r.value.cells.length).toBeGreaterThan(10);
+describe('validateRun on the fixture runs', () => {
+  it('accepts the schemaVersion 2 runs', () => {
+    for (const id of [RUN_A, RUN_B]) {
+      const r = parseRun(runText(id));
+      expect(r.ok, r.ok ? '' : r.reason).toBe(true);
+      if (r.ok) expect(r.value.cells.length).toBeGreaterThan(30);
+    }
   });
 
-  it('reports truncated JSON as not valid JSON', () => {
-    const r = parseRun(readText(join(BENCH_FIXTURES, 'run-malformed.json')));
-    expect(r).toMatchObject({ ok: false });
-    if (!r.ok) expect(r.reason).toMatch(/^not valid JSON/);
+  it('marks a schemaVersion 1 run as recorded by an older bench, with the message to re-run', () => {
+    const r = parseRun(runText(RUN_OLDER));
+    expect(r).toEqual({
+      ok: false,
+      reason: 'recorded by an older bench (schema 1): re-run make bench to see it',
+      older: { schemaVersion: 1 },
+    });
+    expect(olderBenchMessage(1)).toBe('recorded by an older bench (schema 1): re-run make bench to see it');
   });
 
   it('reports a newer schema version as such', () => {
-    const r = parseRun(readText(join(BENCH_FIXTURES, 'run-newer-schema.json')));
-    expect(r).toEqual({
+    expect(parseRun(runText(RUN_NEWER))).toEqual({
       ok: false,
-      reason: 'written with schema version 2, newer than this dashboard reads (version 1); update the dashboard',
+      reason: 'written with schema version 3, newer than this dashboard reads (version 2); update the dashboard',
     });
   });
-});
 
-describe('validateRun and the tls dimension', () => {
-  it('accepts cells and fits with tls, and runs written before it without the field (plain)', () => {
-    const run = example();
-    expect(run.cells.some((c: { tls?: boolean }) => c.tls === true)).toBe(true);
-    expect(validateRun(run).ok).toBe(true);
-    for (const c of run.cells) delete c.tls;
-    for (const f of run.fits) delete f.tls;
-    expect(validateRun(run).ok).toBe(true);
-  });
-
-  it('rejects a tls that is not true or false', () => {
-    const run = example();
-    run.cells[3].tls = 'yes';
-    expect(validateRun(run)).toEqual({ ok: false, reason: '$.cells[3].tls: expected true or false, got "yes"' });
-    const other = example();
-    other.fits[0].tls = 1;
-    expect(validateRun(other)).toEqual({ ok: false, reason: '$.fits[0].tls: expected true or false, got 1' });
-  });
-});
-
-describe('validateRun on partial or wrong files', () => {
-  it('names the path of a missing summary', () => {
-    const run = example();
-    delete run.cells[2].summary;
-    expect(validateRun(run)).toEqual({ ok: false, reason: '$.cells[2].summary: expected an object, missing' });
-  });
-
-  it('names a wrong enum value', () => {
-    const run = example();
-    run.cells[0].protocol = 'soap';
-    expect(validateRun(run)).toEqual({ ok: false, reason: '$.cells[0].protocol: expected one of rest|grpc, got "soap"' });
-  });
-
-  it('rejects a string where a number belongs', () => {
-    const run = example();
-    run.cells[1].summary.latencyMs.p99 = '12ms';
-    const r = validateRun(run);
+  it('reports truncated JSON as not valid JSON', () => {
+    const r = parseRun(runText(RUN_BROKEN));
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toBe('$.cells[1].summary.latencyMs.p99: expected a number, got "12ms"');
+    if (!r.ok) expect(r.reason).toMatch(/^not valid JSON/);
   });
 
-  it('accepts null latencies (no request succeeded) and null hit ratios', () => {
-    const run = example();
-    run.cells[0].summary.latencyMs.p50 = null;
-    run.cells[0].summary.hitRatio = { l1: null, l2: null, overall: null };
-    expect(validateRun(run).ok).toBe(true);
+  it('names the path of a missing summary', () => {
+    expect(parseRun(runText(RUN_PARTIAL))).toEqual({ ok: false, reason: '$.cells[3].summary: expected an object, missing' });
+  });
+});
+
+describe('validateRun: the v2 shape, with clear messages', () => {
+  const check = (mutate: (run: ReturnType<typeof rawRun>) => void) => {
+    const run = rawRun();
+    mutate(run);
+    return validateRun(run);
+  };
+
+  it('rejects an empty object, an array, null and a schema version that is no integer', () => {
+    expect(validateRun({})).toEqual({ ok: false, reason: '$.schemaVersion: expected an integer, missing' });
+    expect(validateRun([])).toMatchObject({ ok: false, reason: '$: expected an object, got []' });
+    expect(validateRun(null)).toMatchObject({ ok: false });
+    expect(check((r) => (r.schemaVersion = 0))).toEqual({ ok: false, reason: '$.schemaVersion: expected 2, got 0' });
+  });
+
+  it('needs a figure present even when it could not be measured (null, never omitted)', () => {
+    expect(check((r) => delete r.cells[0].summary.generatorCores)).toEqual({
+      ok: false,
+      reason: '$.cells[0].summary.generatorCores: expected a number or null, missing',
+    });
+    expect(check((r) => (r.cells[0].summary.generatorCores = null)).ok).toBe(true);
+    expect(check((r) => delete r.cells[2].windows[1].droppedIterations)).toEqual({
+      ok: false,
+      reason: '$.cells[2].windows[1].droppedIterations: expected an integer or null, missing',
+    });
+  });
+
+  it('checks intervals: numbers or null, low not above high, no bounds without a value', () => {
+    expect(check((r) => (r.cells[1].summary.throughputRps = 1234.5))).toEqual({
+      ok: false,
+      reason: '$.cells[1].summary.throughputRps: expected an object, got 1234.5',
+    });
+    expect(check((r) => (r.cells[1].summary.latencyIntervalMs.p99.low = '3ms'))).toEqual({
+      ok: false,
+      reason: '$.cells[1].summary.latencyIntervalMs.p99.low: expected a number or null, got "3ms"',
+    });
+    expect(check((r) => Object.assign(r.cells[0].summary.cpuUsPerRequest.server, { low: 9, high: 8 }))).toEqual({
+      ok: false,
+      reason: '$.cells[0].summary.cpuUsPerRequest.server: low 9 is above high 8',
+    });
+    expect(check((r) => (r.cells[0].summary.throughputRps = { value: null, low: 1, high: 2 }))).toEqual({
+      ok: false,
+      reason: '$.cells[0].summary.throughputRps: an interval without a value',
+    });
+    expect(check((r) => (r.cells[0].summary.throughputRps = { value: 5, low: null, high: null })).ok).toBe(true);
+  });
+
+  it('checks enums, flags, windows and timelines', () => {
+    expect(check((r) => (r.cells[0].protocol = 'soap'))).toEqual({ ok: false, reason: '$.cells[0].protocol: expected one of rest|grpc, got "soap"' });
+    expect(check((r) => (r.cells[0].tool = 'wrk'))).toEqual({ ok: false, reason: '$.cells[0].tool: expected one of k6|ghz|h2load|oha, got "wrk"' });
+    expect(check((r) => (r.cells[0].transport = 'h3'))).toEqual({ ok: false, reason: '$.cells[0].transport: expected one of http1|h2, got "h3"' });
+    expect(check((r) => (r.cells[0].role = 'other'))).toMatchObject({ ok: false, reason: expect.stringMatching(/^\$\.cells\[0\]\.role: expected one of throughput\|latency/) });
+    expect(check((r) => (r.cells[0].windows[0].flags = [{ code: 'errors' }]))).toEqual({
+      ok: false,
+      reason: '$.cells[0].windows[0].flags[0].reason: expected a non-empty string, missing',
+    });
+    expect(check((r) => (r.cells[0].windows[0].timeline[2].p99 = 'slow'))).toEqual({
+      ok: false,
+      reason: '$.cells[0].windows[0].timeline[2].p99: expected a number or null, got "slow"',
+    });
+    expect(check((r) => (r.cells[0].headlineEligible = 'yes'))).toEqual({ ok: false, reason: '$.cells[0].headlineEligible: expected true or false, got "yes"' });
   });
 
   it('checks the temperature rules: none only without cache or for Hello', () => {
-    const run = example();
-    const i = run.cells.findIndex((c: { cacheMode: string; operation: string }) => c.cacheMode === 'hybrid' && c.operation === 'GetGroup');
-    run.cells[i].temperature = 'none';
-    expect(validateRun(run)).toMatchObject({ ok: false, reason: expect.stringMatching(/temperature: expected cold\|warm/) });
-    const hello = example();
-    expect(hello.cells.some((c: { operation: string; cacheMode: string; temperature: string }) => c.operation === 'Hello' && c.cacheMode !== 'none' && c.temperature === 'none')).toBe(true);
-    expect(validateRun(hello).ok).toBe(true);
+    expect(check((r) => (r.cells[0].temperature = 'none'))).toMatchObject({ ok: false, reason: expect.stringMatching(/temperature: expected cold\|warm/) });
+    expect(check((r) => (r.cells[6].temperature = 'warm'))).toMatchObject({ ok: false, reason: expect.stringMatching(/"none" for cacheMode none/) });
   });
 
-  it('rejects an empty object, an array and null', () => {
-    expect(validateRun({})).toEqual({ ok: false, reason: '$.schemaVersion: expected a number, missing' });
-    expect(validateRun([])).toMatchObject({ ok: false, reason: '$: expected an object, got []' });
-    expect(validateRun(null)).toMatchObject({ ok: false });
+  it('checks the spectrum ascends within 0..100', () => {
+    expect(check((r) => (r.cells[0].summary.spectrum[3].percentile = 1))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^\$\.cells\[0\]\.summary\.spectrum\[3\]\.percentile: 1 does not ascend/),
+    });
+    expect(check((r) => (r.cells[0].summary.spectrum.at(-1).percentile = 101))).toMatchObject({ ok: false, reason: expect.stringMatching(/a percentile from 0 to 100/) });
   });
 
-  it('reports an old schema version as unexpected', () => {
-    const run = example();
-    run.schemaVersion = 0;
-    expect(validateRun(run)).toEqual({ ok: false, reason: '$.schemaVersion: expected 1, got 0' });
+  it('checks sweeps: points name cells of the run, knee object or null', () => {
+    expect(check((r) => (r.sweeps[0].points[0].cellId = 'nope'))).toEqual({ ok: false, reason: '$.sweeps[0].points[0].cellId: no cell "nope" in $.cells' });
+    expect(check((r) => delete r.sweeps[0].knee)).toEqual({ ok: false, reason: '$.sweeps[0].knee: expected an object or null, missing' });
+    expect(check((r) => (r.sweeps[0].knee = null)).ok).toBe(true);
+    expect(check((r) => delete r.sweeps)).toEqual({ ok: false, reason: '$.sweeps: expected an array, missing' });
+  });
+
+  it('checks headlines: verdicts, and number-or-null values; a missing reason is tolerated', () => {
+    expect(check((r) => (r.headline.grpcOverRestP50Warm.verdict = 'maybe'))).toEqual({
+      ok: false,
+      reason: '$.headline.grpcOverRestP50Warm.verdict: expected one of finding|inconclusive|flagged|missing, got "maybe"',
+    });
+    expect(check((r) => (r.headline.grpcOverRestP50Warm = 0.83))).toEqual({ ok: false, reason: '$.headline.grpcOverRestP50Warm: expected an object, got 0.83' });
+    expect(check((r) => (r.headline.tlsOverPlainP50Grpc.reason = null)).ok).toBe(true);
+    expect(check((r) => (r.headline.grpcOverRestP50Warm.pairs[0].excluded = 0))).toMatchObject({ ok: false, reason: expect.stringMatching(/pairs\[0\]\.excluded: expected true or false/) });
+  });
+
+  it('rejects two cells with one id', () => {
+    expect(check((r) => (r.cells[1].id = r.cells[0].id))).toEqual({ ok: false, reason: `$.cells[1].id: "${rawRun().cells[0].id}" is used by another cell too` });
+  });
+
+  it('checks the environment fields it shows when they are there', () => {
+    expect(check((r) => (r.environment.placement.method = 'cgroups'))).toMatchObject({ ok: false, reason: expect.stringMatching(/^\$\.environment\.placement\.method/) });
+    expect(check((r) => delete r.environment.placement).ok).toBe(true);
   });
 });
 
@@ -104,11 +148,12 @@ describe('validateIndex', () => {
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.value.runs).toHaveLength(6);
-      expect(r.value.runs[0]).toMatchObject({ runId: '20261125T090000Z-quick-2222222', path: '20261125T090000Z-quick-2222222/run.json', profile: 'quick' });
+      expect(r.value.runs[0]).toMatchObject({ runId: RUN_B, path: `${RUN_B}/run.json`, profile: 'quick' });
     }
   });
 
-  it('rejects an entry without a path and a newer index', () => {
+  it('reads index versions 1 and 2, rejects an entry without a path and a newer index', () => {
+    expect(validateIndex({ schemaVersion: 2, runs: [] }).ok).toBe(true);
     expect(validateIndex({ schemaVersion: 1, runs: [{ runId: 'x' }] })).toEqual({ ok: false, reason: '$.runs[0].path: expected a non-empty string, missing' });
     expect(validateIndex({ schemaVersion: 3, runs: [] })).toMatchObject({ ok: false, reason: expect.stringMatching(/schema version 3/) });
   });

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Chart as ChartJS } from 'chart.js';
 import { Chart } from 'react-chartjs-2';
-import { toChartData, toChartOptions } from '../chartConfig';
+import { chartType, toChartData, toChartOptions } from '../chartConfig';
 import type { ChartSpec } from '../data/charts';
 import { toCsv } from '../data/csv';
 import { downloadText, downloadUrl, slug } from '../download';
@@ -25,7 +25,7 @@ function exportPng(spec: ChartSpec, hidden: Set<string>): void {
     subtitle: { display: Boolean(spec.subtitle), text: spec.subtitle ?? '', padding: { bottom: 8 } },
     legend: { display: true, position: 'bottom', labels: { boxWidth: 36, filter: (item) => inLegend.has(item.text) } },
   };
-  const chart = new ChartJS(canvas, { type: spec.kind, data: toChartData(spec, hidden), options });
+  const chart = new ChartJS(canvas, { type: chartType(spec), data: toChartData(spec, hidden), options });
   canvas.toBlob((blob) => {
     chart.destroy();
     if (!blob) return;
@@ -51,7 +51,8 @@ export function ChartCard({ spec }: { spec: ChartSpec }) {
   };
 
   return (
-    <section className="card chart-card" data-chart={spec.key} data-empty={empty ? 'true' : 'false'}>
+    <section className="card chart-card" data-chart={spec.key} data-empty={empty ? 'true' : 'false'}
+      data-error-bars={spec.errorBars ? 'true' : 'false'}>
       <header className="card-head">
         <div>
           <h3>{spec.title}</h3>
@@ -76,8 +77,15 @@ export function ChartCard({ spec }: { spec: ChartSpec }) {
         <>
           <Legend spec={spec} hidden={hidden} onToggle={toggle} />
           <div className="chart-box">
-            <Chart type={spec.kind} data={data} options={options} aria-label={spec.title} role="img" />
+            <Chart type={chartType(spec)} data={data} options={options} aria-label={spec.title} role="img" />
           </div>
+          {spec.notes && spec.notes.length > 0 && (
+            <ul className="chart-notes" data-testid="chart-notes">
+              {spec.notes.map((n, i) => (
+                <li key={i} className={n.startsWith('Greyed:') ? 'flag-note' : undefined}>{n}</li>
+              ))}
+            </ul>
+          )}
           <details className="table-details" open>
             <summary>Plotted numbers ({spec.table.rows.length} rows)</summary>
             <DataTable table={spec.table} caption={spec.title} />

@@ -55,7 +55,7 @@ export function FilterBar({ resolved, show, onChange, children }: Props) {
       )}
       {on('tool') && (
         <Select label="Tool" name="tool" value={resolved.tool}
-          options={[...o.tools.map((v) => ({ value: v, label: v === 'k6' ? 'k6 (both wires)' : 'ghz (gRPC only)' })), { value: 'all', label: 'all tools' }]}
+          options={[...o.tools.map((v, i) => ({ value: v, label: o.toolLabels[i] })), { value: 'all', label: 'all tools' }]}
           onChange={(v) => onChange({ tool: v as Filters['tool'] })} />
       )}
       {on('model') && o.models.length > 1 && (

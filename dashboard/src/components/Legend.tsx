@@ -1,8 +1,8 @@
 import type { ChartSpec, SeriesSpec } from '../data/charts';
-import { CACHE_DASH, protocolColour } from '../data/style';
+import { CACHE_DASH, FLAGGED_COLOUR, protocolColour } from '../data/style';
 
 function Swatch({ series, kind }: { series: SeriesSpec; kind: ChartSpec['kind'] }) {
-  const colour = protocolColour(series.protocol, series.shade);
+  const colour = series.flag ? FLAGGED_COLOUR : protocolColour(series.protocol, series.shade);
   if (kind === 'bar') {
     return (
       <svg width="18" height="12" aria-hidden="true">
@@ -13,7 +13,7 @@ function Swatch({ series, kind }: { series: SeriesSpec; kind: ChartSpec['kind'] 
       </svg>
     );
   }
-  const dash = CACHE_DASH[series.cacheMode ?? 'none'].join(' ');
+  const dash = (series.dash ?? CACHE_DASH[series.cacheMode ?? 'none']).join(' ');
   return (
     <svg width="36" height="12" aria-hidden="true">
       <line x1="1" y1="6" x2="35" y2="6" stroke={colour} strokeWidth="2.5" strokeDasharray={dash} />
@@ -30,9 +30,9 @@ export function Legend({ spec, hidden, onToggle }: { spec: ChartSpec; hidden: Se
         <li key={s.label}>
           <button
             type="button"
-            className={hidden.has(s.label) ? 'legend-item off' : 'legend-item'}
+            className={`legend-item${hidden.has(s.label) ? ' off' : ''}${s.flag ? ' flagged' : ''}`}
             aria-pressed={!hidden.has(s.label)}
-            title="Show or hide this series"
+            title={s.flag ? `Show or hide this series (greyed: ${s.flag})` : 'Show or hide this series'}
             onClick={() => onToggle(s.label)}
           >
             <Swatch series={s} kind={spec.kind} />

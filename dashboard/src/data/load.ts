@@ -47,6 +47,9 @@ export async function loadRun(entry: IndexEntry, fetcher: typeof fetch = fetch):
     const res = await fetcher(url, { cache: 'no-store' });
     if (!res.ok) return { entry, status: 'unreadable', reason: `${url}: HTTP ${res.status}` };
     const parsed = parseRun(await res.text());
+    if (!parsed.ok && parsed.older) {
+      return { entry, status: 'older', schemaVersion: parsed.older.schemaVersion, reason: parsed.reason };
+    }
     if (!parsed.ok) return { entry, status: 'unreadable', reason: parsed.reason };
     return { entry, status: 'ok', run: parsed.value };
   } catch (e) {

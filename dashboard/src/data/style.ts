@@ -37,10 +37,20 @@ export function protocolColour(protocol: Protocol, shade = 0): string {
   return `#${mixed.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
 }
 
-/** ghz is the gRPC specialist; its series use a lighter shade of the gRPC colour. */
+/**
+ * k6 drives both wires and is drawn in the protocol colour itself; the single-wire specialists
+ * (ghz for gRPC, h2load and oha for REST) in lighter shades of it.
+ */
 export function toolShade(tool: Tool): number {
-  return tool === 'ghz' ? 0.45 : 0;
+  return { k6: 0, ghz: 0.45, h2load: 0.45, oha: 0.3 }[tool];
 }
+
+/** Flagged cells and windows: drawn in this grey instead of their colour (with the reason beside). */
+export const FLAGGED_COLOUR = '#b4b4b4';
+/** Error bars (the 95 % interval): near black, darker than any text or protocol colour. */
+export const ERROR_BAR_COLOUR = '#111111';
+/** Error bars of a flagged point. */
+export const FLAGGED_ERROR_BAR_COLOUR = '#8a8a8a';
 
 /** "REST", or "gRPC · TLS" for cells measured over TLS: the Protocol column of the tables. */
 export function protocolLabel(protocol: Protocol, tls = false): string {

@@ -6,81 +6,28 @@ import {
   TOOLS,
   type CacheMode,
   type Cell,
+  type Flag,
+  type Interval,
   type LoadModel,
-  type Measurement,
   type Operation,
   type Protocol,
   type Temperature,
   type Tool,
 } from './types';
+import { PROTOCOL_LABELS } from './style';
 import type { Filters } from './urlState';
-
-// ---------- numbers ----------
-
-export function median(values: number[]): number | null {
-  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return null;
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
-/** Rounds derived numbers so that tables and tooltips do not show float noise. */
-export function round(x: number | null, digits = 4): number | null {
-  if (x === null || !Number.isFinite(x)) return null;
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
-
-/** a ÷ b, or null when either is missing or b is zero. */
-export function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
-  if (a === null || a === undefined || b === null || b === undefined || b === 0) return null;
-  return round(a / b);
-}
-
-/** How much `after` improves on `before`, in %, for a lower-is-better metric (latency). */
-export function reductionPct(before: number | null, after: number | null): number | null {
-  if (before === null || after === null || before === 0) return null;
-  return round(((before - after) / before) * 100, 2);
-}
-
-/** How much `after` improves on `before`, in %, for a higher-is-better metric (throughput). */
-export function gainPct(before: number | null, after: number | null): number | null {
-  if (before === null || after === null || before === 0) return null;
-  return round((after / before - 1) * 100, 2);
-}
 
 // ---------- fits ----------
 
-export interface LinearFit {
-  a: number;
-  b: number;
-  r2: number | null;
-}
-
-/** Least squares y = a + b·x. Null with fewer than two distinct x. */
-export function linearFit(points: { x: number; y: number }[]): LinearFit | null {
-  const n = points.length;
-  if (n < 2) return null;
-  const mx = points.reduce((s, p) => s + p.x, 0) / n;
-  const my = points.reduce((s, p) => s + p.y, 0) / n;
-  const sxx = points.reduce((s, p) => s + (p.x - mx) ** 2, 0);
-  if (sxx === 0) return null;
-  const sxy = points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0);
-  const b = sxy / sxx;
-  const a = my - b * mx;
-  const ssTot = points.reduce((s, p) => s + (p.y - my) ** 2, 0);
-  const ssRes = points.reduce((s, p) => s + (p.y - (a + b * p.x)) ** 2, 0);
-  return { a, b, r2: ssTot === 0 ? null : 1 - ssRes / ssTot };
-}
-
+/** The run's fitted line A + B·N at N (drawing the bench's fit; the numbers shown are A, B, R²). */
 export function fitValue(fit: { a: number; b: number }, n: number): number {
   return fit.a + fit.b * n;
 }
 
 // ---------- filters ----------
 
-/** Whether a cell (or fit) ran over TLS; cells of runs written before the tls dimension ran plain. */
-export function isTls(c: { tls?: boolean }): boolean {
+/** Whether a cell, fit or sweep ran over TLS. */
+export function isTls(c: { tls: boolean }): boolean {
   return c.tls === true;
 }
 
@@ -89,6 +36,8 @@ export interface FilterOptions {
   pageSizes: number[];
   concurrencies: number[];
   tools: Tool[];
+  /** How the Tool filter names each tool: the wires it drove, "k6 (REST + gRPC)". */
+  toolLabels: string[];
   models: LoadModel[];
   /** The transports present: [false] for a run without TLS cells, [false, true] with both. */
   transports: boolean[];
@@ -166,7 +115,7 @@ export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
     model,
     temperature: f.temperature,
     tls,
-    options: { operations, pageSizes, concurrencies, tools, models, transports },
+    options: { operations, pageSizes, concurrencies, tools, toolLabels: tools.map((t) => toolLabel(t, cells)), models, transports },
   };
 }
 
@@ -194,7 +143,7 @@ export interface SeriesId {
   tls: boolean;
 }
 
-/** Protocol × tool pairs present, REST first, k6 before ghz. */
+/** Protocol × tool pairs present, REST first, then the tools in TOOLS order (k6 first). */
 export function seriesIds(cells: Cell[]): SeriesId[] {
   const ids: SeriesId[] = [];
   for (const protocol of PROTOCOLS) {
@@ -232,25 +181,76 @@ export function cacheStateLabel(s: CacheState): string {
   return s.temperature === 'none' ? `${s.cacheMode} (not used)` : `${s.cacheMode} · ${s.temperature}`;
 }
 
-export type Pick = (m: Measurement) => number | null;
+/** A figure of a cell with its 95 % interval where run.json has one (low/high null otherwise). */
+export type Pick = (c: Cell) => Interval;
+
+const only = (value: number | null): Interval => ({ value, low: null, high: null });
 
 export const metrics = {
-  p50: (m: Measurement) => m.latencyMs.p50,
-  p95: (m: Measurement) => m.latencyMs.p95,
-  p99: (m: Measurement) => m.latencyMs.p99,
-  throughput: (m: Measurement) => m.throughputRps,
-  bodyBytes: (m: Measurement) => m.bodyBytes,
-  wireSent: (m: Measurement) => m.wireBytesSentPerRequest,
-  wireReceived: (m: Measurement) => m.wireBytesReceivedPerRequest,
-  hitL1: (m: Measurement) => m.hitRatio.l1,
-  hitL2: (m: Measurement) => m.hitRatio.l2,
-  hitOverall: (m: Measurement) => m.hitRatio.overall,
+  /** Median over windows of each window's p50, with its interval. */
+  p50: (c: Cell) => c.summary.latencyIntervalMs.p50,
+  /** Median over windows of each window's p99, with its interval. */
+  p99: (c: Cell) => c.summary.latencyIntervalMs.p99,
+  /** Pooled over all windows (no interval in run.json). */
+  p95: (c: Cell) => only(c.summary.latencyMs.p95),
+  throughput: (c: Cell) => c.summary.throughputRps,
+  serverCpu: (c: Cell) => c.summary.cpuUsPerRequest.server,
+  bodyBytes: (c: Cell) => only(c.summary.bodyBytes),
+  wireSent: (c: Cell) => only(c.summary.wireBytesSentPerRequest),
+  wireReceived: (c: Cell) => only(c.summary.wireBytesReceivedPerRequest),
+  hitL1: (c: Cell) => only(c.summary.hitRatio.l1),
+  hitL2: (c: Cell) => only(c.summary.hitRatio.l2),
+  hitOverall: (c: Cell) => only(c.summary.hitRatio.overall),
 } satisfies Record<string, Pick>;
 
-/** The median of a metric over the cells' summaries (usually exactly one cell matches). */
-export function summaryValue(cells: Cell[], pick: Pick): number | null {
-  const values = cells.map((c) => pick(c.summary)).filter((v): v is number => v !== null);
-  return median(values);
+/** Whether a cell is flagged: any window or cell flag, or left out of the headline ratios. */
+export function isFlagged(c: Cell): boolean {
+  return c.flags.length > 0 || !c.headlineEligible;
+}
+
+/**
+ * The plain-words reasons a cell is flagged (the bench's own), or null. A flag the bench repeats
+ * for several windows ("rep 1: …", "rep 2: …") is given once, with how many more windows share it;
+ * allFlags has every reason.
+ */
+export function flagReason(c: Cell): string | null {
+  return flagsSummary(c.flags) ?? (c.headlineEligible ? null : 'left out of the headline ratios by the bench');
+}
+
+/** Flags in short: each code once ("rep 1: …"), with how many more windows share it; or null. */
+export function flagsSummary(flags: Flag[]): string | null {
+  if (flags.length === 0) return null;
+  const byCode = new Map<string, Flag[]>();
+  for (const f of flags) byCode.set(f.code, [...(byCode.get(f.code) ?? []), f]);
+  return [...byCode.values()]
+    .map((fs) => (fs.length > 1 ? `${fs[0].reason} (and ${fs.length - 1} more window${fs.length > 2 ? 's' : ''} flagged ${fs[0].code})` : fs[0].reason))
+    .join('; ');
+}
+
+/** Every flag reason of a cell, as the bench wrote them, or null. */
+export function allFlags(c: Cell): string | null {
+  return c.flags.length > 0 ? flagsText(c.flags) : flagReason(c);
+}
+
+/** Reasons of a list of flags (window or sweep point), or null. */
+export function flagsText(flags: Flag[]): string | null {
+  return flags.length > 0 ? flags.map((f) => f.reason).join('; ') : null;
+}
+
+/**
+ * The one cell that stands for a group (usually exactly one matches): an unflagged one before a
+ * flagged one, then the one with the most samples. The dashboard shows that cell's figures as
+ * run.json holds them; it does not average cells.
+ */
+export function pickCell(cells: Cell[]): Cell | null {
+  if (cells.length === 0) return null;
+  return [...cells].sort((a, b) => Number(isFlagged(a)) - Number(isFlagged(b)) || b.summary.samples - a.summary.samples)[0];
+}
+
+/** A figure of the cell that stands for the group, and that cell. */
+export function estimate(cells: Cell[], pick: Pick): Interval & { cell: Cell | null } {
+  const c = pickCell(cells.filter((x) => pick(x).value !== null)) ?? null;
+  return c ? { ...pick(c), cell: c } : { value: null, low: null, high: null, cell: null };
 }
 
 export function where(cells: Cell[], match: Partial<Cell>): Cell[] {
@@ -260,8 +260,14 @@ export function where(cells: Cell[], match: Partial<Cell>): Cell[] {
 
 /** A cell's identity across runs: everything that defines the measurement, not its id. */
 export function cellKey(c: Cell): string {
-  return [c.protocol, c.tool, c.operation, c.pageSize ?? '-', c.cacheMode, c.temperature, c.model, c.concurrency,
-    isTls(c) ? 'tls' : 'plain'].join('|');
+  return [c.protocol, c.tool, c.transport, c.operation, c.pageSize ?? '-', c.cacheMode, c.temperature, c.model, c.concurrency,
+    c.targetRate ?? '-', isTls(c) ? 'tls' : 'plain'].join('|');
+}
+
+/** Which wires a tool drove in these cells, for the Tool filter: "k6 (REST + gRPC)", "ghz (gRPC)". */
+export function toolLabel(tool: Tool, cells: Cell[]): string {
+  const wires = PROTOCOLS.filter((p) => cells.some((c) => c.tool === tool && c.protocol === p));
+  return wires.length === 0 ? tool : `${tool} (${wires.map((p) => PROTOCOL_LABELS[p]).join(' + ')})`;
 }
 
 export function users(n: number): string {

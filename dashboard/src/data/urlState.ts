@@ -1,12 +1,15 @@
 // The view and filters live in the URL hash (#/view?key=value), so a link reproduces a page.
 import { MODELS, OPERATIONS, TOOLS, type LoadModel, type Operation, type Tool } from './types';
 
-export const VIEWS = ['overview', 'concurrency', 'payload', 'cache', 'compare'] as const;
+export const VIEWS = ['overview', 'concurrency', 'latency', 'timeline', 'cells', 'payload', 'cache', 'compare'] as const;
 export type View = (typeof VIEWS)[number];
 
 export const VIEW_TITLES: Record<View, string> = {
   overview: 'Overview',
   concurrency: 'Concurrency',
+  latency: 'Latency',
+  timeline: 'Over time',
+  cells: 'Cells & CPU',
   payload: 'Payload scaling',
   cache: 'Cache',
   compare: 'Compare runs',
@@ -29,6 +32,8 @@ export interface UrlState {
   view: View;
   run: string | null;
   runB: string | null;
+  /** The cell the Over time view shows (null: the first cell the filters select). */
+  cell: string | null;
   filters: Filters;
 }
 
@@ -42,7 +47,7 @@ export const DEFAULT_FILTERS: Filters = {
   tls: false,
 };
 
-export const DEFAULT_STATE: UrlState = { view: 'overview', run: null, runB: null, filters: DEFAULT_FILTERS };
+export const DEFAULT_STATE: UrlState = { view: 'overview', run: null, runB: null, cell: null, filters: DEFAULT_FILTERS };
 
 function pick<T extends string>(v: string | null, allowed: readonly T[]): T | null {
   return v !== null && (allowed as readonly string[]).includes(v) ? (v as T) : null;
@@ -63,6 +68,7 @@ export function parseHash(hash: string): UrlState {
     view: pick(path, VIEWS) ?? DEFAULT_STATE.view,
     run: params.get('run') || null,
     runB: params.get('runB') || null,
+    cell: params.get('cell') || null,
     filters: {
       operation: pick(params.get('op'), OPERATIONS),
       pageSize: positiveInt(params.get('n')),
@@ -79,6 +85,7 @@ export function formatHash(state: UrlState): string {
   const params = new URLSearchParams();
   if (state.run) params.set('run', state.run);
   if (state.runB) params.set('runB', state.runB);
+  if (state.cell) params.set('cell', state.cell);
   const f = state.filters;
   if (f.operation) params.set('op', f.operation);
   if (f.pageSize !== null) params.set('n', String(f.pageSize));

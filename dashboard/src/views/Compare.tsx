@@ -1,8 +1,10 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
 import { compareChart, environmentRows, pairCells } from '../data/charts';
-import { describeFilters, ratio, selectCells } from '../data/transforms';
-import type { Run } from '../data/types';
+import { VERDICT_TITLES } from '../components/HeadlineCard';
+import { formatInterval } from '../data/format';
+import { describeFilters, selectCells } from '../data/transforms';
+import type { Headline, Run } from '../data/types';
 import type { CompareProps } from './viewProps';
 
 function runLabel(r: Run): string {
@@ -40,22 +42,29 @@ function EnvironmentTable({ a, b }: { a: Run; b: Run }) {
 
 function HeadlineTable({ a, b }: { a: Run; b: Run }) {
   const keys = [...new Set([...Object.keys(a.headline), ...Object.keys(b.headline)])];
-  const num = (v: unknown) => (typeof v === 'number' ? v : null);
+  const cell = (h: Headline | undefined) =>
+    h ? (
+      <td className={h.verdict === 'finding' ? 'num' : 'num muted'} title={h.reason ?? undefined}>
+        {formatInterval({ value: h.value, low: h.low, high: h.high }, '×')} <span className="verdict-word">{VERDICT_TITLES[h.verdict].toLowerCase()}</span>
+      </td>
+    ) : (
+      <td className="num">—</td>
+    );
   return (
-    <section className="card">
+    <section className="card wide" data-testid="compare-headlines">
       <h3>Headline ratios</h3>
+      <p className="subtitle">Each run’s own ratio with its 95 % interval and verdict (muted: not a finding).</p>
       <div className="table-wrap">
         <table className="data">
           <thead>
-            <tr><th scope="col">Headline</th><th scope="col">Run A</th><th scope="col">Run B</th><th scope="col">B ÷ A</th></tr>
+            <tr><th scope="col">Headline</th><th scope="col">Run A</th><th scope="col">Run B</th></tr>
           </thead>
           <tbody>
             {keys.map((k) => (
               <tr key={k}>
                 <th scope="row">{k}</th>
-                <td className="num">{num(a.headline[k]) ?? '—'}</td>
-                <td className="num">{num(b.headline[k]) ?? '—'}</td>
-                <td className="num">{ratio(num(b.headline[k]), num(a.headline[k])) ?? '—'}</td>
+                {cell(a.headline[k])}
+                {cell(b.headline[k])}
               </tr>
             ))}
           </tbody>
@@ -94,8 +103,9 @@ export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: Compar
       <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
       <p className="explain">
         Run A is the run chosen at the top (before), run B the one chosen here (after). Cells are matched by protocol, tool,
-        operation, page size, cache mode, temperature, load model and concurrency: {pairs.length} matched
-        {onlyA + onlyB > 0 && `, ${onlyA} only in A, ${onlyB} only in B (not plotted)`}.
+        transport, operation, page size, cache mode, temperature, load model, concurrency and rate: {pairs.length} matched
+        {onlyA + onlyB > 0 && `, ${onlyA} only in A, ${onlyB} only in B (not plotted)`}. Each bar carries its own 95 %
+        interval; where the intervals of A and B overlap, the change is not shown to be real.
       </p>
       <div className="grid">
         <ChartCard spec={compareChart(pairs, 'p50', subtitle)} />

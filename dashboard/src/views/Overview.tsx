@@ -1,60 +1,34 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { cachingImprovement, latencyByCacheState, payloadSize, show } from '../data/charts';
-import { describeFilters, isTls, selectCells } from '../data/transforms';
+import { HeadlineCard } from '../components/HeadlineCard';
+import { latencyByCacheState, payloadSize, throughputByCacheState } from '../data/charts';
+import { describeFilters, isFlagged, selectCells } from '../data/transforms';
 import type { Run } from '../data/types';
 import type { ViewProps } from './viewProps';
 
-const HEADLINES: { key: string; label: string; hint: string }[] = [
+export const HEADLINES: { key: string; label: string; hint: string }[] = [
   { key: 'grpcOverRestP50Warm', label: 'gRPC ÷ REST p50 latency (warm)', hint: 'below 1: gRPC answers faster' },
+  { key: 'grpcOverRestThroughputWarm', label: 'gRPC ÷ REST throughput (warm)', hint: 'above 1: gRPC serves more requests' },
+  { key: 'grpcOverRestServerCpuPerRequest', label: 'gRPC ÷ REST server CPU per request', hint: 'below 1: a gRPC call costs the server less CPU' },
   { key: 'warmHybridOverNoneThroughput', label: 'Warm hybrid ÷ no-cache throughput', hint: 'how many times more requests the L1+L2 cache serves' },
   { key: 'jsonOverProtobufBodyBytes', label: 'JSON ÷ Protobuf body bytes', hint: 'how much larger the JSON body is' },
   { key: 'getGroupOverHelloThroughput', label: 'GetGroup ÷ hello-world throughput', hint: 'share of the bare framework’s rate' },
-  // the tls dimension: what encryption costs per wire (absent in runs without TLS cells)
   { key: 'tlsOverPlainP50Rest', label: 'REST · TLS ÷ plain p50 latency', hint: 'above 1: what HTTPS adds to a call' },
   { key: 'tlsOverPlainP50Grpc', label: 'gRPC · TLS ÷ plain p50 latency', hint: 'above 1: what TLS adds to a call' },
   { key: 'tlsOverPlainThroughputRest', label: 'REST · TLS ÷ plain throughput', hint: 'below 1: the capacity HTTPS costs' },
   { key: 'tlsOverPlainThroughputGrpc', label: 'gRPC · TLS ÷ plain throughput', hint: 'below 1: the capacity TLS costs' },
 ];
 
-/** The bench's description of how a headline was made (and why it is missing, if it is). */
-function detailFor(run: Run, key: string): string | null {
-  const d = run.headlineDetail;
-  if (!d || typeof d !== 'object' || !(key in d)) return null;
-  const item = (d as Record<string, unknown>)[key];
-  if (item && typeof item === 'object') {
-    const { description, reason, pairs } = item as { description?: unknown; reason?: unknown; pairs?: unknown };
-    const parts = [
-      typeof description === 'string' ? description : null,
-      Array.isArray(pairs) && pairs.length > 0 ? `median of ${pairs.length} cell pair${pairs.length > 1 ? 's' : ''}` : null,
-      typeof reason === 'string' && reason ? `not measured: ${reason}` : null,
-    ].filter(Boolean);
-    if (parts.length > 0) return parts.join('; ');
-  }
-  return show(item);
-}
-
 function Headlines({ run }: { run: Run }) {
   const known = HEADLINES.map((h) => h.key);
   const extra = Object.keys(run.headline).filter((k) => !known.includes(k));
-  // the TLS cards only for a run that measured over TLS: older runs and plain-only profiles have no pair
-  const hasTls = run.cells.some(isTls);
-  const items = [...HEADLINES, ...extra.map((key) => ({ key, label: key, hint: '' }))].filter(
-    (h) => hasTls || !h.key.startsWith('tlsOverPlain'),
-  );
+  const items = [...HEADLINES, ...extra.map((key) => ({ key, label: key, hint: '' }))].filter((h) => run.headline[h.key]);
+  if (items.length === 0) return <div className="notice">This run carries no headline ratios.</div>;
   return (
     <div className="headlines" data-testid="headlines">
-      {items.map((h) => {
-        const v = run.headline[h.key];
-        return (
-          <div className="headline" key={h.key}>
-            <div className="big">{typeof v === 'number' ? `${v.toFixed(2)}×` : '—'}</div>
-            <div className="headline-label">{h.label}</div>
-            <div className="headline-hint">{typeof v === 'number' ? `${v} exactly; ` : 'not measured in this run; '}{h.hint}</div>
-            {detailFor(run, h.key) && <div className="headline-detail">{detailFor(run, h.key)}</div>}
-          </div>
-        );
-      })}
+      {items.map((h) => (
+        <HeadlineCard key={h.key} name={h.key} label={h.label} hint={h.hint} headline={run.headline[h.key]} />
+      ))}
     </div>
   );
 }
@@ -62,16 +36,28 @@ function Headlines({ run }: { run: Run }) {
 export function Overview({ run, resolved, onFilters }: ViewProps) {
   const cells = selectCells(run.cells, resolved);
   const subtitle = describeFilters(resolved);
+  const flagged = run.cells.filter(isFlagged).length;
   return (
     <>
+      <p className="explain">
+        Each headline is a ratio of cell pairs with its 95 % bootstrap interval (over the measured windows). Only a
+        <strong> finding</strong> is a result: an interval that includes 1, flagged cells or a missing pair are shown
+        muted, with the bench’s reason.
+      </p>
       <Headlines run={run} />
+      {flagged > 0 && (
+        <p className="notice warn" data-testid="flagged-summary">
+          {flagged} of {run.cells.length} cells are flagged by the bench (drawn grey, reasons under each chart and in the
+          Cells &amp; CPU table); they are left out of the headline ratios.
+        </p>
+      )}
       <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
       <div className="grid">
         <ChartCard spec={latencyByCacheState(cells, subtitle)} />
+        <ChartCard spec={throughputByCacheState(cells, subtitle)} />
         <ChartCard spec={payloadSize(cells, subtitle)} />
-        <ChartCard spec={cachingImprovement(cells, subtitle)} />
       </div>
-      {run.notes && run.notes.length > 0 && (
+      {run.notes.length > 0 && (
         <section className="card">
           <h3>Notes from the bench</h3>
           <ul>{run.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>

@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { bodyBytesByPageSize, fitsFor, payloadScalingChart } from '../data/charts';
+import { bodyBytesByPageSize, payloadScalingChart } from '../data/charts';
 import { distinct, isTls, mostCommon, users } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 
@@ -12,27 +12,26 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
       isTls(c) === resolved.tls &&
       (resolved.tool === 'all' || c.tool === resolved.tool),
   );
-  const { fits, computed } = fitsFor(run.fits, paged);
-  const candidates = fits.filter(
+  const candidates = run.fits.filter(
     (f) =>
       isTls(f) === resolved.tls &&
       (resolved.tool === 'all' || f.tool === resolved.tool) &&
       (f.temperature === 'none' || f.temperature === resolved.temperature),
   );
   // A sweep over page sizes runs at one concurrency; a profile may sweep at several.
-  const levels = distinct(candidates.map((f) => f.concurrency ?? 0)).sort((a, b) => a - b);
+  const levels = distinct(candidates.map((f) => f.concurrency)).sort((a, b) => a - b);
   const level =
     filters.concurrency !== null && levels.includes(filters.concurrency)
       ? filters.concurrency
-      : mostCommon(candidates.map((f) => f.concurrency ?? 0));
-  const shown = candidates.filter((f) => (f.concurrency ?? 0) === level);
+      : mostCommon(candidates.map((f) => f.concurrency));
+  const shown = candidates.filter((f) => f.concurrency === level);
   const op = shown[0]?.operation ?? paged[0]?.operation ?? 'ListGroups';
   const tool = resolved.tool === 'all' ? 'all tools' : resolved.tool;
   const subtitle = `${op}, ${level ? `${users(level)}, ` : ''}${tool}; cache modes ${resolved.temperature}`;
   return (
     <>
       <FilterBar resolved={resolved} show={['tool', 'model', 'temperature', 'tls']} onChange={onFilters}>
-        {levels.length > 0 && levels[0] !== 0 && (
+        {levels.length > 0 && (
           <label className="filter">
             <span>Concurrency</span>
             <select name="c" value={String(level)} onChange={(e) => onFilters({ concurrency: Number(e.target.value) })}>
@@ -44,11 +43,11 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
         )}
       </FilterBar>
       <p className="explain">
-        Cycle time = A + B·N over page size N: A is the fixed cost per request (ms), B the cost per row (ms/row).
-        {computed && shown.length > 0 && ' This run carries no fits; the dashboard fitted these from the cells.'}
+        Cycle time = A + B·N over page size N: A is the fixed cost per request (ms), B the cost per row (ms/row). The fits
+        are the bench’s (run.json’s fits); the dashboard draws them and does not fit anything itself.
       </p>
       {shown.length === 0 ? (
-        <div className="notice">This run has no page-size sweep to fit (it needs at least two page sizes).</div>
+        <div className="notice">This run carries no page-size fit for these filters (the bench fits a sweep of at least two page sizes).</div>
       ) : (
         <div className="grid">
           <ChartCard spec={payloadScalingChart(shown, subtitle)} />

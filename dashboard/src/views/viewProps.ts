@@ -8,6 +8,11 @@ export interface ViewProps {
   filters: Filters;
   resolved: Resolved;
   onFilters: (patch: Partial<Filters>) => void;
+  /** The cell chosen for the Over time view (from the URL), and how to choose another. */
+  cellId: string | null;
+  onCell: (cellId: string) => void;
+  /** A link to a cell's windows (the Over time view). */
+  cellHref: (cellId: string) => string;
 }
 
 export interface CompareProps extends ViewProps {

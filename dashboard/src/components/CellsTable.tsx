@@ -1,0 +1,84 @@
+import { toCsv } from '../data/csv';
+import { formatCount, formatFraction, formatInterval, formatNumber, formatValue } from '../data/format';
+import { cellsTable } from '../data/tables';
+import { flagReason } from '../data/transforms';
+import type { Cell } from '../data/types';
+import { downloadText } from '../download';
+
+/**
+ * Every cell of the run, one row each: its figures with their 95 % intervals, the server CPU per
+ * request, the generator's cores, dropped arrivals (open model) and the bench's flags. A flagged
+ * row is greyed, its reasons in the Flags column and the row's tooltip.
+ */
+export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref: (id: string) => string; runId: string }) {
+  const exportCsv = () => {
+    const t = cellsTable(cells);
+    downloadText(toCsv(t.columns, t.rows), `${runId}-cells.csv`, 'text/csv');
+  };
+  return (
+    <section className="card wide" data-testid="cells-table">
+      <header className="card-head">
+        <div>
+          <h3>Cells</h3>
+          <p className="subtitle">
+            All {cells.length} cells of the run (closed model: a fixed number of users; open model: a target arrival rate). Intervals are 95 % bootstrap intervals over the windows; a cell id opens its
+            windows over time. Greyed: flagged by the bench, with its reason under the id (every reason in the CSV).
+          </p>
+        </div>
+        <div className="card-actions">
+          <button type="button" onClick={exportCsv}>CSV</button>
+        </div>
+      </header>
+      <div className="table-wrap tall">
+        <table className="data cells">
+          <thead>
+            <tr>
+              <th scope="col">Cell</th>
+              <th scope="col">Role</th>
+              <th scope="col">Users</th>
+              <th scope="col">Target rate</th>
+              <th scope="col">Throughput (req/s)</th>
+              <th scope="col">p50 (ms)</th>
+              <th scope="col">p99 (ms)</th>
+              <th scope="col">Server CPU (µs/request)</th>
+              <th scope="col">Generator cores</th>
+              <th scope="col">Dropped arrivals</th>
+              <th scope="col">Achieved rate</th>
+              <th scope="col">Errors</th>
+              <th scope="col">Samples</th>
+              <th scope="col">Service · MariaDB · Redis (µs/request)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {cells.map((c) => {
+              const s = c.summary;
+              const flag = flagReason(c);
+              const cpu = s.cpuUsPerRequest;
+              return (
+                <tr key={c.id} data-cell={c.id} className={flag ? 'flagged' : undefined} title={flag ? `greyed: ${flag}` : undefined}>
+                  <th scope="row">
+                    <a href={cellHref(c.id)}>{c.id}</a>
+                    {flag && <div className="flag-reason">greyed: {flag}</div>}
+                  </th>
+                  <td>{c.role}</td>
+                  <td className="num">{formatCount(c.concurrency)}</td>
+                  <td className="num">{c.targetRate === null ? '—' : formatValue(c.targetRate, '/s')}</td>
+                  <td className="num">{formatInterval(s.throughputRps, '')}</td>
+                  <td className="num">{formatInterval(s.latencyIntervalMs.p50, '')}</td>
+                  <td className="num">{formatInterval(s.latencyIntervalMs.p99, '')}</td>
+                  <td className="num">{formatInterval(cpu.server, '')}</td>
+                  <td className="num">{formatValue(s.generatorCores, 'cores')}</td>
+                  <td className="num">{formatCount(s.droppedIterations)}</td>
+                  <td className="num">{s.achievedRate === null ? '—' : formatValue(s.achievedRate, '/s')}</td>
+                  <td className="num">{formatFraction(s.errorRate)}</td>
+                  <td className="num">{formatCount(s.samples)}</td>
+                  <td className="num">{[cpu.service, cpu.mariadb, cpu.redis].map((x) => formatNumber(x)).join(' · ')}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,149 @@
+// How every number on screen is printed: three significant digits (measured figures carry no
+// more), thousands separators, exact integers for counts, and the unit after the value.
+// Used by the tables, tooltips, legends, cards and axis labels alike. Exports (CSV) keep the
+// numbers as run.json holds them.
+
+/** A value with its 95 % interval (run.json's Interval); low/high null without one. */
+export interface Bounded {
+  value: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+export const SIG_DIGITS = 3;
+
+export const UNITS = {
+  ms: 'ms',
+  us: 'µs',
+  rps: 'req/s',
+  perSecond: '/s',
+  bytes: 'B',
+  cores: 'cores',
+  pct: '%',
+  ratio: '×',
+  seconds: 's',
+} as const;
+
+/** Units written straight after the number ("0.83×", "12%", "8,000/s"); the others after a space ("3 ms"). */
+const TIGHT_UNITS = new Set(['×', '%', '/s']);
+
+function finite(x: number | null | undefined): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}
+
+/** x rounded to `digits` significant digits (0 stays 0). */
+export function roundSig(x: number, digits = SIG_DIGITS): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  return Number(x.toPrecision(digits));
+}
+
+/** Decimals needed to show x at `digits` significant digits, trailing zeros dropped (0.80 → 1). */
+export function decimalsFor(x: number | null | undefined, digits = SIG_DIGITS): number {
+  if (!finite(x) || x === 0) return 0;
+  const [mantissa, exp] = Math.abs(x).toPrecision(digits).split('e');
+  const decimals = (mantissa.split('.')[1] ?? '').replace(/0+$/, '').length;
+  return Math.min(12, Math.max(0, decimals - Number(exp ?? 0)));
+}
+
+const formatters = new Map<number, Intl.NumberFormat>();
+/** x with exactly `decimals` decimals and thousands separators (en-US: 12,300.5). */
+export function fixed(x: number, decimals: number): string {
+  let f = formatters.get(decimals);
+  if (!f) {
+    f = new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    formatters.set(decimals, f);
+  }
+  const text = f.format(x);
+  return text === '-0' || /^-0\.0*$/.test(text) ? text.slice(1) : text;
+}
+
+/** 1.3488720723413612 → "1.35", 0.27335075000000003 → "0.273", 3983.4 → "3,980"; null → "—". */
+export function formatNumber(x: number | null | undefined, digits = SIG_DIGITS): string {
+  if (!finite(x)) return '—';
+  const r = roundSig(x, digits);
+  return fixed(r, decimalsFor(r, digits));
+}
+
+/** Counts are exact: 12000 → "12,000" (a non-integer is a measured figure: three digits). */
+export function formatCount(x: number | null | undefined): string {
+  if (!finite(x)) return '—';
+  return Number.isInteger(x) ? fixed(x, 0) : formatNumber(x);
+}
+
+export function withUnit(text: string, unit: string): string {
+  if (!unit || text === '—') return text;
+  return TIGHT_UNITS.has(unit) ? `${text}${unit}` : `${text} ${unit}`;
+}
+
+/** "0.273 ms", "3,980 req/s", "1.35×". */
+export function formatValue(x: number | null | undefined, unit: string): string {
+  return withUnit(formatNumber(x), unit);
+}
+
+/**
+ * A value with its 95 % interval: "0.83× [0.78–0.90]", "3,980 req/s [3,900–4,050]".
+ * The bounds share the value's decimals (three significant digits of the value), dropping the
+ * decimals none of the three needs: 0.8 [0.78–0.83] → "0.80 [0.78–0.83]", 12.3 [9.87–15.1] →
+ * "12.3 [9.9–15.1]". Without bounds (fewer than 2 windows) just the value.
+ */
+export function formatInterval(iv: Bounded | null | undefined, unit: string): string {
+  if (!iv || !finite(iv.value)) return '—';
+  const bounded = finite(iv.low) && finite(iv.high);
+  const needed = Math.max(...[iv.value, ...(bounded ? [iv.low, iv.high] : [])].map((x) => decimalsFor(x)));
+  const d = Math.min(sigDecimals(iv.value), needed);
+  // each at three significant digits at most ("301", not "301.0", beside "45.6")
+  const show = (x: number) => fixed(roundSig(x), Math.min(d, sigDecimals(x)));
+  const value = withUnit(show(iv.value), unit);
+  if (!bounded) return value;
+  return `${value} [${show(iv.low!)}–${show(iv.high!)}]`;
+}
+
+/** Decimals of x at three significant digits, trailing zeros kept (0.9 → 3: "0.900"). */
+function sigDecimals(x: number): number {
+  if (x === 0) return 0;
+  return Math.max(0, SIG_DIGITS - 1 - Math.floor(Math.log10(Math.abs(roundSig(x)))));
+}
+
+/** Just the bracketed bounds, "[0.78–0.90]", or "" without them. */
+export function formatBounds(iv: Bounded | null | undefined): string {
+  const text = formatInterval(iv, '');
+  const i = text.indexOf(' [');
+  return i < 0 ? '' : text.slice(i + 1);
+}
+
+/** A fraction 0..1 as a percentage: 0.992 → "99.2%". */
+export function formatFraction(x: number | null | undefined): string {
+  return finite(x) ? withUnit(formatNumber(x * 100), '%') : '—';
+}
+
+/** Bytes: "412 B", "6,080 B"; from 100 kB on in kB, MB, GB (powers of 1000). */
+export function formatBytes(x: number | null | undefined): string {
+  if (!finite(x)) return '—';
+  const steps: [number, string][] = [[1e9, 'GB'], [1e6, 'MB'], [1e5, 'kB']];
+  for (const [size, unit] of steps) {
+    if (Math.abs(x) >= size) return withUnit(formatNumber(x / (size === 1e5 ? 1e3 : size)), unit);
+  }
+  return withUnit(formatNumber(x), 'B');
+}
+
+/** A percentile as its name: 99.9 → "p99.9", 50 → "p50", 0 → "p0". */
+export function formatPercentile(p: number): string {
+  return `p${Number(p.toFixed(4))}`;
+}
+
+/** A percentile as an axis label: 99.99 → "99.99%". */
+export function percentileLabel(p: number): string {
+  return `${Number(p.toFixed(4))}%`;
+}
+
+export type ColumnFormat = 'text' | 'int' | 'num' | 'fraction';
+
+/** A table cell: numbers at three digits (units are in the column header), counts exact. */
+export function formatCell(v: unknown, kind: ColumnFormat = 'num'): string {
+  if (v === null || v === undefined || v === '') return '—';
+  if (typeof v !== 'number') return String(v);
+  if (kind === 'int') return formatCount(v);
+  if (kind === 'fraction') return formatFraction(v);
+  if (kind === 'text') return String(v);
+  return formatNumber(v);
+}

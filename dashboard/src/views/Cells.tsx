@@ -1,0 +1,26 @@
+import { CellsTable } from '../components/CellsTable';
+import { ChartCard } from '../components/ChartCard';
+import { FilterBar } from '../components/FilterBar';
+import { cpuPerRequestChart } from '../data/charts';
+import { describeFilters, selectCells } from '../data/transforms';
+import type { ViewProps } from './viewProps';
+
+export function Cells({ run, resolved, onFilters, cellHref }: ViewProps) {
+  const cells = selectCells(run.cells, resolved);
+  return (
+    <>
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
+      <p className="explain">
+        Server CPU per request is the measured service’s CPU plus MariaDB’s and Redis’s, per successful request, with its
+        interval; the table under the chart breaks it down and gives the load generator’s share. The table of all cells
+        below is not filtered.
+      </p>
+      <div className="grid">
+        <ChartCard spec={cpuPerRequestChart(cells, describeFilters(resolved))} />
+      </div>
+      <div className="grid">
+        <CellsTable cells={run.cells} cellHref={cellHref} runId={run.runId} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { toCsv } from '../src/data/csv';
+import { cellsTable, windowsTable } from '../src/data/tables';
+import { readRun, RUN_A } from './helpers';
+
+const A = readRun(RUN_A);
+const col = (t: { columns: string[] }, name: string) => t.columns.indexOf(name);
+
+describe('cells table', () => {
+  const t = cellsTable(A.cells);
+
+  it('one row per cell, a format per column', () => {
+    expect(t.rows).toHaveLength(A.cells.length);
+    expect(t.formats).toHaveLength(t.columns.length);
+    for (const r of t.rows) expect(r).toHaveLength(t.columns.length);
+  });
+
+  it('shows dropped arrivals, generator cores and server CPU per request with its interval', () => {
+    const open = t.rows.find((r) => r[0] === 'grpc-k6-GetGroup-hybrid-warm-c200-r16000')!;
+    const c = A.cells.find((x) => x.id === open[0])!;
+    expect(open[col(t, 'Dropped arrivals')]).toBe(c.summary.droppedIterations);
+    expect(open[col(t, 'Dropped arrivals')]).toBeGreaterThan(0);
+    expect(open[col(t, 'Achieved rate (/s)')]).toBe(c.summary.achievedRate);
+    expect(open[col(t, 'Generator cores')]).toBe(c.summary.generatorCores);
+    expect(open.slice(col(t, 'Server CPU (µs/request)'), col(t, 'Server CPU high') + 1)).toEqual([
+      c.summary.cpuUsPerRequest.server.value, c.summary.cpuUsPerRequest.server.low, c.summary.cpuUsPerRequest.server.high,
+    ]);
+    const closed = t.rows.find((r) => r[0] === 'rest-k6-GetGroup-hybrid-warm-c50')!;
+    expect(closed[col(t, 'Dropped arrivals')]).toBeNull();
+  });
+
+  it('greys flagged cells with the reason', () => {
+    const i = t.rows.findIndex((r) => r[0] === 'grpc-ghz-GetGroup-hybrid-warm-c50');
+    expect(t.rowFlags[i]).toMatch(/generator used 9\d % of its 1 core/);
+    expect(t.rows[i][col(t, 'Headline eligible')]).toBe(false);
+    expect(t.rowFlags.filter(Boolean)).toHaveLength(A.cells.filter((c) => c.flags.length > 0).length);
+  });
+
+  it('exports as CSV with the numbers as run.json holds them', () => {
+    const csv = toCsv(t.columns, t.rows);
+    expect(csv.split('\r\n')[0]).toMatch(/^Cell,Role,Protocol,Tool,Transport,TLS,/);
+    expect(csv).toContain(String(A.cells[0].summary.throughputRps.value));
+  });
+});
+
+describe('windows table', () => {
+  it('the windows of a cell in run order, flagged ones greyed', () => {
+    const hello = A.cells.find((c) => c.id === 'rest-k6-Hello-none-none-c50')!;
+    const t = windowsTable(hello);
+    expect(t.rows.map((r) => [r[0], r[1]])).toEqual([[0, 1], [0, 2], [1, 1], [1, 2]]);
+    const orders = t.rows.map((r) => r[2] as number);
+    expect([...orders].sort((a, b) => a - b)).toEqual(orders);
+    expect(t.rowFlags).toEqual([null, 'processes outside the bench used 0.31 cores (> 0.2)', null, null]);
+    expect(t.rows[0][col(t, 'Generator cores')]).toBe(hello.windows[0].generatorCores);
+  });
+});
