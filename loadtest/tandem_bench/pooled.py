@@ -175,7 +175,9 @@ def bootstrap(windows: dict[WindowKey, object], draws: Sequence[Sequence[WindowK
     """{value, low, high}: the figure on all windows, and its 95 % bootstrap interval (low and high
     null with fewer than two windows: one window says nothing of its spread)."""
     value = figure(list(windows.values())) if windows else None
-    if len(windows) < 2:
+    # no figure (e.g. a p99 from too few samples), no interval: a resample that repeats a window
+    # could reach the sample count the real windows do not
+    if len(windows) < 2 or value is None:
         return {"value": value, "low": None, "high": None}
     low, high = interval([figure(choose(windows, d)) for d in draws])
     return {"value": value, "low": low, "high": high}
@@ -190,7 +192,7 @@ def ratio_interval(num: dict[WindowKey, object], num_draws, num_figure,
         return a / b if a is not None and b not in (None, 0) else None
 
     value = div(num_figure(list(num.values())), den_figure(list(den.values())))
-    if len(num) < 2 and len(den) < 2:
+    if (len(num) < 2 and len(den) < 2) or value is None:
         return {"value": value, "low": None, "high": None}
     reps = [div(num_figure(choose(num, a)), den_figure(choose(den, b))) for a, b in zip(num_draws, den_draws)]
     low, high = interval(reps)

@@ -83,3 +83,13 @@ def test_cells_of_one_group_share_their_draws_so_ratios_are_paired():
     d = plans.for_group("hybrid", keys)
     r = pooled.ratio_interval(num, d, windows.throughput, den, d, windows.throughput)
     assert r["value"] == pytest.approx(2.0) and r["low"] == pytest.approx(2.0) and r["high"] == pytest.approx(2.0)
+
+
+def test_a_figure_the_windows_cannot_give_has_no_interval_either():
+    # windows of 600 and 300 samples: p99 needs 1,000, and a resample repeating the larger window
+    # (1,200) must not conjure an interval around a figure that is not there
+    small = {(0, 0): _data(100.0), (0, 1): _data(200.0)}
+    small[(0, 0)].counts = pooled.histogram_counts(np.full(600, 100.0))
+    small[(0, 1)].counts = pooled.histogram_counts(np.full(300, 100.0))
+    out = pooled.bootstrap(small, pooled.Plans(seed=1).for_group("g", list(small)), windows.percentile_ms(99))
+    assert out == {"value": None, "low": None, "high": None}
