@@ -207,7 +207,7 @@ async function main() {
       const inc = by.tlsOverPlainP50Grpc;
       assert(inc.muted && /^Inconclusive: the 95 % interval 0\.96–1\.15 includes 1: no difference shown$/.test(inc.verdictText), JSON.stringify(inc));
       const flagged = by.getGroupOverHelloThroughput;
-      assert(flagged.muted && /^Flagged: only flagged cell pairs were available \(rest-k6-Hello-none-none-c50 is flagged \(other-cpu\)\)/.test(flagged.verdictText), JSON.stringify(flagged));
+      assert(flagged.muted && /^Flagged: only flagged cell pairs were available \(rest-k6-Hello-none-none-c50 is flagged \(other-cpu, generator-saturated\)\)/.test(flagged.verdictText), JSON.stringify(flagged));
       const missing = by.tlsOverPlainThroughputRest;
       assert(missing.muted && missing.big === '—' && /^Missing: no TLS cell at 50 users in this profile/.test(missing.verdictText), JSON.stringify(missing));
       assert(cards.filter((c) => c.muted).every((c) => c.verdict !== 'finding'), 'a finding is muted');
@@ -276,9 +276,9 @@ async function main() {
       });
       assert(stats['timeline-latency'].greyPx > 100, `flagged window not greyed (${stats['timeline-latency'].greyPx} px)`);
       const notes = await chartNotes(page, 'timeline-latency');
-      assert(notes.join('|') === 'Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2)', notes.join(' | '));
+      assert(notes.join('|') === 'Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)', notes.join(' | '));
       const flagged = await page.$$eval('[data-testid=windows-table] tbody tr.flagged', (trs) => trs.map((t) => t.title));
-      assert(flagged.length === 1 && flagged[0] === 'greyed: processes outside the bench used 0.31 cores (> 0.2)', flagged.join(' | '));
+      assert(flagged.length === 1 && flagged[0] === 'greyed: processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)', flagged.join(' | '));
       assert(/left out of the headline ratios: rep 2: processes outside the bench/.test(await page.textContent('[data-testid=cell-flagged]')), 'no flag notice');
       // another cell through the picker: the URL follows
       await page.selectOption('select[name=cell]', 'grpc-k6-GetGroup-hybrid-cold-c50');

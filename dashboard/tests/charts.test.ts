@@ -193,9 +193,9 @@ describe('over time', () => {
 
   it('greys a flagged window, with its reason', () => {
     const spec = timelineChart(hello, 'latency');
-    expect(spec.series[2].flag).toBe('processes outside the bench used 0.31 cores (> 0.2)');
+    expect(spec.series[2].flag).toBe('processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)');
     expect(spec.series[0].flag).toBeNull();
-    expect(spec.notes).toEqual(['Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2)']);
+    expect(spec.notes).toEqual(['Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)']);
     expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(hello.windows[1].timeline.length);
   });
 

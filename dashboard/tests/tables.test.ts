@@ -50,7 +50,7 @@ describe('windows table', () => {
     expect(t.rows.map((r) => [r[0], r[1]])).toEqual([[0, 1], [0, 2], [1, 1], [1, 2]]);
     const orders = t.rows.map((r) => r[2] as number);
     expect([...orders].sort((a, b) => a - b)).toEqual(orders);
-    expect(t.rowFlags).toEqual([null, 'processes outside the bench used 0.31 cores (> 0.2)', null, null]);
+    expect(t.rowFlags).toEqual([null, 'processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)', null, null]);
     expect(t.rows[0][col(t, 'Generator cores')]).toBe(hello.windows[0].generatorCores);
   });
 });

@@ -44,12 +44,17 @@ describe('flags', () => {
   const ghz = A.cells.find((c) => c.tool === 'ghz')!;
   const hello = A.cells.find((c) => c.id === 'rest-k6-Hello-none-none-c50')!;
 
-  it('a cell with any flag, or left out of the headlines, is flagged, with the bench’s reasons', () => {
+  it('a cell with a flag that excludes windows, or left out of the headlines, is flagged, with the bench’s reasons', () => {
     expect(isFlagged(ghz)).toBe(true);
     // a flag repeated in every window is given once, with the count of the others
     expect(flagReason(ghz)).toMatch(/^rep 1: generator used 9\d % of its 1 core \(≥ 95 %\) \(and 3 more windows flagged generator-saturated\)$/);
     expect(allFlags(ghz)).toMatch(/^rep 1: generator used 9\d % of its 1 core \(≥ 95 %\); rep 2: .*; rep 4: /);
-    expect(flagReason(hello)).toBe('rep 2: processes outside the bench used 0.31 cores (> 0.2)');
+    expect(flagReason(hello)).toBe('rep 2: processes outside the bench used 0.31 cores (> 0.2); rep 2: generator used 97 % of its 1 core (≥ 95 %)');
+    expect(isFlagged(hello)).toBe(true);
+    // other-cpu and few-samples are shown, not greyed: the bench keeps such windows in the headline
+    const informational = cell({ flags: [{ code: 'other-cpu', reason: 'o' }, { code: 'few-samples', reason: 'f' }] });
+    expect(isFlagged(informational)).toBe(false);
+    expect(flagReason(informational)).toBe('o; f');
     expect(isFlagged(A.cells[0])).toBe(false);
     expect(flagReason(A.cells[0])).toBeNull();
     expect(flagReason(cell({ headlineEligible: false }))).toBe('left out of the headline ratios by the bench');

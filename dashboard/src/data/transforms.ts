@@ -203,9 +203,15 @@ export const metrics = {
   hitOverall: (c: Cell) => only(c.summary.hitRatio.overall),
 } satisfies Record<string, Pick>;
 
-/** Whether a cell is flagged: any window or cell flag, or left out of the headline ratios. */
+/**
+ * Flags the bench shows but that keep no window out of the headline ratios (something else used
+ * CPU; a percentile lacked samples): a cell with only these is not greyed, its reasons still show.
+ */
+export const INFORMATIONAL_FLAGS: ReadonlySet<string> = new Set(['other-cpu', 'few-samples']);
+
+/** Whether a cell is flagged: a flag that excludes windows from the headline, or left out of it. */
 export function isFlagged(c: Cell): boolean {
-  return c.flags.length > 0 || !c.headlineEligible;
+  return !c.headlineEligible || c.flags.some((f) => !INFORMATIONAL_FLAGS.has(f.code));
 }
 
 /**
