@@ -78,7 +78,7 @@ def pair_specs(plans: list) -> dict[str, tuple[list, Callable]]:
     p50 = windows.percentile_ms(50)
     warm = lambda c: c.temperature == "warm"
     rest, grpc = (lambda c: c.protocol == "rest"), (lambda c: c.protocol == "grpc")
-    same = ("family", "operation", "page_size", "cache_mode", "concurrency", "tls", "model", "target_rate")
+    same = ("family", "operation", "page_size", "cache_mode", "concurrency", "streams", "tls", "model", "target_rate")
     tool_free = ("operation", "page_size", "cache_mode", "concurrency", "tls", "model", "target_rate")
     specs = {
         # k6 on both wires is the one tool that drives both, so the latency pair may cross tools only

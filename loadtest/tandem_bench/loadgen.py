@@ -45,6 +45,14 @@ TOOLS_BIN = ROOT / ".tools" / "bin"
 
 
 PRIMING_MAX_SECONDS = 120
+# keep every raw output (per-request samples) after parsing: `bench.py --keep-raw`, for inspecting
+# a run or recording test fixtures; by default they are deleted once parsed (MBs per window)
+KEEP_RAW = False
+
+
+def _discard(path: Path) -> None:
+    if not KEEP_RAW:
+        path.unlink(missing_ok=True)
 
 
 class LoadGenError(RuntimeError):
@@ -144,6 +152,7 @@ class Invocation:
     raw: bool = True              # keep per-request samples (measured windows); warm-ups need none
     request_frame: Path | None = None   # h2load gRPC: the one pre-encoded request it sends
     uris_file: Path | None = None       # h2load/oha REST: the request URIs, one per line
+    streams: int = 1              # h2load: requests in flight per connection (vus / streams connections)
 
 
 @dataclass
@@ -256,7 +265,7 @@ def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> 
     samples = raw.from_k6_csv(csv_file, inv.protocol) if inv.raw else None
     if samples is not None:
         samples.body_bytes = measurement["bodyBytes"]
-        csv_file.unlink(missing_ok=True)
+        _discard(csv_file)
     return Outcome(measurement, cpu, wall, [], samples)
 
 
@@ -287,7 +296,7 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
     measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
     samples = raw.from_ghz(inv.out_file) if inv.raw else None
-    inv.out_file.unlink(missing_ok=True)  # ~100 bytes per call; parsed, not needed any more
+    _discard(inv.out_file)  # ~100 bytes per call; parsed, not needed any more
     return Outcome(measurement, cpu, wall, notes, samples)
 
 
@@ -308,14 +317,18 @@ def parse_h2load_stdout(text: str, source: str = "h2load") -> dict:
 
 
 def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
-    """Closed model: --clients connections, --max-concurrent-streams 1 (one request in flight per
-    connection, as k6's VUs), for --duration; one thread (the generator has one core)."""
+    """Closed model: vus requests in flight over vus / streams connections (--clients), each with
+    --max-concurrent-streams streams (1: one request per connection, as k6's VUs; more: HTTP/2
+    multiplexing), for --duration; one thread (the generator has one core)."""
     if inv.executor == "constant-arrival-rate":
         raise LoadGenError("h2load cells are closed-model (use oha or k6 for REST, ghz for gRPC in the open model)")
     log_file = _raw_path(inv, ".h2load.log")
     log_file.unlink(missing_ok=True)
     stdout_file = _raw_path(inv, ".h2load.txt")
-    cmd = [*inv.prefix, tool_path("h2load"), "--clients", str(inv.vus), "--max-concurrent-streams", "1",
+    if inv.vus % inv.streams:
+        raise LoadGenError(f"{inv.out_file.name}: {inv.vus} users do not split into connections of {inv.streams} streams")
+    cmd = [*inv.prefix, tool_path("h2load"), "--clients", str(inv.vus // inv.streams),
+           "--max-concurrent-streams", str(inv.streams),
            "--threads", "1"]
     if inv.raw:
         cmd += ["--log-file", str(log_file)]
@@ -344,8 +357,8 @@ def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start)
         "wireBytesSentPerRequest": None, "wireBytesReceivedPerRequest": totals["wireBytesReceived"] / done,
         "droppedIterations": None, "achievedRate": None,
     }
-    log_file.unlink(missing_ok=True)
-    stdout_file.unlink(missing_ok=True)
+    _discard(log_file)
+    _discard(stdout_file)
     return Outcome(measurement, cpu, wall, [], samples)
 
 
@@ -383,8 +396,8 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
         "droppedIterations": None,
         "achievedRate": requests / seconds if open_model else None,
     }
-    db.unlink(missing_ok=True)
-    inv.out_file.unlink(missing_ok=True)
+    _discard(db)
+    _discard(inv.out_file)
     return Outcome(measurement, cpu, wall, [], samples)
 
 

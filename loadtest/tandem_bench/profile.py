@@ -52,7 +52,7 @@ DEFAULTS = {
 }
 BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
                "target_rates", "tls")
-BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role")
+BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role", "streams")
 SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
               "p99_limit_ms", "drop_limit", "tls")
 TOP_LEVEL = ("name", "description", "matrix", "sweep", "cpus", *DEFAULTS)
@@ -80,6 +80,7 @@ class CellPlan:
     tls: bool = False
     starts: int = 1
     role: str = "reference"
+    streams: int = 1              # h2load: requests in flight per connection (concurrency / streams connections)
     sweep: str | None = None      # the sweep this cell is a point of
     sweep_limits: tuple | None = None   # (p99 ms, drop rate) of its sweep
 
@@ -90,8 +91,9 @@ class CellPlan:
         # plain cells keep the ids they had before the tls dimension
         tls = "-tls" if self.tls else ""
         sweep = "-sweep" if self.sweep else ""
+        streams = f"-m{self.streams}" if self.streams > 1 else ""
         return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}"
-                f"-c{self.concurrency}{rate}{tls}{sweep}")
+                f"-c{self.concurrency}{streams}{rate}{tls}{sweep}")
 
     @property
     def service_config(self) -> tuple[str, bool]:
@@ -109,6 +111,10 @@ class CellPlan:
     @property
     def transport(self) -> str:
         return "h2" if self.protocol == "grpc" else "http1"
+
+    @property
+    def connections(self) -> int:
+        return self.concurrency // self.streams
 
     @property
     def windows(self) -> int:
@@ -211,6 +217,13 @@ def normalise(raw: dict, source: str = "profile") -> dict:
             raise ProfileError(f"{where}: ListGroups needs page_sizes = [...]")
         _check_positive(block, where, ("repetitions", "duration_seconds"))
         _check_non_negative(block, where, ("warmup_seconds",))
+        streams = block.get("streams", 1)
+        if not isinstance(streams, int) or isinstance(streams, bool) or streams < 1:
+            raise ProfileError(f"{where}: streams must be an integer >= 1, got {streams!r}")
+        if streams > 1 and (any(d != "grpc/h2load" for d in block["drivers"])
+                            or any(c % streams for c in block["concurrency"])):
+            raise ProfileError(f"{where}: streams = {streams} needs drivers = [\"grpc/h2load\"] (HTTP/2 "
+                               "multiplexing) and a concurrency that is a multiple of it")
         if "role" in block and block["role"] not in ROLES:
             raise ProfileError(f"{where}: role {block['role']!r} not among {list(ROLES)}")
         open_blocked = [d for d in block.get("drivers", []) if d.split("/")[1] not in OPEN_MODEL_TOOLS]
@@ -271,7 +284,8 @@ def expand(profile: dict) -> list[CellPlan]:
                                 model="open" if rate is not None else "closed",
                                 concurrency=conc, target_rate=float(rate) if rate is not None else None,
                                 duration_seconds=float(duration), warmup_seconds=float(warmup),
-                                repetitions=int(reps), tls=tls, starts=int(settings["starts"]), role=role)
+                                repetitions=int(reps), tls=tls, starts=int(settings["starts"]), role=role,
+                                streams=int(block.get("streams", 1)))
                 cells.setdefault(cell.id, cell)
     for block in profile.get("sweep", []):
         for op, driver, mode, tls in itertools.product(block["operations"], block["drivers"],

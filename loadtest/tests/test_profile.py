@@ -187,3 +187,13 @@ def test_scale_too_small_for_a_page_size_is_reported():
          "page_sizes": [200]}]})
     problems = profile.check_scale(prof, profile.expand(prof))
     assert problems and "no full page" in problems[0]
+
+
+def test_streams_multiplex_h2load_connections_and_only_h2load():
+    raw = {"name": "x", "matrix": [{"operations": ["GetGroup"], "drivers": ["grpc/h2load"], "concurrency": [50],
+                                    "cache_modes": ["hybrid"], "temperatures": ["warm"], "streams": 10}]}
+    (cell,) = profile.expand(profile.normalise(raw))
+    assert (cell.connections, cell.streams, cell.id) == (5, 10, "grpc-h2load-GetGroup-hybrid-warm-c50-m10")
+    for bad in ({"drivers": ["grpc/k6"]}, {"concurrency": [45]}):
+        with pytest.raises(profile.ProfileError, match="streams = 10 needs"):
+            profile.normalise({"name": "x", "matrix": [{**raw["matrix"][0], **bad}]})
