@@ -93,16 +93,16 @@ def pair_specs(plans: list) -> dict[str, tuple[list, Callable]]:
         "warmHybridOverNoneThroughput": (_pairs(
             plans, lambda c: c.operation == "ListGroups" and c.cache_mode == "hybrid" and warm(c) and is_capacity(c),
             lambda c: c.operation == "ListGroups" and c.cache_mode == "none" and is_capacity(c),
-            ("protocol", "family", "page_size", "concurrency", "tls")), windows.throughput),
+            ("protocol", "family", "page_size", "concurrency", "streams", "tls")), windows.throughput),
         "getGroupOverHelloThroughput": (_pairs(
             plans, lambda c: c.operation == "GetGroup" and c.cache_mode == "hybrid" and warm(c) and is_capacity(c),
-            lambda c: c.operation == "Hello" and is_capacity(c), ("protocol", "family", "concurrency", "tls")),
+            lambda c: c.operation == "Hello" and is_capacity(c), ("protocol", "family", "concurrency", "streams", "tls")),
             windows.throughput),
     }
     specs["grpcOverRestServerCpuPerRequest"] = (specs["grpcOverRestThroughputWarm"][0], windows.server_cpu_us)
     for protocol, suffix in (("rest", "Rest"), ("grpc", "Grpc")):
-        tls_match = ("family", "operation", "page_size", "cache_mode", "temperature", "concurrency", "model",
-                     "target_rate")
+        tls_match = ("family", "operation", "page_size", "cache_mode", "temperature", "concurrency", "streams",
+                     "model", "target_rate")
         specs[f"tlsOverPlainP50{suffix}"] = (_pairs(
             plans, lambda c, p=protocol: c.protocol == p and c.tls and is_latency(c),
             lambda c, p=protocol: c.protocol == p and not c.tls and is_latency(c), tls_match), p50)

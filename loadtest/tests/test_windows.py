@@ -135,3 +135,12 @@ def test_interleaving_rotates_and_reverses_so_no_cell_is_always_first():
     # every cell runs before its neighbour in some rounds and after it in others
     for x, y in zip(cells, cells[1:]):
         assert {o.index(x) < o.index(y) for o in orders} == {True, False}
+
+
+def test_a_multiplexed_cell_is_never_paired_with_one_stream_cells():
+    grpc, grpc_mux = plan(), plan(streams=10)
+    rest, hello = plan(protocol="rest", tool="oha"), plan(operation="Hello", temperature="none")
+    runs = {c.id: _run(c, [9000] * 4) for c in (grpc, grpc_mux, rest, hello)}
+    head = compute(runs, Plans(seed=1), {})
+    for name in ("grpcOverRestThroughputWarm", "getGroupOverHelloThroughput"):
+        assert [p["numeratorCellId"] for p in head[name]["pairs"]] == [grpc.id], name
