@@ -64,23 +64,24 @@ class Samples:
         return self.latency_us[self.ok]
 
     def timeline(self, slice_seconds: float = 0.25) -> list[dict]:
-        """Per slice of the window (by send time): successful requests per second and their
-        p50/p99 in ms (nearest rank); t is the slice's end in seconds from the window start."""
-        span = self.span()
-        if span is None:
+        """The window cut by send time into equal slices of about slice_seconds: per slice, the
+        successful requests per second and their p50/p99 in ms (nearest rank); t is the slice's end
+        in seconds from the first send."""
+        if not len(self.sent):
             return []
-        rel = self.sent - span[0]
-        n_slices = max(1, int(np.ceil((span[1] - span[0]) / slice_seconds)))
-        idx = np.minimum((rel / slice_seconds).astype(int), n_slices - 1)
+        first = float(self.sent.min())
+        rel = self.sent - first
+        sending = float(rel.max())
+        n_slices = max(1, int(round(sending / slice_seconds)))
+        width = sending / n_slices if sending > 0 else slice_seconds
+        idx = np.minimum((rel / width).astype(int), n_slices - 1)
         out = []
         for i in range(n_slices):
             mask = (idx == i) & self.ok
             lat = np.sort(self.latency_us[mask])
-            end = min((i + 1) * slice_seconds, span[1] - span[0])
-            width = end - i * slice_seconds
             out.append({
-                "t": round(end, 3),
-                "rps": float(mask.sum() / width) if width > 0 else 0.0,
+                "t": round((i + 1) * width, 3),
+                "rps": float(mask.sum() / width),
                 "p50": _nearest_rank(lat, 50) / 1000 if len(lat) else None,
                 "p99": _nearest_rank(lat, 99) / 1000 if len(lat) else None,
             })

@@ -1,0 +1,60 @@
+"""Per-request samples from each generator's recorded output (tests/fixtures/README.md says how
+they were recorded), and the windows built from them."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tandem_bench import samples
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def test_k6_csv_rows_of_the_duration_metric_are_the_requests_sent_a_duration_before_their_stamp():
+    s = samples.from_k6_csv(FIXTURES / "k6-rest-samples.csv", "rest")
+    # 650 rows of every metric hold 47 http_req_duration rows; every 10th key is a 404
+    assert s.requests == 47 and s.succeeded == 43
+    first = next(l for l in (FIXTURES / "k6-rest-samples.csv").read_text().splitlines()
+                 if l.startswith("http_req_duration")).split(",")
+    assert s.latency_us[0] == pytest.approx(float(first[2]) * 1000)
+    assert s.sent[0] == pytest.approx(int(first[1]) / 1e6 - float(first[2]) / 1000)
+    start, end = s.span()
+    assert 0 < end - start < 1
+
+
+def test_k6_csv_with_second_timestamps_is_refused(tmp_path):
+    f = tmp_path / "k6.csv"
+    f.write_text("metric_name,timestamp,metric_value,scenario,status,extra_tags,metadata\n"
+                 "http_req_duration,1795486167,0.7,bench,200,,\n")
+    with pytest.raises(samples.SamplesError, match="unix_micro"):
+        samples.from_k6_csv(f, "rest")
+
+
+def test_ghz_details_give_start_latency_and_status():
+    s = samples.from_ghz(FIXTURES / "ghz-errors.json")
+    report = json.loads((FIXTURES / "ghz-errors.json").read_text())
+    assert s.requests == 200 and s.succeeded == 180
+    assert s.latency_us[0] == report["details"][0]["latency"] / 1000
+    assert s.sent.min() > 1.7e9
+
+
+def test_oha_database_times_latency_from_the_due_time_and_counts_bodies():
+    s = samples.from_oha_db(FIXTURES / "oha-open.db")
+    assert s.requests == 100 and s.succeeded == 79   # the URL list has one /missing (404) in five
+    assert s.body_bytes == pytest.approx(112.0)
+    launched = samples.from_oha_db(FIXTURES / "oha-open.db", launched_at=1000.0)
+    assert 1000.0 <= launched.span()[0] < 1000.1 and launched.span()[1] < 1001.1
+    assert samples.oha_failures(FIXTURES / "oha-open.json") == 0
+    # --latency-correction: the latency runs from when the request was due, never from later
+    assert (s.latency_us > 0).all()
+
+
+def test_a_timeline_slices_the_window_by_send_time():
+    sent = 100.0 + np.arange(1000) / 1000          # 1,000 requests over one second
+    lat = np.where(np.arange(1000) < 500, 200.0, 2000.0)
+    s = samples.Samples(sent, lat, np.ones(1000, bool))
+    tl = s.timeline(0.25)
+    assert [round(x["t"], 2) for x in tl] == [0.25, 0.5, 0.75, 1.0]
+    assert [x["rps"] for x in tl] == pytest.approx([1000] * 4, rel=0.01)
+    assert [x["p50"] for x in tl] == [0.2, 0.2, 2.0, 2.0]
