@@ -58,3 +58,21 @@ def test_a_timeline_slices_the_window_by_send_time():
     assert [round(x["t"], 2) for x in tl] == [0.25, 0.5, 0.75, 1.0]
     assert [x["rps"] for x in tl] == pytest.approx([1000] * 4, rel=0.01)
     assert [x["p50"] for x in tl] == [0.2, 0.2, 2.0, 2.0]
+
+
+def test_k6_grpc_rows_succeed_on_status_zero():
+    s = samples.from_k6_csv(FIXTURES / "k6-grpc-samples.csv", "grpc")
+    assert s.requests == 50 and s.succeeded == 50
+    assert s.latency_us[0] == pytest.approx(482.044)
+
+
+def test_h2load_log_gives_start_status_and_duration_and_its_summary_the_traffic():
+    from tandem_bench import loadgen
+    s = samples.from_h2load_log(FIXTURES / "h2load-grpc.log")
+    first = (FIXTURES / "h2load-grpc.log").read_text().splitlines()[0].split("\t")
+    assert s.requests == 400 and s.succeeded == 400
+    assert s.sent[0] == int(first[0]) / 1e6 and s.latency_us[0] == int(first[2])
+    totals = loadgen.parse_h2load_stdout((FIXTURES / "h2load-grpc.txt").read_text())
+    assert totals["requests"] == totals["succeeded"] == 133672 and totals["failed"] == 0
+    # DATA payload per call: the gRPC frame, 5-byte prefix + the message of the one key h2load sends
+    assert totals["dataBytes"] / totals["requests"] == pytest.approx(117.0, abs=0.1)
