@@ -335,7 +335,8 @@ def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start)
     if inv.executor == "shared-iterations" or inv.duration is None:
         cmd += ["--requests", str(inv.iterations)]
     else:
-        cmd += ["--duration", f"{inv.duration:g}"]
+        # h2load takes whole seconds only ("-D: value error 7.5")
+        cmd += ["--duration", str(max(1, round(inv.duration)))]
     if inv.protocol == "rest":
         cmd += ["--h1", "--input-file", str(inv.uris_file)]
     else:

@@ -215,6 +215,20 @@ final class Instance {
         }
     }
 
+    /**
+     * Waits until the follower of every running instance on this Redis target has read the log up
+     * to its last row now: after that, none of them will relay (and so re-write in L2) a row of the
+     * writes made so far, whatever happens to their markers in Redis.
+     */
+    void awaitFollowersPastTheLog() {
+        long last = jdbc.sql("SELECT COALESCE(MAX(seq), 0) FROM cache_invalidations").query(Long.class).single();
+        List<Instance> followers = sameTarget().stream().filter(i -> i.cache.follower() != null).toList();
+        if (!Servers.await(java.time.Duration.ofSeconds(30),
+                () -> followers.stream().allMatch(i -> i.cache.follower().highestSeen() >= last))) {
+            throw new AssertionError("the followers did not read the log up to seq " + last);
+        }
+    }
+
     /** Every running instance that has a cache (mode other than none), on any target. */
     static List<Instance> runningWithCache() {
         return RUNNING.values().stream().filter(i -> i.cache.mode() != CacheMode.NONE).toList();
