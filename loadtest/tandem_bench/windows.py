@@ -12,6 +12,8 @@ Flags (code: when), on a window unless said otherwise:
   hit-ratio            a cold window answered >= 10 % from cache, or a warm one <= 90 %
   unverified           gRPC through h2load: the service counted fewer successful calls than h2load
                        saw HTTP 200s (a gRPC error travels in trailers h2load does not read)
+  jit                  the measured service spent more than 10 % of the window compiling (JIT): not
+                       yet a steady state
   other-cpu            processes outside the bench used > 0.2 cores (noted, not excluded)
   few-samples          cell: p50 or p99 could not be reported from the pooled samples
 A window with any flag but other-cpu is left out of the headline ratios (the cell still shows it).
@@ -31,6 +33,7 @@ ERROR_LIMIT = 0.01
 COLD_MAX_OVERALL = 0.1
 WARM_MIN_OVERALL = 0.9
 OTHER_CPU_CORES = 0.2
+JIT_BUSY_SHARE = 0.1
 NOT_EXCLUDING = ("other-cpu", "few-samples")
 
 
@@ -106,6 +109,10 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
     if cell.temperature == "warm" and (overall is None or overall <= WARM_MIN_OVERALL) and hit_ratio is not None:
         flags.append(flag("hit-ratio", f"warm window answered {'?' if overall is None else f'{overall:.1%}'} "
                                        "from cache"))
+    jit_ms = service_delta.get("jitMs")
+    if jit_ms is not None and jit_ms > JIT_BUSY_SHARE * seconds * 1000:
+        flags.append(flag("jit", f"the service spent {jit_ms:.0f} ms of the {seconds:.1f} s window compiling (JIT): "
+                                 "not yet a steady state"))
     other = cpu.get("other")
     if other is not None and other / seconds > OTHER_CPU_CORES:
         flags.append(flag("other-cpu", f"processes outside the bench used {other / seconds:.2f} cores"))
