@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const INFORMATIONAL_FLAGS = new Set(['other-cpu', 'few-samples']);
+const INFORMATIONAL_FLAGS = new Set(['other-cpu', 'few-samples', 'jit']);
 const here = dirname(fileURLToPath(import.meta.url));
 
 function prng(seed) {

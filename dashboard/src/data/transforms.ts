@@ -205,9 +205,10 @@ export const metrics = {
 
 /**
  * Flags the bench shows but that keep no window out of the headline ratios (something else used
- * CPU; a percentile lacked samples): a cell with only these is not greyed, its reasons still show.
+ * CPU; a percentile lacked samples; the service was compiling): a cell with only these is not greyed,
+ * its reasons still show.
  */
-export const INFORMATIONAL_FLAGS: ReadonlySet<string> = new Set(['other-cpu', 'few-samples']);
+export const INFORMATIONAL_FLAGS: ReadonlySet<string> = new Set(['other-cpu', 'few-samples', 'jit']);
 
 /** Whether a cell is flagged: a flag that excludes windows from the headline, or left out of it. */
 export function isFlagged(c: Cell): boolean {
