@@ -9,23 +9,25 @@ instead: steps 1-3 below are replaced by target.py's checks and plan (no servers
 started, nothing seeded, only the cells of the cache mode and TLS setting the target reports).
 
 What happens, in order (scripts/bench.sh has already installed the tools and built the jars):
-  1. MariaDB and Redis are started if they are not running (and stopped at the end if so).
+  1. MariaDB and Redis are started if they are not running (and stopped at the end if so), and
+     pinned with the services (cpu.Placement); the generators run on the other CPUs.
   2. The bench database tandem_bench_s<scale> is seeded unless it already holds that scale.
-  3. Per cache mode of the profile (none, local, redis, hybrid), and within it per TLS setting of
-     its cells (plain first, then TLS: one more start only for a mode that has TLS cells): both
-     services are (re)started with TANDEM_CACHE_MODE=<mode> (and TANDEM_TLS_ENABLED with a
-     certificate from scripts/tls-cert.sh) on the bench's own ports, the mode they report is
-     checked, and the JIT is warmed (a run per operation on both wires, excluded) before the first
-     counted cell.
-  4. Per cell: a warm-up run at the cell's concurrency on the hot key set (excluded; for a warm
-     cell it is also the priming pass and must touch every hot key, else a priming pass follows);
-     then `repetitions` measured windows. Cold windows start from flushed caches (L1 of both
-     services and L2) and give every request a key never asked before (shared iterations over the
-     cold keys); warm and no-cache windows cycle over the hot keys. Around each window the
-     service's cache counters (and, for gRPC, its response-size summary) are read, so hit ratios
-     and Protobuf body bytes are that window's deltas.
-  5. The run is assembled (medians, spread, fits, headline ratios, notes), validated against the
-     schema and written; the summary table is printed.
+  3. Per cache mode and TLS setting of the profile's cells, `starts` times: both services are
+     (re)started with TANDEM_CACHE_MODE=<mode> (and TANDEM_TLS_ENABLED with a certificate from
+     scripts/tls-cert.sh) on the bench's own ports, pinned, their caches flushed, and the JIT warmed
+     (hot keys with oha and h2load, the miss path with k6 over reserved keys; excluded).
+     Response body bytes are fetched with curl on both wires after the first plain start.
+  4. Then `repetitions` rounds: each cell gets one window per round, in an order rotated every
+     round and reversed every other one (windows.interleave). Before a cell's first window in a
+     start: a warm-up at its concurrency (excluded; it primes warm cells) and more warm-up until
+     the service's JIT settles. Cold windows ask a slice of keys no other window asked; warm and
+     no-cache windows cycle over the hot keys. Around each window the service's cache, JIT, GC and
+     call counters and MariaDB's row counters are read, and every process's CPU is sampled
+     (windows.build turns it all into the window's record and flags). After the last start of a
+     configuration, its rate sweeps run.
+  5. The run is assembled (pooled percentiles, bootstrap intervals, fits, headline ratios with
+     verdicts, sweeps with knees, notes), validated against the schema and written; the summary
+     table is printed.
 Whatever happens (failure, Ctrl-C, SIGTERM), the services it started and the servers it started
 are stopped.
 """

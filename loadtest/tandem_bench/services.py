@@ -367,23 +367,6 @@ def prometheus_samples(text: str, name: str) -> list[tuple[dict, float]]:
     return out
 
 
-RESPONSE_BYTES = "tandem_grpc_response_bytes"
-
-
-def grpc_response_bytes(management_base: str, method: str) -> tuple[float, float] | None:
-    """(count, sum) of tandem.grpc.response.bytes for one method, or None when the service does not
-    publish it (an older grpc-service without ResponseSizeInterceptor)."""
-    status, body = http_get(f"{management_base}/actuator/prometheus", timeout=10)
-    if status != 200:
-        return None
-    text = body.decode(errors="replace")
-    count = [v for labels, v in prometheus_samples(text, RESPONSE_BYTES + "_count") if labels.get("method") == method]
-    total = [v for labels, v in prometheus_samples(text, RESPONSE_BYTES + "_sum") if labels.get("method") == method]
-    if not count or not total:
-        return (0.0, 0.0) if RESPONSE_BYTES in text else None
-    return count[0], total[0]
-
-
 # ---------------------------------------------------------------- the servers' processes
 
 def server_pids() -> dict[str, int]:

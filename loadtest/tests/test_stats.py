@@ -1,4 +1,4 @@
-"""Medians, spread, the A + B·N fit and the headline pairing, on known data."""
+"""The A + B·N fit and nearest-rank percentiles, on known data (pooling and intervals: test_pooled)."""
 import copy
 import json
 from pathlib import Path
