@@ -127,7 +127,7 @@ def _draws(draws: pooled.Plans, run) -> list:
 
 
 def _headline(name, pairs, figure, runs, draws) -> dict:
-    rows, kept_reps = [], []
+    rows = []
     for num, den in pairs:
         a, b = runs[num.id], runs[den.id]
         ea, eb = a.eligible(), b.eligible()
@@ -136,8 +136,7 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
             excluded_why = "; ".join(f"{r.plan.id}: every window flagged ({_codes(r)})" for r, e in ((a, ea), (b, eb))
                                      if not e)
         num_w, den_w = (ea, eb) if not excluded_why else (a.data, b.data)
-        r = pooled.ratio_interval(num_w, _draws(draws, a), figure, den_w, _draws(draws, b), figure)
-        reps = _replicates(num_w, _draws(draws, a), den_w, _draws(draws, b), figure)
+        r, reps = pooled.ratio_interval(num_w, _draws(draws, a), figure, den_w, _draws(draws, b), figure)
         rows.append({"numeratorCellId": num.id, "denominatorCellId": den.id, "ratio": r["value"],
                      "low": r["low"], "high": r["high"], "excluded": excluded_why is not None,
                      "excludedWhy": excluded_why, "_reps": reps})
@@ -168,14 +167,6 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
         verdict, reason = "finding", None
     return {"description": DESCRIPTIONS[name], "value": value, "low": low, "high": high,
             "verdict": verdict, "reason": reason, "pairs": rows}
-
-
-def _replicates(num, num_draws, den, den_draws, figure) -> list:
-    out = []
-    for a, b in zip(num_draws, den_draws):
-        x, y = figure(pooled.choose(num, a)), figure(pooled.choose(den, b))
-        out.append(x / y if x is not None and y not in (None, 0) else None)
-    return out
 
 
 def _codes(run) -> str:

@@ -184,16 +184,17 @@ def bootstrap(windows: dict[WindowKey, object], draws: Sequence[Sequence[WindowK
 
 
 def ratio_interval(num: dict[WindowKey, object], num_draws, num_figure,
-                   den: dict[WindowKey, object], den_draws, den_figure) -> dict:
-    """A ratio of two cells' figures with its interval: replicate b divides the numerator's figure
-    under its group's draw b by the denominator's under its group's draw b (the same draw when both
-    cells share a group: paired)."""
+                   den: dict[WindowKey, object], den_draws, den_figure) -> tuple[dict, list]:
+    """A ratio of two cells' figures with its interval, and the replicates it came from (a
+    headline takes the median of several pairs' replicates): replicate b divides the numerator's
+    figure under its group's draw b by the denominator's under its group's draw b (the same draw
+    when both cells share a group: paired)."""
     def div(a, b):
         return a / b if a is not None and b not in (None, 0) else None
 
     value = div(num_figure(list(num.values())), den_figure(list(den.values())))
     if (len(num) < 2 and len(den) < 2) or value is None:
-        return {"value": value, "low": None, "high": None}
+        return {"value": value, "low": None, "high": None}, [value] * len(num_draws)
     reps = [div(num_figure(choose(num, a)), den_figure(choose(den, b))) for a, b in zip(num_draws, den_draws)]
     low, high = interval(reps)
-    return {"value": value, "low": low, "high": high}
+    return {"value": value, "low": low, "high": high}, reps

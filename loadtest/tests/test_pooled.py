@@ -81,7 +81,8 @@ def test_cells_of_one_group_share_their_draws_so_ratios_are_paired():
     num = {k: _data(v) for k, v in zip(keys, [100.0, 200.0, 300.0, 400.0])}
     den = {k: _data(v / 2) for k, v in zip(keys, [100.0, 200.0, 300.0, 400.0])}
     d = plans.for_group("hybrid", keys)
-    r = pooled.ratio_interval(num, d, windows.throughput, den, d, windows.throughput)
+    r, reps = pooled.ratio_interval(num, d, windows.throughput, den, d, windows.throughput)
+    assert len(reps) == len(d) and set(reps) == {2.0}
     assert r["value"] == pytest.approx(2.0) and r["low"] == pytest.approx(2.0) and r["high"] == pytest.approx(2.0)
 
 
