@@ -56,10 +56,10 @@ GRPC_JAR = ROOT / "grpc-service/target/grpc-service.jar"
 REST_JAR = ROOT / "rest-service/target/rest-service.jar"
 
 JIT_CONCURRENCY = 16
-JIT_STEP_SECONDS = 2
-JIT_SETTLED_SHARE = 0.05      # of a warm-up step spent compiling: the cell's path is compiled
-JIT_SETTLE_MAX_SECONDS = 8
-JIT_PLATEAU = 0.7            # a step compiling more than this share of the previous one: no longer settling
+JIT_PASS_SECONDS = 2          # per operation, in each pass of the warm-up after a service start
+JIT_SETTLE_STEP_SECONDS = 1   # the per-cell settling steps
+JIT_SETTLED_SHARE = 0.05      # of a pass or step spent compiling: the path is compiled
+JIT_SETTLE_MAX_SECONDS = 6
 BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measure body bytes
 # the services' heap, fixed so that GC behaves the same in every start (recorded in the run)
 JAVA_OPTIONS = ["-Xms512m", "-Xmx512m"]
@@ -262,41 +262,69 @@ class Bench:
             f"{', '.join(f'{p} {m}' for p, m in reported.items())}); pinned: {self.placement.note}")
 
     def jit_warmup(self, mode: str, cells: list[profile.CellPlan], tls: bool = False) -> None:
-        """Both wires, every operation, excluded: the hot keys at up to 16 users driven by the native
-        generators (oha, h2load: tens of thousands of calls a second, so the hot paths reach C2 before
-        the first window; k6 at 16 users left the first round visibly colder than the second), then
-        (with a cache) one k6 pass over keys reserved for it, so the miss path (L2 miss, JDBC, fill)
-        is compiled before the first counted cold window."""
-        seconds = self.settings["jit_warmup_seconds"]
-        if seconds <= 0:
+        """Both wires, every operation, excluded, in passes until the JIT of both services has
+        settled: each pass drives the hot keys of every operation for JIT_PASS_SECONDS at up to 16
+        users with the native generators (oha, h2load: tens of thousands of calls a second, so the
+        hot paths reach C2 sooner than under k6); the first pass (with a cache) also sends k6 over
+        keys reserved for it, so the miss path (L2 miss, JDBC, fill) is compiled before the first
+        counted cold window. It stops after the first pass in which neither service spent more
+        than JIT_SETTLED_SHARE of the pass compiling, or once jit_warmup_seconds have passed.
+        A fixed 8 s left the first window of each start compiling for its whole 3 s (runs
+        results/20261124T030625Z-quick-b16f784 and results/20261124T032104Z-quick-b16f784);
+        without a cache, REST ListGroups(20) under oha at 50 users compiled ~2.8 s in every 3 s
+        for its first 15 s and under 0.1 s from the 20th second on."""
+        cap = self.settings["jit_warmup_seconds"]
+        if cap <= 0:
             return
         ops: dict[tuple, None] = {}
         for c in cells:
             ops.setdefault((c.operation, c.page_size), None)
-        per_op = max(1.0, seconds / len(ops))
         conc = min(JIT_CONCURRENCY, max(c.concurrency for c in cells))
         t0 = time.monotonic()
-        for op, size in ops:
-            invs = []
-            for protocol in ("rest", "grpc"):
-                native = "oha" if protocol == "rest" else "h2load"
-                fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None, per_op, 0, 1,
-                                        tls=tls)
-                invs.append(self.invocation(fake, executor="constant-vus", vus=conc, duration=per_op,
-                                            which="hot", tag="jit"))
-                fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None, per_op, 0, 1,
-                                        tls=tls)
-                if mode != "none" and op != "Hello":
-                    miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
-                    invs.append(self.invocation(fake, executor="shared-iterations", vus=conc, duration=per_op,
-                                                which="jit-miss", tag="jit-miss", key_list=miss))
-            # both wires at once: each service warms its own code while the other does
-            with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
-                for f in [pool.submit(self._generate_quiet, inv) for inv in invs]:
-                    f.result()
+        passes, shares = 0, {}
+        while True:
+            before, p0 = self.compile_ms(), time.monotonic()
+            for op, size in ops:
+                invs = []
+                for protocol in ("rest", "grpc"):
+                    native = "oha" if protocol == "rest" else "h2load"
+                    fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
+                                            JIT_PASS_SECONDS, 0, 1, tls=tls)
+                    invs.append(self.invocation(fake, executor="constant-vus", vus=conc, duration=JIT_PASS_SECONDS,
+                                                which="hot", tag="jit"))
+                    if passes == 0 and mode != "none" and op != "Hello":
+                        fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None,
+                                                JIT_PASS_SECONDS, 0, 1, tls=tls)
+                        miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
+                        invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
+                                                    duration=JIT_PASS_SECONDS, which="jit-miss", tag="jit-miss",
+                                                    key_list=miss))
+                # both wires at once: each service warms its own code while the other does
+                with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
+                    for f in [pool.submit(self._generate_quiet, inv) for inv in invs]:
+                        f.result()
+            passes += 1
+            shares = probes.compile_shares(before, self.compile_ms(), time.monotonic() - p0)
+            settled = bool(shares) and all(share < JIT_SETTLED_SHARE for share in shares.values())
+            if settled or not shares or time.monotonic() - t0 >= cap:
+                break
         names = ", ".join(f"{o}{s or ''}" for o, s in ops)
-        say(f"bench: JIT warm-up ({names} on both wires, {conc} VUs, hot keys "
-            f"and the miss path) took {time.monotonic() - t0:.0f} s, excluded from the figures")
+        if not shares:
+            state = "compile time not readable, one pass"
+        else:
+            state = "settled" if settled else f"still compiling at the {cap:g} s cap"
+            state += " (share of the last pass spent compiling: " + \
+                ", ".join(f"{p} {share:.0%}" for p, share in shares.items()) + ")"
+        say(f"bench: JIT warm-up ({names} on both wires, {conc} VUs, hot keys and the miss path): "
+            f"{passes} pass(es) in {time.monotonic() - t0:.0f} s, {state}; excluded from the figures")
+
+    def compile_ms(self) -> dict[str, float | None]:
+        """Each service's cumulative JIT compilation time (ms), None where it cannot be read."""
+        out = {}
+        for protocol in ("rest", "grpc"):
+            base = self.management_base(protocol)
+            out[protocol] = probes.jvm_and_calls(base, protocol, "Hello", None)["jitMs"] if base else None
+        return out
 
     def _generate_quiet(self, inv: loadgen.Invocation) -> loadgen.Outcome:
         """A generator run that is not a window (no CPU tracking)."""
@@ -326,33 +354,31 @@ class Bench:
         self.settle_jit(cell)
 
     def settle_jit(self, cell: profile.CellPlan) -> None:
-        """More warm-up, in steps of JIT_STEP_SECONDS at the cell's load, until the measured service
-        compiles for less than JIT_SETTLED_SHARE of a step (at most JIT_SETTLE_MAX_SECONDS): on one
-        core, a window that starts while C2 is still compiling the cell's path measures the
+        """More warm-up, in steps of JIT_SETTLE_STEP_SECONDS at the cell's load, until the measured
+        service compiles for less than JIT_SETTLED_SHARE of a step (at most JIT_SETTLE_MAX_SECONDS):
+        on one core, a window that starts while C2 is still compiling the cell's path measures the
         compiler (results/20261124T023939Z-quick-8788d64: first windows with 3 s of JIT in 3 s ran
-        at a sixth of the next ones)."""
-        spent, previous = 0.0, None
+        at a sixth of the next ones). There is no early stop on a plateau: a step that compiles
+        the whole time compiles about as much as the one before, which read as "steady" and
+        ended the settling exactly when it was needed most."""
+        spent = 0.0
         while spent < JIT_SETTLE_MAX_SECONDS:
             before = self.read_service(cell)["jitMs"]
             if before is None:
                 return
             if cell.model == "open":
                 inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
-                                      duration=JIT_STEP_SECONDS, which="hot", tag="settle", rate=cell.target_rate)
+                                      duration=JIT_SETTLE_STEP_SECONDS, which="hot", tag="settle",
+                                      rate=cell.target_rate)
             else:
                 inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
-                                      duration=JIT_STEP_SECONDS, which="hot", tag="settle")
+                                      duration=JIT_SETTLE_STEP_SECONDS, which="hot", tag="settle")
+            t0 = time.monotonic()
             self._generate_quiet(inv)
-            spent += JIT_STEP_SECONDS
+            spent += JIT_SETTLE_STEP_SECONDS
             after = self.read_service(cell)["jitMs"]
-            if after is None or after - before < JIT_SETTLED_SHARE * JIT_STEP_SECONDS * 1000:
+            if after is None or after - before < JIT_SETTLED_SHARE * (time.monotonic() - t0) * 1000:
                 return
-            # no longer falling: the service compiles steadily under this load (seen without a
-            # cache, where it waits on MariaDB and the compiler runs in the idle time); more
-            # warm-up would not change that
-            if previous is not None and after - before > JIT_PLATEAU * previous:
-                return
-            previous = after - before
         say(f"  {cell.id}: the JIT was still compiling after {spent:g} s of extra warm-up; its windows say so")
 
     def cold_keys(self, cell: profile.CellPlan, start: int, rnd: int) -> list:

@@ -52,6 +52,13 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
     return out
 
 
+def compile_shares(before: dict, after: dict, seconds: float) -> dict[str, float]:
+    """Per service, the share of `seconds` its JIT spent compiling between two compile_ms readings
+    (above 1 with more than one compiler thread); services that could not be read are left out."""
+    return {p: (after[p] - before[p]) / 1000 / max(seconds, 1e-9) for p in before
+            if before[p] is not None and after.get(p) is not None}
+
+
 # Rows_read is MariaDB's count of rows read from every table (MySQL's is Innodb_rows_read)
 DB_COUNTERS = {"Rows_read": "rowsRead", "Innodb_rows_read": "rowsRead", "Questions": "queries"}
 
