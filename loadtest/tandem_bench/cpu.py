@@ -145,6 +145,34 @@ def process_seconds(pid: int) -> float | None:
         return None
 
 
+# HotSpot names its JIT compiler threads "C1 CompilerThread<n>" / "C2 CompilerThread<n>"; the
+# kernel keeps the first 15 characters of a thread's name
+COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
+
+
+def compiler_seconds(pid: int) -> float | None:
+    """utime + stime of a JVM's JIT compiler threads: the CPU the JIT has really used. The JVM's
+    own compilation time (jvm_compilation_time_ms_total) is wall time spent inside compilations,
+    which on a saturated core grows with every moment a compiler thread waits for the CPU.
+    None when the process is gone or shows no compiler thread."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    total, seen = 0.0, False
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue   # the thread ended between listing and reading
+        name, after_name = stat[stat.find("(") + 1:stat.rfind(")")], stat[stat.rfind(")") + 1:].split()
+        if name.startswith(COMPILER_THREADS):
+            total += (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
+            seen = True
+    return total if seen else None
+
+
 def machine_busy_seconds() -> float:
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]

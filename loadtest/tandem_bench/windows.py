@@ -12,7 +12,9 @@ Flags (code: when), on a window unless said otherwise:
   hit-ratio            a cold window answered >= 10 % from cache, or a warm one <= 90 %
   unverified           gRPC through h2load: the service counted fewer successful calls than h2load
                        saw HTTP 200s (a gRPC error travels in trailers h2load does not read)
-  jit                  the measured service spent more than 10 % of the window compiling (JIT)
+  jit                  the measured service's JIT compiler threads used more than 10 % of a core
+                       during the window (CPU from /proc; against a target, the JVM's own
+                       compilation time, which is wall time)
                        (noted, not excluded: without a cache the service compiles steadily while it
                        waits on MariaDB, in otherwise idle time)
   other-cpu            processes outside the bench used > 0.2 cores (noted, not excluded)
@@ -111,8 +113,12 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
     if cell.temperature == "warm" and (overall is None or overall <= WARM_MIN_OVERALL) and hit_ratio is not None:
         flags.append(flag("hit-ratio", f"warm window answered {'?' if overall is None else f'{overall:.1%}'} "
                                        "from cache"))
-    jit_ms = service_delta.get("jitMs")
-    if jit_ms is not None and jit_ms > JIT_BUSY_SHARE * seconds * 1000:
+    jit_cpu_ms, jit_ms = service_delta.get("jitCpuMs"), service_delta.get("jitMs")
+    if jit_cpu_ms is not None:
+        if jit_cpu_ms > JIT_BUSY_SHARE * seconds * 1000:
+            flags.append(flag("jit", f"the service's JIT compiler threads used {jit_cpu_ms:.0f} ms of CPU in the "
+                                     f"{seconds:.1f} s window"))
+    elif jit_ms is not None and jit_ms > JIT_BUSY_SHARE * seconds * 1000:
         flags.append(flag("jit", f"the service spent {jit_ms:.0f} ms of the {seconds:.1f} s window compiling (JIT)"))
     other = cpu.get("other")
     if other is not None and other / seconds > OTHER_CPU_CORES:
@@ -131,7 +137,7 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
         "cpuSeconds": {k: cpu.get(k) for k in ("rest-service", "grpc-service", "mariadb", "redis", "generator", "other")},
         "generatorCores": gen_cores,
         "jvm": {"gcPauseMs": service_delta.get("gcPauseMs"), "gcPauses": service_delta.get("gcPauses"),
-                "jitMs": service_delta.get("jitMs")},
+                "jitMs": service_delta.get("jitMs"), "jitCpuMs": service_delta.get("jitCpuMs")},
         "db": {"rowsRead": db_delta.get("rowsRead"), "queries": db_delta.get("queries")},
         "wireBytesSentPerRequest": m.get("wireBytesSentPerRequest"),
         "wireBytesReceivedPerRequest": m.get("wireBytesReceivedPerRequest"),
@@ -238,7 +244,8 @@ class CellRun:
                 "server": pooled.bootstrap(self.data, draws, server_cpu_us),
             },
             "generatorCores": median_of("generatorCores"),
-            "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs"))},
+            "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs")),
+                    "jitCpuMs": total(("jvm", "jitCpuMs"))},
             "db": {"rowsReadPerRequest": rows / ok if rows is not None and ok else None,
                    "queriesPerRequest": queries / ok if queries is not None and ok else None},
             "droppedIterations": total(("droppedIterations",)) if self.plan.model == "open" else None,

@@ -52,3 +52,30 @@ def test_a_window_outside_the_readings_is_unknown_not_zero():
 
 def test_cpu_lists_parse_like_taskset():
     assert cpu.parse_cpus("0-2,5") == [0, 1, 2, 5] and cpu.format_cpus([0, 3]) == "0,3"
+
+
+def test_compiler_cpu_is_read_from_a_real_jvms_compiler_threads_and_is_none_elsewhere(tmp_path):
+    import os
+    import subprocess
+    import time
+    from pathlib import Path
+    from tandem_bench import orchestrate
+    main = tmp_path / "Spin.java"
+    # enough work for the JIT to compile something, then a pause in which it can be read
+    main.write_text("public class Spin { public static void main(String[] a) throws Exception {"
+                    " long s = 0; for (int i = 0; i < 200_000_000; i++) s += i % 7; System.out.println(s);"
+                    " System.out.flush(); Thread.sleep(30_000); } }")
+    java = Path(orchestrate.java_home()) / "bin" / "java"
+    jvm = subprocess.Popen([str(java), "-XX:-UseDynamicNumberOfCompilerThreads", str(main)],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert jvm.stdout.readline().strip()          # the loop ran (and was compiled)
+        seconds = cpu.compiler_seconds(jvm.pid)
+        assert seconds is not None and seconds > 0
+        time.sleep(0.3)
+        assert cpu.compiler_seconds(jvm.pid) >= seconds  # cumulative
+    finally:
+        jvm.kill()
+        jvm.wait()
+    assert cpu.compiler_seconds(os.getpid()) is None   # python has no compiler threads
+    assert cpu.compiler_seconds(jvm.pid) is None       # gone

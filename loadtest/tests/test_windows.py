@@ -152,3 +152,14 @@ def test_a_window_spent_compiling_is_flagged_but_not_excluded():
     assert data.eligible
     record, data = build(plan(), outcome(), sampler(0.5), service_delta={"okCalls": 10**9, "jitMs": 120.0})
     assert record["flags"] == [] and data.eligible
+
+
+def test_the_compiler_threads_cpu_decides_the_jit_flag_when_it_was_read():
+    # on a saturated core the JVM's compilation time is mostly waiting for the CPU: 2.5 s of it
+    # with 90 ms of compiler CPU is a window that was not compiling much
+    record, _ = build(plan(), outcome(), sampler(0.5), service_delta={"okCalls": 10**9, "jitMs": 2500.0,
+                                                                      "jitCpuMs": 90.0})
+    assert record["flags"] == [] and record["jvm"]["jitCpuMs"] == 90.0
+    record, _ = build(plan(), outcome(), sampler(0.5), service_delta={"okCalls": 10**9, "jitMs": 400.0,
+                                                                      "jitCpuMs": 1200.0})
+    assert [f["code"] for f in record["flags"]] == ["jit"] and "1200 ms of CPU" in record["flags"][0]["reason"]

@@ -89,7 +89,7 @@ export interface Window {
   cpuSeconds: CpuSeconds;
   /** Generator CPU seconds / seconds. */
   generatorCores: number | null;
-  jvm: { gcPauseMs: number | null; gcPauses: number | null; jitMs: number | null };
+  jvm: { gcPauseMs: number | null; gcPauses: number | null; jitMs: number | null; jitCpuMs?: number | null };
   db: { rowsRead: number | null; queries: number | null };
   timeline: TimelineSlice[];
   flags: Flag[];
@@ -144,7 +144,7 @@ export interface Summary {
   /** Median over windows. */
   generatorCores: number | null;
   /** Summed over windows. */
-  jvm: { gcPauseMs: number | null; jitMs: number | null };
+  jvm: { gcPauseMs: number | null; jitMs: number | null; jitCpuMs?: number | null };
   db: { rowsReadPerRequest: number | null; queriesPerRequest: number | null };
   droppedIterations: number | null;
   achievedRate: number | null;

@@ -157,7 +157,9 @@ function checkWindow(v: unknown, path: string): void {
     `${path}.cpuSeconds`,
   );
   numOrNull(w.generatorCores, `${path}.generatorCores`);
-  numsOrNull(obj(w.jvm, `${path}.jvm`), ['gcPauseMs', 'gcPauses', 'jitMs'], `${path}.jvm`);
+  const windowJvm = obj(w.jvm, `${path}.jvm`);
+  numsOrNull(windowJvm, ['gcPauseMs', 'gcPauses', 'jitMs'], `${path}.jvm`);
+  if (windowJvm.jitCpuMs !== undefined) numOrNull(windowJvm.jitCpuMs, `${path}.jvm.jitCpuMs`);
   numsOrNull(obj(w.db, `${path}.db`), ['rowsRead', 'queries'], `${path}.db`);
   arr(w.timeline, `${path}.timeline`).forEach((s, i) => {
     const o = obj(s, `${path}.timeline[${i}]`);
@@ -195,7 +197,10 @@ function checkSummary(v: unknown, path: string): void {
   const cpu = obj(s.cpuUsPerRequest, `${path}.cpuUsPerRequest`);
   numsOrNull(cpu, ['service', 'mariadb', 'redis', 'generator'], `${path}.cpuUsPerRequest`);
   checkInterval(cpu.server, `${path}.cpuUsPerRequest.server`);
-  numsOrNull(obj(s.jvm, `${path}.jvm`), ['gcPauseMs', 'jitMs'], `${path}.jvm`);
+  const cellJvm = obj(s.jvm, `${path}.jvm`);
+  numsOrNull(cellJvm, ['gcPauseMs', 'jitMs'], `${path}.jvm`);
+  // jitCpuMs (the compiler threads' CPU) came after the first schema-2 runs: optional
+  if (cellJvm.jitCpuMs !== undefined) numOrNull(cellJvm.jitCpuMs, `${path}.jvm.jitCpuMs`);
   numsOrNull(obj(s.db, `${path}.db`), ['rowsReadPerRequest', 'queriesPerRequest'], `${path}.db`);
 }
 
