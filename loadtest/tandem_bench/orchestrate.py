@@ -258,9 +258,8 @@ class Bench:
             f"{', TLS on' if tls else ''} (REST {self.ports.rest_base}, gRPC "
             f"{self.ports.grpc_address}{' over TLS' if tls else ''}) ...")
         seconds = self.services.start(mode, self.tls_files if tls else None)
-        pids = self.services.pids()
-        self.placement.pin_services(pids.values())
-        for name, pid in pids.items():
+        # not pinned yet: the JIT warm-up runs with every core (see pin_services)
+        for name, pid in self.services.pids().items():
             self.sampler.track(name, pid)
         reported = {}
         for protocol in ("rest", "grpc"):
@@ -273,7 +272,15 @@ class Bench:
         # have been asked in any earlier start
         self.flush_caches()
         say(f"bench: both services UP in {seconds:.0f} s (cache mode reported: "
-            f"{', '.join(f'{p} {m}' for p, m in reported.items())}); pinned: {self.placement.note}")
+            f"{', '.join(f'{p} {m}' for p, m in reported.items())})")
+
+    def pin_services(self) -> None:
+        """Onto their CPUs, after the JIT warm-up: pinned from the start, the two JVMs' compiler
+        threads share one core with their own request threads and MariaDB, and without a cache
+        were still using 13–20 % of it after 40 s of warm-up (results/20261124T052004Z-quick-20fb914);
+        what they compile does not depend on where it ran, and every measured window is pinned."""
+        self.placement.pin_services(self.services.pids().values())
+        say(f"bench: pinned: {self.placement.note}")
 
     def jit_warmup(self, mode: str, cells: list[profile.CellPlan], tls: bool = False) -> None:
         """Both wires, every operation, excluded, in passes until the JIT of both services has
@@ -536,6 +543,8 @@ class Bench:
             else:
                 self.start_services(mode, tls, start)
             self.jit_warmup(mode, cells, tls)
+            if not self.target:
+                self.pin_services()
             if not tls and not self.target:
                 self.measure_body_bytes(cells)
             warmed: set[str] = set()

@@ -298,6 +298,30 @@ def test_make_run_rebuilds_only_when_a_source_is_newer_than_the_jars(shell):
     assert shell.run("scripts/build.sh --check").rc == 0
 
 
+def test_the_bench_against_make_runs_services_as_the_readme_shows(shell, tmp_path):
+    """README "The bench against a deployment", first example: a scale-1 profile and TARGET naming
+    the running services (here make run's, which a compose deployment would replace). Nothing is
+    started; only the target's cache mode runs; cold windows start from flushed caches (a write,
+    with a minted token) and warm ones are served from the cache, by the target's own counters."""
+    example = next(c for c in code_blocks(section("The bench against a deployment"))[0] if "TARGET=" in c)
+    assert example.startswith("make bench PROFILE=my-scale1.toml TARGET="), example
+    profile = tmp_path / "my-scale1.toml"
+    profile.write_text('name = "my-scale1"\nseed_scale = 1\nstarts = 1\nrepetitions = 1\n'
+                       'duration_seconds = 2\nwarmup_seconds = 1\njit_warmup_seconds = 2\nhot_keys = 10\n'
+                       '[[matrix]]\noperations = ["GetGroup"]\ndrivers = ["rest/k6", "grpc/k6"]\n'
+                       'cache_modes = ["hybrid"]\ntemperatures = ["cold", "warm"]\nconcurrency = [2]\n')
+    r = shell.run(example.replace("my-scale1.toml", str(profile)), timeout=600)
+    assert r.rc == 0, r.describe()
+    assert "bench: start 1:" not in r.output and "bench: seeding" not in r.output, r.describe()
+    index = json.loads((shell.results / "index.json").read_text())
+    run = json.loads((shell.results / index["runs"][0]["runId"] / "run.json").read_text())
+    assert run["environment"]["target"]["rest"] == "http://127.0.0.1:8080", run["environment"]["target"]
+    hits = {c["id"]: c["summary"]["hitRatio"]["overall"] for c in run["cells"]}
+    assert len(hits) == 4 and all(v is not None for v in hits.values()), hits
+    for cell_id, overall in hits.items():
+        assert (overall < 0.1) if "-cold-" in cell_id else (overall > 0.9), (cell_id, overall)
+
+
 def test_make_down_stops_everything(shell):
     r = shell.run("make down", timeout=180)
     assert r.rc == 0, r.describe()
