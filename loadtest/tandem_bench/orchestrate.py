@@ -56,10 +56,11 @@ GRPC_JAR = ROOT / "grpc-service/target/grpc-service.jar"
 REST_JAR = ROOT / "rest-service/target/rest-service.jar"
 
 JIT_CONCURRENCY = 16
-JIT_PASS_SECONDS = 2          # per operation, in each pass of the warm-up after a service start
+JIT_PASS_SECONDS = 1          # per operation, in each pass of the warm-up after a service start
+JIT_MISS_SECONDS = 3          # the first pass's k6 run over the keys reserved for the miss path (at most)
 JIT_SETTLE_STEP_SECONDS = 1   # the per-cell settling steps
 JIT_SETTLED_SHARE = 0.05      # of a core, used by a service's JIT compiler threads in a pass or step: compiled
-JIT_SETTLE_MAX_SECONDS = 6
+JIT_SETTLE_MAX_SECONDS = 4
 BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measure body bytes
 # the services' heap, fixed so that GC behaves the same in every start (recorded in the run); a
 # fixed set of JIT compiler threads, whose CPU the bench reads from /proc (a dynamic one may end a
@@ -315,10 +316,10 @@ class Bench:
                                                 which="hot", tag="jit"))
                     if passes == 0 and mode != "none" and op != "Hello":
                         fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None,
-                                                JIT_PASS_SECONDS, 0, 1, tls=tls)
+                                                JIT_MISS_SECONDS, 0, 1, tls=tls)
                         miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
                         invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
-                                                    duration=JIT_PASS_SECONDS, which="jit-miss", tag="jit-miss",
+                                                    duration=JIT_MISS_SECONDS, which="jit-miss", tag="jit-miss",
                                                     key_list=miss))
                 # both wires at once: each service warms its own code while the other does
                 with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
