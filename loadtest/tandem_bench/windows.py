@@ -15,8 +15,9 @@ Flags (code: when), on a window unless said otherwise:
   jit                  the measured service's JIT compiler threads used more than 10 % of a core
                        during the window (CPU from /proc; against a target, the JVM's own
                        compilation time, which is wall time)
-                       (noted, not excluded: without a cache the service compiles steadily while it
-                       waits on MariaDB, in otherwise idle time)
+                       (noted, not excluded: after the warm-ups, what is left is compiling at
+                       10-25 % of a core in no-cache and cold cells, whose windows would otherwise
+                       be too few for an interval)
   other-cpu            processes outside the bench used > 0.2 cores (noted, not excluded)
   few-samples          cell: p50 or p99 could not be reported from the pooled samples
 A window with any flag but other-cpu, jit and few-samples is left out of the headline ratios (the cell
