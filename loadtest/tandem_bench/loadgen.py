@@ -300,6 +300,7 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     return Outcome(measurement, cpu, wall, notes, samples)
 
 
+H2LOAD_IDLE_SECONDS = 10
 H2LOAD_TOTALS = re.compile(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
                            r"(\d+) errored, (\d+) timeout")
 H2LOAD_TRAFFIC = re.compile(r"traffic: .*?\((\d+)\) total, .*?\((\d+)\) headers .*?, .*?\((\d+)\) data")
@@ -327,9 +328,13 @@ def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start)
     stdout_file = _raw_path(inv, ".h2load.txt")
     if inv.vus % inv.streams:
         raise LoadGenError(f"{inv.out_file.name}: {inv.vus} users do not split into connections of {inv.streams} streams")
+    # "When no timeout value is set, h2load will keep a connection open indefinitely, waiting for
+    # a response" (h2load --help). Once, in a TLS warm-up pass right after a start, h2load stopped
+    # its clients and never exited (killed after 61 s, and the run with it; not reproduced since).
+    # An idle connection is closed after H2LOAD_IDLE_SECONDS; its requests count as timeouts.
     cmd = [*inv.prefix, tool_path("h2load"), "--clients", str(inv.vus // inv.streams),
            "--max-concurrent-streams", str(inv.streams),
-           "--threads", "1"]
+           "--threads", "1", "--connection-inactivity-timeout", str(H2LOAD_IDLE_SECONDS)]
     if inv.raw:
         cmd += ["--log-file", str(log_file)]
     if inv.executor == "shared-iterations" or inv.duration is None:

@@ -276,10 +276,12 @@ class Bench:
             f"{', '.join(f'{p} {m}' for p, m in reported.items())})")
 
     def pin_services(self) -> None:
-        """Onto their CPUs, after the JIT warm-up: pinned from the start, the two JVMs' compiler
-        threads share one core with their own request threads and MariaDB, and without a cache
-        were still using 13–20 % of it after 40 s of warm-up (results/20261124T052004Z-quick-20fb914);
-        what they compile does not depend on where it ran, and every measured window is pinned."""
+        """Onto their CPUs, after the JIT warm-up, so that the warm-up's compilers may use the idle
+        core too (what they compile does not depend on where it ran; every measured window is
+        pinned). Measured, it did not make the no-cache services settle sooner: after 40 s of
+        warm-up their compilers still used 13–20 % of a core pinned from the start
+        (results/20261124T052004Z-quick-20fb914) and 21–24 % pinned after it
+        (results/20261124T053802Z-quick-702b820); what is left is not for want of CPU."""
         self.placement.pin_services(self.services.pids().values())
         say(f"bench: pinned: {self.placement.note}")
 
@@ -289,12 +291,10 @@ class Bench:
         users with the native generators (oha, h2load: tens of thousands of calls a second, so the
         hot paths reach C2 sooner than under k6); the first pass (with a cache) also sends k6 over
         keys reserved for it, so the miss path (L2 miss, JDBC, fill) is compiled before the first
-        counted cold window. It stops after the first pass in which neither service spent more
-        than JIT_SETTLED_SHARE of the pass compiling, or once jit_warmup_seconds have passed.
-        A fixed 8 s left the first window of each start compiling for its whole 3 s (runs
-        results/20261124T030625Z-quick-b16f784 and results/20261124T032104Z-quick-b16f784);
-        without a cache, REST ListGroups(20) under oha at 50 users compiled ~2.8 s in every 3 s
-        for its first 15 s and under 0.1 s from the 20th second on."""
+        counted cold window. It stops after the first pass in which neither service's compiler
+        threads used more than JIT_SETTLED_SHARE of a core, or once jit_warmup_seconds have
+        passed. A fixed 8 s left the first window of each start compiling for its whole 3 s (runs
+        results/20261124T030625Z-quick-b16f784 and results/20261124T032104Z-quick-b16f784)."""
         cap = self.settings["jit_warmup_seconds"]
         if cap <= 0:
             return
@@ -323,8 +323,15 @@ class Bench:
                                                     key_list=miss))
                 # both wires at once: each service warms its own code while the other does
                 with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
-                    for f in [pool.submit(self._generate_quiet, inv) for inv in invs]:
-                        f.result()
+                    for inv, f in [(inv, pool.submit(self._generate_quiet, inv)) for inv in invs]:
+                        try:
+                            f.result()
+                        except loadgen.LoadGenError as e:
+                            # a warm-up measures nothing: a generator that failed or hung there
+                            # costs its time and a note, not the run
+                            note = f"a JIT warm-up run of {inv.tool} ({inv.protocol}) failed and was skipped: {e}"
+                            say(f"  {note}")
+                            self.notes.append(note)
             passes += 1
             shares = probes.compile_shares(before, self.compile_ms(), time.monotonic() - p0)
             settled = bool(shares) and all(share < JIT_SETTLED_SHARE for share in shares.values())
