@@ -7,8 +7,8 @@ and the generator (and this bench process) the rest — on 2 cores: services and
 the generator on CPU 1 — applied with taskset(1), which works as root or as the processes' owner
 on Debian without cgroups. The JVMs are started with -XX:ActiveProcessorCount equal to their share,
 so they size their GC and thread pools for the cores they really have (as in a container), and are
-pinned after their JIT warm-up (start-up and warm-up use every core: neither is measured, and the
-JIT compiles sooner with a core of its own). A profile may set
+pinned after their JIT warm-up (start-up and warm-up may use every core: neither is measured).
+A profile may set
 cpus = { services = "0", generator = "1" }; on one core nothing is pinned and the run says so.
 
 Accounting: a sampler thread reads every tracked process's utime + stime (/proc/<pid>/stat) and the

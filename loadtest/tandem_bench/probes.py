@@ -53,8 +53,8 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
 
 
 def compile_shares(before: dict, after: dict, seconds: float) -> dict[str, float]:
-    """Per service, the share of `seconds` its JIT spent compiling between two compile_ms readings
-    (above 1 with more than one compiler thread); services that could not be read are left out."""
+    """Per service, the cores its JIT used on average over `seconds`, from two cumulative readings
+    in ms (above 1 with more than one compiler thread busy); services not read are left out."""
     return {p: (after[p] - before[p]) / 1000 / max(seconds, 1e-9) for p in before
             if before[p] is not None and after.get(p) is not None}
 

@@ -276,6 +276,14 @@ def expand(profile: dict) -> list[CellPlan]:
                     raise ProfileError(f"{profile['source']}: h2load sends one pre-encoded request, so it cannot "
                                        "measure a cold cell (every request a new key): give its block "
                                        "temperatures = [\"warm\"]")
+                if tool in ("ghz", "oha") and "cold" in temps:
+                    # a cold window asks each of its never-asked keys once and ends when they run
+                    # out; ghz and oha stop on a count or a duration, not on both, and cycle their
+                    # key list until the duration ends: a fast cold window asked its keys again and
+                    # read 35 % from cache (smoke run 20261124T064257Z-smoke-640b818)
+                    raise ProfileError(f"{profile['source']}: {tool} cycles its key list until its duration ends, "
+                                       "so a cold cell (every key once) needs k6: use rest/k6 or grpc/k6 for "
+                                       "temperatures = [\"cold\"]")
             sizes = block["page_sizes"] if op == "ListGroups" else [None]
             for temp, size in itertools.product(temps, sizes):
                 role = block.get("role") or default_role(tool, temp, conc, rate)

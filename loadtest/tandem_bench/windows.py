@@ -16,8 +16,8 @@ Flags (code: when), on a window unless said otherwise:
                        during the window (CPU from /proc; against a target, the JVM's own
                        compilation time, which is wall time)
                        (noted, not excluded: after the warm-ups, what is left is compiling at
-                       10-25 % of a core in no-cache and cold cells, whose windows would otherwise
-                       be too few for an interval)
+                       10-35 % of a core, mostly in no-cache and cold cells, whose windows would
+                       otherwise be too few for an interval)
   other-cpu            processes outside the bench used > 0.2 cores (noted, not excluded)
   few-samples          cell: p50 or p99 could not be reported from the pooled samples
 A window with any flag but other-cpu, jit and few-samples is left out of the headline ratios (the cell

@@ -16,10 +16,10 @@ def ids(cells):
 
 
 def test_cartesian_product_of_a_block():
-    cells = expand({"operations": ["GetGroup"], "drivers": ["rest/k6", "grpc/ghz"],
+    cells = expand({"operations": ["GetGroup"], "drivers": ["rest/k6", "grpc/k6"],
                     "cache_modes": ["hybrid"], "temperatures": ["cold", "warm"], "concurrency": [1, 10]})
     assert len(cells) == 2 * 2 * 2
-    assert {(c.protocol, c.tool) for c in cells} == {("rest", "k6"), ("grpc", "ghz")}
+    assert {(c.protocol, c.tool) for c in cells} == {("rest", "k6"), ("grpc", "k6")}
     assert {c.temperature for c in cells} == {"cold", "warm"}
     assert all(c.page_size is None and c.model == "closed" and c.target_rate is None for c in cells)
     assert all(c.repetitions == 2 and c.duration_seconds == 5 and c.warmup_seconds == 1 for c in cells)
@@ -148,6 +148,14 @@ def test_h2load_cannot_be_asked_for_a_cold_cell():
     raw = {"name": "x", "matrix": [{"operations": ["GetGroup"], "drivers": ["grpc/h2load"], "concurrency": [4],
                                     "cache_modes": ["hybrid"]}]}
     with pytest.raises(profile.ProfileError, match="h2load sends one pre-encoded request"):
+        profile.expand(profile.normalise(raw))
+
+
+@pytest.mark.parametrize("driver", ["grpc/ghz", "rest/oha"])
+def test_tools_that_cycle_their_key_list_cannot_be_asked_for_a_cold_cell(driver):
+    raw = {"name": "x", "matrix": [{"operations": ["GetGroup"], "drivers": [driver], "concurrency": [4],
+                                    "cache_modes": ["hybrid"], "temperatures": ["cold"]}]}
+    with pytest.raises(profile.ProfileError, match="cycles its key list"):
         profile.expand(profile.normalise(raw))
 
 

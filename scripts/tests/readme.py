@@ -21,8 +21,15 @@ def section(title: str, text: str | None = None) -> str:
         raise AssertionError(f"README.md has no section '{title}'")
     level = len(match.group(1))
     rest = text[match.end():]
-    end = re.search(rf"^#{{1,{level}}} ", rest, re.MULTILINE)
-    return rest[: end.start()] if end else rest
+    # a "# comment" line inside a fenced code block is not a heading
+    body, fenced = [], False
+    for line in rest.splitlines(keepends=True):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(rf"#{{1,{level}}} ", line):
+            break
+        body.append(line)
+    return "".join(body)
 
 
 @dataclass(frozen=True)
