@@ -115,16 +115,24 @@ def grpc_request(operation: str, key, page_size: int | None) -> dict:
 JIT_MISS_KEYS = 2000   # after the hot set: the miss path's JIT warm-up (never measured)
 
 
+def jit_miss_count(total: int, hot: int) -> int:
+    """Keys reserved for the miss path's warm-up: JIT_MISS_KEYS, or a quarter of the keys past the
+    hot set when there are few (seed scale 1 has 50 groups: 2,000 reserved left no cold key)."""
+    return min(JIT_MISS_KEYS, max(0, total - hot) // 4)
+
+
 def cold_slices(operation: str, scale: int, page_size: int | None, hot: int, slices: int) -> list[list]:
     """The cold keys cut into `slices` disjoint runs, one per (cold cell, service start, round), so
     that no cold window asks a key another window (or the JIT warm-up) has asked before."""
-    keys = all_keys(operation, scale, page_size)[hot + JIT_MISS_KEYS:]
+    every = all_keys(operation, scale, page_size)
+    keys = every[hot + jit_miss_count(len(every), hot):]
     size = len(keys) // max(slices, 1)
     return [keys[i * size:(i + 1) * size] for i in range(slices)]
 
 
 def jit_miss_keys(operation: str, scale: int, page_size: int | None, hot: int) -> list:
-    return all_keys(operation, scale, page_size)[hot:hot + JIT_MISS_KEYS]
+    every = all_keys(operation, scale, page_size)
+    return every[hot:hot + jit_miss_count(len(every), hot)]
 
 
 class KeyFiles:

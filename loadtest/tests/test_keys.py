@@ -1,5 +1,6 @@
 """Keys of the bench cells: page tokens as the service issues them, full pages, hot/cold split."""
 import base64
+import pytest
 
 from tandem_bench import keys
 
@@ -49,3 +50,13 @@ def test_key_files(tmp_path):
     assert n == 90 and path.read_text().startswith('["/api/v1/groups/11"')
     path, n = files.get("grpc", "Hello", None, "cold")
     assert n == 1
+
+
+@pytest.mark.parametrize("scale, hot", [(1, 10), (100, 200), (1000, 200)])
+def test_cold_windows_get_keys_of_their_own_even_at_seed_scale_1(scale, hot):
+    miss = keys.jit_miss_keys("GetGroup", scale, None, hot)
+    slices = keys.cold_slices("GetGroup", scale, None, hot, 4)
+    assert miss and all(slices)                      # scale 1 once had no cold key at all
+    asked = [k for s in slices for k in s]
+    assert len(set(asked)) == len(asked)             # disjoint windows
+    assert not set(asked) & set(miss) and not set(asked) & set(keys.all_keys("GetGroup", scale, None)[:hot])
