@@ -1,7 +1,12 @@
 """CPU placement plans and the window accounting from sampled counters."""
+import os
+import subprocess
+import time
+from pathlib import Path
+
 import pytest
 
-from tandem_bench import cpu
+from tandem_bench import cpu, orchestrate
 
 
 def test_two_cores_put_the_services_on_one_and_the_generator_on_the_other():
@@ -55,11 +60,6 @@ def test_cpu_lists_parse_like_taskset():
 
 
 def test_compiler_cpu_is_read_from_a_real_jvms_compiler_threads_and_is_none_elsewhere(tmp_path):
-    import os
-    import subprocess
-    import time
-    from pathlib import Path
-    from tandem_bench import orchestrate
     main = tmp_path / "Spin.java"
     # enough work for the JIT to compile something, then a pause in which it can be read
     main.write_text("public class Spin { public static void main(String[] a) throws Exception {"
