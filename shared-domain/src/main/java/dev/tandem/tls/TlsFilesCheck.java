@@ -10,7 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fails start-up when {@code tandem.tls.enabled} is true and the PEM files it names are not there,
+ * Fails start-up when TLS is asked for ({@code tandem.tls.enabled}, or a {@code tandem.tls.extra-port})
+ * and the PEM files it names are not there,
  * as the very first step of the context refresh (before any bean, connection pool or port): without this the SSL bundle fails deep inside web-server or gRPC-server
  * creation with a stack of wrapped exceptions, and only after the database and cache are up.
  * {@link TlsFilesMissingFailureAnalyzer} turns the failure into Boot's "APPLICATION FAILED TO
@@ -23,6 +24,7 @@ public class TlsFilesCheck implements ApplicationContextInitializer<Configurable
     static final String ENABLED = "tandem.tls.enabled";
     static final String CERTIFICATE = "tandem.tls.certificate";
     static final String PRIVATE_KEY = "tandem.tls.private-key";
+    static final String EXTRA_PORT = "tandem.tls.extra-port";
 
     @Override
     public void initialize(ConfigurableApplicationContext context) {
@@ -31,7 +33,8 @@ public class TlsFilesCheck implements ApplicationContextInitializer<Configurable
 
     /** Throws {@link TlsFilesMissingException} when TLS is on and a PEM file cannot be read. */
     static void check(Environment environment) {
-        if (!environment.getProperty(ENABLED, Boolean.class, false)) {
+        if (!environment.getProperty(ENABLED, Boolean.class, false)
+                && environment.getProperty(EXTRA_PORT, Integer.class, 0) <= 0) {
             return;
         }
         List<String> problems = new ArrayList<>();

@@ -9,11 +9,11 @@ class TlsFilesMissingFailureAnalyzer extends AbstractFailureAnalyzer<TlsFilesMis
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, TlsFilesMissingException cause) {
         return new FailureAnalysis(
-                "TLS is enabled (tandem.tls.enabled=true) but its PEM files cannot be read:\n  - "
+                "TLS is asked for (tandem.tls.enabled=true, or a tandem.tls.extra-port) but its PEM files cannot be read:\n  - "
                         + String.join("\n  - ", cause.problems()),
                 "Point TANDEM_TLS_CERTIFICATE and TANDEM_TLS_PRIVATE_KEY at a PEM certificate and its "
                         + "private key (scripts/tls-cert.sh makes a self-signed pair under .run/tls/), "
-                        + "or turn TLS off with TANDEM_TLS_ENABLED=false.",
+                        + "or turn TLS off with TANDEM_TLS_ENABLED=false and no TANDEM_TLS_EXTRA_PORT.",
                 cause);
     }
 }

@@ -47,4 +47,18 @@ class TlsFilesCheckTest {
                     assertThat(analysis.getAction()).contains("scripts/tls-cert.sh").contains("TANDEM_TLS_ENABLED=false");
                 });
     }
+
+    @Test
+    void anExtraTlsPortNeedsTheFilesEvenWithTheMainPortPlain() {
+        MockEnvironment environment = new MockEnvironment()
+                .withProperty("tandem.tls.enabled", "false")
+                .withProperty("tandem.tls.extra-port", "19443");
+
+        assertThatThrownBy(() -> TlsFilesCheck.check(environment))
+                .isInstanceOfSatisfying(TlsFilesMissingException.class, e -> assertThat(e.problems()).containsExactly(
+                        "tandem.tls.certificate (TANDEM_TLS_CERTIFICATE) is not set",
+                        "tandem.tls.private-key (TANDEM_TLS_PRIVATE_KEY) is not set"));
+        assertThatCode(() -> TlsFilesCheck.check(environment.withProperty("tandem.tls.extra-port", "0")))
+                .doesNotThrowAnyException();
+    }
 }
