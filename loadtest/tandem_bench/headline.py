@@ -57,8 +57,9 @@ def is_capacity(c) -> bool:
 
 
 def group_of(c) -> tuple:
-    """Cells measured in the same service processes (resampled together)."""
-    return (c.cache_mode, c.tls)
+    """Cells measured in the same service processes (resampled together): one start serves a cache
+    mode's cells, plain and TLS alike."""
+    return (c.service_config,)
 
 
 def _match(c, fields: tuple) -> tuple:

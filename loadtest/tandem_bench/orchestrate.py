@@ -12,11 +12,12 @@ What happens, in order (scripts/bench.sh has already installed the tools and bui
   1. MariaDB and Redis are started if they are not running (and stopped at the end if so), and
      pinned with the services (cpu.Placement); the generators run on the other CPUs.
   2. The bench database tandem_bench_s<scale> is seeded unless it already holds that scale.
-  3. Per cache mode and TLS setting of the profile's cells, `starts` times: both services are
-     (re)started with TANDEM_CACHE_MODE=<mode> (and TANDEM_TLS_ENABLED with a certificate from
-     scripts/tls-cert.sh) on the bench's own ports, pinned, their caches flushed, and the JIT warmed
-     (hot keys with oha and h2load, the miss path with k6 over reserved keys; excluded).
-     Response body bytes are fetched with curl on both wires after the first plain start.
+  3. Per cache mode of the profile's cells, `starts` times: both services are (re)started with
+     TANDEM_CACHE_MODE=<mode> on the bench's own ports (and, when the mode has TLS cells, a second
+     TLS port each, TANDEM_TLS_EXTRA_PORT, with a certificate from scripts/tls-cert.sh, so that TLS
+     and plain cells measure the same processes), their caches flushed, the JIT warmed (hot keys
+     with oha and h2load on every port the cells use, the miss path with k6 over reserved keys;
+     excluded), and then pinned. Response body bytes are fetched with curl on both wires.
   4. Then `repetitions` rounds: each cell gets one window per round, in an order rotated every
      round and reversed every other one (windows.interleave). Before a cell's first window in a
      start: a warm-up at its concurrency (excluded; it primes warm cells) and more warm-up until
@@ -155,7 +156,8 @@ class Bench:
             iterations=iterations, rate=rate, tls=cell.tls, prefix=self.placement.generator_prefix(), raw=raw,
             streams=cell.streams if tool == "h2load" else 1)
         if tool in ("h2load", "oha") and cell.protocol == "rest":
-            inv.uris_file = loadgen.absolute_uris(self.rest_base, keys_file, keys_file.with_suffix(f".{self.rest_base.split(':')[0]}.uris"))
+            base = self.rest_base(cell.tls)
+            inv.uris_file = loadgen.absolute_uris(base, keys_file, keys_file.with_suffix(f".{base.split(':')[0]}.uris"))
         if tool == "h2load" and cell.protocol == "grpc":
             first = json.loads(keys_file.read_text())[0]
             frame_file = keys_file.with_suffix(".frame")
@@ -163,9 +165,12 @@ class Bench:
             inv.request_frame = frame_file
         return inv
 
-    @property
-    def rest_base(self) -> str:
-        return self.target.rest_base if self.target else self.ports.rest_base
+    def rest_base(self, tls: bool) -> str:
+        """Where a cell's REST requests go: the target's, else the plain or TLS port of ours."""
+        return self.target.rest_base if self.target else self.ports.rest_base_for(tls)
+
+    def grpc_address(self, tls: bool) -> str:
+        return self.target.grpc_address if self.target else self.ports.grpc_address_for(tls)
 
     def ca_file(self) -> Path | None:
         if self.target:
@@ -173,9 +178,8 @@ class Bench:
         return self.tls_files.certificate if self.tls_files else None
 
     def generate(self, inv: loadgen.Invocation) -> loadgen.Outcome:
-        grpc_address = self.target.grpc_address if self.target else self.ports.grpc_address
         try:
-            return loadgen.run(inv, grpc_address=grpc_address, rest_base=self.rest_base,
+            return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls), rest_base=self.rest_base(inv.tls),
                                proto_paths=self.proto_paths, ca_file=self.ca_file(),
                                on_start=lambda pid: self.sampler.track("generator", pid))
         finally:
@@ -252,12 +256,13 @@ class Bench:
     # ------------------------------------------------------------ phases
 
     def start_services(self, mode: str, tls: bool, start: int) -> None:
+        """tls: also serve TLS on the extra ports (the mode has TLS cells)."""
         if tls and self.tls_files is None:
             self.tls_files = services.tls_certificate()
-        self.ports.tls = tls
+        p = self.ports
+        tls_ports = f"; over TLS REST {p.rest_base_for(True)}, gRPC {p.grpc_address_for(True)}" if tls else ""
         say(f"\nbench: start {start + 1}: rest-service and grpc-service with TANDEM_CACHE_MODE={mode}"
-            f"{', TLS on' if tls else ''} (REST {self.ports.rest_base}, gRPC "
-            f"{self.ports.grpc_address}{' over TLS' if tls else ''}) ...")
+            f" (REST {p.rest_base}, gRPC {p.grpc_address}{tls_ports}) ...")
         seconds = self.services.start(mode, self.tls_files if tls else None)
         # not pinned yet: the JIT warm-up runs with every core (see pin_services)
         for name, pid in self.services.pids().items():
@@ -285,10 +290,10 @@ class Bench:
         self.placement.pin_services(self.services.pids().values())
         say(f"bench: pinned: {self.placement.note}")
 
-    def jit_warmup(self, mode: str, cells: list[profile.CellPlan], tls: bool = False) -> None:
+    def jit_warmup(self, mode: str, cells: list[profile.CellPlan]) -> None:
         """Both wires, every operation, excluded, in passes until the JIT of both services has
         settled: each pass drives the hot keys of every operation for JIT_PASS_SECONDS at up to 16
-        users with the native generators (oha, h2load: tens of thousands of calls a second, so the
+        users with the native generators, on each port (plain, TLS) the operation's cells use (oha, h2load: tens of thousands of calls a second, so the
         hot paths reach C2 sooner than under k6); the first pass (with a cache) also sends k6 over
         keys reserved for it, so the miss path (L2 miss, JDBC, fill) is compiled before the first
         counted cold window. It stops after the first pass in which neither service's compiler
@@ -298,25 +303,27 @@ class Bench:
         cap = self.settings["jit_warmup_seconds"]
         if cap <= 0:
             return
-        ops: dict[tuple, None] = {}
+        ops: dict[tuple, set[bool]] = {}
         for c in cells:
-            ops.setdefault((c.operation, c.page_size), None)
+            ops.setdefault((c.operation, c.page_size), set()).add(c.tls)
         conc = min(JIT_CONCURRENCY, max(c.concurrency for c in cells))
         t0 = time.monotonic()
         passes, shares = 0, {}
         while True:
             before, p0 = self.compile_ms(), time.monotonic()
-            for op, size in ops:
+            for (op, size), transports in ops.items():
                 invs = []
                 for protocol in ("rest", "grpc"):
                     native = "oha" if protocol == "rest" else "h2load"
-                    fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
-                                            JIT_PASS_SECONDS, 0, 1, tls=tls)
-                    invs.append(self.invocation(fake, executor="constant-vus", vus=conc, duration=JIT_PASS_SECONDS,
-                                                which="hot", tag="jit"))
+                    for tls in sorted(transports):
+                        fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
+                                                JIT_PASS_SECONDS, 0, 1, tls=tls)
+                        invs.append(self.invocation(fake, executor="constant-vus", vus=conc,
+                                                    duration=JIT_PASS_SECONDS, which="hot", tag="jit"))
                     if passes == 0 and mode != "none" and op != "Hello":
+                        # the miss path (L2, JDBC, fill) is the same code behind either port
                         fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None,
-                                                JIT_MISS_SECONDS, 0, 1, tls=tls)
+                                                JIT_MISS_SECONDS, 0, 1, tls=min(transports))
                         miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
                         invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
                                                     duration=JIT_MISS_SECONDS, which="jit-miss", tag="jit-miss",
@@ -337,7 +344,7 @@ class Bench:
             settled = bool(shares) and all(share < JIT_SETTLED_SHARE for share in shares.values())
             if settled or not shares or time.monotonic() - t0 >= cap:
                 break
-        names = ", ".join(f"{o}{s or ''}" for o, s in ops)
+        names = ", ".join(f"{o}{s or ''}{' +TLS' if True in t else ''}" for (o, s), t in ops.items())
         if not shares:
             state = "compile time not readable, one pass"
         else:
@@ -360,9 +367,8 @@ class Bench:
 
     def _generate_quiet(self, inv: loadgen.Invocation) -> loadgen.Outcome:
         """A generator run that is not a window (no CPU tracking)."""
-        grpc_address = self.target.grpc_address if self.target else self.ports.grpc_address
-        return loadgen.run(inv, grpc_address=grpc_address, rest_base=self.rest_base, proto_paths=self.proto_paths,
-                           ca_file=self.ca_file())
+        return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls), rest_base=self.rest_base(inv.tls),
+                           proto_paths=self.proto_paths, ca_file=self.ca_file())
 
     def warm_up(self, cell: profile.CellPlan) -> None:
         """Excluded run at the cell's concurrency with the cell's own tool, over the hot keys; for a
@@ -527,16 +533,17 @@ class Bench:
             self.sampler.track("bench", os.getpid())
             for name, pid in server_pids.items():
                 self.sampler.track(name, pid)
-            for mode, tls in starts:
-                self.measure_config(mode, tls)
+            for mode in starts:
+                self.measure_config(mode)
         self.services.stop()
         if not self.target:
             self.placement.release(server_pids.values())
         finished = datetime.now(timezone.utc)
         return self.assemble(run_id, started, finished, env)
 
-    def measure_config(self, mode: str, tls: bool) -> None:
-        cells = [c for c in self.cells if c.service_config == (mode, tls)]
+    def measure_config(self, mode: str) -> None:
+        cells = [c for c in self.cells if c.service_config == mode]
+        tls = any(c.tls for c in cells)
         rounds_cells = [c for c in cells if c.sweep is None]
         sweeps: dict[str, list] = {}
         for c in cells:
@@ -550,10 +557,9 @@ class Bench:
                 self.check_target_mode(mode)
             else:
                 self.start_services(mode, tls, start)
-            self.jit_warmup(mode, cells, tls)
+            self.jit_warmup(mode, cells)
             if not self.target:
                 self.pin_services()
-            if not tls and not self.target:
                 self.measure_body_bytes(cells)
             warmed: set[str] = set()
             rounds = max((c.repetitions for c in rounds_cells), default=0)
@@ -669,7 +675,8 @@ class Bench:
         resolved = {
             "database": None if self.target else self.db_name,
             "ports": None if self.target else
-            {"rest": self.ports.rest, "grpc": self.ports.grpc, "grpcManagement": self.ports.grpc_management},
+            {"rest": self.ports.rest, "grpc": self.ports.grpc, "grpcManagement": self.ports.grpc_management,
+             **({"restTls": self.ports.rest_tls, "grpcTls": self.ports.grpc_tls} if self.tls_files else {})},
             "hotKeys": hot,
             "helloEndpoints": {"rest": "GET /api/v1/hello", "grpc": keys.GRPC_METHODS["Hello"]},
             "bootstrapReplicates": draws.replicates,
@@ -755,8 +762,9 @@ def sweep_records(records: list[dict], plans: list) -> list[dict]:
 
 
 TLS_NOTE = (
-    "TLS cells (tls: true): the services ran with TLS on their API ports (a self-signed P-256 "
-    "certificate from scripts/tls-cert.sh): REST is HTTP/1.1 over TLS, gRPC HTTP/2 over TLS (ALPN h2). "
+    "TLS cells (tls: true): the same service processes as the plain cells, through a second port each that "
+    "serves the API over TLS (tandem.tls.extra-port; a self-signed P-256 certificate from scripts/tls-cert.sh): "
+    "REST is HTTP/1.1 over TLS, gRPC HTTP/2 over TLS (ALPN h2). "
     "k6 and ghz verify the certificate (k6 through SSL_CERT_FILE, ghz with --cacert), not skip "
     "verification; each connection shakes hands once, before the window's steady state. Their wire "
     "bytes include TLS's overhead (record headers and authentication tags, and the handshake of "
@@ -777,10 +785,13 @@ def condense_fit_notes(notes: list[str]) -> list[str]:
 
 def parse_ports(text: str) -> services.Ports:
     try:
-        rest, grpc, mgmt = (int(x) for x in text.split(","))
+        ports = [int(x) for x in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError("--ports wants REST,GRPC,GRPC_MANAGEMENT, e.g. 18080,19090,18081")
-    return services.Ports(rest, grpc, mgmt)
+        ports = []
+    if len(ports) not in (3, 5):
+        raise argparse.ArgumentTypeError("--ports wants REST,GRPC,GRPC_MANAGEMENT[,REST_TLS,GRPC_TLS], "
+                                         "e.g. 18080,19090,18081,18443,19443")
+    return services.Ports(*ports)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -788,7 +799,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="quick", help="quick (default), full, smoke, or a path to a .toml")
     parser.add_argument("--results-dir", type=Path, default=None, help="default: results/ at the repository root")
     parser.add_argument("--work-dir", type=Path, default=None, help="logs, key files, raw outputs (default .run/bench/<run>)")
-    parser.add_argument("--ports", type=parse_ports, default=services.Ports(), help="REST,GRPC,GRPC_MANAGEMENT")
+    parser.add_argument("--ports", type=parse_ports, default=services.Ports(), help="REST,GRPC,GRPC_MANAGEMENT[,REST_TLS,GRPC_TLS] (the TLS ports serve TLS cells)")
     parser.add_argument("--dry-run", action="store_true", help="list the cells and the estimated time, measure nothing")
     parser.add_argument("--keep-raw", action="store_true",
                         help="keep the generators' raw outputs (per-request samples) under the work dir's out/")

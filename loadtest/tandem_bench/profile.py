@@ -76,7 +76,7 @@ class CellPlan:
     duration_seconds: float
     warmup_seconds: float
     repetitions: int
-    # over TLS (the services started with tandem.tls.enabled) or plain TCP
+    # over TLS (the same services' second port, tandem.tls.extra-port) or plain TCP
     tls: bool = False
     starts: int = 1
     role: str = "reference"
@@ -96,9 +96,10 @@ class CellPlan:
                 f"-c{self.concurrency}{streams}{rate}{tls}{sweep}")
 
     @property
-    def service_config(self) -> tuple[str, bool]:
-        """What the services are started with for this cell: (cache mode, TLS on)."""
-        return self.cache_mode, self.tls
+    def service_config(self) -> str:
+        """What the services are started with for this cell: its cache mode. A TLS cell runs against
+        the same processes as its plain twin, through their TLS ports (tandem.tls.extra-port)."""
+        return self.cache_mode
 
     @property
     def driver(self) -> str:
@@ -332,9 +333,9 @@ def modes_in_order(cells: list[CellPlan]) -> list[str]:
     return [m for m in CACHE_MODES if any(c.cache_mode == m for c in cells)]
 
 
-def service_configs_in_order(cells: list[CellPlan]) -> list[tuple[str, bool]]:
-    """(cache mode, TLS) for each start of the services, in the order the cells need them: one
-    start per distinct pair, the fewest a run can do."""
+def service_configs_in_order(cells: list[CellPlan]) -> list[str]:
+    """The cache mode of each start of the services, in the order the cells need them: one
+    start per mode, the fewest a run can do."""
     return list(dict.fromkeys(c.service_config for c in cells))
 
 

@@ -6,10 +6,11 @@ actuator on 18081 by default) and its own database (tandem_bench_s<scale>, seede
 and reused), so it neither disturbs nor is disturbed by `make run` on 8080/9090 and the `tandem`
 database. It stops exactly the processes it started.
 
-For the cells of the tls dimension the services are started with TLS on (tandem.tls.*) and a
-certificate from scripts/tls-cert.sh: REST then speaks HTTPS on its port (its actuator too, so the
-bench's own health, cache and metrics requests go over HTTPS, trusting that certificate), gRPC
-speaks HTTP/2 over TLS, and the gRPC service's management port stays plain HTTP.
+For the cells of the tls dimension the services get a second API port each (tandem.tls.extra-port,
+REST 18443 and gRPC 19443 by default) that serves the same API over TLS with a certificate from
+scripts/tls-cert.sh, next to their plain ports: a TLS cell and its plain twin then measure the same
+processes, so their ratio is free of the spread between service starts. The bench's own health,
+cache and metrics requests always use the plain ports.
 """
 from __future__ import annotations
 
@@ -37,16 +38,23 @@ class Ports:
     rest: int = 18080
     grpc: int = 19090
     grpc_management: int = 18081
-    # whether the running services speak TLS on their API ports (set by Services.start)
-    tls: bool = False
+    # the same API over TLS from the same processes (tandem.tls.extra-port), started for TLS cells
+    rest_tls: int = 18443
+    grpc_tls: int = 19443
 
     @property
     def rest_base(self) -> str:
-        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.rest}"
+        return f"http://127.0.0.1:{self.rest}"
 
     @property
     def grpc_address(self) -> str:
         return f"127.0.0.1:{self.grpc}"
+
+    def rest_base_for(self, tls: bool) -> str:
+        return f"https://127.0.0.1:{self.rest_tls}" if tls else self.rest_base
+
+    def grpc_address_for(self, tls: bool) -> str:
+        return f"127.0.0.1:{self.grpc_tls}" if tls else self.grpc_address
 
     @property
     def grpc_management_base(self) -> str:
@@ -219,7 +227,7 @@ class Services:
         # database) never meet those of services running on the `tandem` database
         self.redis_key_prefix = redis_key_prefix or f"tandem:bench:{db_name}:"
         self.mode: str | None = None
-        self.tls = False
+        self.tls = False     # whether the running services also serve TLS (on ports.rest_tls / grpc_tls)
         self.services: list[Service] = []
 
     def _define(self, mode: str, tls: TlsFiles | None = None) -> list[Service]:
@@ -227,28 +235,32 @@ class Services:
                       TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix,
                       # the cache's actuator endpoint (counters, flush) next to health and prometheus
                       MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache",
-                      TANDEM_TLS_ENABLED="true" if tls else "false")
+                      # the API ports stay plain; TLS, when asked for, is on the extra ports below
+                      TANDEM_TLS_ENABLED="false")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
                   "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE", "TANDEM_TLS_CERTIFICATE",
-                  "TANDEM_TLS_PRIVATE_KEY"):
+                  "TANDEM_TLS_PRIVATE_KEY", "TANDEM_TLS_EXTRA_PORT"):
             common.pop(k, None)
         if tls:
             common.update(TANDEM_TLS_CERTIFICATE=str(tls.certificate), TANDEM_TLS_PRIVATE_KEY=str(tls.private_key))
         p = self.ports
+        rest_tls = dict(TANDEM_TLS_EXTRA_PORT=str(p.rest_tls)) if tls else {}
+        grpc_tls = dict(TANDEM_TLS_EXTRA_PORT=str(p.grpc_tls)) if tls else {}
         return [
             Service("rest-service", ROOT / "rest-service/target/rest-service.jar",
-                    dict(common, SERVER_PORT=str(p.rest)), f"{p.rest_base}/actuator/health", (p.rest,)),
+                    dict(common, SERVER_PORT=str(p.rest), **rest_tls), f"{p.rest_base}/actuator/health",
+                    (p.rest,) + ((p.rest_tls,) if tls else ())),
             Service("grpc-service", ROOT / "grpc-service/target/grpc-service.jar",
-                    dict(common, SERVER_PORT=str(p.grpc_management), SPRING_GRPC_SERVER_PORT=str(p.grpc)),
-                    f"{p.grpc_management_base}/actuator/health", (p.grpc, p.grpc_management)),
+                    dict(common, SERVER_PORT=str(p.grpc_management), SPRING_GRPC_SERVER_PORT=str(p.grpc), **grpc_tls),
+                    f"{p.grpc_management_base}/actuator/health",
+                    (p.grpc, p.grpc_management) + ((p.grpc_tls,) if tls else ())),
         ]
 
     def start(self, mode: str, tls: TlsFiles | None = None) -> float:
-        """Starts both services with TANDEM_CACHE_MODE=mode (and TLS on their API ports when `tls`
+        """Starts both services with TANDEM_CACHE_MODE=mode (and TLS on their extra ports when `tls`
         names a certificate) and waits until both are UP. Returns the seconds it took."""
         if self.services:
             self.stop()
-        self.ports.tls = tls is not None
         services = self._define(mode, tls)
         for s in services:
             if not s.jar.exists():
@@ -262,7 +274,7 @@ class Services:
         for s in services:
             log = open(self.log_dir / f"{s.name}.log", "ab")
             log.write(f"==== {time.strftime('%FT%TZ', time.gmtime())} starting {s.name}, "
-                      f"TANDEM_CACHE_MODE={mode} TANDEM_TLS_ENABLED={'true' if tls else 'false'}\n".encode())
+                      f"TANDEM_CACHE_MODE={mode} TANDEM_TLS_EXTRA_PORT={s.env.get('TANDEM_TLS_EXTRA_PORT', '(none)')}\n".encode())
             log.flush()
             # own session: a Ctrl-C on the terminal reaches the bench, which then stops the services
             s.process = subprocess.Popen([self.java, *self.java_opts, "-jar", str(s.jar)], env=s.env, cwd=ROOT,
@@ -292,11 +304,12 @@ class Services:
                 raise ServiceError(f"{names} not UP within {self.start_timeout:.0f} s:\n{tails}")
             if pending:
                 time.sleep(0.5)
-        # UP on the health endpoint, and the API itself answers: a REST request, a gRPC connection
+        # UP on the health endpoint, and the API itself answers: a REST request, and every port
+        # (gRPC's, and the TLS ones) accepts connections
         while True:
             try:
                 status, _ = http_get(f"{self.ports.rest_base}/api/v1/groups/1")
-                if status and port_open(self.ports.grpc):
+                if status and all(port_open(port) for s in services for port in s.ports):
                     break
             except (urllib.error.URLError, OSError):
                 pass

@@ -82,27 +82,33 @@ def test_tls_is_a_dimension_and_groups_restarts_per_mode():
     assert "rest-k6-GetGroup-none-none-c1" in ids(cells)
     assert "rest-k6-GetGroup-none-none-c1-tls" in ids(cells)
     assert all(c.id.endswith("-tls") == c.tls for c in cells)
-    # one start per (mode, TLS), plain before TLS within a mode, cells of one start contiguous
-    assert profile.service_configs_in_order(cells) == [("none", False), ("none", True),
-                                                       ("hybrid", False), ("hybrid", True)]
+    # one start per mode: a TLS cell runs against its plain twin's processes (their TLS ports);
+    # within a mode plain cells come first, and the cells of one start are contiguous
+    assert profile.service_configs_in_order(cells) == ["none", "hybrid"]
     configs = [c.service_config for c in cells]
-    assert configs == sorted(configs, key=lambda x: (profile.CACHE_MODES.index(x[0]), x[1]))
+    assert configs == sorted(configs, key=profile.CACHE_MODES.index)
+    for mode in ("none", "hybrid"):
+        tls_flags = [c.tls for c in cells if c.cache_mode == mode]
+        assert tls_flags == sorted(tls_flags)
     assert profile.modes_in_order(cells) == ["none", "hybrid"]
     # without the key, every cell is plain
     assert not any(c.tls for c in expand({"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}))
 
 
-def test_tls_adds_its_restarts_to_the_estimate():
+def test_tls_cells_add_their_windows_but_no_restarts_to_the_estimate():
     block = {"operations": ["GetGroup"], "drivers": ["rest/k6"], "cache_modes": ["hybrid"],
              "temperatures": ["warm"], "concurrency": [1]}
     prof = profile.normalise({**BASE, "matrix": [block]})
     with_tls = profile.normalise({**BASE, "matrix": [{**block, "tls": [False, True]}]})
     plain, both = profile.expand(prof), profile.expand(with_tls)
     extra = profile.estimate_seconds(with_tls, both) - profile.estimate_seconds(prof, plain)
-    assert extra == pytest.approx(profile.estimate_seconds(prof, plain))  # the same cell and start again
+    (cell,) = plain
+    assert extra == pytest.approx(cell.starts * (cell.warmup_seconds + profile.TOOL_START_SECONDS)
+                                  + cell.windows * (cell.duration_seconds + profile.TOOL_START_SECONDS
+                                                    + profile.PROBE_SECONDS))
 
 
-def test_quick_profile_has_tls_twins_and_two_starts_of_each_service_configuration():
+def test_quick_profile_has_tls_twins_and_two_starts_of_each_cache_mode():
     cells = profile.expand(profile.load("quick"))
     tls = [c for c in cells if c.tls]
     assert {c.driver for c in tls} == {"rest/k6", "grpc/k6", "rest/oha", "grpc/h2load"}

@@ -25,7 +25,7 @@ def test_smoke_profile_measures_and_writes_a_valid_run(tmp_path):
     results_dir = tmp_path / "results"
     work = ROOT / ".run" / "bench" / time.strftime("smoke-%Y%m%dT%H%M%SZ", time.gmtime())
     rc = orchestrate.main(["--profile", "smoke", "--results-dir", str(results_dir), "--work-dir", str(work),
-                           "--ports", "28080,29090,28081"])
+                           "--ports", "28080,29090,28081,28443,29443"])
     assert rc == 0, f"bench failed; logs in {work / 'logs'}"
     written = list(results_dir.glob("*/run.json"))
     assert len(written) == 1

@@ -18,26 +18,37 @@ def restore_urllib():
     urllib.request.install_opener(None)  # back to urllib's default opener
 
 
-def test_rest_base_follows_the_tls_setting():
-    ports = services.Ports(28080, 29090, 28081)
-    assert ports.rest_base == "http://127.0.0.1:28080"
-    ports.tls = True
-    assert ports.rest_base == "https://127.0.0.1:28080"
-    # the gRPC service's management port stays plain HTTP
+def test_tls_cells_use_the_extra_ports_and_the_bench_reads_the_plain_ones():
+    ports = services.Ports(28080, 29090, 28081, 28443, 29443)
+    assert ports.rest_base_for(False) == ports.rest_base == "http://127.0.0.1:28080"
+    assert ports.rest_base_for(True) == "https://127.0.0.1:28443"
+    assert ports.grpc_address_for(False) == "127.0.0.1:29090"
+    assert ports.grpc_address_for(True) == "127.0.0.1:29443"
+    # health, cache and metrics always over plain HTTP
     assert ports.management_base("grpc") == "http://127.0.0.1:28081"
-    assert ports.management_base("rest") == "https://127.0.0.1:28080"
+    assert ports.management_base("rest") == "http://127.0.0.1:28080"
 
 
-def test_services_start_with_tls_settings_only_for_tls_cells(tmp_path):
-    svc = services.Services("java", services.Ports(), "tandem_bench_s1", tmp_path)
+def test_services_get_a_tls_extra_port_next_to_their_plain_ones_only_for_tls_cells(tmp_path, monkeypatch):
+    monkeypatch.setenv("TANDEM_TLS_ENABLED", "true")        # a user's setting must not leak in
+    monkeypatch.setenv("TANDEM_TLS_EXTRA_PORT", "8443")
+    ports = services.Ports(28080, 29090, 28081, 28443, 29443)
+    svc = services.Services("java", ports, "tandem_bench_s1", tmp_path)
     files = services.TlsFiles(tmp_path / "c.crt", tmp_path / "k.key")
-    plain = {s.name: s.env for s in svc._define("hybrid")}
-    tls = {s.name: s.env for s in svc._define("hybrid", files)}
+    plain = {s.name: s for s in svc._define("hybrid")}
+    tls = {s.name: s for s in svc._define("hybrid", files)}
     for name in ("rest-service", "grpc-service"):
-        assert plain[name]["TANDEM_TLS_ENABLED"] == "false" and "TANDEM_TLS_CERTIFICATE" not in plain[name]
-        assert tls[name]["TANDEM_TLS_ENABLED"] == "true"
-        assert tls[name]["TANDEM_TLS_CERTIFICATE"] == str(files.certificate)
-        assert tls[name]["TANDEM_TLS_PRIVATE_KEY"] == str(files.private_key)
+        assert plain[name].env["TANDEM_TLS_ENABLED"] == "false" and "TANDEM_TLS_CERTIFICATE" not in plain[name].env
+        assert "TANDEM_TLS_EXTRA_PORT" not in plain[name].env
+        # the API ports stay plain: TLS is on the extra port of the same process
+        assert tls[name].env["TANDEM_TLS_ENABLED"] == "false"
+        assert tls[name].env["TANDEM_TLS_CERTIFICATE"] == str(files.certificate)
+        assert tls[name].env["TANDEM_TLS_PRIVATE_KEY"] == str(files.private_key)
+    assert tls["rest-service"].env["TANDEM_TLS_EXTRA_PORT"] == "28443"
+    assert tls["grpc-service"].env["TANDEM_TLS_EXTRA_PORT"] == "29443"
+    # a start waits for, and first checks that nothing else holds, every port it uses
+    assert plain["rest-service"].ports == (28080,) and tls["rest-service"].ports == (28080, 28443)
+    assert plain["grpc-service"].ports == (29090, 28081) and tls["grpc-service"].ports == (29090, 28081, 29443)
 
 
 def test_the_bench_trusts_its_certificate_in_a_real_handshake(tmp_path, restore_urllib):
