@@ -153,6 +153,8 @@ class Invocation:
     request_frame: Path | None = None   # h2load gRPC: the one pre-encoded request it sends
     uris_file: Path | None = None       # h2load/oha REST: the request URIs, one per line
     streams: int = 1              # h2load: requests in flight per connection (vus / streams connections)
+    # how long past its own end a generator may run before it is killed as hung
+    hang_seconds: float = 60
 
 
 @dataclass
@@ -222,7 +224,7 @@ def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list
 
 def _timeout(inv: Invocation) -> float:
     # the invocation stops by itself; the timeout only catches a hung generator
-    return (inv.duration if inv.duration is not None else PRIMING_MAX_SECONDS) + 60
+    return (inv.duration if inv.duration is not None else PRIMING_MAX_SECONDS) + inv.hang_seconds
 
 
 def _raw_path(inv: Invocation, suffix: str) -> Path:

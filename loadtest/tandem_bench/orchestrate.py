@@ -56,9 +56,19 @@ ROOT = Path(__file__).resolve().parents[2]
 GRPC_JAR = ROOT / "grpc-service/target/grpc-service.jar"
 REST_JAR = ROOT / "rest-service/target/rest-service.jar"
 
-JIT_CONCURRENCY = 16
+# The JIT warm-up drives each port with as many users as the configuration's busiest measured cell
+# (at most this many): at 16 the first 50-user REST window after it still compiled for 44 % of its
+# 3 s and ran at half the rate of the next ones, in both results/20261124T082640Z-quick-428f022
+# and results/20261124T084358Z-quick-4bc40bf; code paths that only many users reach (contention,
+# more connections) were compiled inside the window.
+JIT_MAX_CONCURRENCY = 64
 JIT_PASS_SECONDS = 1          # per operation, in each pass of the warm-up after a service start
 JIT_MISS_SECONDS = 3          # the first pass's k6 run over the keys reserved for the miss path (at most)
+# A warm-up generator still running this long after its end is killed and the pass goes on: h2load
+# over TLS, started together with its plain twin against a service seconds old whose first calls
+# had not answered within the pass, stayed hung until killed at 61 s, in both hybrid starts of
+# results/20261124T084358Z-quick-4bc40bf (--connection-inactivity-timeout did not end it)
+JIT_HANG_SECONDS = 10
 JIT_SETTLE_STEP_SECONDS = 1   # the per-cell settling steps
 JIT_SETTLED_SHARE = 0.05      # of a core, used by a service's JIT compiler threads in a pass or step: compiled
 JIT_SETTLE_MAX_SECONDS = 4
@@ -292,8 +302,8 @@ class Bench:
 
     def jit_warmup(self, mode: str, cells: list[profile.CellPlan]) -> None:
         """Both wires, every operation, excluded, in passes until the JIT of both services has
-        settled: each pass drives the hot keys of every operation for JIT_PASS_SECONDS at up to 16
-        users with the native generators, on each port (plain, TLS) the operation's cells use (oha, h2load: tens of thousands of calls a second, so the
+        settled: each pass drives the hot keys of every operation for JIT_PASS_SECONDS with as many
+        users as the busiest measured cell (at most JIT_MAX_CONCURRENCY) with the native generators, on each port (plain, TLS) the operation's cells use (oha, h2load: tens of thousands of calls a second, so the
         hot paths reach C2 sooner than under k6); the first pass (with a cache) also sends k6 over
         keys reserved for it, so the miss path (L2 miss, JDBC, fill) is compiled before the first
         counted cold window. It stops after the first pass in which neither service's compiler
@@ -306,7 +316,8 @@ class Bench:
         ops: dict[tuple, set[bool]] = {}
         for c in cells:
             ops.setdefault((c.operation, c.page_size), set()).add(c.tls)
-        conc = min(JIT_CONCURRENCY, max(c.concurrency for c in cells))
+        measured = [c.concurrency for c in cells if c.sweep is None] or [c.concurrency for c in cells]
+        conc = min(JIT_MAX_CONCURRENCY, max(measured))
         t0 = time.monotonic()
         passes, shares = 0, {}
         while True:
@@ -320,6 +331,7 @@ class Bench:
                                                 JIT_PASS_SECONDS, 0, 1, tls=tls)
                         invs.append(self.invocation(fake, executor="constant-vus", vus=conc,
                                                     duration=JIT_PASS_SECONDS, which="hot", tag="jit"))
+                        invs[-1].hang_seconds = JIT_HANG_SECONDS
                     if passes == 0 and mode != "none" and op != "Hello":
                         # the miss path (L2, JDBC, fill) is the same code behind either port
                         fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None,

@@ -60,6 +60,7 @@ class WindowData:
     lat_max_us: float | None
     server_cpu: float | None
     eligible: bool
+    jit: bool = False             # the measured service's compiler was busy (the `jit` flag)
 
 
 def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator_cores: int, hit_ratio,
@@ -149,7 +150,8 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
     data = WindowData(throughput=ok / seconds, ok=ok, counts=pooled.histogram_counts(ok_lat),
                       lat_sum_us=float(ok_lat.sum()), lat_max_us=float(ok_lat.max()) if len(ok_lat) else None,
                       server_cpu=server_cpu,
-                      eligible=not any(f["code"] not in NOT_EXCLUDING for f in flags))
+                      eligible=not any(f["code"] not in NOT_EXCLUDING for f in flags),
+                      jit=any(f["code"] == "jit" for f in flags))
     return record, data
 
 
@@ -188,7 +190,14 @@ class CellRun:
         self.data[(record["start"], record["round"])] = data
 
     def eligible(self) -> dict:
-        return {k: d for k, d in self.data.items() if d.eligible}
+        """The windows a headline ratio uses: none with an excluding flag, and none flagged `jit`
+        as long as every start keeps a window without it. A window whose service compiled for a
+        tenth of a core or more measures the compiler, and one start's first window after its
+        warm-ups is the one that does; a cell whose service compiles in every window (without a
+        cache it waits on MariaDB and keeps compiling) keeps them all, and its flags say so."""
+        kept = {k: d for k, d in self.data.items() if d.eligible}
+        steady = {k: d for k, d in kept.items() if not d.jit}
+        return steady if {s for s, _ in steady} == {s for s, _ in kept} else kept
 
     def summary(self, draws, body_bytes: float | None) -> tuple[dict, list]:
         """(summary as run.json holds it, cell-level flags)."""

@@ -163,3 +163,22 @@ def test_the_compiler_threads_cpu_decides_the_jit_flag_when_it_was_read():
     record, _ = build(plan(), outcome(), sampler(0.5), service_delta={"okCalls": 10**9, "jitMs": 400.0,
                                                                       "jitCpuMs": 1200.0})
     assert [f["code"] for f in record["flags"]] == ["jit"] and "1200 ms of CPU" in record["flags"][0]["reason"]
+
+
+def _jit_run(jit_windows):
+    """A cell whose windows (start, round) in jit_windows were flagged jit, the others not."""
+    run = windows.CellRun(plan())
+    for s, r in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+        record = {"start": s, "round": r, "flags": [windows.flag("jit", "compiling")] if (s, r) in jit_windows else []}
+        data = windows.WindowData(throughput=1.0, ok=1, counts=None, lat_sum_us=1.0, lat_max_us=1.0, server_cpu=None,
+                                  eligible=True, jit=(s, r) in jit_windows)
+        run.add_window((record, data))
+    return run
+
+
+def test_headlines_leave_out_jit_windows_while_every_start_keeps_a_steady_one():
+    # the first window of start 1 compiled: the other three carry the figure
+    assert set(_jit_run({(0, 0)}).eligible()) == {(0, 1), (1, 0), (1, 1)}
+    # start 2 compiled in every window: leaving them out would leave start 2 unmeasured, so all stay
+    assert set(_jit_run({(0, 0), (1, 0), (1, 1)}).eligible()) == {(0, 0), (0, 1), (1, 0), (1, 1)}
+    assert set(_jit_run(set()).eligible()) == {(0, 0), (0, 1), (1, 0), (1, 1)}

@@ -3,6 +3,7 @@ package dev.tandem.config;
 import dev.tandem.auth.AuthConfiguration;
 import dev.tandem.cache.CacheCatalog;
 import dev.tandem.cache.CacheConfiguration;
+import dev.tandem.compression.CompressionProperties;
 import dev.tandem.db.DatabaseHealthIndicator;
 import dev.tandem.db.GuardedDataSource;
 import dev.tandem.db.ReplicaConfiguration;
@@ -34,7 +35,7 @@ import java.time.Clock;
         RequestDeadlines.class, DatabaseHealthIndicator.class})
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
-@EnableConfigurationProperties({SeedProperties.class, LimitsProperties.class})
+@EnableConfigurationProperties({SeedProperties.class, LimitsProperties.class, CompressionProperties.class})
 @Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class})
 public class TandemDomainConfiguration {
 

@@ -42,12 +42,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The REST wire, driven as a REST client would drive it from the API's google.api.http mapping.
- * Request bodies are the proto request printed by protobuf's JSON mapping (int64 as strings,
- * path fields left out) and every response is parsed back with the strict JsonFormat parser, so a
- * field the REST service names differently from the proto fails the test instead of vanishing.
+ * The REST wire, driven as a REST client would drive it from the API's google.api.http mapping, in
+ * one of its two representations. JSON: request bodies are the proto request printed by protobuf's
+ * JSON mapping (int64 as strings, path fields left out) and every response is parsed back with the
+ * strict JsonFormat parser, so a field the REST service names differently from the proto fails the
+ * test instead of vanishing. Protobuf: the same requests as binary bodies
+ * ({@code application/x-protobuf}), the answers parsed as the messages they must be. Errors are
+ * problem+json in both.
  */
 final class RestWire implements Wire {
+
+    enum Encoding {
+        JSON("application/json"),
+        PROTOBUF("application/x-protobuf");
+
+        final String mediaType;
+
+        Encoding(String mediaType) {
+            this.mediaType = mediaType;
+        }
+    }
 
     private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
     private static final JsonFormat.Parser PARSER = JsonFormat.parser();
@@ -57,14 +71,20 @@ final class RestWire implements Wire {
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
+    private final Encoding encoding;
 
     RestWire(int port) {
+        this(port, Encoding.JSON);
+    }
+
+    RestWire(int port, Encoding encoding) {
         this.base = "http://127.0.0.1:" + port + "/api/v1";
+        this.encoding = encoding;
     }
 
     @Override
     public String name() {
-        return "REST";
+        return encoding == Encoding.JSON ? "REST" : "REST (protobuf)";
     }
 
     @Override
@@ -144,31 +164,42 @@ final class RestWire implements Wire {
     @SuppressWarnings("unchecked")
     private <T extends Message> T send(String method, String path, Message body, int expectedStatus, Message.Builder into) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
-                .header("Accept", "application/json");
+                .header("Accept", encoding.mediaType);
         if (!method.equals("GET")) {
             request.header("Authorization", WRITER);
         }
         try {
             if (body != null) {
-                request.header("Content-Type", "application/json")
-                        .method(method, HttpRequest.BodyPublishers.ofString(PRINTER.print(body)));
+                request.header("Content-Type", encoding.mediaType).method(method, encoding == Encoding.JSON
+                        ? HttpRequest.BodyPublishers.ofString(PRINTER.print(body))
+                        : HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
             } else {
                 request.method(method, HttpRequest.BodyPublishers.noBody());
             }
-            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<byte[]> response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            String text = new String(response.body(), StandardCharsets.UTF_8);
             if (response.statusCode() >= 400) {
-                throw failure(response);
+                throw failure(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), text);
             }
             if (response.statusCode() != expectedStatus) {
                 throw new AssertionError(method + " " + path + " answered " + response.statusCode()
-                        + ", expected " + expectedStatus + ": " + response.body());
+                        + ", expected " + expectedStatus + ": " + text);
             }
-            if (!response.body().isEmpty()) {
-                PARSER.merge(response.body(), into);
+            if (response.body().length > 0) {
+                String type = response.headers().firstValue("Content-Type").orElse("");
+                if (!type.startsWith(encoding.mediaType)) {
+                    throw new AssertionError(method + " " + path + " answered " + type + ", asked for " + encoding.mediaType);
+                }
+                if (encoding == Encoding.JSON) {
+                    PARSER.merge(text, into);
+                } else {
+                    into.mergeFrom(response.body());
+                }
             }
             return (T) into.build();
         } catch (InvalidProtocolBufferException e) {
-            throw new AssertionError(method + " " + path + ": the JSON does not follow the proto's JSON mapping", e);
+            throw new AssertionError(method + " " + path + ": the body is not the proto's " + encoding + " of "
+                    + into.getDescriptorForType().getFullName(), e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -177,20 +208,19 @@ final class RestWire implements Wire {
         }
     }
 
-    private static Failure failure(HttpResponse<String> response) throws InvalidProtocolBufferException {
-        String type = response.headers().firstValue("Content-Type").orElse("");
+    private static Failure failure(int status, String type, String body) throws InvalidProtocolBufferException {
         if (!type.startsWith("application/problem+json")) {
-            throw new AssertionError("error " + response.statusCode() + " is not problem+json but '" + type + "': " + response.body());
+            throw new AssertionError("error " + status + " is not problem+json but '" + type + "': " + body);
         }
         Struct.Builder problem = Struct.newBuilder();
-        PARSER.merge(response.body(), problem);
+        PARSER.merge(body, problem);
         List<String> fields = new ArrayList<>();
         Value violations = problem.getFieldsOrDefault("fieldViolations", Value.getDefaultInstance());
         for (Value violation : violations.getListValue().getValuesList()) {
             fields.add(violation.getStructValue().getFieldsOrThrow("field").getStringValue());
         }
         String code = problem.getFieldsOrThrow("code").getStringValue();
-        return new Failure(code, fields, response.body());
+        return new Failure(code, fields, body);
     }
 
     private static String encode(String value) {

@@ -40,8 +40,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 /**
  * The design's promise "the same request gives the same data on both wires", checked end to end:
  * both service jars run as processes over one freshly seeded database, every read is asked of
- * both and compared message by message, and after each kind of write — made through one wire or
- * the other — the affected reads are compared again. Bad requests must fail the same way too.
+ * gRPC and of REST in both its representations (JSON and protobuf) and compared message by
+ * message, and after each kind of write — made through one wire or another — the affected reads
+ * are compared again. Bad requests must fail the same way too.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WireParityTest {
@@ -49,6 +50,7 @@ class WireParityTest {
     static ServiceProcess restService;
     static ServiceProcess grpcService;
     static RestWire rest;
+    static RestWire restProtobuf;
     static GrpcWire grpc;
 
     @BeforeAll
@@ -67,6 +69,7 @@ class WireParityTest {
                 "SPRING_GRPC_SERVER_PORT", String.valueOf(grpcPort),
                 "TANDEM_CACHE_MODE", "none"));
         rest = new RestWire(restPort);
+        restProtobuf = new RestWire(restPort, RestWire.Encoding.PROTOBUF);
         grpc = new GrpcWire(grpcPort);
     }
 
@@ -83,21 +86,24 @@ class WireParityTest {
         }
     }
 
-    /** Asks both wires and insists on equal messages; returns the answer. */
+    /** Asks every wire and insists on equal messages; returns the answer. */
     static <T extends Message> T same(Function<Wire, T> call) {
-        T viaRest = call.apply(rest);
         T viaGrpc = call.apply(grpc);
-        assertThat(viaRest).as("REST and gRPC answers").isEqualTo(viaGrpc);
+        for (Wire wire : List.of(rest, restProtobuf)) {
+            assertThat(call.apply(wire)).as(wire.name() + " and gRPC answers").isEqualTo(viaGrpc);
+        }
         return viaGrpc;
     }
 
-    /** Asks both wires and insists on the same failure: status name and fields. */
+    /** Asks every wire and insists on the same failure: status name and fields. */
     static Wire.Failure sameFailure(Function<Wire, ?> call) {
-        Wire.Failure viaRest = catchThrowableOfType(Wire.Failure.class, () -> call.apply(rest));
         Wire.Failure viaGrpc = catchThrowableOfType(Wire.Failure.class, () -> call.apply(grpc));
-        assertThat(viaRest).as("REST failure").isNotNull();
         assertThat(viaGrpc).as("gRPC failure").isNotNull();
-        assertThat(viaRest).as("REST and gRPC failures").isEqualTo(viaGrpc);
+        for (Wire wire : List.of(rest, restProtobuf)) {
+            Wire.Failure failure = catchThrowableOfType(Wire.Failure.class, () -> call.apply(wire));
+            assertThat(failure).as(wire.name() + " failure").isNotNull();
+            assertThat(failure).as(wire.name() + " and gRPC failures").isEqualTo(viaGrpc);
+        }
         return viaGrpc;
     }
 
@@ -136,6 +142,8 @@ class WireParityTest {
         assertThat((Message) same(w -> w.getUser(GetUserRequest.newBuilder().setId(ada.getId()).build()))).isEqualTo(ada);
         User alan = grpc.createUser(CreateUserRequest.newBuilder().setName("Alan").setEmail("alan@parity.test").build());
         assertThat((Message) same(w -> w.getUser(GetUserRequest.newBuilder().setId(alan.getId()).build()))).isEqualTo(alan);
+        User grace = restProtobuf.createUser(CreateUserRequest.newBuilder().setName("Grace").setEmail("grace@parity.test").build());
+        assertThat((Message) same(w -> w.getUser(GetUserRequest.newBuilder().setId(grace.getId()).build()))).isEqualTo(grace);
 
         // Create on gRPC.
         Group created = grpc.createGroup(CreateGroupRequest.newBuilder().setName("Parity circle").setSubject("physics")
@@ -163,9 +171,11 @@ class WireParityTest {
         rest.rateGroup(RateGroupRequest.newBuilder().setGroupId(created.getId()).setUserId(ada.getId()).setStars(5).build());
         grpc.rateGroup(RateGroupRequest.newBuilder().setGroupId(created.getId()).setUserId(alan.getId()).setStars(2)
                 .setComment("slow").build());
+        restProtobuf.rateGroup(RateGroupRequest.newBuilder().setGroupId(created.getId()).setUserId(grace.getId())
+                .setStars(2).build());
         Group rated = same(w -> w.getGroup(getCreated));
-        assertThat(rated.getRatingCount()).isEqualTo(2);
-        assertThat(rated.getAverageRating()).isEqualTo(3.5);
+        assertThat(rated.getRatingCount()).isEqualTo(3);
+        assertThat(rated.getAverageRating()).isEqualTo(3.0);
         same(w -> w.getLeaderboard(GetLeaderboardRequest.newBuilder().setSubject("physics").setLimit(100).build()));
 
         // Schedule on both wires; the next sessions come back in start order.

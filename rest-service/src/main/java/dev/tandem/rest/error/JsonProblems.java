@@ -1,5 +1,6 @@
 package dev.tandem.rest.error;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.tandem.error.FieldViolation;
 import dev.tandem.rest.ProtoJson;
 import dev.tandem.rest.StrictJson;
@@ -20,7 +21,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Says, in the client's terms, what is wrong with a request body that could not be read: which
+ * Says, in the client's terms, what is wrong with a request body that could not be read (JSON, or
+ * protobuf bytes that do not parse): which
  * field (as a proto field path, like the domain's violations) and what was expected there. Jackson's
  * own messages are not passed on: they name Java classes, which are none of the client's business.
  */
@@ -40,6 +42,10 @@ final class JsonProblems {
 
     static Described describe(HttpMessageNotReadableException e) {
         Throwable cause = e.getCause();
+        if (cause instanceof InvalidProtocolBufferException) {
+            // ProtobufRepresentation's message names the request message and what is wrong with the bytes.
+            return new Described(e.getMessage(), List.of());
+        }
         StreamConstraintsException limit = causeOfType(cause, StreamConstraintsException.class);
         if (limit != null) {
             // Jackson names the limit and the value, e.g. "Document nesting depth (33) exceeds the

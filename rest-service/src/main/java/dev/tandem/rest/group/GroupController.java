@@ -27,6 +27,8 @@ import java.net.URI;
 
 import static dev.tandem.rest.ProtoJson.orEmpty;
 import static dev.tandem.rest.ProtoJson.orZero;
+import static dev.tandem.rest.representation.ProtobufRepresentation.PROTOBUF_VALUE;
+import static dev.tandem.rest.representation.ProtobufRepresentation.X_PROTOBUF_VALUE;
 
 /**
  * The group operations of tandem.v1.StudyGroupService on the routes of its google.api.http
@@ -34,11 +36,12 @@ import static dev.tandem.rest.ProtoJson.orZero;
  * field names are already the proto JSON names. Path variables carry the proto field names
  * ({@code group_id}, {@code user_id}) so that a bad one is reported as the gRPC wire would name it.
  * The OpenAPI operation ids are the RPC names; {@code @ResponseStatus} only documents the status
- * that the returned ResponseEntity sets.
+ * that the returned ResponseEntity sets. JSON is the default representation; a client that asks for
+ * protobuf gets, and may send, the tandem.v1 messages themselves ({@link GroupRepresentations}).
  */
 @RestController
 @Tag(name = "StudyGroupService")
-@RequestMapping(path = "/api/v1", produces = MediaType.APPLICATION_JSON_VALUE)
+@RequestMapping(path = "/api/v1", produces = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
 public class GroupController {
 
     private final GroupService groups;
@@ -68,14 +71,14 @@ public class GroupController {
 
     @Operation(operationId = "CreateGroup")
     @ResponseStatus(HttpStatus.CREATED)
-    @PostMapping(path = "/groups", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(path = "/groups", consumes = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
     public ResponseEntity<GroupView> create(@RequestBody CreateGroupRequest request) {
         GroupView created = groups.create(request.toCommand());
         return ResponseEntity.created(URI.create("/api/v1/groups/" + created.id())).body(created);
     }
 
     @Operation(operationId = "UpdateGroup")
-    @PatchMapping(path = "/groups/{id}", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PatchMapping(path = "/groups/{id}", consumes = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
     public GroupView update(@PathVariable long id, @RequestBody UpdateGroupRequest request) {
         return groups.update(request.toChanges(id));
     }
@@ -93,7 +96,7 @@ public class GroupController {
 
     @Operation(operationId = "JoinGroup")
     @ResponseStatus(HttpStatus.CREATED)
-    @PostMapping(path = "/groups/{group_id}/members", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(path = "/groups/{group_id}/members", consumes = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
     public ResponseEntity<MembershipView> join(@PathVariable("group_id") long groupId,
                                                @RequestBody JoinGroupRequest request) {
         MembershipView joined = groups.join(groupId, orZero(request.userId()));
@@ -112,7 +115,7 @@ public class GroupController {
     /** A rating is identified by its group and its user, as a membership is. */
     @Operation(operationId = "RateGroup")
     @ResponseStatus(HttpStatus.CREATED)
-    @PostMapping(path = "/groups/{group_id}/ratings", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(path = "/groups/{group_id}/ratings", consumes = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
     public ResponseEntity<RatingView> rate(@PathVariable("group_id") long groupId,
                                            @RequestBody RateGroupRequest request) {
         RatingView rating = groups.rate(request.toCommand(groupId));
@@ -122,7 +125,7 @@ public class GroupController {
 
     @Operation(operationId = "ScheduleSession")
     @ResponseStatus(HttpStatus.CREATED)
-    @PostMapping(path = "/groups/{group_id}/sessions", consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(path = "/groups/{group_id}/sessions", consumes = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
     public ResponseEntity<SessionView> schedule(@PathVariable("group_id") long groupId,
                                                 @RequestBody ScheduleSessionRequest request) {
         SessionView session = groups.schedule(request.toCommand(groupId));

@@ -17,10 +17,13 @@ import org.springframework.web.bind.annotation.RestController;
 
 import java.net.URI;
 
+import static dev.tandem.rest.representation.ProtobufRepresentation.PROTOBUF_VALUE;
+import static dev.tandem.rest.representation.ProtobufRepresentation.X_PROTOBUF_VALUE;
+
 /** CreateUser and GetUser of tandem.v1.StudyGroupService on their google.api.http routes. */
 @RestController
 @Tag(name = "StudyGroupService")
-@RequestMapping(path = "/api/v1/users", produces = MediaType.APPLICATION_JSON_VALUE)
+@RequestMapping(path = "/api/v1/users", produces = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
 public class UserController {
 
     private final UserService users;
@@ -31,7 +34,7 @@ public class UserController {
 
     @Operation(operationId = "CreateUser")
     @ResponseStatus(HttpStatus.CREATED)
-    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(consumes = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
     public ResponseEntity<UserView> create(@RequestBody CreateUserRequest request) {
         UserView created = users.create(request.toCommand());
         return ResponseEntity.created(URI.create("/api/v1/users/" + created.id())).body(created);

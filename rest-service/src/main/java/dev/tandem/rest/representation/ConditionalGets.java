@@ -1,0 +1,97 @@
+package dev.tandem.rest.representation;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.google.protobuf.Message;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.core.MethodParameter;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.http.converter.HttpMessageConverter;
+import org.springframework.http.server.ServerHttpRequest;
+import org.springframework.http.server.ServerHttpResponse;
+import org.springframework.http.server.ServletServerHttpRequest;
+import org.springframework.http.server.ServletServerHttpResponse;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.context.request.ServletWebRequest;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+
+/**
+ * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
+ * {@code ETag}, {@code Cache-Control: no-cache} (a client may keep the body but must revalidate) and
+ * {@code Vary: Accept}; a request whose {@code If-None-Match} names the current tag gets 304 with no
+ * body. gRPC has no equivalent.
+ *
+ * <p>Why a hash of the content and not the group's version column: a group's read model holds its
+ * member count, rating and next sessions, which change without a new version, so a version tag
+ * would answer 304 to a client holding a stale member count. The tag hashes the view's tandem.v1
+ * message (the canonical content) and names the representation it was selected for, because a strong
+ * tag must differ between representations whose bytes differ (JSON, protobuf).
+ *
+ * <p>It runs after content negotiation (this is where the selected media type is known) and before
+ * the body is written, so a 304 costs no serialisation. The hash is kept per view instance (weak,
+ * identity keys): an L1 hit returns the same instance, so a warm read hashes once per cached entry.
+ */
+@ControllerAdvice
+final class ConditionalGets implements ResponseBodyAdvice<Object> {
+
+    private static final int TAG_BYTES = 16;
+
+    private final Map<Class<?>, Representations.Response> responses;
+    private final Cache<Object, String> contentTags = Caffeine.newBuilder().weakKeys().build();
+
+    ConditionalGets(Map<Class<?>, Representations.Response> responses) {
+        this.responses = Map.copyOf(responses);
+    }
+
+    @Override
+    public boolean supports(MethodParameter returnType, Class<? extends HttpMessageConverter<?>> converterType) {
+        return true;
+    }
+
+    @Override
+    public Object beforeBodyWrite(Object body, MethodParameter returnType, MediaType contentType,
+                                  Class<? extends HttpMessageConverter<?>> converterType,
+                                  ServerHttpRequest request, ServerHttpResponse response) {
+        Representations.Response declared = body == null ? null : responses.get(body.getClass());
+        if (declared == null || declared.tag() == Representations.EntityTag.NONE
+                || !HttpMethod.GET.equals(request.getMethod())
+                || !(request instanceof ServletServerHttpRequest servletRequest)
+                || !(response instanceof ServletServerHttpResponse servletResponse)) {
+            return body;
+        }
+        String content = contentTags.get(body, view -> contentHash(declared.toMessage().apply(view)));
+        String tag = (declared.tag() == Representations.EntityTag.WEAK ? "W/\"" : "\"") + content + "."
+                + representation(contentType) + "\"";
+        HttpServletResponse servlet = servletResponse.getServletResponse();
+        servlet.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+        servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
+        // Spring's own evaluation of If-None-Match (lists, "*", weak comparison); it sets the ETag
+        // header, and the status to 304 when the client's copy is current
+        if (new ServletWebRequest(servletRequest.getServletRequest(), servlet).checkNotModified(tag)) {
+            return null;
+        }
+        return body;
+    }
+
+    private static String representation(MediaType contentType) {
+        return contentType != null && (contentType.isCompatibleWith(ProtobufRepresentation.X_PROTOBUF)
+                || contentType.isCompatibleWith(ProtobufRepresentation.PROTOBUF)) ? "pb" : "json";
+    }
+
+    static String contentHash(Message message) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(message.toByteArray());
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, TAG_BYTES));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}

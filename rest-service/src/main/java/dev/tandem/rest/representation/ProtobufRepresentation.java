@@ -1,0 +1,88 @@
+package dev.tandem.rest.representation;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import org.springframework.http.HttpInputMessage;
+import org.springframework.http.HttpOutputMessage;
+import org.springframework.http.MediaType;
+import org.springframework.http.converter.AbstractHttpMessageConverter;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The REST wire's second representation: the binary encoding of the same tandem.v1 message the
+ * gRPC wire sends, for a client that asks with {@code Accept: application/x-protobuf} (or
+ * {@code application/protobuf}); JSON stays the default. A response view is mapped with the same
+ * function the gRPC wire uses (GroupProto, UserProto), so both carry identical bytes.
+ *
+ * <p>A protobuf request body is parsed as the proto request message and then read through the JSON
+ * path (protobuf's own JSON printer, then the strict mapper every JSON body goes through), so a
+ * protobuf body means exactly what its JSON form means and meets the same rules: an absent field is
+ * the proto default, a path field in the body is refused, and so on. Writes are rare next to
+ * reads, and this keeps one reading of a request instead of two that could drift.
+ */
+public final class ProtobufRepresentation extends AbstractHttpMessageConverter<Object> {
+
+    public static final String X_PROTOBUF_VALUE = "application/x-protobuf";
+    public static final String PROTOBUF_VALUE = "application/protobuf";
+    public static final MediaType X_PROTOBUF = MediaType.parseMediaType(X_PROTOBUF_VALUE);
+    public static final MediaType PROTOBUF = MediaType.parseMediaType(PROTOBUF_VALUE);
+
+    private static final JsonFormat.Printer JSON = JsonFormat.printer().omittingInsignificantWhitespace();
+
+    private final Map<Class<?>, Function<Object, ? extends Message>> responses;
+    private final Map<Class<?>, Message> requests;
+    private final JsonMapper mapper;
+
+    /**
+     * @param responses each response view's mapping to its message
+     * @param requests  each request body type's proto request message (its default instance)
+     * @param mapper    the mapper JSON bodies are read with
+     */
+    ProtobufRepresentation(Map<Class<?>, Function<Object, ? extends Message>> responses,
+                           Map<Class<?>, Message> requests, JsonMapper mapper) {
+        super(X_PROTOBUF, PROTOBUF);
+        this.responses = Map.copyOf(responses);
+        this.requests = Map.copyOf(requests);
+        this.mapper = mapper;
+    }
+
+    @Override
+    protected boolean supports(Class<?> type) {
+        return responses.containsKey(type) || requests.containsKey(type);
+    }
+
+    @Override
+    public boolean canRead(Class<?> type, MediaType mediaType) {
+        return requests.containsKey(type) && canRead(mediaType);
+    }
+
+    @Override
+    public boolean canWrite(Class<?> type, MediaType mediaType) {
+        return responses.containsKey(type) && canWrite(mediaType);
+    }
+
+    @Override
+    protected Object readInternal(Class<?> type, HttpInputMessage input) throws IOException {
+        Message prototype = requests.get(type);
+        Message message;
+        try {
+            message = prototype.getParserForType().parseFrom(input.getBody());
+        } catch (InvalidProtocolBufferException e) {
+            throw new HttpMessageNotReadableException("the request body is not a valid protobuf encoding of "
+                    + prototype.getDescriptorForType().getFullName() + ": " + e.getMessage(), e, input);
+        }
+        return mapper.readValue(JSON.print(message), type);
+    }
+
+    @Override
+    protected void writeInternal(Object view, HttpOutputMessage output) throws IOException {
+        responses.get(view.getClass()).apply(view).writeTo(output.getBody());
+    }
+
+}

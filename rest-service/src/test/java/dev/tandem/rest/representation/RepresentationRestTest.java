@@ -1,0 +1,231 @@
+package dev.tandem.rest.representation;
+
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import dev.tandem.proto.v1.CreateGroupRequest;
+import dev.tandem.proto.v1.CreateUserRequest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.HelloResponse;
+import dev.tandem.proto.v1.ListGroupsResponse;
+import dev.tandem.proto.v1.User;
+import dev.tandem.rest.RestIntegrationTest;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.zip.GZIPInputStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The REST wire's representations: protobuf for a client that asks (the same message the gRPC
+ * wire sends, and request bodies that mean what their JSON means), gzip for a client that accepts
+ * it, and conditional GETs. Real HTTP from the JDK's client, whose bytes are what the server sent.
+ */
+class RepresentationRestTest extends RestIntegrationTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(60);
+    private static final String PROTOBUF = "application/x-protobuf";
+
+    @LocalServerPort int port;
+
+    // ---- protobuf ------------------------------------------------------------------------------
+
+    @Test
+    void aClientThatAcceptsProtobufGetsTheMessageItsJsonDescribes() throws Exception {
+        for (String path : new String[] {"/api/v1/groups/1", "/api/v1/groups?page_size=5", "/api/v1/users/1",
+                "/api/v1/hello"}) {
+            Message.Builder expected = path.startsWith("/api/v1/groups/") ? Group.newBuilder()
+                    : path.startsWith("/api/v1/groups") ? ListGroupsResponse.newBuilder()
+                    : path.startsWith("/api/v1/users") ? User.newBuilder() : HelloResponse.newBuilder();
+            Message.Builder fromBinary = expected.clone();
+            JsonFormat.parser().merge(send(request(path).header("Accept", "application/json")).body(), expected);
+
+            HttpResponse<byte[]> binary = sendBytes(request(path).header("Accept", PROTOBUF));
+            assertThat(binary.statusCode()).as(path).isEqualTo(200);
+            assertThat(binary.headers().firstValue("Content-Type")).as(path).hasValue(PROTOBUF);
+            fromBinary.mergeFrom(binary.body());
+            assertThat(fromBinary.build()).as(path).isEqualTo(expected.build());
+        }
+        // the standard name is understood too, and answered under the name asked for
+        assertThat(sendBytes(request("/api/v1/groups/1").header("Accept", "application/protobuf")).headers()
+                .firstValue("Content-Type")).hasValue("application/protobuf");
+    }
+
+    @Test
+    void jsonStaysTheDefault() throws Exception {
+        assertThat(send(request("/api/v1/groups/1")).headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(send(request("/api/v1/groups/1").header("Accept", "*/*")).headers().firstValue("Content-Type"))
+                .hasValue("application/json");
+    }
+
+    @Test
+    void aProtobufRequestBodyIsAcceptedAndMeansWhatItsJsonMeans() throws Exception {
+        CreateUserRequest create = CreateUserRequest.newBuilder().setName("Proto Ada").setEmail("proto.ada@example.test").build();
+        HttpResponse<byte[]> created = sendBytes(request("/api/v1/users").header("Accept", PROTOBUF)
+                .header("Content-Type", PROTOBUF).header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(create.toByteArray())));
+
+        assertThat(created.statusCode()).isEqualTo(201);
+        User user = User.parseFrom(created.body());
+        assertThat(user.getName()).isEqualTo("Proto Ada");
+        assertThat(jdbc.sql("SELECT email FROM users WHERE id = ?").param(user.getId()).query(String.class).single())
+                .isEqualTo("proto.ada@example.test");
+    }
+
+    @Test
+    void aProtobufBodyIsValidatedLikeJsonAndRefusalsStayProblemJson() throws Exception {
+        var before = allCounts();
+        // no name, capacity or owner: the proto defaults, which the domain refuses naming each field
+        CreateGroupRequest incomplete = CreateGroupRequest.newBuilder().setSubject("algorithms").build();
+        HttpResponse<String> refused = send(request("/api/v1/groups").header("Accept", PROTOBUF)
+                .header("Content-Type", PROTOBUF).header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(incomplete.toByteArray())));
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(json.readTree(refused.body()).get("fieldViolations").findValuesAsString("field"))
+                .contains("name", "capacity", "owner_id");
+        assertThat(allCounts()).isEqualTo(before);
+    }
+
+    @Test
+    void bytesThatAreNotTheRequestMessageAreABadRequestNamingIt() throws Exception {
+        var before = allCounts();
+        HttpResponse<String> refused = send(request("/api/v1/users").header("Content-Type", PROTOBUF)
+                .header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {(byte) 0x0a, (byte) 0xff, 0x01})));
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(json.readTree(refused.body()).get("detail").asString())
+                .contains("not a valid protobuf encoding of tandem.v1.CreateUserRequest");
+        assertThat(allCounts()).isEqualTo(before);
+    }
+
+    // ---- gzip ----------------------------------------------------------------------------------
+
+    @Test
+    void gzipIsForAClientThatAcceptsItAndABodyWorthCompressing() throws Exception {
+        String path = "/api/v1/groups?page_size=50";
+        HttpResponse<byte[]> identity = sendBytes(request(path));
+        HttpResponse<byte[]> gzip = sendBytes(request(path).header("Accept-Encoding", "gzip"));
+
+        assertThat(identity.headers().firstValue("Content-Encoding")).isEmpty();
+        assertThat(gzip.headers().firstValue("Content-Encoding")).hasValue("gzip");
+        assertThat(gzip.body().length).isLessThan(identity.body().length / 3);
+        assertThat(gunzip(gzip.body())).isEqualTo(identity.body());
+
+        // protobuf too
+        HttpResponse<byte[]> binary = sendBytes(request(path).header("Accept", PROTOBUF).header("Accept-Encoding", "gzip"));
+        assertThat(binary.headers().firstValue("Content-Encoding")).hasValue("gzip");
+        assertThat(ListGroupsResponse.parseFrom(gunzip(binary.body())).getGroupsCount()).isEqualTo(50);
+
+        // below tandem.compression.min-response-size (1KB) a body goes as it is
+        HttpResponse<byte[]> small = sendBytes(request("/api/v1/hello").header("Accept-Encoding", "gzip"));
+        assertThat(small.headers().firstValue("Content-Encoding")).isEmpty();
+        assertThat(new String(small.body(), StandardCharsets.UTF_8)).isEqualTo("{\"message\":\"hello\"}");
+    }
+
+    // ---- conditional GET -----------------------------------------------------------------------
+
+    @Test
+    void getGroupCarriesAStrongTagAndAnswers304ToAClientWhoseCopyIsCurrent() throws Exception {
+        HttpResponse<String> first = send(request("/api/v1/groups/1"));
+        String tag = first.headers().firstValue("ETag").orElseThrow();
+        assertThat(tag).matches("\"[A-Za-z0-9_-]{22}\\.json\"");
+        assertThat(first.headers().firstValue("Cache-Control")).hasValue("no-cache");
+        assertThat(first.headers().allValues("Vary")).anySatisfy(vary -> assertThat(vary).containsIgnoringCase("Accept"));
+        assertThat(send(request("/api/v1/groups/1")).headers().firstValue("ETag")).hasValue(tag);
+
+        HttpResponse<String> revalidated = send(request("/api/v1/groups/1").header("If-None-Match", tag));
+        assertThat(revalidated.statusCode()).isEqualTo(304);
+        assertThat(revalidated.body()).isEmpty();
+        assertThat(revalidated.headers().firstValue("ETag")).hasValue(tag);
+        // a list of tags, one of them current
+        assertThat(send(request("/api/v1/groups/1").header("If-None-Match", "\"other\", " + tag)).statusCode())
+                .isEqualTo(304);
+        // another representation is another strong tag
+        String binaryTag = sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).headers()
+                .firstValue("ETag").orElseThrow();
+        assertThat(binaryTag).endsWith(".pb\"").isNotEqualTo(tag);
+        assertThat(send(request("/api/v1/groups/1").header("Accept", PROTOBUF).header("If-None-Match", tag))
+                .statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aJoinChangesTheTagThoughNotTheGroupsVersion() throws Exception {
+        // the group's version column would be the wrong validator: joins, ratings and sessions
+        // change the read model without a new version
+        HttpResponse<String> before = send(request("/api/v1/groups/1"));
+        String tag = before.headers().firstValue("ETag").orElseThrow();
+        long user = jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)")
+                .query(Long.class).single();
+        assertThat(send(request("/api/v1/groups/1/members").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"userId\":" + user + "}"))).statusCode()).isEqualTo(201);
+
+        HttpResponse<String> after = send(request("/api/v1/groups/1").header("If-None-Match", tag));
+        assertThat(after.statusCode()).isEqualTo(200);
+        assertThat(json.readTree(after.body()).get("version").asLong())
+                .isEqualTo(json.readTree(before.body()).get("version").asLong());
+        assertThat(json.readTree(after.body()).get("memberCount").asLong())
+                .isEqualTo(json.readTree(before.body()).get("memberCount").asLong() + 1);
+        assertThat(after.headers().firstValue("ETag")).isPresent().get().isNotEqualTo(tag);
+    }
+
+    @Test
+    void pagesCarryAWeakTagAndUsersAStrongOneAndWritesNone() throws Exception {
+        HttpResponse<String> page = send(request("/api/v1/groups?page_size=5"));
+        String weak = page.headers().firstValue("ETag").orElseThrow();
+        assertThat(weak).startsWith("W/\"");
+        assertThat(send(request("/api/v1/groups?page_size=5").header("If-None-Match", weak)).statusCode()).isEqualTo(304);
+        assertThat(send(request("/api/v1/groups?page_size=6").header("If-None-Match", weak)).statusCode()).isEqualTo(200);
+
+        String user = send(request("/api/v1/users/1")).headers().firstValue("ETag").orElseThrow();
+        assertThat(user).startsWith("\"");
+        assertThat(send(request("/api/v1/users/1").header("If-None-Match", user)).statusCode()).isEqualTo(304);
+
+        HttpResponse<String> created = send(request("/api/v1/users").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Tag Less\",\"email\":\"tag.less@example.test\"}")));
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(created.headers().firstValue("ETag")).isEmpty();
+        assertThat(send(request("/api/v1/hello")).headers().firstValue("ETag")).isEmpty();
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    private HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(BOUND);
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        try (HttpClient client = client()) {
+            return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
+    }
+
+    private static HttpResponse<byte[]> sendBytes(HttpRequest.Builder request) throws Exception {
+        try (HttpClient client = client()) {
+            return client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        }
+    }
+
+    private static HttpClient client() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(BOUND).build();
+    }
+
+    private static byte[] gunzip(byte[] body) throws IOException {
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
+            return in.readAllBytes();
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.tandem.rest.server;
+
+import dev.tandem.auth.DevTokens;
+import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.TestCertificate;
+import dev.tandem.testsupport.UseTestDatabase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * REST over HTTP/2 with server.http2.enabled: h2c by prior knowledge (curl, as the README shows it)
+ * and by an Upgrade: h2c request (the JDK's client), h2 by ALPN on the TLS port, HTTP/1.1 still for a
+ * client that asks for nothing else, and the same limits on every one of them.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "server.http2.enabled=true")
+@UseTestDatabase
+class Http2RestTest {
+
+    /** Not a timing assertion: only a bound so that a hung request fails the test instead of the build. */
+    private static final Duration BOUND = Duration.ofSeconds(60);
+    private static final TestCertificate CERTIFICATE = TestCertificate.generate();
+    private static final int TLS_PORT = FreePort.pick();
+
+    @DynamicPropertySource
+    static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
+        registry.add("tandem.tls.extra-port", () -> TLS_PORT);
+        registry.add("tandem.tls.certificate", () -> CERTIFICATE.certificate().toString());
+        registry.add("tandem.tls.private-key", () -> CERTIFICATE.privateKey().toString());
+    }
+
+    @LocalServerPort int port;
+    @Autowired SeedData seed;
+
+    @BeforeEach
+    void resetData() {
+        seed.reset(1);
+    }
+
+    @Test
+    void curlWithPriorKnowledgeSpeaksH2c() throws Exception {
+        List<String> out = curl("--http2-prior-knowledge", "-s", "-w", "\n%{http_version} %{http_code}",
+                "http://127.0.0.1:" + port + "/api/v1/groups/1");
+        assertThat(out.getLast()).isEqualTo("2 200");
+        assertThat(out.getFirst()).startsWith("{\"id\":1,");
+    }
+
+    @Test
+    void anUpgradeRequestSwitchesToH2cAndAnHttp11ClientStaysOnHttp11() throws Exception {
+        HttpResponse<String> upgraded = send(HttpClient.Version.HTTP_2, "http://127.0.0.1:" + port + "/api/v1/groups/1");
+        assertThat(upgraded.statusCode()).isEqualTo(200);
+        assertThat(upgraded.version()).isEqualTo(HttpClient.Version.HTTP_2);
+
+        HttpResponse<String> plain = send(HttpClient.Version.HTTP_1_1, "http://127.0.0.1:" + port + "/api/v1/groups/1");
+        assertThat(plain.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
+        assertThat(plain.body()).isEqualTo(upgraded.body());
+    }
+
+    @Test
+    void theTlsPortNegotiatesH2ByAlpn() throws Exception {
+        HttpResponse<String> response;
+        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                .sslContext(CERTIFICATE.clientContext()).connectTimeout(BOUND).build()) {
+            response = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + TLS_PORT + "/api/v1/groups/1"))
+                    .timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        }
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+    }
+
+    @Test
+    void theLimitsHoldOverH2c() throws Exception {
+        String base = "http://127.0.0.1:" + port;
+        // tandem.limits.max-header-bytes (8KB): refused, never answered
+        List<String> headers = curl("--http2-prior-knowledge", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                "-H", "X-Padding: " + "x".repeat(16 * 1024), base + "/api/v1/groups/1");
+        assertThat(headers.getLast()).isNotEqualTo("200");
+        // tandem.limits.max-request-bytes (64KB): 413 problem+json
+        Path large = Files.createTempFile("tandem-h2c-", ".json");
+        Files.writeString(large, "{\"name\":\"" + "n".repeat(70 * 1024) + "\",\"email\":\"big@example.test\"}");
+        List<String> body;
+        try {
+            // headers only: curl stops sending once the 413 arrives and may reset the stream
+            // before the problem body, which then never reaches it
+            body = curl("--http2-prior-knowledge", "-s", "-o", "/dev/null", "-D", "-", "-w", "%{http_code}",
+                    "-H", "Content-Type: application/json", "-H", "Authorization: Bearer " + DevTokens.devWriter(),
+                    "--data-binary", "@" + large, base + "/api/v1/users");
+        } finally {
+            Files.delete(large);
+        }
+        assertThat(body.getLast()).isEqualTo("413");
+        assertThat(body).contains("content-type: application/problem+json");
+    }
+
+    private static HttpResponse<String> send(HttpClient.Version version, String uri) throws Exception {
+        try (HttpClient client = HttpClient.newBuilder().version(version).connectTimeout(BOUND).build()) {
+            return client.send(HttpRequest.newBuilder(URI.create(uri)).timeout(BOUND).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        }
+    }
+
+    /** curl's output, line by line. */
+    private static List<String> curl(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("curl", "--max-time", String.valueOf(BOUND.toSeconds())));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        return out.lines().toList();
+    }
+}
