@@ -379,7 +379,10 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     cmd = [*inv.prefix, tool_path("oha"), "--no-tui", "--output-format", "json", "--output", str(inv.out_file),
            "-c", str(inv.vus), "--urls-from-file", str(inv.uris_file), "--worker-threads", "1",
            # calls in flight at the deadline finish and count, as with k6 and ghz
-           "--wait-ongoing-requests-after-deadline"]
+           "--wait-ongoing-requests-after-deadline",
+           # oha asks for gzip, compress, deflate and br unless told otherwise, and the services
+           # gzip a body of 1 KB or more for a client that asks: identity, as k6 and h2load ask
+           "-H", "accept-encoding: identity"]
     if inv.tls:
         cmd += ["--cacert", str(ca_file)]
     if inv.raw:
