@@ -44,7 +44,7 @@ ROLES = ("throughput", "latency", "reference", "cold", "sweep")
 DEFAULTS = {
     "seed_scale": 1000,           # TANDEM_SEED_SCALE: 50·scale groups, 5·scale per subject
     "repetitions": 2,             # measured windows per cell and service start (rounds)
-    "starts": 2,                  # service starts per cache mode and TLS setting; windows = starts × repetitions
+    "starts": 2,                  # service starts per cache mode; windows = starts × repetitions
     "duration_seconds": 10,       # one measured window
     "warmup_seconds": 3,          # per cell, before its first window, excluded (primes warm cells)
     "jit_warmup_seconds": 10,     # after each service start, before the first cell of that mode
@@ -255,7 +255,7 @@ def _check_non_negative(d, where, keys):
 def expand(profile: dict) -> list[CellPlan]:
     """Every cell of the profile, in the order they run: grouped by cache mode (the services are
     restarted once per mode, in the order none, local, redis, hybrid), within a mode the plain cells
-    before the TLS ones (so TLS adds one restart per mode that has TLS cells, no more), then by
+    before the TLS ones (which run against the same processes, through their TLS ports), then by
     block order."""
     settings = profile["settings"]
     cells: dict[str, CellPlan] = {}
