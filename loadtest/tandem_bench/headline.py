@@ -26,6 +26,24 @@ NAMES = ("grpcOverRestP50Warm", "grpcOverRestThroughputWarm", "grpcOverRestServe
          "warmHybridOverNoneThroughput", "jsonOverProtobufBodyBytes", "getGroupOverHelloThroughput",
          "tlsOverPlainP50Rest", "tlsOverPlainP50Grpc", "tlsOverPlainThroughputRest", "tlsOverPlainThroughputGrpc")
 
+# Where gRPC ÷ REST comes from, one change at a time (warm, closed, native generators), as server CPU
+# per request and throughput: REST JSON → REST Protobuf (the encoding), → REST Protobuf over HTTP/2
+# (the framing and connection model), → gRPC (what is left: gRPC's own machinery); and what gzip
+# costs on each wire. A run holds the ones its cells allow (the protocols profile holds them all).
+STEPS = {
+    "Encoding": ("REST Protobuf ÷ JSON over HTTP/1.1, uncompressed",
+                 lambda c: c.protocol == "rest" and c.encoding == "protobuf" and c.http == "1.1",
+                 lambda c: c.protocol == "rest" and c.encoding == "json" and c.http == "1.1"),
+    "Http2": ("REST over HTTP/2 ÷ HTTP/1.1, Protobuf, uncompressed",
+              lambda c: c.protocol == "rest" and c.encoding == "protobuf" and c.http == "2",
+              lambda c: c.protocol == "rest" and c.encoding == "protobuf" and c.http == "1.1"),
+    "Grpc": ("gRPC ÷ REST Protobuf over HTTP/2, uncompressed",
+             lambda c: c.protocol == "grpc",
+             lambda c: c.protocol == "rest" and c.encoding == "protobuf" and c.http == "2"),
+}
+STEP_NAMES = tuple(f"step{step}{figure}" for step in STEPS for figure in ("ServerCpu", "Throughput")) + \
+    ("gzipOverIdentityServerCpuRest", "gzipOverIdentityServerCpuGrpc")
+
 DESCRIPTIONS = {
     "grpcOverRestP50Warm": "gRPC p50 ÷ REST p50, warm cache, same tool, operation, page size and cache mode, "
                            "latency cells only (one user, or an arrival rate); below 1: gRPC answers sooner",
@@ -45,6 +63,13 @@ DESCRIPTIONS = {
     "tlsOverPlainP50Grpc": "gRPC p50 over TLS ÷ plain, latency cells; above 1: what encryption adds to a call",
     "tlsOverPlainThroughputRest": "REST throughput over TLS ÷ plain, closed cells of the same tool",
     "tlsOverPlainThroughputGrpc": "gRPC throughput over TLS ÷ plain, closed cells of the same tool",
+    **{f"step{step}ServerCpu": f"{what}: server CPU per request (warm, closed, native generators); below 1: "
+                               "the step saves the server work" for step, (what, _, _) in STEPS.items()},
+    **{f"step{step}Throughput": f"{what}: successful requests per second (warm, closed, native generators)"
+       for step, (what, _, _) in STEPS.items()},
+    "gzipOverIdentityServerCpuRest": "REST server CPU per request when the client asks for gzip ÷ when it asks "
+                                     "for nothing (same representation and HTTP version)",
+    "gzipOverIdentityServerCpuGrpc": "gRPC server CPU per request of calls that ask for gzip ÷ calls that do not",
 }
 
 
@@ -54,6 +79,14 @@ def is_latency(c) -> bool:
 
 def is_capacity(c) -> bool:
     return c.model == "closed" and c.concurrency > 1 and c.temperature != "cold"
+
+
+def is_default_body(c) -> bool:
+    """What each wire sends unless a cell asks otherwise: JSON over HTTP/1.1 on REST, and no
+    compression on either. These headlines compare the wires as their clients use them by default;
+    cells that change the representation, the HTTP version or the compression are compared step
+    by step elsewhere."""
+    return c.compression == "identity" and (c.protocol == "grpc" or (c.encoding == "json" and c.http == "1.1"))
 
 
 def group_of(c) -> tuple:
@@ -76,6 +109,7 @@ def _pairs(plans: list, is_num: Callable, is_den: Callable, match: tuple) -> lis
 
 def pair_specs(plans: list) -> dict[str, tuple[list, Callable]]:
     """Per headline: its cell pairs and the figure it compares."""
+    plans = [c for c in plans if is_default_body(c)]
     p50 = windows.percentile_ms(50)
     warm = lambda c: c.temperature == "warm"
     rest, grpc = (lambda c: c.protocol == "rest"), (lambda c: c.protocol == "grpc")
@@ -113,14 +147,36 @@ def pair_specs(plans: list) -> dict[str, tuple[list, Callable]]:
     return specs
 
 
+def step_specs(plans: list) -> dict[str, tuple[list, Callable]]:
+    """The decomposition's pairs: cells equal in all but the one step."""
+    base = [c for c in plans if c.temperature == "warm" and is_capacity(c) and c.family == "native"]
+    match = ("family", "operation", "page_size", "cache_mode", "concurrency", "tls", "model")
+    identity = [c for c in base if c.compression == "identity"]
+    specs = {}
+    for step, (_, is_num, is_den) in STEPS.items():
+        pairs = _pairs(identity, is_num, is_den, match)
+        specs[f"step{step}ServerCpu"] = (pairs, windows.server_cpu_us)
+        specs[f"step{step}Throughput"] = (pairs, windows.throughput)
+    body = match + ("encoding", "http")
+    for protocol, suffix in (("rest", "Rest"), ("grpc", "Grpc")):
+        specs[f"gzipOverIdentityServerCpu{suffix}"] = (_pairs(
+            base, lambda c, p=protocol: c.protocol == p and c.compression == "gzip",
+            lambda c, p=protocol: c.protocol == p and c.compression == "identity", body), windows.server_cpu_us)
+    return specs
+
+
 def compute(runs: dict, draws: pooled.Plans, body_bytes: dict) -> dict:
-    """runs: cell id → windows.CellRun; body_bytes: (protocol, operation, page size) → bytes."""
+    """runs: cell id → windows.CellRun; body_bytes: (protocol, operation, page size, encoding,
+    compression) → bytes."""
     plans = [r.plan for r in runs.values()]
     out = {}
     for name, (pairs, figure) in pair_specs(plans).items():
         out[name] = _headline(name, pairs, figure, runs, draws)
     out["jsonOverProtobufBodyBytes"] = _body_headline(body_bytes)
-    return {name: out[name] for name in NAMES}
+    for name, (pairs, figure) in step_specs(plans).items():
+        if pairs:
+            out[name] = _headline(name, pairs, figure, runs, draws)
+    return {name: out[name] for name in NAMES + STEP_NAMES if name in out}
 
 
 def _draws(draws: pooled.Plans, run) -> list:
@@ -178,10 +234,10 @@ def _body_headline(body_bytes: dict) -> dict:
     """Body sizes are measured once per key, not per window: no sampling spread, so the interval is
     the range over operations and page sizes."""
     rows = []
-    for (protocol, op, size), rest_bytes in sorted(body_bytes.items(), key=str):
-        if protocol != "rest" or op == "Hello":
+    for (protocol, op, size, encoding, compression), rest_bytes in sorted(body_bytes.items(), key=str):
+        if protocol != "rest" or op == "Hello" or (encoding, compression) != ("json", "identity"):
             continue
-        grpc_bytes = body_bytes.get(("grpc", op, size))
+        grpc_bytes = body_bytes.get(("grpc", op, size, "protobuf", "identity"))
         if grpc_bytes:
             rows.append({"numeratorCellId": f"rest-{op}{size or ''}", "denominatorCellId": f"grpc-{op}{size or ''}",
                          "ratio": rest_bytes / grpc_bytes, "low": None, "high": None, "excluded": False,

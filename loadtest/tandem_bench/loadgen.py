@@ -59,6 +59,16 @@ class LoadGenError(RuntimeError):
     pass
 
 
+# what a REST client asks for, by the cell's encoding and compression (profile.ENCODINGS,
+# COMPRESSIONS), and what a gRPC call that asks for gzip sends with its compressed frame
+ACCEPT = {"json": "application/json", "protobuf": "application/x-protobuf"}
+GRPC_GZIP_HEADERS = ["grpc-encoding: gzip", "grpc-accept-encoding: gzip"]
+
+
+def rest_headers(encoding: str, compression: str) -> list[str]:
+    return [f"accept: {ACCEPT[encoding]}", f"accept-encoding: {compression}"]
+
+
 def tool_path(name: str) -> str:
     local = TOOLS_BIN / name
     if local.exists():
@@ -155,6 +165,11 @@ class Invocation:
     streams: int = 1              # h2load: requests in flight per connection (vus / streams connections)
     # how long past its own end a generator may run before it is killed as hung
     hang_seconds: float = 60
+    # what the client asks for (profile.ENCODINGS, HTTP_VERSIONS, COMPRESSIONS): REST only for the
+    # first two; gzip on gRPC is a compressed request (the frame is built compressed by the caller)
+    encoding: str = "json"
+    http: str = "1.1"
+    compression: str = "identity"
 
 
 @dataclass
@@ -241,7 +256,8 @@ def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> 
         "SUMMARY_OUT": inv.out_file, "OPERATION": inv.operation,
     }
     if inv.protocol == "rest":
-        env_args["BASE_URL"] = rest_base
+        env_args.update(BASE_URL=rest_base, ACCEPT=ACCEPT[inv.encoding],
+                        ACCEPT_ENCODING=inv.compression)
     else:
         env_args.update(GRPC_ADDR=grpc_address, METHOD=inv.method, PROTO_PATHS=",".join(proto_paths),
                         TLS="true" if inv.tls else "false")
@@ -260,6 +276,9 @@ def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> 
     env.pop("SSL_CERT_FILE", None)
     if inv.tls:
         env["SSL_CERT_FILE"] = str(ca_file)
+    if inv.protocol == "rest" and inv.http != "2":
+        # Go's client takes h2 whenever ALPN offers it (a TLS port of a service with HTTP/2 on)
+        env["GODEBUG"] = "http2client=0"
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), env, on_start)
     if not inv.out_file.exists():
         raise LoadGenError(f"k6 wrote no summary ({inv.out_file}); see {inv.log_file}")
@@ -294,6 +313,9 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
         # --async: each call starts on its tick, not when a worker is free, so latency is timed
         # from the intended send (no coordinated omission); --concurrency bounds the workers
         cmd += ["--rps", str(int(inv.rate)), "--async"]
+    if inv.compression == "gzip":
+        # compresses each request: how a gRPC client asks for compressed responses
+        cmd.append("--enable-compression")
     cmd.append(grpc_address)
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
     measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
@@ -345,11 +367,16 @@ def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start)
         # h2load takes whole seconds only ("-D: value error 7.5")
         cmd += ["--duration", str(max(1, round(inv.duration)))]
     if inv.protocol == "rest":
-        cmd += ["--h1", "--input-file", str(inv.uris_file)]
+        if inv.http != "2":
+            raise LoadGenError("h2load drives REST over HTTP/2 only (its HTTP/1.1 parser fails on Tomcat's status line)")
+        cmd += [a for h in rest_headers(inv.encoding, inv.compression) for a in ("--header", h)]
+        cmd += ["--input-file", str(inv.uris_file)]
     else:
         scheme = "https" if inv.tls else "http"
-        cmd += ["--header", "content-type: application/grpc", "--header", "te: trailers",
-                "--data", str(inv.request_frame), f"{scheme}://{grpc_address}/{inv.method}"]
+        cmd += ["--header", "content-type: application/grpc", "--header", "te: trailers"]
+        if inv.compression == "gzip":
+            cmd += [a for h in GRPC_GZIP_HEADERS for a in ("--header", h)]
+        cmd += ["--data", str(inv.request_frame), f"{scheme}://{grpc_address}/{inv.method}"]
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start, stdout_file=stdout_file)
     text = stdout_file.read_text(errors="replace")
     with open(inv.log_file, "a") as log:
@@ -381,8 +408,10 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
            # calls in flight at the deadline finish and count, as with k6 and ghz
            "--wait-ongoing-requests-after-deadline",
            # oha asks for gzip, compress, deflate and br unless told otherwise, and the services
-           # gzip a body of 1 KB or more for a client that asks: identity, as k6 and h2load ask
-           "-H", "accept-encoding: identity"]
+           # gzip a body of 1 KB or more for a client that asks: the cell's own Accept-Encoding
+           *[a for h in rest_headers(inv.encoding, inv.compression) for a in ("-H", h)]]
+    if inv.http == "2":
+        cmd.append("--http2")
     if inv.tls:
         cmd += ["--cacert", str(ca_file)]
     if inv.raw:

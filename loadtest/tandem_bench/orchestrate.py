@@ -164,14 +164,16 @@ class Bench:
             executor=executor, vus=vus, duration=duration, keys_file=keys_file,
             out_file=self.work / "out" / f"{stem}.json", log_file=self.work / "logs" / f"{tool}.log",
             iterations=iterations, rate=rate, tls=cell.tls, prefix=self.placement.generator_prefix(), raw=raw,
-            streams=cell.streams if tool == "h2load" else 1)
+            streams=cell.streams if tool == "h2load" else 1, encoding=cell.encoding, http=cell.http,
+            compression=cell.compression)
         if tool in ("h2load", "oha") and cell.protocol == "rest":
             base = self.rest_base(cell.tls)
             inv.uris_file = loadgen.absolute_uris(base, keys_file, keys_file.with_suffix(f".{base.split(':')[0]}.uris"))
         if tool == "h2load" and cell.protocol == "grpc":
             first = json.loads(keys_file.read_text())[0]
-            frame_file = keys_file.with_suffix(".frame")
-            frame_file.write_bytes(wire.frame(self.encoder.encode(inv.method, first)))
+            gzip_call = cell.compression == "gzip"
+            frame_file = keys_file.with_suffix(".gz.frame" if gzip_call else ".frame")
+            frame_file.write_bytes(wire.frame(self.encoder.encode(inv.method, first), compressed=gzip_call))
             inv.request_frame = frame_file
         return inv
 
@@ -265,15 +267,16 @@ class Bench:
 
     # ------------------------------------------------------------ phases
 
-    def start_services(self, mode: str, tls: bool, start: int) -> None:
-        """tls: also serve TLS on the extra ports (the mode has TLS cells)."""
+    def start_services(self, mode: str, tls: bool, start: int, http2: bool = False) -> None:
+        """tls: also serve TLS on the extra ports (the mode has TLS cells); http2: REST speaks HTTP/2
+        too (the mode has REST cells over HTTP/2; an HTTP/1.1 client still gets HTTP/1.1)."""
         if tls and self.tls_files is None:
             self.tls_files = services.tls_certificate()
         p = self.ports
         tls_ports = f"; over TLS REST {p.rest_base_for(True)}, gRPC {p.grpc_address_for(True)}" if tls else ""
         say(f"\nbench: start {start + 1}: rest-service and grpc-service with TANDEM_CACHE_MODE={mode}"
-            f" (REST {p.rest_base}, gRPC {p.grpc_address}{tls_ports}) ...")
-        seconds = self.services.start(mode, self.tls_files if tls else None)
+            f" (REST {p.rest_base}{' with HTTP/2' if http2 else ''}, gRPC {p.grpc_address}{tls_ports}) ...")
+        seconds = self.services.start(mode, self.tls_files if tls else None, http2=http2)
         # not pinned yet: the JIT warm-up runs with every core (see pin_services)
         for name, pid in self.services.pids().items():
             self.sampler.track(name, pid)
@@ -313,29 +316,34 @@ class Bench:
         cap = self.settings["jit_warmup_seconds"]
         if cap <= 0:
             return
-        ops: dict[tuple, set[bool]] = {}
+        # per operation, every way a cell reaches a service (port, representation, HTTP version,
+        # compression), and the plain default on both wires, so that both services warm together
+        ops: dict[tuple, set[tuple]] = {}
         for c in cells:
-            ops.setdefault((c.operation, c.page_size), set()).add(c.tls)
+            ways = ops.setdefault((c.operation, c.page_size), {("rest", False, "json", "1.1", "identity"),
+                                                               ("grpc", False, "protobuf", "2", "identity")})
+            ways.add((c.protocol, c.tls, c.encoding, c.http, c.compression))
         measured = [c.concurrency for c in cells if c.sweep is None] or [c.concurrency for c in cells]
         conc = min(JIT_MAX_CONCURRENCY, max(measured))
         t0 = time.monotonic()
         passes, shares = 0, {}
         while True:
             before, p0 = self.compile_ms(), time.monotonic()
-            for (op, size), transports in ops.items():
+            for (op, size), ways in ops.items():
                 invs = []
-                for protocol in ("rest", "grpc"):
+                for protocol, tls, encoding, http, compression in sorted(ways):
                     native = "oha" if protocol == "rest" else "h2load"
-                    for tls in sorted(transports):
-                        fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
-                                                JIT_PASS_SECONDS, 0, 1, tls=tls)
-                        invs.append(self.invocation(fake, executor="constant-vus", vus=conc,
-                                                    duration=JIT_PASS_SECONDS, which="hot", tag="jit"))
-                        invs[-1].hang_seconds = JIT_HANG_SECONDS
+                    fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
+                                            JIT_PASS_SECONDS, 0, 1, tls=tls, encoding=encoding, http=http,
+                                            compression=compression)
+                    invs.append(self.invocation(fake, executor="constant-vus", vus=conc,
+                                                duration=JIT_PASS_SECONDS, which="hot", tag="jit"))
+                    invs[-1].hang_seconds = JIT_HANG_SECONDS
+                for protocol in ("rest", "grpc"):
                     if passes == 0 and mode != "none" and op != "Hello":
                         # the miss path (L2, JDBC, fill) is the same code behind either port
                         fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None,
-                                                JIT_MISS_SECONDS, 0, 1, tls=min(transports))
+                                                JIT_MISS_SECONDS, 0, 1)
                         miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
                         invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
                                                     duration=JIT_MISS_SECONDS, which="jit-miss", tag="jit-miss",
@@ -356,7 +364,7 @@ class Bench:
             settled = bool(shares) and all(share < JIT_SETTLED_SHARE for share in shares.values())
             if settled or not shares or time.monotonic() - t0 >= cap:
                 break
-        names = ", ".join(f"{o}{s or ''}{' +TLS' if True in t else ''}" for (o, s), t in ops.items())
+        names = ", ".join(f"{o}{s or ''}" + (f" ({len(w)} ways)" if len(w) > 2 else "") for (o, s), w in ops.items())
         if not shares:
             state = "compile time not readable, one pass"
         else:
@@ -556,6 +564,7 @@ class Bench:
     def measure_config(self, mode: str) -> None:
         cells = [c for c in self.cells if c.service_config == mode]
         tls = any(c.tls for c in cells)
+        http2 = any(c.protocol == "rest" and c.http == "2" for c in cells)
         rounds_cells = [c for c in cells if c.sweep is None]
         sweeps: dict[str, list] = {}
         for c in cells:
@@ -568,7 +577,7 @@ class Bench:
             if self.target:
                 self.check_target_mode(mode)
             else:
-                self.start_services(mode, tls, start)
+                self.start_services(mode, tls, start, http2)
             self.jit_warmup(mode, cells)
             if not self.target:
                 self.pin_services()
@@ -590,18 +599,22 @@ class Bench:
             self.services.stop()
 
     def measure_body_bytes(self, cells: list[profile.CellPlan]) -> None:
-        """Mean response body bytes per (protocol, operation, page size), fetched with curl over the
-        first hot keys: the same client and the same count on both wires."""
+        """Mean response body bytes per (protocol, operation, page size, encoding, compression) as
+        they travelled, fetched with curl over the first hot keys: the same client and the same
+        count on both wires; each cell's own kind, and JSON and Protobuf uncompressed (the
+        headline's JSON ÷ Protobuf)."""
         for c in cells:
-            for protocol in ("rest", "grpc"):
-                k = (protocol, c.operation, c.page_size)
+            for k in {body_key(c), ("rest", c.operation, c.page_size, "json", "identity"),
+                      ("grpc", c.operation, c.page_size, "protobuf", "identity")}:
                 if k in self.body_bytes:
                     continue
+                protocol, _, _, encoding, compression = k
                 path, _ = self.keyfiles.get(protocol, c.operation, c.page_size, "hot")
                 requests = json.loads(path.read_text())[:BODY_SAMPLE_KEYS]
                 self.body_bytes[k] = wire.mean_body_bytes(
                     protocol, rest_base=self.ports.rest_base, grpc_base=f"http://{self.ports.grpc_address}",
-                    encoder=self.encoder, method=keys.GRPC_METHODS[c.operation], requests=requests)
+                    encoder=self.encoder, method=keys.GRPC_METHODS[c.operation], requests=requests,
+                    encoding=encoding, compression=compression)
 
     def progress(self, cell: profile.CellPlan) -> None:
         w = self.runs[cell.id].windows[-1]
@@ -662,7 +675,7 @@ class Bench:
             if not run.windows:
                 continue
             c = run.plan
-            body = self.body_bytes.get((c.protocol, c.operation, c.page_size))
+            body = self.body_bytes.get(body_key(c))
             summary, cell_flags = run.summary(draws.for_group(headline.group_of(c), list(run.data)), body)
             window_flags = [dict(f, reason=f"start {w['start'] + 1} round {w['round'] + 1}: {f['reason']}")
                             for w in run.windows for f in w["flags"]]
@@ -677,6 +690,7 @@ class Bench:
                 "connections": c.connections, "targetRate": c.target_rate,
                 "durationSeconds": c.duration_seconds, "warmupSeconds": c.warmup_seconds,
                 "repetitions": c.repetitions, "starts": 1 if self.target else c.starts, "tls": c.tls,
+                "encoding": c.encoding, "http": c.http, "compression": c.compression,
                 "sweep": c.sweep, "role": c.role, "windows": run.windows, "summary": summary,
                 "flags": window_flags + cell_flags, "headlineEligible": bool(run.eligible()),
             })
@@ -771,6 +785,11 @@ def sweep_records(records: list[dict], plans: list) -> list[dict]:
                 break
             good = p
     return list(out.values())
+
+
+def body_key(c: profile.CellPlan) -> tuple:
+    """What a cell's response bodies look like: the same for every cell that asks the same way."""
+    return c.protocol, c.operation, c.page_size, c.encoding, c.compression
 
 
 TLS_NOTE = (

@@ -29,15 +29,20 @@ OPERATIONS = ("Hello", "GetGroup", "ListGroups")
 CACHE_MODES = ("none", "local", "redis", "hybrid")
 TEMPERATURES = ("cold", "warm")
 # protocol/tool: k6 on both wires (the same generator, the reference), ghz (gRPC; open model with
-# --async), h2load (gRPC with one pre-encoded frame) and oha (REST, closed, or open with latency
-# correction): native generators cheap enough to leave the services the bottleneck.
-# Not rest/h2load: h2load 1.52's HTTP/1.1 parser (llhttp) reports no status for a status line
-# without a reason phrase, which is what Tomcat sends ("HTTP/1.1 200 "), so it counts every REST
-# response as failed; REST over HTTP/2 (where h2load works) is issue #14's.
-DRIVERS = ("rest/k6", "grpc/k6", "grpc/ghz", "grpc/h2load", "rest/oha")
+# --async), h2load (gRPC with one pre-encoded frame; REST over HTTP/2) and oha (REST, closed, or
+# open with latency correction): native generators cheap enough to leave the services the bottleneck.
+# rest/h2load over HTTP/2 only: h2load 1.52's HTTP/1.1 parser (llhttp) reports no status for a
+# status line without a reason phrase, which is what Tomcat sends ("HTTP/1.1 200 "), so it counts
+# every REST response over HTTP/1.1 as failed.
+DRIVERS = ("rest/k6", "grpc/k6", "grpc/ghz", "grpc/h2load", "rest/oha", "rest/h2load")
 # tools of one family may be paired across the wires: the same tool, or two native generators
 FAMILY = {"h2load": "native", "oha": "native"}
 OPEN_MODEL_TOOLS = ("k6", "ghz", "oha")
+# how a REST cell's bodies travel (gRPC's are always protobuf over HTTP/2): the representation it
+# asks for (Accept), the HTTP version, and whether it asks for gzip (both wires)
+ENCODINGS = ("json", "protobuf")
+HTTP_VERSIONS = ("1.1", "2")
+COMPRESSIONS = ("identity", "gzip")
 ROLES = ("throughput", "latency", "reference", "cold", "sweep")
 
 # settings a profile (or a block) may set, with their defaults
@@ -51,7 +56,7 @@ DEFAULTS = {
     "hot_keys": 500,              # the key set that warm (and no-cache) cells cycle over
 }
 BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
-               "target_rates", "tls")
+               "target_rates", "tls", "encodings", "http", "compression")
 BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role", "streams")
 SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
               "p99_limit_ms", "drop_limit", "tls")
@@ -83,17 +88,26 @@ class CellPlan:
     streams: int = 1              # h2load: requests in flight per connection (concurrency / streams connections)
     sweep: str | None = None      # the sweep this cell is a point of
     sweep_limits: tuple | None = None   # (p99 ms, drop rate) of its sweep
+    encoding: str = "json"        # REST: json | protobuf (Accept); gRPC: protobuf
+    http: str = "1.1"             # REST: 1.1 | 2 (h2c by prior knowledge, h2 by ALPN over TLS); gRPC: 2
+    compression: str = "identity" # identity | gzip, as the client asks (REST Accept-Encoding, gRPC per call)
 
     @property
     def id(self) -> str:
         op = self.operation + (f"{self.page_size}" if self.page_size else "")
         rate = f"-open{self.target_rate:g}" if self.model == "open" else ""
-        # plain cells keep the ids they had before the tls dimension
+        # cells of the defaults (plain, JSON over HTTP/1.1, identity) keep the ids they had before
+        # those dimensions
         tls = "-tls" if self.tls else ""
         sweep = "-sweep" if self.sweep else ""
         streams = f"-m{self.streams}" if self.streams > 1 else ""
+        body = ""
+        if self.protocol == "rest":
+            body += "-pb" if self.encoding == "protobuf" else ""
+            body += "-h2" if self.http == "2" else ""
+        body += "-gz" if self.compression == "gzip" else ""
         return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}"
-                f"-c{self.concurrency}{streams}{rate}{tls}{sweep}")
+                f"-c{self.concurrency}{streams}{rate}{body}{tls}{sweep}")
 
     @property
     def service_config(self) -> str:
@@ -111,7 +125,7 @@ class CellPlan:
 
     @property
     def transport(self) -> str:
-        return "h2" if self.protocol == "grpc" else "http1"
+        return "h2" if self.protocol == "grpc" or self.http == "2" else "http1"
 
     @property
     def connections(self) -> int:
@@ -211,6 +225,9 @@ def normalise(raw: dict, source: str = "profile") -> dict:
         for v in block.get("tls", []):
             if not isinstance(v, bool):
                 raise ProfileError(f"{where}: tls must hold true and/or false, got {v!r}")
+        _check_members(block.get("encodings", []), ENCODINGS, where, "encodings")
+        _check_members(block.get("http", []), HTTP_VERSIONS, where, "http")
+        _check_members(block.get("compression", []), COMPRESSIONS, where, "compression")
         for v in block.get("target_rates", []):
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
                 raise ProfileError(f"{where}: target_rates must hold numbers > 0, got {v!r}")
@@ -265,10 +282,16 @@ def expand(profile: dict) -> list[CellPlan]:
         warmup = block.get("warmup_seconds", settings["warmup_seconds"])
         rates = block.get("target_rates") or [None]
         tls_values = list(dict.fromkeys(block.get("tls") or [False]))
-        for op, driver, mode, conc, rate, tls in itertools.product(
+        bodies = list(itertools.product(block.get("encodings") or ["json"], block.get("http") or ["1.1"],
+                                        block.get("compression") or ["identity"]))
+        for op, driver, mode, conc, rate, tls, (encoding, http, compression) in itertools.product(
                 block["operations"], block["drivers"], block.get("cache_modes", ["none"]),
-                block["concurrency"], rates, tls_values):
+                block["concurrency"], rates, tls_values, bodies):
             protocol, tool = driver.split("/")
+            if protocol == "grpc":
+                # what gRPC always is; the block's encodings and HTTP versions are REST's
+                encoding, http = "protobuf", "2"
+            _check_body(profile["source"], tool, protocol, http, tls, compression)
             if mode == "none" or op == "Hello":
                 temps = ["none"]
             else:
@@ -294,7 +317,8 @@ def expand(profile: dict) -> list[CellPlan]:
                                 concurrency=conc, target_rate=float(rate) if rate is not None else None,
                                 duration_seconds=float(duration), warmup_seconds=float(warmup),
                                 repetitions=int(reps), tls=tls, starts=int(settings["starts"]), role=role,
-                                streams=int(block.get("streams", 1)))
+                                streams=int(block.get("streams", 1)), encoding=encoding, http=http,
+                                compression=compression)
                 cells.setdefault(cell.id, cell)
     for block in profile.get("sweep", []):
         for op, driver, mode, tls in itertools.product(block["operations"], block["drivers"],
@@ -310,10 +334,27 @@ def expand(profile: dict) -> list[CellPlan]:
                                     target_rate=float(rate),
                                     duration_seconds=float(block.get("duration_seconds", settings["duration_seconds"])),
                                     warmup_seconds=0.0, repetitions=1, tls=bool(tls), starts=1, role="sweep",
-                                    sweep=sweep, sweep_limits=limits)
+                                    sweep=sweep, sweep_limits=limits,
+                                    **({"encoding": "protobuf", "http": "2"} if protocol == "grpc" else {}))
                     cells.setdefault(cell.id, cell)
     # sorted is stable: within a mode and TLS setting, the cells keep the order of the blocks
     return sorted(cells.values(), key=lambda c: (CACHE_MODES.index(c.cache_mode), c.tls))
+
+
+def _check_body(source: str, tool: str, protocol: str, http: str, tls: bool, compression: str) -> None:
+    """What each generator can send: h2load drives REST over HTTP/2 only (its HTTP/1.1 parser
+    counts Tomcat's reason-less status line as a failure); k6 speaks HTTP/2 only over TLS (Go's
+    client has no h2c); k6's gRPC client cannot ask for compression."""
+    if protocol != "rest":
+        if tool == "k6" and compression == "gzip":
+            raise ProfileError(f"{source}: grpc/k6 cannot ask for gzip (its gRPC client has no compression): "
+                               "use grpc/ghz or grpc/h2load for compression = [\"gzip\"]")
+        return
+    if tool == "h2load" and http != "2":
+        raise ProfileError(f"{source}: rest/h2load drives REST over HTTP/2 only: give its block http = [\"2\"]")
+    if tool == "k6" and http == "2" and not tls:
+        raise ProfileError(f"{source}: k6 speaks HTTP/2 only over TLS (ALPN): give rest/k6 with http = [\"2\"] "
+                           "tls = [true], or use rest/oha or rest/h2load for h2c")
 
 
 def default_role(tool: str, temperature: str, concurrency: int, rate) -> str:

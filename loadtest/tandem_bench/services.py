@@ -230,13 +230,14 @@ class Services:
         self.tls = False     # whether the running services also serve TLS (on ports.rest_tls / grpc_tls)
         self.services: list[Service] = []
 
-    def _define(self, mode: str, tls: TlsFiles | None = None) -> list[Service]:
+    def _define(self, mode: str, tls: TlsFiles | None = None, http2: bool = False) -> list[Service]:
         common = dict(os.environ, TANDEM_DB_NAME=self.db_name, TANDEM_SEED_MODE="off", TANDEM_CACHE_MODE=mode,
                       TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix,
                       # the cache's actuator endpoint (counters, flush) next to health and prometheus
                       MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache",
                       # the API ports stay plain; TLS, when asked for, is on the extra ports below
-                      TANDEM_TLS_ENABLED="false")
+                      TANDEM_TLS_ENABLED="false",
+                      SERVER_HTTP2_ENABLED="true" if http2 else "false")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
                   "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE", "TANDEM_TLS_CERTIFICATE",
                   "TANDEM_TLS_PRIVATE_KEY", "TANDEM_TLS_EXTRA_PORT"):
@@ -256,12 +257,13 @@ class Services:
                     (p.grpc, p.grpc_management) + ((p.grpc_tls,) if tls else ())),
         ]
 
-    def start(self, mode: str, tls: TlsFiles | None = None) -> float:
+    def start(self, mode: str, tls: TlsFiles | None = None, http2: bool = False) -> float:
         """Starts both services with TANDEM_CACHE_MODE=mode (and TLS on their extra ports when `tls`
-        names a certificate) and waits until both are UP. Returns the seconds it took."""
+        names a certificate, REST with HTTP/2 when `http2`) and waits until both are UP. Returns the
+        seconds it took."""
         if self.services:
             self.stop()
-        services = self._define(mode, tls)
+        services = self._define(mode, tls, http2)
         for s in services:
             if not s.jar.exists():
                 raise ServiceError(f"missing {s.jar.relative_to(ROOT)}: build first (./mvnw -B -q package -DskipTests)")

@@ -7,11 +7,13 @@ k6 and ghz send, against the descriptors grpcurl compiles from the project's .pr
 (-protoset-out), so no field number is written by hand.
 
 Body bytes: the same client (curl) fetches the same keys on both wires and counts the bytes of the
-response body — the JSON document for REST, the Protobuf message (the gRPC frame minus its 5-byte
-prefix) for gRPC — instead of a server-side counter on one wire only.
+response body as it travelled — the JSON document or Protobuf message for REST (gzip-compressed
+when the cell asks for gzip), the Protobuf message (the gRPC frame minus its 5-byte prefix,
+compressed when the call asked) for gRPC — instead of a server-side counter on one wire only.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import struct
 import subprocess
@@ -60,9 +62,13 @@ class Encoder:
         return message.SerializeToString()
 
 
-def frame(message: bytes) -> bytes:
-    """A gRPC length-prefixed message, uncompressed."""
-    return struct.pack(">BI", 0, len(message)) + message
+def frame(message: bytes, compressed: bool = False) -> bytes:
+    """A gRPC length-prefixed message: uncompressed, or gzip-compressed with the flag set (what a
+    call that asks for compression sends, with grpc-encoding: gzip)."""
+    if compressed:
+        message = gzip.compress(message, mtime=0)
+    return struct.pack(">BI", 1 if compressed else 0, len(message)) + message
+
 
 
 def _curl(args: list[str], ca_file: Path | None) -> tuple[bytes, dict]:
@@ -78,17 +84,20 @@ def _curl(args: list[str], ca_file: Path | None) -> tuple[bytes, dict]:
     return body, headers
 
 
-def rest_body(base: str, path: str, ca_file: Path | None = None) -> bytes:
-    body, headers = _curl([f"{base}{path}"], ca_file)
+def rest_body(base: str, path: str, ca_file: Path | None = None, headers: list[str] | None = None) -> bytes:
+    """The body as it travelled (curl does not decompress without --compressed)."""
+    args = [a for h in headers or [] for a in ("-H", h)]
+    body, _ = _curl([*args, f"{base}{path}"], ca_file)
     return body
 
 
-def grpc_call(base: str, method: str, request_frame: bytes, ca_file: Path | None = None) -> tuple[bytes, str]:
-    """(response message, grpc-status) of one unary call over HTTP/2 (h2c prior knowledge on http).
-    curl prints trailers with the headers (-D -)."""
+def grpc_call(base: str, method: str, request_frame: bytes, ca_file: Path | None = None,
+              headers: list[str] | None = None) -> tuple[bytes, str]:
+    """(response message as it travelled, grpc-status) of one unary call over HTTP/2 (h2c prior
+    knowledge on http). curl prints trailers with the headers (-D -)."""
     scheme_args = ["--http2-prior-knowledge"] if base.startswith("http://") else ["--http2"]
     cmd_args = [*scheme_args, "-H", "content-type: application/grpc", "-H", "te: trailers",
-                "--data-binary", "@-", f"{base}/{method}"]
+                *[a for h in headers or [] for a in ("-H", h)], "--data-binary", "@-", f"{base}/{method}"]
     cmd = ["curl", "-sS", "--max-time", "10", "-D", "/dev/stderr", "-o", "-",
            *(["--cacert", str(ca_file)] if ca_file else []), *cmd_args]
     r = subprocess.run(cmd, input=request_frame, capture_output=True, timeout=30)
@@ -106,15 +115,19 @@ def grpc_call(base: str, method: str, request_frame: bytes, ca_file: Path | None
 
 
 def mean_body_bytes(protocol: str, *, rest_base: str, grpc_base: str, encoder: Encoder | None, method: str | None,
-                    requests: list, ca_file: Path | None = None) -> float:
-    """The mean response body size over `requests` (REST paths or gRPC request dicts), fetched with
-    curl; every call must succeed."""
+                    requests: list, ca_file: Path | None = None, encoding: str = "json",
+                    compression: str = "identity") -> float:
+    """The mean response body size over `requests` (REST paths or gRPC request dicts) as it
+    travelled, fetched with curl asking for what the cell asks for (REST: its encoding and
+    compression; gRPC: a compressed call for gzip); every call must succeed."""
     sizes = []
+    gzip_call = compression == "gzip"
     for req in requests:
         if protocol == "rest":
-            sizes.append(len(rest_body(rest_base, req, ca_file)))
+            sizes.append(len(rest_body(rest_base, req, ca_file, loadgen.rest_headers(encoding, compression))))
         else:
-            msg, status = grpc_call(grpc_base, method, frame(encoder.encode(method, req)), ca_file)
+            msg, status = grpc_call(grpc_base, method, frame(encoder.encode(method, req), compressed=gzip_call),
+                                    ca_file, loadgen.GRPC_GZIP_HEADERS if gzip_call else None)
             if status != "0":
                 raise WireError(f"{method} {json.dumps(req)}: grpc-status {status}")
             sizes.append(len(msg))

@@ -211,3 +211,36 @@ def test_streams_multiplex_h2load_connections_and_only_h2load():
     for bad in ({"drivers": ["grpc/k6"]}, {"concurrency": [45]}):
         with pytest.raises(profile.ProfileError, match="streams = 10 needs"):
             profile.normalise({"name": "x", "matrix": [{**raw["matrix"][0], **bad}]})
+
+
+def test_representation_http_version_and_compression_are_dimensions_of_rest_cells():
+    cells = expand({"operations": ["GetGroup"], "drivers": ["rest/oha", "grpc/h2load"], "cache_modes": ["hybrid"],
+                    "temperatures": ["warm"], "concurrency": [50], "encodings": ["json", "protobuf"],
+                    "http": ["1.1", "2"], "compression": ["identity", "gzip"]})
+    rest = [c for c in cells if c.protocol == "rest"]
+    grpc = [c for c in cells if c.protocol == "grpc"]
+    assert len(rest) == 8
+    # gRPC is protobuf over HTTP/2 whatever the block says; only its compression varies
+    assert len(grpc) == 2 and {(c.encoding, c.http) for c in grpc} == {("protobuf", "2")}
+    assert set(ids(grpc)) == {"grpc-h2load-GetGroup-hybrid-warm-c50", "grpc-h2load-GetGroup-hybrid-warm-c50-gz"}
+    # the defaults keep the ids they had; the others say how they differ
+    assert "rest-oha-GetGroup-hybrid-warm-c50" in ids(rest)
+    assert "rest-oha-GetGroup-hybrid-warm-c50-pb-h2-gz" in ids(rest)
+    assert {c.transport for c in rest if c.http == "2"} == {"h2"}
+    assert {c.transport for c in rest if c.http == "1.1"} == {"http1"}
+
+
+def test_what_each_generator_cannot_send_is_refused_naming_the_alternative():
+    with pytest.raises(profile.ProfileError, match="HTTP/2 only"):
+        expand({"operations": ["GetGroup"], "drivers": ["rest/h2load"], "cache_modes": ["hybrid"],
+                "temperatures": ["warm"], "concurrency": [50]})
+    assert expand({"operations": ["GetGroup"], "drivers": ["rest/h2load"], "cache_modes": ["hybrid"],
+                   "temperatures": ["warm"], "concurrency": [50], "http": ["2"]})
+    with pytest.raises(profile.ProfileError, match="only over TLS"):
+        expand({"operations": ["GetGroup"], "drivers": ["rest/k6"], "cache_modes": ["hybrid"],
+                "temperatures": ["warm"], "concurrency": [1], "http": ["2"]})
+    with pytest.raises(profile.ProfileError, match="no compression"):
+        expand({"operations": ["GetGroup"], "drivers": ["grpc/k6"], "cache_modes": ["hybrid"],
+                "temperatures": ["warm"], "concurrency": [1], "compression": ["gzip"]})
+    with pytest.raises(profile.ProfileError, match="encodings"):
+        expand({"operations": ["GetGroup"], "drivers": ["rest/oha"], "concurrency": [1], "encodings": ["xml"]})

@@ -118,6 +118,19 @@ def test_headline_excludes_flagged_cells_and_says_when_the_interval_includes_one
     assert compute(runs, Plans(seed=1), {})["tlsOverPlainP50Rest"]["verdict"] == "missing"
 
 
+def test_wire_headlines_compare_the_default_bodies_only():
+    # a REST cell asking for protobuf over HTTP/2 is not REST as its clients use it by default:
+    # gRPC ÷ REST pairs the JSON-over-HTTP/1.1 twin, and without one there is no pair
+    grpc = plan()
+    protobuf_h2 = plan(protocol="rest", tool="oha", encoding="protobuf", http="2")
+    runs = {grpc.id: _run(grpc, [9000] * 4), protobuf_h2.id: _run(protobuf_h2, [8000] * 4)}
+    assert compute(runs, Plans(seed=1), {})["grpcOverRestThroughputWarm"]["verdict"] == "missing"
+    json_h1 = plan(protocol="rest", tool="oha")
+    runs[json_h1.id] = _run(json_h1, [6000] * 4)
+    pairs = compute(runs, Plans(seed=1), {})["grpcOverRestThroughputWarm"]["pairs"]
+    assert [p["denominatorCellId"] for p in pairs] == [json_h1.id]
+
+
 def test_latency_ratios_never_use_closed_cells_at_many_users():
     grpc, rest = plan(tool="k6"), plan(protocol="rest", tool="k6")
     runs = {grpc.id: _run(grpc, [9000] * 4), rest.id: _run(rest, [6000] * 4)}

@@ -170,6 +170,12 @@ export interface Cell {
   /** Number of service starts. */
   starts: number;
   tls: boolean;
+  /** REST: the representation asked for (absent in older runs: json); gRPC: protobuf. */
+  encoding?: 'json' | 'protobuf';
+  /** REST: HTTP version (absent in older runs: 1.1); gRPC: 2. */
+  http?: '1.1' | '2';
+  /** What the client asked for (absent in older runs: identity). */
+  compression?: 'identity' | 'gzip';
   /** Id of the sweep this open-model cell is a point of. */
   sweep: string | null;
   /** Why the cell is in the profile. */
