@@ -61,6 +61,18 @@ def test_smoke_profile_measures_and_writes_a_valid_run(tmp_path):
             assert s["droppedIterations"] is not None or c["tool"] != "k6", c["id"]
             assert s["achievedRate"] > 0, c["id"]
     assert all(c["tls"] for c in cells.values() if c["id"].endswith("-tls"))
+    # the bodies a cell asks for: REST protobuf over h2c, gzip on both wires, and what it weighs
+    h2 = [c for c in cells.values() if c["protocol"] == "rest" and c["http"] == "2"]
+    assert {c["tool"] for c in h2} == {"oha", "h2load"} and all(c["transport"] == "h2" for c in h2)
+    assert all(c["encoding"] == "protobuf" and c["compression"] == "gzip" for c in h2)
+    assert {c["tool"] for c in cells.values() if c["protocol"] == "grpc" and c["compression"] == "gzip"} == \
+        {"h2load", "ghz"}
+    # a gzip'd protobuf page travels in under half the bytes per group of an uncompressed one
+    (plain_per_group,) = {c["summary"]["bodyBytes"] / 10 for c in cells.values()
+                          if c["id"] == "grpc-ghz-ListGroups10-hybrid-warm-c4"}
+    for c in cells.values():
+        if c["compression"] == "gzip":
+            assert c["summary"]["bodyBytes"] / c["pageSize"] < plain_per_group / 2, c["id"]
     assert {c["protocol"] for c in cells.values() if c["tls"]} == {"rest", "grpc"}
     env = run["environment"]
     assert env["cores"] and env["jdk"] and env["k6"] and env["ghz"] and env["h2load"] and env["oha"]
