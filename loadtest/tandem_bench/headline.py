@@ -1,7 +1,9 @@
 """The headline ratios of a run, each with a bootstrap 95 % interval and a verdict.
 
-A ratio pairs cells equal in everything but the one thing compared; its value is the median of
-its pairs' ratios, and its interval the 2.5th-97.5th percentiles of that median over bootstrap
+A ratio pairs cells equal in everything but the one thing compared; its value is the geometric mean
+of its pairs' ratios (as SPEC aggregates ratios: a median of three or four unlike pairs jumps from
+one pair's value to another's — GetGroup 2.19 against ListGroups 2.6 — when one pair moves a little),
+and its interval the 2.5th-97.5th percentiles of that mean over bootstrap
 replicates (pooled.Plans: cells measured in the same service processes are resampled together,
 so their ratio is paired as it was measured). Which cells may enter which ratio is the point:
 
@@ -200,15 +202,15 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
     reps = [r.pop("_reps") for r in rows]
     kept = [i for i, r in enumerate(rows) if not r["excluded"] and r["ratio"] is not None]
     use = kept or [i for i, r in enumerate(rows) if r["ratio"] is not None]
-    value = statistics.median([rows[i]["ratio"] for i in use]) if use else None
+    value = _mean_ratio([rows[i]["ratio"] for i in use]) if use else None
     low = high = None
     if use:
-        medians = []
+        means = []
         for rep in zip(*[reps[i] for i in use]):
-            present = [x for x in rep if x is not None]
-            if present:
-                medians.append(statistics.median(present))
-        low, high = pooled.interval(medians)
+            mean = _mean_ratio([x for x in rep if x is not None])
+            if mean is not None:
+                means.append(mean)
+        low, high = pooled.interval(means)
     if not rows:
         verdict, reason = "missing", "no pair of matching cells in this run"
     elif value is None:
@@ -224,6 +226,13 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
         verdict, reason = "finding", None
     return {"description": DESCRIPTIONS[name], "value": value, "low": low, "high": high,
             "verdict": verdict, "reason": reason, "pairs": rows}
+
+
+def _mean_ratio(ratios: list) -> float | None:
+    """The geometric mean of the positive ratios (a ratio of 0 has no logarithm: a side that served
+    nothing is its own flag, not a factor of the mean)."""
+    positive = [r for r in ratios if r is not None and r > 0]
+    return statistics.geometric_mean(positive) if positive else None
 
 
 def _codes(run) -> str:

@@ -186,7 +186,7 @@ def bootstrap(windows: dict[WindowKey, object], draws: Sequence[Sequence[WindowK
 def ratio_interval(num: dict[WindowKey, object], num_draws, num_figure,
                    den: dict[WindowKey, object], den_draws, den_figure) -> tuple[dict, list]:
     """A ratio of two cells' figures with its interval, and the replicates it came from (a
-    headline takes the median of several pairs' replicates): replicate b divides the numerator's
+    headline takes the geometric mean of several pairs' replicates): replicate b divides the numerator's
     figure under its group's draw b by the denominator's under its group's draw b (the same draw
     when both cells share a group: paired)."""
     def div(a, b):

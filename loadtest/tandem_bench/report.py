@@ -124,7 +124,7 @@ def summary(run: dict) -> str:
         "Cycle time = A + B·N (ListGroups, p50, least squares):",
         *(fit_lines(fits) or ["  (no cell group with two or more page sizes)"]),
         "",
-        "Headline (median over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",
+        "Headline (geometric mean over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",
         *headline_lines(run["headline"]),
     ]
     if run.get("notes"):
