@@ -1,5 +1,7 @@
 package dev.tandem.testsupport;
 
+import org.springframework.test.context.DynamicPropertyRegistry;
+
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
@@ -19,6 +21,12 @@ import java.util.concurrent.TimeUnit;
  * certificate (and nothing else, so a passing handshake proves the server presented it).
  */
 public record TestCertificate(Path certificate, Path privateKey) {
+
+    /** This pair as the services' tandem.tls.certificate and tandem.tls.private-key. */
+    public void registerAsTandemTls(DynamicPropertyRegistry registry) {
+        registry.add("tandem.tls.certificate", () -> certificate.toString());
+        registry.add("tandem.tls.private-key", () -> privateKey.toString());
+    }
 
     public static TestCertificate generate() {
         try {

@@ -55,8 +55,7 @@ class TlsExtraPortGrpcTest {
     @DynamicPropertySource
     static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
         registry.add("tandem.tls.extra-port", () -> TLS_PORT);
-        registry.add("tandem.tls.certificate", () -> CERTIFICATE.certificate().toString());
-        registry.add("tandem.tls.private-key", () -> CERTIFICATE.privateKey().toString());
+        CERTIFICATE.registerAsTandemTls(registry);
     }
 
     @Autowired SeedData seed;

@@ -61,8 +61,7 @@ class TlsGrpcTest {
 
     @DynamicPropertySource
     static void certificate(DynamicPropertyRegistry registry) {
-        registry.add("tandem.tls.certificate", () -> CERTIFICATE.certificate().toString());
-        registry.add("tandem.tls.private-key", () -> CERTIFICATE.privateKey().toString());
+        CERTIFICATE.registerAsTandemTls(registry);
     }
 
     @Autowired SeedData seed;

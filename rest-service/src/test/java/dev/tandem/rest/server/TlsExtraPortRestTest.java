@@ -36,8 +36,7 @@ class TlsExtraPortRestTest {
     @DynamicPropertySource
     static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
         registry.add("tandem.tls.extra-port", () -> TLS_PORT);
-        registry.add("tandem.tls.certificate", () -> CERTIFICATE.certificate().toString());
-        registry.add("tandem.tls.private-key", () -> CERTIFICATE.privateKey().toString());
+        CERTIFICATE.registerAsTandemTls(registry);
     }
 
     @LocalServerPort int plainPort;

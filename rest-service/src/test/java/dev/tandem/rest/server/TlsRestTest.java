@@ -37,8 +37,7 @@ class TlsRestTest {
 
     @DynamicPropertySource
     static void certificate(DynamicPropertyRegistry registry) {
-        registry.add("tandem.tls.certificate", () -> CERTIFICATE.certificate().toString());
-        registry.add("tandem.tls.private-key", () -> CERTIFICATE.privateKey().toString());
+        CERTIFICATE.registerAsTandemTls(registry);
     }
 
     @LocalServerPort int port;
