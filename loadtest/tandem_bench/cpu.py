@@ -96,6 +96,13 @@ class Placement:
     def generator_prefix(self) -> list[str]:
         return ["taskset", "-c", format_cpus(self.generator)] if self.pinned else []
 
+    def service_launch_prefix(self) -> list[str]:
+        """What a service's command starts with: every core. A child inherits its parent's CPU
+        mask, and the bench runs on the generator's CPUs (pin_self), so without it the services
+        started up and JIT-warmed on the generator's core, sharing it with the warm-up's
+        generators (both services UP in 26-30 s instead of 13 s, results/20261124T122923Z-quick-d91c8fa)."""
+        return ["taskset", "-c", format_cpus(list(range(os.cpu_count() or 1)))] if self.pinned else []
+
     def service_java_options(self) -> list[str]:
         return [f"-XX:ActiveProcessorCount={len(self.services)}"] if self.pinned else []
 

@@ -132,7 +132,8 @@ class Bench:
         self.placement = cpu.Placement.plan(os.cpu_count() or 1, self.settings.get("cpus")) if not target else \
             cpu.Placement("none", None, None, "against a target: nothing pinned (its processes are not the bench's)")
         self.services = services.Services(self.java_bin, ports, self.db_name, work_dir / "logs", say=say,
-                                          java_opts=JAVA_OPTIONS + self.placement.service_java_options())
+                                          java_opts=JAVA_OPTIONS + self.placement.service_java_options(),
+                                          launch_prefix=self.placement.service_launch_prefix())
         self.keyfiles = keys.KeyFiles(work_dir / "keys", self.scale, self.settings["hot_keys"])
         self.proto_paths: list[str] = []
         self.encoder: wire.Encoder | None = None
@@ -297,10 +298,9 @@ class Bench:
     def pin_services(self) -> None:
         """Onto their CPUs, after the JIT warm-up, so that the warm-up's compilers may use the idle
         core too (what they compile does not depend on where it ran; every measured window is
-        pinned). Measured, it did not make the no-cache services settle sooner: after 40 s of
-        warm-up their compilers still used 13–20 % of a core pinned from the start
-        (results/20261124T052004Z-quick-20fb914) and 21–24 % pinned after it
-        (results/20261124T053802Z-quick-702b820); what is left is not for want of CPU."""
+        pinned). Until the services were launched onto every core (cpu.service_launch_prefix) they
+        inherited the bench's mask, the generator's core, and warmed up there: the runs before
+        that (…20261124T122923Z-quick-d91c8fa and earlier) compared one core with another."""
         self.placement.pin_services(self.services.pids().values())
         say(f"bench: pinned: {self.placement.note}")
 

@@ -215,8 +215,11 @@ class Services:
     """Both services, started together with one cache mode, stopped together."""
 
     def __init__(self, java: str, ports: Ports, db_name: str, log_dir: Path, java_opts: list[str] | None = None,
-                 start_timeout: float = 180, say=print, redis_key_prefix: str | None = None):
+                 start_timeout: float = 180, say=print, redis_key_prefix: str | None = None,
+                 launch_prefix: list[str] | None = None):
+        """launch_prefix: what the java command is started with (cpu.Placement.service_launch_prefix)."""
         self.java = java
+        self.launch_prefix = launch_prefix or []
         self.ports = ports
         self.db_name = db_name
         self.log_dir = Path(log_dir)
@@ -279,7 +282,8 @@ class Services:
                       f"TANDEM_CACHE_MODE={mode} TANDEM_TLS_EXTRA_PORT={s.env.get('TANDEM_TLS_EXTRA_PORT', '(none)')}\n".encode())
             log.flush()
             # own session: a Ctrl-C on the terminal reaches the bench, which then stops the services
-            s.process = subprocess.Popen([self.java, *self.java_opts, "-jar", str(s.jar)], env=s.env, cwd=ROOT,
+            s.process = subprocess.Popen([*self.launch_prefix, self.java, *self.java_opts, "-jar", str(s.jar)],
+                                         env=s.env, cwd=ROOT,
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                          start_new_session=True)
             log.close()

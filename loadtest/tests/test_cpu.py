@@ -27,9 +27,27 @@ def test_more_cores_split_in_half_and_a_profile_may_choose():
         cpu.Placement.plan(2, {"services": "0", "generator": "5"}, available=True)
 
 
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores to tell them apart")
+def test_services_start_on_every_core_though_the_bench_runs_on_the_generators(tmp_path):
+    # the bench pins itself to the generator's CPU (pin_self) and a child inherits its parent's
+    # mask: without the launch prefix both services started up, and JIT-warmed, on that one core
+    p = cpu.Placement.plan(os.cpu_count(), available=True)
+    bench_mask = set(p.generator)
+    child = subprocess.run([*p.service_launch_prefix(), "python3", "-c",
+                            "import os; print(sorted(os.sched_getaffinity(0)))"],
+                           preexec_fn=lambda: os.sched_setaffinity(0, bench_mask), capture_output=True, text=True,
+                           check=True)
+    assert child.stdout.strip() == str(list(range(os.cpu_count())))
+    no_prefix = subprocess.run(["python3", "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                               preexec_fn=lambda: os.sched_setaffinity(0, bench_mask), capture_output=True,
+                               text=True, check=True)
+    assert no_prefix.stdout.strip() == str(sorted(bench_mask))
+
+
 def test_one_core_or_no_taskset_pins_nothing_and_says_so():
     for p in (cpu.Placement.plan(1, available=True), cpu.Placement.plan(2, available=False)):
         assert p.method == "none" and p.generator_prefix() == [] and p.service_java_options() == []
+        assert p.service_launch_prefix() == []
         assert p.note
 
 
