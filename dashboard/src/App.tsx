@@ -9,6 +9,7 @@ import { Cache } from './views/Cache';
 import { Cells } from './views/Cells';
 import { Compare } from './views/Compare';
 import { Concurrency } from './views/Concurrency';
+import { Decomposition } from './views/Decomposition';
 import { Latency } from './views/Latency';
 import { Overview } from './views/Overview';
 import { PayloadScaling } from './views/PayloadScaling';
@@ -164,6 +165,7 @@ export function App() {
     body = (
       <ErrorBoundary key={`${state.view}/${run.runId}`} what={`the ${VIEW_TITLES[state.view]} view`}>
         {state.view === 'overview' && <Overview {...props} />}
+        {state.view === 'decomposition' && <Decomposition {...props} />}
         {state.view === 'concurrency' && <Concurrency {...props} />}
         {state.view === 'latency' && <Latency {...props} />}
         {state.view === 'timeline' && <Timeline {...props} />}

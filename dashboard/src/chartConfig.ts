@@ -201,6 +201,7 @@ function dataset(s: SeriesSpec, spec: ChartSpec, hidden: boolean) {
       backgroundColor: greyed.map((g) => (g ? grey : fill)),
       borderColor: greyed.map((g) => (g ? FLAGGED_ERROR_BAR_COLOUR : protocolColour(s.protocol))),
       borderWidth: 1,
+      skipNull: spec.skipNull ?? false,
       hidden,
       ...errorBarOptions(s, spec),
     };

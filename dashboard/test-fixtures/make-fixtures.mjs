@@ -7,7 +7,7 @@
 //                                   timelines, one open-model rate sweep per wire with its knee,
 //                                   headlines with each verdict, a ghz cell flagged generator-saturated,
 //                                   a REST Hello cell with one window flagged other-cpu and generator-saturated, open cells
-//                                   with dropped arrivals
+//                                   with dropped arrivals, and the decomposition's step ratios
 //   20261123T070000Z-quick-b000000  run A as schemaVersion 3 (newer than the dashboard reads)
 //   20261122T070000Z-quick-a262159  a schemaVersion 1 run (the older bench): listed, not read
 //   20261121T070000Z-quick-broken   run A truncated (not valid JSON)
@@ -471,7 +471,35 @@ function makeHeadlines(cells) {
   };
 }
 
-function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'OpenJDK 21.0.9', withTlsGrpc = true }) {
+/**
+ * The decomposition's step ratios (headline step*, gzip*) as the protocols profile writes them:
+ * made-up values with intervals, one step inconclusive, so that the view has a grey bar to draw.
+ */
+function makeStepHeadlines(cells) {
+  const id = (q) => cells.find((c) => Object.entries(q).every(([k, v]) => c[k] === v)).id;
+  const restCell = id({ protocol: 'rest', tool: 'h2load', operation: 'GetGroup' });
+  const grpcCell = id({ protocol: 'grpc', tool: 'k6', operation: 'GetGroup', concurrency: 50, cacheMode: 'hybrid', temperature: 'warm', tls: false });
+  const given = (description, value, low, high) => {
+    const inconclusive = low <= 1 && high >= 1;
+    return {
+      description, value, low, high, verdict: inconclusive ? 'inconclusive' : 'finding',
+      reason: inconclusive ? `the 95 % interval [${low}, ${high}] includes 1: no difference shown` : null,
+      pairs: [{ numeratorCellId: grpcCell, denominatorCellId: restCell, ratio: value, low, high, excluded: false, excludedWhy: null }],
+    };
+  };
+  return {
+    stepEncodingServerCpu: given('REST Protobuf ÷ JSON over HTTP/1.1, uncompressed: server CPU per request', 0.87, 0.82, 0.93),
+    stepHttp2ServerCpu: given('REST over HTTP/2 ÷ HTTP/1.1, Protobuf, uncompressed: server CPU per request', 0.96, 0.88, 1.05),
+    stepGrpcServerCpu: given('gRPC ÷ REST Protobuf over HTTP/2, uncompressed: server CPU per request', 0.52, 0.47, 0.58),
+    stepEncodingThroughput: given('REST Protobuf ÷ JSON over HTTP/1.1, uncompressed: successful requests per second', 1.12, 1.05, 1.2),
+    stepHttp2Throughput: given('REST over HTTP/2 ÷ HTTP/1.1, Protobuf, uncompressed: successful requests per second', 1.31, 1.2, 1.42),
+    stepGrpcThroughput: given('gRPC ÷ REST Protobuf over HTTP/2, uncompressed: successful requests per second', 1.63, 1.5, 1.77),
+    gzipOverIdentityServerCpuRest: given('REST server CPU per request when the client asks for gzip ÷ when it asks for nothing', 1.74, 1.61, 1.9),
+    gzipOverIdentityServerCpuGrpc: given('gRPC server CPU per request of calls that ask for gzip ÷ calls that do not', 2.08, 1.9, 2.3),
+  };
+}
+
+function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'OpenJDK 21.0.9', withTlsGrpc = true, withSteps = false }) {
   const rand = prng(seed);
   const specs = profileSpecs({ withTlsGrpc }).map((s) => ({ ...s, speed: s.protocol === 'grpc' ? grpcSpeed : 1 }));
   const cells = specs.map((s, i) => makeCell(rand, s, i));
@@ -506,7 +534,7 @@ function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'OpenJDK 
     cells,
     sweeps: makeSweeps(cells),
     fits: makeFits(cells),
-    headline: makeHeadlines(cells),
+    headline: { ...makeHeadlines(cells), ...(withSteps ? makeStepHeadlines(cells) : {}) },
     notes: ['Fixture data for the dashboard tests: made-up numbers shaped like a quick run (schemaVersion 2).'],
   };
 }
@@ -555,7 +583,7 @@ function write(path, text) {
 const results = join(here, 'results');
 rmSync(results, { recursive: true, force: true });
 
-const runA = makeRun({ runId: '20261124T100000Z-quick-1111111', startedAt: '2026-11-24T10:00:00Z', seed: 1, grpcSpeed: 1, gitCommit: '1111111' });
+const runA = makeRun({ runId: '20261124T100000Z-quick-1111111', startedAt: '2026-11-24T10:00:00Z', seed: 1, grpcSpeed: 1, gitCommit: '1111111', withSteps: true });
 // "after a change": gRPC's service 15 % cheaper, a newer JDK, and the gRPC TLS cell left out (only in A)
 const runB = makeRun({
   runId: '20261125T090000Z-quick-2222222', startedAt: '2026-11-25T09:00:00Z', seed: 2, grpcSpeed: 0.85, gitCommit: '2222222',

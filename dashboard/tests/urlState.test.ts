@@ -27,7 +27,7 @@ describe('URL state', () => {
   });
 
   it('knows the new views', () => {
-    for (const view of ['latency', 'timeline', 'cells'] as const) expect(parseHash(`#/${view}`).view).toBe(view);
+    for (const view of ['latency', 'timeline', 'cells', 'decomposition'] as const) expect(parseHash(`#/${view}`).view).toBe(view);
   });
 
   it('escapes run ids', () => {

@@ -377,6 +377,28 @@ def test_the_tls_example_runs_as_written(shell):
         assert shell.run("make down", timeout=180).rc == 0
 
 
+def test_the_representations_example_runs_as_written(shell):
+    """README "Representations": Protobuf over REST, gzip on both wires, a 304, then REST over
+    HTTP/2 after a restart with it on; the block runs as one script (ETAG carries over)."""
+    blocks = code_blocks(section("Representations: protobuf, gzip, conditional GET, HTTP/2"))
+    assert len(blocks) == 1, blocks
+    env = reader_env(shell, section("The API on both wires"))
+    try:
+        assert shell.run("make run", env=env, timeout=600).rc == 0
+        r = shell.run("set -eo pipefail\n" + "\n".join(blocks[0]), env=env, timeout=900)
+        assert r.rc == 0, r.describe()
+        lines = [line.strip() for line in r.stdout.splitlines() if line.strip()]
+        protobuf, encoding, status_title, status, not_modified, version = lines[0], lines[1], lines[2], lines[3], \
+            lines[4], lines[-1]
+        assert protobuf.startswith("08 01 "), r.describe()      # tandem.v1.Group: field 1 (id), varint 1
+        assert encoding.lower() == "content-encoding: gzip", r.describe()
+        assert status_title.startswith("Status code") and re.fullmatch(r"\[OK\]\s+1 responses", status), r.describe()
+        assert not_modified == "304", r.describe()
+        assert version == "HTTP/2", r.describe()
+    finally:
+        assert shell.run("make down", timeout=180).rc == 0
+
+
 # ------------------------------------------------------------------------------------------ bench → dashboard
 def test_a_smoke_bench_then_make_dashboard_shows_that_run(shell, tmp_path):
     commands = section("Commands")

@@ -112,6 +112,8 @@ export interface ChartSpec {
   referenceY?: number;
   /** The data carry intervals (low/high) drawn as error bars. */
   errorBars?: boolean;
+  /** Bars: a series with no value in a category takes no room there (one bar per category). */
+  skipNull?: boolean;
   markers?: Marker[];
   /** Shown under the chart: flagged cells and windows with the reasons, knees with theirs. */
   notes?: string[];

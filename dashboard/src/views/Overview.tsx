@@ -2,6 +2,7 @@ import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
 import { HeadlineCard } from '../components/HeadlineCard';
 import { latencyByCacheState, payloadSize, throughputByCacheState } from '../data/charts';
+import { DECOMPOSITION_HEADLINES } from '../data/decomposition';
 import { describeFilters, isFlagged, selectCells } from '../data/transforms';
 import type { Run } from '../data/types';
 import type { ViewProps } from './viewProps';
@@ -20,7 +21,8 @@ export const HEADLINES: { key: string; label: string; hint: string }[] = [
 ];
 
 function Headlines({ run }: { run: Run }) {
-  const known = HEADLINES.map((h) => h.key);
+  // the step ratios have a view of their own (Where the difference comes from)
+  const known = [...HEADLINES.map((h) => h.key), ...DECOMPOSITION_HEADLINES];
   const extra = Object.keys(run.headline).filter((k) => !known.includes(k));
   const items = [...HEADLINES, ...extra.map((key) => ({ key, label: key, hint: '' }))].filter((h) => run.headline[h.key]);
   if (items.length === 0) return <div className="notice">This run carries no headline ratios.</div>;

@@ -1,0 +1,184 @@
+// "Where the difference comes from": the bench's step ratios (run.json headline step*), which take
+// gRPC ÷ REST apart one change at a time — REST JSON → REST Protobuf (the encoding), → over HTTP/2
+// (framing and the connection model), → gRPC (what is left: gRPC's own machinery) — and what gzip
+// costs each wire. Every plotted number is a headline of run.json; the one figure made here is
+// each step's share of the gap, which only adds logarithms of those numbers.
+import type { ChartSpec, Datum, SeriesSpec } from './charts';
+import type { ColumnFormat } from './format';
+import type { CsvValue } from './csv';
+import type { Headline, Protocol } from './types';
+
+export interface Step {
+  key: string;
+  label: string;
+  /** What changes between the two cells of each pair. */
+  change: string;
+  /** Whose side the step's numerator is on. */
+  protocol: Protocol;
+}
+
+export const STEPS: Step[] = [
+  { key: 'Encoding', label: 'JSON → Protobuf', change: 'REST over HTTP/1.1, the body’s encoding only', protocol: 'rest' },
+  { key: 'Http2', label: 'HTTP/1.1 → HTTP/2', change: 'REST Protobuf, the framing and connection model only', protocol: 'rest' },
+  { key: 'Grpc', label: 'REST → gRPC', change: 'Protobuf over HTTP/2 on both sides: what is left is gRPC’s own machinery', protocol: 'grpc' },
+];
+
+export interface StepFigure {
+  key: 'ServerCpu' | 'Throughput';
+  title: string;
+  yTitle: string;
+  /** The headline measuring the whole gap directly (other cells: compare, do not expect equality). */
+  direct: string;
+  reading: string;
+}
+
+export const STEP_FIGURES: StepFigure[] = [
+  {
+    key: 'ServerCpu', title: 'Server CPU per request, step by step', yTitle: 'after ÷ before (server CPU per request)',
+    direct: 'grpcOverRestServerCpuPerRequest', reading: 'below 1: the step saves the server work',
+  },
+  {
+    key: 'Throughput', title: 'Throughput, step by step', yTitle: 'after ÷ before (successful requests per second)',
+    direct: 'grpcOverRestThroughputWarm', reading: 'above 1: the step serves more',
+  },
+];
+
+export const GZIP_HEADLINES: { key: string; label: string; protocol: Protocol }[] = [
+  { key: 'gzipOverIdentityServerCpuRest', label: 'REST', protocol: 'rest' },
+  { key: 'gzipOverIdentityServerCpuGrpc', label: 'gRPC', protocol: 'grpc' },
+];
+
+export const stepHeadlineKey = (step: Step, figure: StepFigure) => `step${step.key}${figure.key}`;
+
+/** Every headline this view shows (the Overview leaves them to it). */
+export const DECOMPOSITION_HEADLINES: string[] = [
+  ...STEP_FIGURES.flatMap((f) => STEPS.map((s) => stepHeadlineKey(s, f))),
+  ...GZIP_HEADLINES.map((g) => g.key),
+];
+
+export function hasDecomposition(headline: Record<string, Headline>): boolean {
+  return DECOMPOSITION_HEADLINES.some((k) => headline[k] && headline[k].value !== null);
+}
+
+/** Why a step's bar is greyed: anything but a finding (its interval includes 1, flagged cells). */
+function notAFinding(h: Headline): string | null {
+  if (h.verdict === 'finding') return null;
+  return `${h.verdict}: ${h.reason ?? 'no reason given'}`;
+}
+
+function datum(h: Headline | undefined): Datum | null {
+  if (!h || h.value === null) return null;
+  return { y: h.value, low: h.low, high: h.high, flag: notAFinding(h) };
+}
+
+/**
+ * How much of the whole gap each step explains: ln(step) ÷ Σ ln(steps), as a fraction. The steps
+ * multiply (REST JSON/1.1 → gRPC is their product), so shares add up in logarithms. Null unless
+ * every step has a value and the product is not 1 (no gap to share).
+ */
+export function gapShares(values: (number | null)[]): (number | null)[] {
+  if (values.some((v) => v === null || v <= 0)) return values.map(() => null);
+  const logs = (values as number[]).map(Math.log);
+  const total = logs.reduce((a, b) => a + b, 0);
+  if (Math.abs(total) < 1e-12) return values.map(() => null);
+  return logs.map((l) => l / total);
+}
+
+const T: ColumnFormat = 'text';
+const N: ColumnFormat = 'num';
+const F: ColumnFormat = 'fraction';
+
+export function stepChart(headline: Record<string, Headline>, figure: StepFigure): ChartSpec {
+  const hs = STEPS.map((s) => headline[stepHeadlineKey(s, figure)]);
+  const values = hs.map((h) => (h ? h.value : null));
+  const shares = gapShares(values);
+  const product = values.every((v) => v !== null) ? (values as number[]).reduce((a, b) => a * b, 1) : null;
+  const direct = headline[figure.direct];
+  // one series per side, so a step is drawn in the colour of the wire it moves to; a category
+  // holds one bar (the other series has none there)
+  const series: SeriesSpec[] = (['rest', 'grpc'] as Protocol[]).map((protocol) => ({
+    label: protocol === 'rest' ? 'REST steps' : 'to gRPC',
+    protocol,
+    shade: 0,
+    data: STEPS.map((s, i) => (s.protocol === protocol ? datum(hs[i]) : null)),
+  }));
+  const kept = series.filter((s) => s.data.some((d) => d !== null));
+  const rows: CsvValue[][] = STEPS.map((s, i) => {
+    const h = hs[i];
+    return [s.label, s.change, h?.value ?? null, h?.low ?? null, h?.high ?? null, shares[i], h?.verdict ?? 'missing', h?.pairs.length ?? 0];
+  });
+  rows.push(['all three (product)', 'REST JSON over HTTP/1.1 → gRPC, the steps multiplied (no interval: their cells differ)',
+    product, null, null, shares[0] === null ? null : 1, product === null ? 'missing' : '-', 0]);
+  if (direct) {
+    rows.push(['gRPC ÷ REST, measured directly', direct.description, direct.value, direct.low, direct.high, null, direct.verdict, direct.pairs.length]);
+  }
+  const notes = STEPS.flatMap((s, i) => {
+    const h = hs[i];
+    if (!h) return [`${s.label}: this run has no pair of cells for it`];
+    const why = notAFinding(h);
+    return why ? [`Greyed: ${s.label} — ${why}`] : [];
+  });
+  return {
+    key: `steps-${figure.key === 'ServerCpu' ? 'server-cpu' : 'throughput'}`,
+    title: `${figure.title} (95 % intervals)`,
+    subtitle: `warm cache, closed model, native generators; ${figure.reading}`,
+    kind: 'bar',
+    categories: STEPS.map((s) => s.label),
+    xTitle: 'Step',
+    yTitle: figure.yTitle,
+    unit: '×',
+    yLog: true,
+    referenceY: 1,
+    errorBars: true,
+    skipNull: true,
+    notes,
+    series: kept,
+    table: {
+      columns: ['Step', 'What changes', 'Ratio (×)', 'low', 'high', 'Share of the gap', 'Verdict', 'Pairs'],
+      formats: [T, T, N, N, N, F, T, 'int'],
+      rows,
+      rowFlags: [...hs.map((h) => (h ? notAFinding(h) : 'missing')), null, ...(direct ? [null] : [])],
+    },
+  };
+}
+
+export function gzipChart(headline: Record<string, Headline>): ChartSpec {
+  const hs = GZIP_HEADLINES.map((g) => headline[g.key]);
+  const series: SeriesSpec[] = GZIP_HEADLINES.map((g, i) => ({
+    label: g.label,
+    protocol: g.protocol,
+    shade: 0,
+    data: GZIP_HEADLINES.map((_, j) => (i === j ? datum(hs[i]) : null)),
+  })).filter((s) => s.data.some((d) => d !== null));
+  return {
+    key: 'gzip-server-cpu',
+    title: 'What gzip costs the server (95 % intervals)',
+    subtitle: 'server CPU per request when the client asks for gzip ÷ when it asks for nothing, same cells otherwise',
+    kind: 'bar',
+    categories: GZIP_HEADLINES.map((g) => g.label),
+    xTitle: 'Wire',
+    yTitle: 'gzip ÷ identity (server CPU per request)',
+    unit: '×',
+    yLog: true,
+    referenceY: 1,
+    errorBars: true,
+    skipNull: true,
+    notes: GZIP_HEADLINES.flatMap((g, i) => {
+      const h = hs[i];
+      if (!h) return [`${g.label}: this run has no gzip cell paired with an uncompressed one`];
+      const why = notAFinding(h);
+      return why ? [`Greyed: ${g.label} — ${why}`] : [];
+    }),
+    series,
+    table: {
+      columns: ['Wire', 'Ratio (×)', 'low', 'high', 'Verdict', 'Cell pairs'],
+      formats: [T, N, N, N, T, T],
+      rows: GZIP_HEADLINES.map((g, i) => {
+        const h = hs[i];
+        return [g.label, h?.value ?? null, h?.low ?? null, h?.high ?? null, h?.verdict ?? 'missing',
+          h ? h.pairs.map((p) => `${p.numeratorCellId} ÷ ${p.denominatorCellId}`).join('; ') : ''];
+      }),
+      rowFlags: hs.map((h) => (h ? notAFinding(h) : 'missing')),
+    },
+  };
+}

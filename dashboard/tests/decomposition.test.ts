@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { gapShares, gzipChart, hasDecomposition, STEP_FIGURES, stepChart } from '../src/data/decomposition';
+import type { Headline } from '../src/data/types';
+import { readRun, RUN_A, RUN_B } from './helpers';
+
+const h = (value: number | null, low: number | null, high: number | null, verdict: Headline['verdict'] = 'finding'): Headline => ({
+  description: 'd', value, low, high, verdict, reason: verdict === 'finding' ? null : 'the 95 % interval includes 1', pairs: [],
+});
+const [cpu, throughput] = STEP_FIGURES;
+
+describe('gap shares', () => {
+  it('splits the product of the steps in logarithms and adds up to the whole', () => {
+    const shares = gapShares([0.9, 0.5, 0.8]) as number[];
+    const total = Math.log(0.9 * 0.5 * 0.8);
+    expect(shares.map((s) => s * total)).toEqual([Math.log(0.9), Math.log(0.5), Math.log(0.8)].map((x) => expect.closeTo(x, 12)));
+    expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+  });
+
+  it('a step against the others gets a negative share; no gap or a missing step shares nothing', () => {
+    const [a, b] = gapShares([1.25, 0.5]) as number[];
+    expect(a).toBeLessThan(0);
+    expect(b).toBeGreaterThan(1);
+    expect(gapShares([2, 0.5])).toEqual([null, null]);
+    expect(gapShares([0.9, null, 0.8])).toEqual([null, null, null]);
+  });
+});
+
+describe('step charts', () => {
+  const headline = {
+    stepEncodingServerCpu: h(0.9, 0.85, 0.95),
+    stepHttp2ServerCpu: h(0.97, 0.9, 1.05, 'inconclusive'),
+    stepGrpcServerCpu: h(0.5, 0.45, 0.55),
+    grpcOverRestServerCpuPerRequest: h(0.42, 0.39, 0.45),
+  };
+
+  it('plots each step as run.json has it, on a log scale around 1, REST steps apart from the gRPC one', () => {
+    const spec = stepChart(headline, cpu);
+    expect(spec.yLog && spec.referenceY === 1 && spec.errorBars && spec.skipNull).toBe(true);
+    expect(spec.categories).toEqual(['JSON → Protobuf', 'HTTP/1.1 → HTTP/2', 'REST → gRPC']);
+    const [rest, grpc] = spec.series;
+    expect(rest.protocol).toBe('rest');
+    expect(rest.data.map((d) => d?.y ?? null)).toEqual([0.9, 0.97, null]);
+    expect(grpc.data.map((d) => d?.y ?? null)).toEqual([null, null, 0.5]);
+    expect(rest.data[0]).toMatchObject({ low: 0.85, high: 0.95, flag: null });
+  });
+
+  it('greys a step that is not a finding and says why', () => {
+    const spec = stepChart(headline, cpu);
+    expect(spec.series[0].data[1]?.flag).toMatch(/^inconclusive: the 95 % interval includes 1/);
+    expect(spec.notes).toEqual([expect.stringMatching(/^Greyed: HTTP\/1.1 → HTTP\/2 — inconclusive/)]);
+    expect(spec.table.rowFlags?.[1]).toMatch(/inconclusive/);
+  });
+
+  it('tables each step with its share, the product and the directly measured ratio', () => {
+    const rows = stepChart(headline, cpu).table.rows;
+    expect(rows.map((r) => r[0])).toEqual(['JSON → Protobuf', 'HTTP/1.1 → HTTP/2', 'REST → gRPC', 'all three (product)',
+      'gRPC ÷ REST, measured directly']);
+    expect(rows[3][2]).toBeCloseTo(0.9 * 0.97 * 0.5, 12);
+    expect(rows[2][5]).toBeCloseTo(Math.log(0.5) / Math.log(0.9 * 0.97 * 0.5), 12);
+    expect(rows[4].slice(2, 5)).toEqual([0.42, 0.39, 0.45]);
+  });
+
+  it('a run without a step says so instead of drawing it', () => {
+    const spec = stepChart({ stepGrpcThroughput: h(1.6, 1.5, 1.7) }, throughput);
+    expect(spec.series.map((s) => s.protocol)).toEqual(['grpc']);
+    expect(spec.notes).toContain('JSON → Protobuf: this run has no pair of cells for it');
+    expect(spec.table.rows[3][2]).toBeNull();
+  });
+});
+
+describe('gzip and the fixture runs', () => {
+  it('draws what gzip costs each wire', () => {
+    const spec = gzipChart({ gzipOverIdentityServerCpuRest: h(1.8, 1.6, 2.0) });
+    expect(spec.series.map((s) => [s.label, s.data.map((d) => d?.y ?? null)])).toEqual([['REST', [1.8, null]]]);
+    expect(spec.notes).toEqual(['gRPC: this run has no gzip cell paired with an uncompressed one']);
+  });
+
+  it('run A carries the steps and run B does not', () => {
+    expect(hasDecomposition(readRun(RUN_A).headline)).toBe(true);
+    expect(hasDecomposition(readRun(RUN_B).headline)).toBe(false);
+  });
+});
