@@ -238,17 +238,18 @@ async function main() {
         legend: { 'steps-server-cpu': ['REST steps', 'to gRPC'], 'steps-throughput': ['REST steps', 'to gRPC'], 'gzip-server-cpu': ['REST', 'gRPC'] },
       });
       // HTTP/1.1 → HTTP/2 on CPU is inconclusive in the fixture: grey bar and a note saying why
-      assert(stats['steps-server-cpu'].greyPx > 100, `no grey step drawn (${stats['steps-server-cpu'].greyPx} px)`);
-      assert(stats['steps-throughput'].greyPx < 10, `a finding drawn grey (${stats['steps-throughput'].greyPx} px)`);
+      const grey = stats['steps-server-cpu'].greyPx;
+      const baseline = stats['steps-throughput'].greyPx; // no grey step there: the label box and anti-aliasing only
+      assert(grey > baseline + 300, `no grey step drawn (${grey} px against ${baseline} px in an all-finding chart)`);
       const notes = await chartNotes(page, 'steps-server-cpu');
-      assert(notes.length === 1 && /^Greyed: HTTP\/1\.1 → HTTP\/2 — inconclusive: the 95 % interval \[0\.88, 1\.05\] includes 1/.test(notes[0]), notes.join(' | '));
+      assert(notes.length === 1 && /^Greyed: HTTP\/1\.1 → HTTP\/2 — inconclusive: the 95 % interval \[0\.78, 1\.04\] includes 1/.test(notes[0]), notes.join(' | '));
       const rows = await page.$$eval('section[data-chart=steps-server-cpu] table.data tbody tr',
         (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
       assert(rows.length === 5, `rows: ${JSON.stringify(rows)}`);
-      // shares of the gap in logarithms: ln 0.87, ln 0.96, ln 0.52 over ln(0.87 · 0.96 · 0.52)
-      const shares = rows.slice(0, 3).map((r) => r[5]);
-      assert(JSON.stringify(shares) === JSON.stringify(['16.7%', '4.89%', '78.4%']), `shares: ${shares}`);
-      assert(rows[3][0] === 'all three (product)' && rows[3][2] === '0.434' && rows[3][5] === '100%', `product row: ${rows[3]}`);
+      // shares of the gap in logarithms: ln 0.87, ln 0.9, ln 0.52 over ln(0.87 · 0.9 · 0.52)
+      const shares = rows.slice(0, 3).map((r) => r[4]);
+      assert(JSON.stringify(shares) === JSON.stringify(['15.5%', '11.7%', '72.8%']), `shares: ${shares}`);
+      assert(rows[3][0] === 'all three (product)' && rows[3][1] === '0.407' && rows[3][4] === '100%', `product row: ${rows[3]}`);
       assert(rows[4][0] === 'gRPC ÷ REST, measured directly', `direct row: ${rows[4]}`);
       assert((await page.$$('[data-testid=gzip-headlines] .headline')).length === 2, 'gzip headline cards');
       // a run without the cells says how to get them

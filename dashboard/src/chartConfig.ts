@@ -202,6 +202,7 @@ function dataset(s: SeriesSpec, spec: ChartSpec, hidden: boolean) {
       borderColor: greyed.map((g) => (g ? FLAGGED_ERROR_BAR_COLOUR : protocolColour(s.protocol))),
       borderWidth: 1,
       skipNull: spec.skipNull ?? false,
+      ...(spec.barBase === undefined ? {} : { base: spec.barBase }),
       hidden,
       ...errorBarOptions(s, spec),
     };

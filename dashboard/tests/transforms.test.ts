@@ -14,6 +14,7 @@ import {
   metrics,
   pickCell,
   resolveFilters,
+  isDefaultBody,
   selectCells,
   seriesIds,
   toolLabel,
@@ -130,6 +131,24 @@ describe('resolveFilters and selectCells on run A', () => {
     expect(new Set(cells.map(cellKey)).size).toBe(cells.length);
     expect(selectCells(A.cells, { ...r, tool: 'all' })).toHaveLength(2 * 5 + 2);
     expect(selectCells(A.cells, r, ['concurrency'])).toHaveLength(2 * 5 + 2 * 2);
+  });
+
+  it('charts the default body only: a REST cell asked for Protobuf, HTTP/2 or gzip would stand in for the JSON one', () => {
+    const r = resolveFilters(A.cells, DEFAULT_FILTERS);
+    const json = selectCells(A.cells, r).find((c) => c.protocol === 'rest' && c.cacheMode === 'hybrid' && c.temperature === 'warm')!;
+    // more samples than the JSON cell: pickCell would choose it were it selected
+    const variants = (['protobuf', 'gzip', 'h2'] as const).map((v) => ({
+      ...json,
+      id: `${json.id}-${v}`,
+      summary: { ...json.summary, samples: json.summary.samples * 10 },
+      ...(v === 'protobuf' ? { encoding: 'protobuf' as const } : v === 'gzip' ? { compression: 'gzip' as const } : { http: '2' as const }),
+    }));
+    const chosen = selectCells([...A.cells, ...variants], r);
+    expect(chosen.map((c) => c.id)).toContain(json.id);
+    expect(chosen.filter((c) => variants.some((v) => v.id === c.id))).toEqual([]);
+    expect(isDefaultBody({ protocol: 'grpc' })).toBe(true);
+    expect(isDefaultBody({ protocol: 'grpc', compression: 'gzip' })).toBe(false);
+    expect(isDefaultBody({ protocol: 'rest', encoding: 'json', http: '1.1', compression: 'identity' })).toBe(true);
   });
 
   it('picks the page size most cells have, and keeps a valid explicit choice', () => {

@@ -44,33 +44,61 @@ def fit_linear(points: Iterable) -> dict:
 
 
 FIT_KEYS = ("protocol", "tool", "cacheMode", "temperature", "concurrency")
+# what the client asked for: a different representation, HTTP version or compression is another
+# line (REST JSON and Protobuf pages in one fit would mix two costs per row); a cell without the
+# fields (older runs) is its wire's default
+BODY_KEYS = ("encoding", "http", "compression")
+BODY_DEFAULTS = {"rest": ("json", "1.1", "identity"), "grpc": ("protobuf", "2", "identity")}
+
+
+def body_of(cell: dict) -> tuple:
+    defaults = BODY_DEFAULTS[cell["protocol"]]
+    return tuple(cell.get(k) or d for k, d in zip(BODY_KEYS, defaults))
+
+
+def _server_cpu_us(cell: dict) -> float | None:
+    cpu = (cell["summary"].get("cpuUsPerRequest") or {}).get("server")
+    return cpu.get("value") if isinstance(cpu, dict) else None
 
 
 def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
-    """One fit per protocol × tool × cache mode × temperature × concurrency over the
-    closed-model ListGroups cells, on the summary p50. Returns (fits, notes); a group with a
-    single page size gets a note instead of a fit.
+    """One fit per protocol × tool × cache mode × temperature × concurrency × TLS × body (encoding,
+    HTTP version, compression) over the closed-model ListGroups cells: the summary p50 against page
+    size, and, when every cell has it, server CPU per request against page size (serverCpu: its B
+    is the server's CPU per row, which does not depend on how busy the machine was). Returns (fits,
+    notes); a group with a single page size gets a note instead of a fit.
     """
     groups: dict[tuple, list[dict]] = {}
     for cell in cells:
         if cell["operation"] != "ListGroups" or cell["model"] != "closed":
             continue
         # plain and TLS cells are fitted apart; a cell without the field (older runs) is plain
-        groups.setdefault((*(cell[k] for k in FIT_KEYS), bool(cell.get("tls", False))), []).append(cell)
+        key = (*(cell[k] for k in FIT_KEYS), bool(cell.get("tls", False)), *body_of(cell))
+        groups.setdefault(key, []).append(cell)
 
     fits, notes = [], []
     for key, members in groups.items():
         members = sorted(members, key=lambda c: c["pageSize"])
-        points = [{"pageSize": c["pageSize"], "latencyMs": c["summary"]["latencyMs"]["p50"]}
-                  for c in members if c["summary"]["latencyMs"]["p50"] is not None]
-        label = " ".join(f"{k}={v}" for k, v in zip(FIT_KEYS, key)) + (" over TLS" if key[-1] else "")
+        with_p50 = [c for c in members if c["summary"]["latencyMs"]["p50"] is not None]
+        points = [{"pageSize": c["pageSize"], "latencyMs": c["summary"]["latencyMs"]["p50"]} for c in with_p50]
+        labels = dict(zip((*FIT_KEYS, "tls", *BODY_KEYS), key))
+        label = " ".join(f"{k}={v}" for k, v in zip(FIT_KEYS, key)) + (" over TLS" if labels["tls"] else "")
+        if labels["encoding"] != BODY_DEFAULTS[labels["protocol"]][0] or labels["http"] != BODY_DEFAULTS[labels["protocol"]][1] \
+                or labels["compression"] != "identity":
+            label += f" ({labels['encoding']}, HTTP/{labels['http']}, {labels['compression']})"
         try:
             line = fit_linear(points)
         except FitError as e:
             notes.append(f"no A + B·N fit for ListGroups {label}: {e}")
             continue
-        fits.append({**dict(zip((*FIT_KEYS, "tls"), key)), "operation": "ListGroups", "metric": "p50",
-                     **line, "points": points, "cellIds": [c["id"] for c in members]})
+        cpu = [_server_cpu_us(c) for c in with_p50]
+        server_cpu = None
+        if all(v is not None for v in cpu):
+            for point, v in zip(points, cpu):
+                point["serverCpuUs"] = v
+            server_cpu = fit_linear([(p["pageSize"], v) for p, v in zip(points, cpu)])
+        fits.append({**labels, "operation": "ListGroups", "metric": "p50", **line, "serverCpu": server_cpu,
+                     "points": points, "cellIds": [c["id"] for c in with_p50]})
     return fits, notes
 
 

@@ -57,14 +57,17 @@ def test_fit_flat_line_has_no_r2():
 
 
 def cell(cid, protocol="rest", tool="k6", op="ListGroups", n=10, mode="hybrid", temp="warm",
-         conc=10, model="closed", rps=100.0, p50=1.0, body=100, tls=None):
+         conc=10, model="closed", rps=100.0, p50=1.0, body=100, tls=None, cpu_us=None, **dims):
     m = measurement(rps, p50, p50 * 5)
     m["bodyBytes"] = body
+    if cpu_us is not None:
+        m["cpuUsPerRequest"] = {"server": {"value": cpu_us, "low": None, "high": None}}
     c = {"id": cid, "protocol": protocol, "tool": tool, "operation": op,
          "pageSize": n if op == "ListGroups" else None, "cacheMode": mode, "temperature": temp,
          "model": model, "concurrency": conc, "summary": m}
     if tls is not None:  # None: a cell of a run written before the tls dimension (plain)
         c["tls"] = tls
+    c.update(dims)       # encoding, http, compression (absent: a run written before them)
     return c
 
 
@@ -88,3 +91,24 @@ def test_fits_keep_tls_and_plain_cells_apart():
     cells += [cell(f"t{n}", n=n, p50=2 + 0.2 * n, tls=True) for n in (1, 10)]
     fits, _ = stats.fits_from_cells(cells)
     assert {(f["tls"], tuple(f["cellIds"])) for f in fits} == {(False, ("p1", "p10")), (True, ("t1", "t10"))}
+
+
+def test_fits_keep_each_representation_apart_and_fit_server_cpu_per_row():
+    # REST JSON and Protobuf pages cost differently per row: one line through both would be neither
+    json_cells = [cell(f"j{n}", n=n, p50=1 + 0.01 * n, cpu_us=100 + 2.0 * n) for n in (1, 20, 100)]
+    pb_cells = [cell(f"p{n}", n=n, p50=1 + 0.005 * n, cpu_us=90 + 1.0 * n, encoding="protobuf") for n in (1, 20, 100)]
+    h2_cells = [cell(f"h{n}", n=n, p50=1, encoding="protobuf", http="2") for n in (1, 20)]
+    fits, _ = stats.fits_from_cells(json_cells + pb_cells + h2_cells)
+    by = {(f["encoding"], f["http"], f["compression"]): f for f in fits}
+    assert set(by) == {("json", "1.1", "identity"), ("protobuf", "1.1", "identity"), ("protobuf", "2", "identity")}
+    assert by["json", "1.1", "identity"]["cellIds"] == ["j1", "j20", "j100"]
+    assert by["json", "1.1", "identity"]["serverCpu"]["b"] == pytest.approx(2.0)
+    assert by["protobuf", "1.1", "identity"]["serverCpu"]["a"] == pytest.approx(90.0)
+    assert by["protobuf", "1.1", "identity"]["points"][0] == {"pageSize": 1, "latencyMs": 1.005, "serverCpuUs": 91.0}
+    # no CPU figure in a cell: no CPU line, the latency one all the same
+    assert by["protobuf", "2", "identity"]["serverCpu"] is None and by["protobuf", "2", "identity"]["b"] == 0
+
+
+def test_a_grpc_cell_without_body_fields_is_protobuf_over_http2():
+    fits, _ = stats.fits_from_cells([cell(f"g{n}", protocol="grpc", n=n, p50=n) for n in (1, 2)])
+    assert (fits[0]["encoding"], fits[0]["http"], fits[0]["compression"]) == ("protobuf", "2", "identity")

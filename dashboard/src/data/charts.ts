@@ -114,6 +114,8 @@ export interface ChartSpec {
   errorBars?: boolean;
   /** Bars: a series with no value in a category takes no room there (one bar per category). */
   skipNull?: boolean;
+  /** Bars start at this value instead of the axis' minimum (1 for a ratio: below 1 is a bar down). */
+  barBase?: number;
   markers?: Marker[];
   /** Shown under the chart: flagged cells and windows with the reasons, knees with theirs. */
   notes?: string[];
@@ -630,6 +632,7 @@ export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
     });
     rows.push([
       protocolLabel(f.protocol, isTls(f)), f.tool, f.cacheMode, f.temperature, f.a, f.b, f.r2,
+      f.serverCpu?.a ?? null, f.serverCpu?.b ?? null,
       f.points.map((p) => `N=${p.pageSize}: ${formatValue(p.latencyMs, 'ms')}`).join('; '),
     ]);
   }
@@ -644,8 +647,9 @@ export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
     unit: 'ms',
     series,
     table: {
-      columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'A (ms)', 'B (ms/row)', 'R²', 'Measured points'],
-      formats: [T, T, T, T, N, N, 'text', T],
+      columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'A (ms)', 'B (ms/row)', 'R²', 'server CPU A (µs)',
+        'server CPU B (µs/row)', 'Measured points'],
+      formats: [T, T, T, T, N, N, 'text', N, N, T],
       rows,
     },
   };

@@ -105,12 +105,12 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
   const kept = series.filter((s) => s.data.some((d) => d !== null));
   const rows: CsvValue[][] = STEPS.map((s, i) => {
     const h = hs[i];
-    return [s.label, s.change, h?.value ?? null, h?.low ?? null, h?.high ?? null, shares[i], h?.verdict ?? 'missing', h?.pairs.length ?? 0];
+    return [s.label, h?.value ?? null, h?.low ?? null, h?.high ?? null, shares[i], h?.verdict ?? 'missing', h?.pairs.length ?? 0];
   });
-  rows.push(['all three (product)', 'REST JSON over HTTP/1.1 → gRPC, the steps multiplied (no interval: their cells differ)',
-    product, null, null, shares[0] === null ? null : 1, product === null ? 'missing' : '-', 0]);
+  // the steps multiplied: REST JSON over HTTP/1.1 → gRPC (no interval: the steps' cells differ)
+  rows.push(['all three (product)', product, null, null, shares[0] === null ? null : 1, product === null ? 'missing' : '-', 0]);
   if (direct) {
-    rows.push(['gRPC ÷ REST, measured directly', direct.description, direct.value, direct.low, direct.high, null, direct.verdict, direct.pairs.length]);
+    rows.push(['gRPC ÷ REST, measured directly', direct.value, direct.low, direct.high, null, direct.verdict, direct.pairs.length]);
   }
   const notes = STEPS.flatMap((s, i) => {
     const h = hs[i];
@@ -129,13 +129,14 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
     unit: '×',
     yLog: true,
     referenceY: 1,
+    barBase: 1,
     errorBars: true,
     skipNull: true,
     notes,
     series: kept,
     table: {
-      columns: ['Step', 'What changes', 'Ratio (×)', 'low', 'high', 'Share of the gap', 'Verdict', 'Pairs'],
-      formats: [T, T, N, N, N, F, T, 'int'],
+      columns: ['Step', 'Ratio (×)', 'low', 'high', 'Share of the gap', 'Verdict', 'Pairs'],
+      formats: [T, N, N, N, F, T, 'int'],
       rows,
       rowFlags: [...hs.map((h) => (h ? notAFinding(h) : 'missing')), null, ...(direct ? [null] : [])],
     },
@@ -161,6 +162,7 @@ export function gzipChart(headline: Record<string, Headline>): ChartSpec {
     unit: '×',
     yLog: true,
     referenceY: 1,
+    barBase: 1,
     errorBars: true,
     skipNull: true,
     notes: GZIP_HEADLINES.flatMap((g, i) => {

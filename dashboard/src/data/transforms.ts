@@ -122,9 +122,20 @@ export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
 export type FilterDim = 'pageSize' | 'concurrency';
 
 /** Cells that pass the resolved filters; `free` dimensions are not filtered (they become an axis). */
+/**
+ * The body a wire answers by default: REST JSON over HTTP/1.1, gRPC Protobuf over HTTP/2, neither
+ * compressed. The charts of the other views show these cells only; the Protobuf, HTTP/2 and gzip
+ * variants of a REST cell (the protocols profile's) are in the Cells table and the decomposition.
+ */
+export function isDefaultBody(c: { protocol: Protocol; encoding?: string; http?: string; compression?: string }): boolean {
+  const [encoding, http] = c.protocol === 'rest' ? ['json', '1.1'] : ['protobuf', '2'];
+  return (c.encoding ?? encoding) === encoding && (c.http ?? http) === http && (c.compression ?? 'identity') === 'identity';
+}
+
 export function selectCells(cells: Cell[], r: Resolved, free: FilterDim[] = []): Cell[] {
   return cells.filter(
     (c) =>
+      isDefaultBody(c) &&
       c.operation === r.operation &&
       c.model === r.model &&
       isTls(c) === r.tls &&

@@ -226,11 +226,17 @@ export interface Fit {
   /** The concurrency the page-size sweep ran at. */
   concurrency: number;
   tls: boolean;
+  /** The fitted cells' body (absent in older runs: the wire's default). */
+  encoding?: 'json' | 'protobuf';
+  http?: '1.1' | '2';
+  compression?: 'identity' | 'gzip';
   metric: string;
   a: number;
   b: number;
   r2: number | null;
-  points: { pageSize: number; latencyMs: number }[];
+  /** Server CPU per request (µs) = a + b·N over the same cells: b is the server's CPU per row; null without CPU figures. */
+  serverCpu?: { a: number; b: number; r2: number | null } | null;
+  points: { pageSize: number; latencyMs: number; serverCpuUs?: number }[];
   cellIds: string[];
 }
 

@@ -283,6 +283,12 @@ function checkFit(v: unknown, path: string): void {
   num(f.a, `${path}.a`);
   num(f.b, `${path}.b`);
   numOrNull(f.r2, `${path}.r2`);
+  if (f.serverCpu !== undefined && f.serverCpu !== null) {
+    const cpu = obj(f.serverCpu, `${path}.serverCpu`);
+    num(cpu.a, `${path}.serverCpu.a`);
+    num(cpu.b, `${path}.serverCpu.b`);
+    numOrNull(cpu.r2, `${path}.serverCpu.r2`);
+  }
   arr(f.points, `${path}.points`).forEach((p, i) => {
     const po = obj(p, `${path}.points[${i}]`);
     num(po.pageSize, `${path}.points[${i}].pageSize`);

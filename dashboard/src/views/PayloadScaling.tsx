@@ -1,19 +1,21 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
 import { bodyBytesByPageSize, payloadScalingChart } from '../data/charts';
-import { distinct, isTls, mostCommon, users } from '../data/transforms';
+import { distinct, isDefaultBody, isTls, mostCommon, users } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 
 export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps) {
   const paged = run.cells.filter(
     (c) =>
       c.pageSize !== null &&
+      isDefaultBody(c) &&
       c.model === resolved.model &&
       isTls(c) === resolved.tls &&
       (resolved.tool === 'all' || c.tool === resolved.tool),
   );
   const candidates = run.fits.filter(
     (f) =>
+      isDefaultBody(f) &&
       isTls(f) === resolved.tls &&
       (resolved.tool === 'all' || f.tool === resolved.tool) &&
       (f.temperature === 'none' || f.temperature === resolved.temperature),
