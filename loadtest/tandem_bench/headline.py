@@ -152,7 +152,9 @@ def pair_specs(plans: list) -> dict[str, tuple[list, Callable]]:
 def step_specs(plans: list) -> dict[str, tuple[list, Callable]]:
     """The decomposition's pairs: cells equal in all but the one step."""
     base = [c for c in plans if c.temperature == "warm" and is_capacity(c) and c.family == "native"]
-    match = ("family", "operation", "page_size", "cache_mode", "concurrency", "tls", "model")
+    # streams too: REST over HTTP/2 sends one request per connection, and gRPC's 10-stream cell
+    # (requests multiplexed over 5 connections) would make the last step what multiplexing saves
+    match = ("family", "operation", "page_size", "cache_mode", "concurrency", "streams", "tls", "model")
     identity = [c for c in base if c.compression == "identity"]
     specs = {}
     for step, (_, is_num, is_den) in STEPS.items():

@@ -153,9 +153,10 @@ def test_interleaving_rotates_and_reverses_so_no_cell_is_always_first():
 def test_a_multiplexed_cell_is_never_paired_with_one_stream_cells():
     grpc, grpc_mux = plan(), plan(streams=10)
     rest, hello = plan(protocol="rest", tool="oha"), plan(operation="Hello", temperature="none")
-    runs = {c.id: _run(c, [9000] * 4) for c in (grpc, grpc_mux, rest, hello)}
+    rest_pb_h2 = plan(protocol="rest", tool="oha", encoding="protobuf", http="2")
+    runs = {c.id: _run(c, [9000] * 4) for c in (grpc, grpc_mux, rest, hello, rest_pb_h2)}
     head = compute(runs, Plans(seed=1), {})
-    for name in ("grpcOverRestThroughputWarm", "getGroupOverHelloThroughput"):
+    for name in ("grpcOverRestThroughputWarm", "getGroupOverHelloThroughput", "stepGrpcServerCpu", "stepGrpcThroughput"):
         assert [p["numeratorCellId"] for p in head[name]["pairs"]] == [grpc.id], name
 
 
