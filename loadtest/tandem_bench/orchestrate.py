@@ -298,9 +298,9 @@ class Bench:
     def pin_services(self) -> None:
         """Onto their CPUs, after the JIT warm-up, so that the warm-up's compilers may use the idle
         core too (what they compile does not depend on where it ran; every measured window is
-        pinned). Until the services were launched onto every core (cpu.service_launch_prefix) they
-        inherited the bench's mask, the generator's core, and warmed up there: the runs before
-        that (…20261124T122923Z-quick-d91c8fa and earlier) compared one core with another."""
+        pinned). Runs up to results/20261124T122923Z-quick-d91c8fa did not get that: the services
+        inherited the bench's own mask, the generator's core, and started and warmed up there
+        (cpu.Placement.service_launch_prefix now starts them on every core)."""
         self.placement.pin_services(self.services.pids().values())
         say(f"bench: pinned: {self.placement.note}")
 

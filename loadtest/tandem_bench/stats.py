@@ -83,9 +83,9 @@ def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
         points = [{"pageSize": c["pageSize"], "latencyMs": c["summary"]["latencyMs"]["p50"]} for c in with_p50]
         labels = dict(zip((*FIT_KEYS, "tls", *BODY_KEYS), key))
         label = " ".join(f"{k}={v}" for k, v in zip(FIT_KEYS, key)) + (" over TLS" if labels["tls"] else "")
-        if labels["encoding"] != BODY_DEFAULTS[labels["protocol"]][0] or labels["http"] != BODY_DEFAULTS[labels["protocol"]][1] \
-                or labels["compression"] != "identity":
-            label += f" ({labels['encoding']}, HTTP/{labels['http']}, {labels['compression']})"
+        body = tuple(labels[k] for k in BODY_KEYS)
+        if body != BODY_DEFAULTS[labels["protocol"]]:
+            label += " ({}, HTTP/{}, {})".format(*body)
         try:
             line = fit_linear(points)
         except FitError as e:
