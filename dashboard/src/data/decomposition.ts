@@ -84,6 +84,19 @@ export function gapShares(values: (number | null)[]): (number | null)[] {
   return logs.map((l) => l / total);
 }
 
+/** Ratios as bars from 1 on a log scale (1.25× and 0.8× the same length), one bar per category. */
+const RATIO_BARS = { unit: '×', yLog: true, referenceY: 1, barBase: 1, errorBars: true, skipNull: true } as const;
+
+/** Under a chart: why a ratio is greyed, or that the run has no pair for it. */
+function ratioNotes(labels: string[], hs: (Headline | undefined)[], missing: string): string[] {
+  return labels.flatMap((label, i) => {
+    const h = hs[i];
+    if (!h) return [`${label}: ${missing}`];
+    const why = notAFinding(h);
+    return why ? [`Greyed: ${label} — ${why}`] : [];
+  });
+}
+
 const T: ColumnFormat = 'text';
 const N: ColumnFormat = 'num';
 const F: ColumnFormat = 'fraction';
@@ -112,12 +125,7 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
   if (direct) {
     rows.push(['gRPC ÷ REST, measured directly', direct.value, direct.low, direct.high, null, direct.verdict, direct.pairs.length]);
   }
-  const notes = STEPS.flatMap((s, i) => {
-    const h = hs[i];
-    if (!h) return [`${s.label}: this run has no pair of cells for it`];
-    const why = notAFinding(h);
-    return why ? [`Greyed: ${s.label} — ${why}`] : [];
-  });
+  const notes = ratioNotes(STEPS.map((s) => s.label), hs, 'this run has no pair of cells for it');
   return {
     key: `steps-${figure.key === 'ServerCpu' ? 'server-cpu' : 'throughput'}`,
     title: `${figure.title} (95 % intervals)`,
@@ -126,12 +134,7 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
     categories: STEPS.map((s) => s.label),
     xTitle: 'Step',
     yTitle: figure.yTitle,
-    unit: '×',
-    yLog: true,
-    referenceY: 1,
-    barBase: 1,
-    errorBars: true,
-    skipNull: true,
+    ...RATIO_BARS,
     notes,
     series: kept,
     table: {
@@ -159,18 +162,8 @@ export function gzipChart(headline: Record<string, Headline>): ChartSpec {
     categories: GZIP_HEADLINES.map((g) => g.label),
     xTitle: 'Wire',
     yTitle: 'gzip ÷ identity (server CPU per request)',
-    unit: '×',
-    yLog: true,
-    referenceY: 1,
-    barBase: 1,
-    errorBars: true,
-    skipNull: true,
-    notes: GZIP_HEADLINES.flatMap((g, i) => {
-      const h = hs[i];
-      if (!h) return [`${g.label}: this run has no gzip cell paired with an uncompressed one`];
-      const why = notAFinding(h);
-      return why ? [`Greyed: ${g.label} — ${why}`] : [];
-    }),
+    ...RATIO_BARS,
+    notes: ratioNotes(GZIP_HEADLINES.map((g) => g.label), hs, 'this run has no gzip cell paired with an uncompressed one'),
     series,
     table: {
       columns: ['Wire', 'Ratio (×)', 'low', 'high', 'Verdict', 'Cell pairs'],
