@@ -10,17 +10,16 @@ import type { Headline, Protocol } from './types';
 
 export interface Step {
   key: string;
+  /** What changes between the two cells of each pair (the view's text says it in full). */
   label: string;
-  /** What changes between the two cells of each pair. */
-  change: string;
   /** Whose side the step's numerator is on. */
   protocol: Protocol;
 }
 
 export const STEPS: Step[] = [
-  { key: 'Encoding', label: 'JSON → Protobuf', change: 'REST over HTTP/1.1, the body’s encoding only', protocol: 'rest' },
-  { key: 'Http2', label: 'HTTP/1.1 → HTTP/2', change: 'REST Protobuf, the framing and connection model only', protocol: 'rest' },
-  { key: 'Grpc', label: 'REST → gRPC', change: 'Protobuf over HTTP/2 on both sides: what is left is gRPC’s own machinery', protocol: 'grpc' },
+  { key: 'Encoding', label: 'JSON → Protobuf', protocol: 'rest' },
+  { key: 'Http2', label: 'HTTP/1.1 → HTTP/2', protocol: 'rest' },
+  { key: 'Grpc', label: 'REST → gRPC', protocol: 'grpc' },
 ];
 
 export interface StepFigure {
