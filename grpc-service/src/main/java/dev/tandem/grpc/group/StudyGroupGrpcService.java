@@ -1,10 +1,14 @@
 package dev.tandem.grpc.group;
 
 import com.google.protobuf.Empty;
+import dev.tandem.cache.PerEntry;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
+import dev.tandem.group.GroupPage;
 import dev.tandem.group.GroupProto;
 import dev.tandem.group.GroupService;
+import dev.tandem.group.GroupView;
+import dev.tandem.group.LeaderboardView;
 import dev.tandem.group.NewGroup;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
@@ -33,6 +37,7 @@ import dev.tandem.proto.v1.User;
 import dev.tandem.user.NewUser;
 import dev.tandem.user.UserProto;
 import dev.tandem.user.UserService;
+import dev.tandem.user.UserView;
 import io.grpc.BindableService;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
@@ -45,12 +50,19 @@ import java.util.Set;
  * service and maps the answer. Validation, rules and transactions are the domain's; failures are
  * thrown, not passed to onError, so that {@link dev.tandem.grpc.error.GrpcErrors} turns every one
  * of them into a status in the same way.
+ *
+ * <p>The reads' answers are mapped to their messages once per cached read model ({@link PerEntry}):
+ * a warm read hands grpc-java the message it built for the first read of that entry.
  */
 @GrpcService
 public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService, BindableService {
 
     private final GroupService groups;
     private final UserService users;
+    private final PerEntry<GroupView, Group> groupMessages = new PerEntry<>(GroupProto::group);
+    private final PerEntry<GroupPage, ListGroupsResponse> pageMessages = new PerEntry<>(GroupProto::page);
+    private final PerEntry<LeaderboardView, Leaderboard> leaderboardMessages = new PerEntry<>(GroupProto::leaderboard);
+    private final PerEntry<UserView, User> userMessages = new PerEntry<>(UserProto::user);
 
     public StudyGroupGrpcService(GroupService groups, UserService users) {
         this.groups = groups;
@@ -59,12 +71,12 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
 
     @Override
     public void getGroup(GetGroupRequest request, StreamObserver<Group> responses) {
-        reply(responses, GroupProto.group(groups.get(request.getId())));
+        reply(responses, groupMessages.of(groups.get(request.getId())));
     }
 
     @Override
     public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> responses) {
-        reply(responses, GroupProto.page(
+        reply(responses, pageMessages.of(
                 groups.list(request.getSubject(), request.getPageSize(), request.getPageToken())));
     }
 
@@ -119,7 +131,7 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
 
     @Override
     public void getLeaderboard(GetLeaderboardRequest request, StreamObserver<Leaderboard> responses) {
-        reply(responses, GroupProto.leaderboard(groups.leaderboard(request.getSubject(), request.getLimit())));
+        reply(responses, leaderboardMessages.of(groups.leaderboard(request.getSubject(), request.getLimit())));
     }
 
     @Override
@@ -129,7 +141,7 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
 
     @Override
     public void getUser(GetUserRequest request, StreamObserver<User> responses) {
-        reply(responses, UserProto.user(users.get(request.getId())));
+        reply(responses, userMessages.of(users.get(request.getId())));
     }
 
     /**

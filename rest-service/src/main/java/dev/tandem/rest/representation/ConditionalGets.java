@@ -1,8 +1,5 @@
 package dev.tandem.rest.representation;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.google.protobuf.Message;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.HttpHeaders;
@@ -17,12 +14,6 @@ import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
-import java.util.Base64;
-import java.util.Map;
-
 /**
  * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
  * {@code ETag}, {@code Cache-Control: no-cache} (a client may keep the body but must revalidate) and
@@ -36,19 +27,16 @@ import java.util.Map;
  * tag must differ between representations whose bytes differ (JSON, protobuf).
  *
  * <p>It runs after content negotiation (this is where the selected media type is known) and before
- * the body is written, so a 304 costs no serialisation. The hash is kept per view instance (weak,
- * identity keys): an L1 hit returns the same instance, so a warm read hashes once per cached entry.
+ * the body is written, so a 304 costs no serialisation. The hash is one of the view's
+ * {@link WireForms}: a warm read hashes once per cached entry.
  */
 @ControllerAdvice
 final class ConditionalGets implements ResponseBodyAdvice<Object> {
 
-    private static final int TAG_BYTES = 16;
+    private final WireForms forms;
 
-    private final Map<Class<?>, Representations.Response> responses;
-    private final Cache<Object, String> contentTags = Caffeine.newBuilder().weakKeys().build();
-
-    ConditionalGets(Map<Class<?>, Representations.Response> responses) {
-        this.responses = Map.copyOf(responses);
+    ConditionalGets(WireForms forms) {
+        this.forms = forms;
     }
 
     @Override
@@ -60,15 +48,14 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
     public Object beforeBodyWrite(Object body, MethodParameter returnType, MediaType contentType,
                                   Class<? extends HttpMessageConverter<?>> converterType,
                                   ServerHttpRequest request, ServerHttpResponse response) {
-        Representations.Response declared = body == null ? null : responses.get(body.getClass());
-        if (declared == null || declared.tag() == Representations.EntityTag.NONE
+        Representations.EntityTag declared = body == null ? Representations.EntityTag.NONE : forms.tag(body);
+        if (declared == Representations.EntityTag.NONE
                 || !HttpMethod.GET.equals(request.getMethod())
                 || !(request instanceof ServletServerHttpRequest servletRequest)
                 || !(response instanceof ServletServerHttpResponse servletResponse)) {
             return body;
         }
-        String content = contentTags.get(body, view -> contentHash(declared.toMessage().apply(view)));
-        String tag = (declared.tag() == Representations.EntityTag.WEAK ? "W/\"" : "\"") + content + "."
+        String tag = (declared == Representations.EntityTag.WEAK ? "W/\"" : "\"") + forms.contentHash(body) + "."
                 + representation(contentType) + "\"";
         HttpServletResponse servlet = servletResponse.getServletResponse();
         servlet.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
@@ -84,14 +71,5 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
     private static String representation(MediaType contentType) {
         return contentType != null && (contentType.isCompatibleWith(ProtobufRepresentation.X_PROTOBUF)
                 || contentType.isCompatibleWith(ProtobufRepresentation.PROTOBUF)) ? "pb" : "json";
-    }
-
-    static String contentHash(Message message) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(message.toByteArray());
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, TAG_BYTES));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
     }
 }

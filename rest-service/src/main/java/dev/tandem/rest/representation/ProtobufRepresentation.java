@@ -12,13 +12,13 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * The REST wire's second representation: the binary encoding of the same tandem.v1 message the
  * gRPC wire sends, for a client that asks with {@code Accept: application/x-protobuf} (or
  * {@code application/protobuf}); JSON stays the default. A response view is mapped with the same
- * function the gRPC wire uses (GroupProto, UserProto), so both carry identical bytes.
+ * function the gRPC wire uses (GroupProto, UserProto), so both carry identical bytes, and encoded
+ * once per cached read model ({@link WireForms}).
  *
  * <p>A protobuf request body is parsed as the proto request message and then read through the JSON
  * path (protobuf's own JSON printer, then the strict mapper every JSON body goes through), so a
@@ -35,26 +35,25 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
 
     private static final JsonFormat.Printer JSON = JsonFormat.printer().omittingInsignificantWhitespace();
 
-    private final Map<Class<?>, Function<Object, ? extends Message>> responses;
+    private final WireForms responses;
     private final Map<Class<?>, Message> requests;
     private final JsonMapper mapper;
 
     /**
-     * @param responses each response view's mapping to its message
+     * @param responses the response views' encoded forms
      * @param requests  each request body type's proto request message (its default instance)
      * @param mapper    the mapper JSON bodies are read with
      */
-    ProtobufRepresentation(Map<Class<?>, Function<Object, ? extends Message>> responses,
-                           Map<Class<?>, Message> requests, JsonMapper mapper) {
+    ProtobufRepresentation(WireForms responses, Map<Class<?>, Message> requests, JsonMapper mapper) {
         super(X_PROTOBUF, PROTOBUF);
-        this.responses = Map.copyOf(responses);
+        this.responses = responses;
         this.requests = Map.copyOf(requests);
         this.mapper = mapper;
     }
 
     @Override
     protected boolean supports(Class<?> type) {
-        return responses.containsKey(type) || requests.containsKey(type);
+        return responses.declares(type) || requests.containsKey(type);
     }
 
     @Override
@@ -64,7 +63,7 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
 
     @Override
     public boolean canWrite(Class<?> type, MediaType mediaType) {
-        return responses.containsKey(type) && canWrite(mediaType);
+        return responses.declares(type) && canWrite(mediaType);
     }
 
     @Override
@@ -82,7 +81,7 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
 
     @Override
     protected void writeInternal(Object view, HttpOutputMessage output) throws IOException {
-        responses.get(view.getClass()).apply(view).writeTo(output.getBody());
+        output.getBody().write(responses.protobuf(view));
     }
 
 }

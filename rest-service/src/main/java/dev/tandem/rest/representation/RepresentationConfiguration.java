@@ -9,34 +9,34 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
- * Joins every feature's {@link Representations}: the protobuf representation among the server's
- * message converters, and the conditional GETs of the views that declare an entity tag.
+ * Joins every feature's {@link Representations}: their views' {@link WireForms}, written by the JSON
+ * and protobuf representations among the server's message converters (ahead of Jackson's), and the
+ * conditional GETs of the views that declare an entity tag.
  */
 @Configuration(proxyBeanMethods = false)
 class RepresentationConfiguration {
 
     @Bean
-    ServerHttpMessageConvertersCustomizer protobufRepresentation(ObjectProvider<Representations> features,
-                                                                 JsonMapper mapper) {
-        Map<Class<?>, Function<Object, ? extends Message>> responses = new HashMap<>();
-        responses(features).forEach((view, response) -> responses.put(view, response.toMessage()));
-        Map<Class<?>, Message> requests = new HashMap<>();
-        features.orderedStream().forEach(feature -> requests.putAll(feature.requests));
-        ProtobufRepresentation converter = new ProtobufRepresentation(responses, requests, mapper);
-        return converters -> converters.addCustomConverter(converter);
+    WireForms wireForms(ObjectProvider<Representations> features, JsonMapper mapper) {
+        Map<Class<?>, Representations.Response> responses = new HashMap<>();
+        features.orderedStream().forEach(feature -> responses.putAll(feature.responses));
+        return new WireForms(responses, mapper);
     }
 
     @Bean
-    ConditionalGets conditionalGets(ObjectProvider<Representations> features) {
-        return new ConditionalGets(responses(features));
+    ServerHttpMessageConvertersCustomizer representations(ObjectProvider<Representations> features,
+                                                          WireForms forms, JsonMapper mapper) {
+        Map<Class<?>, Message> requests = new HashMap<>();
+        features.orderedStream().forEach(feature -> requests.putAll(feature.requests));
+        JsonRepresentation json = new JsonRepresentation(forms);
+        ProtobufRepresentation protobuf = new ProtobufRepresentation(forms, requests, mapper);
+        return converters -> converters.addCustomConverter(json).addCustomConverter(protobuf);
     }
 
-    private static Map<Class<?>, Representations.Response> responses(ObjectProvider<Representations> features) {
-        Map<Class<?>, Representations.Response> responses = new HashMap<>();
-        features.orderedStream().forEach(feature -> responses.putAll(feature.responses));
-        return responses;
+    @Bean
+    ConditionalGets conditionalGets(WireForms forms) {
+        return new ConditionalGets(forms);
     }
 }

@@ -161,11 +161,13 @@ class RepresentationRestTest extends RestIntegrationTest {
     }
 
     @Test
-    void aJoinChangesTheTagThoughNotTheGroupsVersion() throws Exception {
+    void aJoinChangesTheTagAndBothRepresentationsThoughNotTheGroupsVersion() throws Exception {
         // the group's version column would be the wrong validator: joins, ratings and sessions
         // change the read model without a new version
         HttpResponse<String> before = send(request("/api/v1/groups/1"));
         String tag = before.headers().firstValue("ETag").orElseThrow();
+        // both representations of the cached read model are encoded before the write
+        Group binaryBefore = Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).body());
         long user = jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)")
                 .query(Long.class).single();
         assertThat(send(request("/api/v1/groups/1/members").header("Content-Type", "application/json")
@@ -179,6 +181,9 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(json.readTree(after.body()).get("memberCount").asLong())
                 .isEqualTo(json.readTree(before.body()).get("memberCount").asLong() + 1);
         assertThat(after.headers().firstValue("ETag")).isPresent().get().isNotEqualTo(tag);
+        // and neither is served from the old read model's bytes
+        assertThat(Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).body())
+                .getMemberCount()).isEqualTo(binaryBefore.getMemberCount() + 1);
     }
 
     @Test
