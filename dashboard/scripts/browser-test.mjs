@@ -252,6 +252,12 @@ async function main() {
       assert(rows[3][0] === 'all three (product)' && rows[3][1] === '0.407' && rows[3][4] === '100%', `product row: ${rows[3]}`);
       assert(rows[4][0] === 'gRPC ÷ REST, measured directly', `direct row: ${rows[4]}`);
       assert((await page.$$('[data-testid=gzip-headlines] .headline')).length === 2, 'gzip headline cards');
+      assert((await page.$$('[data-testid=revalidation-headlines] .headline')).length === 2, 'revalidation headline cards');
+      // the goals the fixture has, each with the status its interval gives
+      const goals = await page.$$eval('[data-testid=hot-path-goals] [data-goal]',
+        (ds) => ds.map((d) => `${d.getAttribute('data-goal')}=${d.getAttribute('data-goal-status')}`));
+      assert(JSON.stringify(goals) === JSON.stringify(['getGroupOverHelloServerCpuRest=not met',
+        'users500Over50ThroughputRest=undecided', 'getGroupOverHelloServerCpuGrpc=met']), `goals: ${goals}`);
       // a run without the cells says how to get them
       await page.goto(`${base}/#/decomposition?run=${RUN_B}`);
       const notice = await page.textContent('[data-testid=no-decomposition]');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gapShares, gzipChart, hasDecomposition, STEP_FIGURES, stepChart } from '../src/data/decomposition';
+import { gapShares, goalStatus, goalText, gzipChart, hasDecomposition, HOT_PATH_GOALS, STEP_FIGURES, stepChart } from '../src/data/decomposition';
 import type { Headline } from '../src/data/types';
 import { readRun, RUN_A, RUN_B } from './helpers';
 
@@ -78,5 +78,25 @@ describe('gzip and the fixture runs', () => {
   it('run A carries the steps and run B does not', () => {
     expect(hasDecomposition(readRun(RUN_A).headline)).toBe(true);
     expect(hasDecomposition(readRun(RUN_B).headline)).toBe(false);
+  });
+});
+
+describe('the hot path goals', () => {
+  const cpu = HOT_PATH_GOALS.find((g) => g.key === 'getGroupOverHelloServerCpuRest')!;
+  const users = HOT_PATH_GOALS.find((g) => g.key === 'users500Over50ThroughputGrpc')!;
+
+  it('are met only when the whole interval is on the goal side of the bound', () => {
+    expect(goalStatus(h(1.05, 1.01, 1.09), cpu)).toBe('met');
+    expect(goalStatus(h(1.12, 1.05, 1.2), cpu)).toBe('undecided');
+    expect(goalStatus(h(1.24, 1.18, 1.3), cpu)).toBe('not met');
+    expect(goalStatus(h(0.95, 0.91, 0.99), users)).toBe('met');
+    expect(goalStatus(h(0.8, 0.7, 0.85), users)).toBe('not met');
+  });
+
+  it('say undecided without an interval and missing without a value', () => {
+    expect(goalStatus(h(1.0, null, null), cpu)).toBe('undecided');
+    expect(goalStatus(undefined, cpu)).toBe('missing');
+    expect(goalText(cpu)).toBe('goal ≤ 1.1');
+    expect(goalText(users)).toBe('goal ≥ 0.9');
   });
 });

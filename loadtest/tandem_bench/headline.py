@@ -44,7 +44,15 @@ STEPS = {
              lambda c: c.protocol == "rest" and c.encoding == "protobuf" and c.http == "2"),
 }
 STEP_NAMES = tuple(f"step{step}{figure}" for step in STEPS for figure in ("ServerCpu", "Throughput")) + \
-    ("gzipOverIdentityServerCpuRest", "gzipOverIdentityServerCpuGrpc")
+    ("gzipOverIdentityServerCpuRest", "gzipOverIdentityServerCpuGrpc",
+     "revalidatedOverFullServerCpu", "revalidatedOverFullThroughput")
+
+# The hot path against the framework's floor and under many users, per wire (issue 14's goals): warm
+# GetGroup ÷ the wire's hello-world in server CPU per request (closed, many users) and in p50 at one
+# user, and warm ListGroups throughput at 500 users ÷ at 50. Present when the run has the cells.
+HOT_PATH_NAMES = tuple(f"{figure}{suffix}" for figure in ("getGroupOverHelloServerCpu", "getGroupOverHelloP50",
+                                                          "users500Over50Throughput")
+                       for suffix in ("Rest", "Grpc"))
 
 DESCRIPTIONS = {
     "grpcOverRestP50Warm": "gRPC p50 ÷ REST p50, warm cache, same tool, operation, page size and cache mode, "
@@ -72,6 +80,19 @@ DESCRIPTIONS = {
     "gzipOverIdentityServerCpuRest": "REST server CPU per request when the client asks for gzip ÷ when it asks "
                                      "for nothing (same representation and HTTP version)",
     "gzipOverIdentityServerCpuGrpc": "gRPC server CPU per request of calls that ask for gzip ÷ calls that do not",
+    "revalidatedOverFullServerCpu": "REST GetGroup server CPU per request of a client that revalidates "
+                                    "(If-None-Match, answered 304 with no body) ÷ one that reads the whole body "
+                                    "(same representation); gRPC has no equivalent",
+    "revalidatedOverFullThroughput": "REST GetGroup successful requests per second answered 304 ÷ answered 200 "
+                                     "with the body, same client otherwise",
+    **{f"getGroupOverHelloServerCpu{suffix}": f"{wire} warm GetGroup server CPU per request ÷ the hello-world's "
+                                              "(closed, same tool and concurrency); goal ≤ 1.1"
+       for suffix, wire in (("Rest", "REST"), ("Grpc", "gRPC"))},
+    **{f"getGroupOverHelloP50{suffix}": f"{wire} warm GetGroup p50 ÷ the hello-world's p50 at one user (same tool); "
+                                        "goal ≤ 1.15" for suffix, wire in (("Rest", "REST"), ("Grpc", "gRPC"))},
+    **{f"users500Over50Throughput{suffix}": f"{wire} warm ListGroups successful requests per second at 500 users ÷ "
+                                            "at 50 (closed, same tool and page size); goal ≥ 0.9 with no errors"
+       for suffix, wire in (("Rest", "REST"), ("Grpc", "gRPC"))},
 }
 
 
@@ -88,7 +109,8 @@ def is_default_body(c) -> bool:
     compression on either. These headlines compare the wires as their clients use them by default;
     cells that change the representation, the HTTP version or the compression are compared step
     by step elsewhere."""
-    return c.compression == "identity" and (c.protocol == "grpc" or (c.encoding == "json" and c.http == "1.1"))
+    return c.compression == "identity" and not c.revalidate and \
+        (c.protocol == "grpc" or (c.encoding == "json" and c.http == "1.1"))
 
 
 def group_of(c) -> tuple:
@@ -151,7 +173,8 @@ def pair_specs(plans: list) -> dict[str, tuple[list, Callable]]:
 
 def step_specs(plans: list) -> dict[str, tuple[list, Callable]]:
     """The decomposition's pairs: cells equal in all but the one step."""
-    base = [c for c in plans if c.temperature == "warm" and is_capacity(c) and c.family == "native"]
+    warm_capacity = [c for c in plans if c.temperature == "warm" and is_capacity(c) and c.family == "native"]
+    base = [c for c in warm_capacity if not c.revalidate]
     # streams too: REST over HTTP/2 sends one request per connection, and gRPC's 10-stream cell
     # (requests multiplexed over 5 connections) would make the last step what multiplexing saves
     match = ("family", "operation", "page_size", "cache_mode", "concurrency", "streams", "tls", "model")
@@ -166,6 +189,35 @@ def step_specs(plans: list) -> dict[str, tuple[list, Callable]]:
         specs[f"gzipOverIdentityServerCpu{suffix}"] = (_pairs(
             base, lambda c, p=protocol: c.protocol == p and c.compression == "gzip",
             lambda c, p=protocol: c.protocol == p and c.compression == "identity", body), windows.server_cpu_us)
+    revalidation = _pairs(warm_capacity, lambda c: c.protocol == "rest" and c.revalidate,
+                          lambda c: c.protocol == "rest" and not c.revalidate, body + ("compression",))
+    specs["revalidatedOverFullServerCpu"] = (revalidation, windows.server_cpu_us)
+    specs["revalidatedOverFullThroughput"] = (revalidation, windows.throughput)
+    return specs
+
+
+def hot_path_specs(plans: list) -> dict[str, tuple[list, Callable]]:
+    """The hot path's goals, per wire: pairs of default-body cells (JSON over HTTP/1.1 on REST)."""
+    plans = [c for c in plans if is_default_body(c)]
+    get_group = lambda c: c.operation == "GetGroup" and c.cache_mode == "hybrid" and c.temperature == "warm"
+    hello = lambda c: c.operation == "Hello"
+    specs = {}
+    for protocol, suffix in (("rest", "Rest"), ("grpc", "Grpc")):
+        wire = lambda c, p=protocol: c.protocol == p
+        specs[f"getGroupOverHelloServerCpu{suffix}"] = (_pairs(
+            plans, lambda c, w=wire: w(c) and get_group(c) and is_capacity(c),
+            lambda c, w=wire: w(c) and hello(c) and is_capacity(c),
+            ("tool", "concurrency", "streams", "tls")), windows.server_cpu_us)
+        specs[f"getGroupOverHelloP50{suffix}"] = (_pairs(
+            plans, lambda c, w=wire: w(c) and get_group(c) and c.model == "closed" and c.concurrency == 1,
+            lambda c, w=wire: w(c) and hello(c) and c.model == "closed" and c.concurrency == 1,
+            ("tool", "tls")), windows.percentile_ms(50))
+        specs[f"users500Over50Throughput{suffix}"] = (_pairs(
+            plans, lambda c, w=wire: w(c) and c.operation == "ListGroups" and c.temperature == "warm"
+            and is_capacity(c) and c.concurrency == 500,
+            lambda c, w=wire: w(c) and c.operation == "ListGroups" and c.temperature == "warm"
+            and is_capacity(c) and c.concurrency == 50,
+            ("tool", "page_size", "cache_mode", "streams", "tls")), windows.throughput)
     return specs
 
 
@@ -177,10 +229,10 @@ def compute(runs: dict, draws: pooled.Plans, body_bytes: dict) -> dict:
     for name, (pairs, figure) in pair_specs(plans).items():
         out[name] = _headline(name, pairs, figure, runs, draws)
     out["jsonOverProtobufBodyBytes"] = _body_headline(body_bytes)
-    for name, (pairs, figure) in step_specs(plans).items():
+    for name, (pairs, figure) in (step_specs(plans) | hot_path_specs(plans)).items():
         if pairs:
             out[name] = _headline(name, pairs, figure, runs, draws)
-    return {name: out[name] for name in NAMES + STEP_NAMES if name in out}
+    return {name: out[name] for name in NAMES + STEP_NAMES + HOT_PATH_NAMES if name in out}
 
 
 def _draws(draws: pooled.Plans, run) -> list:

@@ -60,13 +60,19 @@ class LoadGenError(RuntimeError):
 
 
 # what a REST client asks for, by the cell's encoding and compression (profile.ENCODINGS,
-# COMPRESSIONS), and what a gRPC call that asks for gzip sends with its compressed frame
+# COMPRESSIONS) and whether it revalidates, and what a gRPC call that asks for gzip sends with its
+# compressed frame
 ACCEPT = {"json": "application/json", "protobuf": "application/x-protobuf"}
 GRPC_GZIP_HEADERS = ["grpc-encoding: gzip", "grpc-accept-encoding: gzip"]
 
 
-def rest_headers(encoding: str, compression: str) -> list[str]:
-    return [f"accept: {ACCEPT[encoding]}", f"accept-encoding: {compression}"]
+def rest_headers(encoding: str, compression: str, revalidate: bool = False) -> list[str]:
+    """A revalidating client sends If-None-Match with the tag of the copy it holds. The generators
+    send one header for every key they cycle over, so the bench's sends "*" (RFC 9110: true for any
+    current representation), which the service answers exactly as a current tag: it computes the
+    read model's tag, compares, and sends 304 with no body."""
+    return [f"accept: {ACCEPT[encoding]}", f"accept-encoding: {compression}",
+            *(["if-none-match: *"] if revalidate else [])]
 
 
 def tool_path(name: str) -> str:
@@ -170,6 +176,7 @@ class Invocation:
     encoding: str = "json"
     http: str = "1.1"
     compression: str = "identity"
+    revalidate: bool = False      # REST: If-None-Match (rest_headers)
 
 
 @dataclass
@@ -369,7 +376,7 @@ def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start)
     if inv.protocol == "rest":
         if inv.http != "2":
             raise LoadGenError("h2load drives REST over HTTP/2 only (its HTTP/1.1 parser fails on Tomcat's status line)")
-        cmd += [a for h in rest_headers(inv.encoding, inv.compression) for a in ("--header", h)]
+        cmd += [a for h in rest_headers(inv.encoding, inv.compression, inv.revalidate) for a in ("--header", h)]
         cmd += ["--input-file", str(inv.uris_file)]
     else:
         scheme = "https" if inv.tls else "http"
@@ -409,7 +416,7 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
            "--wait-ongoing-requests-after-deadline",
            # oha asks for gzip, compress, deflate and br unless told otherwise, and the services
            # gzip a body of 1 KB or more for a client that asks: the cell's own Accept-Encoding
-           *[a for h in rest_headers(inv.encoding, inv.compression) for a in ("-H", h)]]
+           *[a for h in rest_headers(inv.encoding, inv.compression, inv.revalidate) for a in ("-H", h)]]
     if inv.http == "2":
         cmd.append("--http2")
     if inv.tls:

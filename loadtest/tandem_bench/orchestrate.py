@@ -167,7 +167,7 @@ class Bench:
             out_file=self.work / "out" / f"{stem}.json", log_file=self.work / "logs" / f"{tool}.log",
             iterations=iterations, rate=rate, tls=cell.tls, prefix=self.placement.generator_prefix(), raw=raw,
             streams=cell.streams if tool == "h2load" else 1, encoding=cell.encoding, http=cell.http,
-            compression=cell.compression)
+            compression=cell.compression, revalidate=cell.revalidate)
         if tool in ("h2load", "oha") and cell.protocol == "rest":
             base = self.rest_base(cell.tls)
             inv.uris_file = loadgen.absolute_uris(base, keys_file, keys_file.with_suffix(f".{base.split(':')[0]}.uris"))
@@ -688,7 +688,8 @@ class Bench:
             if not run.windows:
                 continue
             c = run.plan
-            body = self.body_bytes.get(body_key(c))
+            # a 304 has no body
+            body = 0.0 if c.revalidate else self.body_bytes.get(body_key(c))
             summary, cell_flags = run.summary(draws.for_group(headline.group_of(c), list(run.data)), body)
             window_flags = [dict(f, reason=f"start {w['start'] + 1} round {w['round'] + 1}: {f['reason']}")
                             for w in run.windows for f in w["flags"]]
@@ -704,7 +705,7 @@ class Bench:
                 "durationSeconds": c.duration_seconds, "warmupSeconds": c.warmup_seconds,
                 "repetitions": c.repetitions, "starts": 1 if self.target else c.starts, "tls": c.tls,
                 "encoding": c.encoding, "http": c.http, "compression": c.compression,
-                "sweep": c.sweep, "role": c.role, "windows": run.windows, "summary": summary,
+                "revalidate": c.revalidate, "sweep": c.sweep, "role": c.role, "windows": run.windows, "summary": summary,
                 "flags": window_flags + cell_flags, "headlineEligible": bool(run.eligible()),
             })
         fits, fit_notes = stats.fits_from_cells([r for r in records if r["model"] == "closed" and r["concurrency"] > 1])

@@ -56,7 +56,7 @@ DEFAULTS = {
     "hot_keys": 500,              # the key set that warm (and no-cache) cells cycle over
 }
 BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
-               "target_rates", "tls", "encodings", "http", "compression")
+               "target_rates", "tls", "encodings", "http", "compression", "revalidate")
 BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role", "streams")
 SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
               "p99_limit_ms", "drop_limit", "tls")
@@ -91,6 +91,8 @@ class CellPlan:
     encoding: str = "json"        # REST: json | protobuf (Accept); gRPC: protobuf
     http: str = "1.1"             # REST: 1.1 | 2 (h2c by prior knowledge, h2 by ALPN over TLS); gRPC: 2
     compression: str = "identity" # identity | gzip, as the client asks (REST Accept-Encoding, gRPC per call)
+    # REST: a client that revalidates the copy it holds (If-None-Match) and is answered 304 with no body
+    revalidate: bool = False
 
     @property
     def id(self) -> str:
@@ -106,6 +108,7 @@ class CellPlan:
             body += "-pb" if self.encoding == "protobuf" else ""
             body += "-h2" if self.http == "2" else ""
         body += "-gz" if self.compression == "gzip" else ""
+        body += "-304" if self.revalidate else ""
         return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}"
                 f"-c{self.concurrency}{streams}{rate}{body}{tls}{sweep}")
 
@@ -222,9 +225,16 @@ def normalise(raw: dict, source: str = "profile") -> dict:
             for v in block.get(key, []):
                 if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                     raise ProfileError(f"{where}: {key} must hold integers >= 1, got {v!r}")
-        for v in block.get("tls", []):
-            if not isinstance(v, bool):
-                raise ProfileError(f"{where}: tls must hold true and/or false, got {v!r}")
+        for key in ("tls", "revalidate"):
+            for v in block.get(key, []):
+                if not isinstance(v, bool):
+                    raise ProfileError(f"{where}: {key} must hold true and/or false, got {v!r}")
+        if True in block.get("revalidate", []):
+            wrong = [d for d in block["drivers"] if d not in ("rest/oha", "rest/h2load")]
+            if wrong or block["operations"] != ["GetGroup"]:
+                raise ProfileError(f"{where}: revalidate = [true] needs operations = [\"GetGroup\"] and drivers among "
+                                   "[\"rest/oha\", \"rest/h2load\"] (gRPC has no conditional request; k6's cells "
+                                   f"are not given the header), got {block['operations']} and {wrong or block['drivers']}")
         _check_members(block.get("encodings", []), ENCODINGS, where, "encodings")
         _check_members(block.get("http", []), HTTP_VERSIONS, where, "http")
         _check_members(block.get("compression", []), COMPRESSIONS, where, "compression")
@@ -283,8 +293,9 @@ def expand(profile: dict) -> list[CellPlan]:
         rates = block.get("target_rates") or [None]
         tls_values = list(dict.fromkeys(block.get("tls") or [False]))
         bodies = list(itertools.product(block.get("encodings") or ["json"], block.get("http") or ["1.1"],
-                                        block.get("compression") or ["identity"]))
-        for op, driver, mode, conc, rate, tls, (encoding, http, compression) in itertools.product(
+                                        block.get("compression") or ["identity"],
+                                        list(dict.fromkeys(block.get("revalidate") or [False]))))
+        for op, driver, mode, conc, rate, tls, (encoding, http, compression, revalidate) in itertools.product(
                 block["operations"], block["drivers"], block.get("cache_modes", ["none"]),
                 block["concurrency"], rates, tls_values, bodies):
             protocol, tool = driver.split("/")
@@ -318,7 +329,7 @@ def expand(profile: dict) -> list[CellPlan]:
                                 duration_seconds=float(duration), warmup_seconds=float(warmup),
                                 repetitions=int(reps), tls=tls, starts=int(settings["starts"]), role=role,
                                 streams=int(block.get("streams", 1)), encoding=encoding, http=http,
-                                compression=compression)
+                                compression=compression, revalidate=revalidate)
                 cells.setdefault(cell.id, cell)
     for block in profile.get("sweep", []):
         for op, driver, mode, tls in itertools.product(block["operations"], block["drivers"],

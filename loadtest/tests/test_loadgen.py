@@ -22,6 +22,11 @@ def recorder():
 
         def do_GET(self):
             seen.append(dict((k.lower(), v) for k, v in self.headers.items()))
+            if self.headers.get("If-None-Match") == "*":
+                self.send_response(304)
+                self.send_header("ETag", '"1.json"')
+                self.end_headers()
+                return
             body = b'{"id":1}'
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -54,6 +59,20 @@ def test_oha_asks_for_identity_like_the_other_generators(recorder, tmp_path):
     loadgen.run(inv, grpc_address="127.0.0.1:1", rest_base=base, proto_paths=[])
     assert len(seen) == 3
     assert {h.get("accept-encoding") for h in seen} == {"identity"}
+
+
+def test_a_revalidating_client_sends_if_none_match_and_its_304s_are_successes(recorder, tmp_path):
+    base, seen = recorder
+    uris = tmp_path / "uris"
+    uris.write_text(f"{base}/api/v1/groups/1\n")
+    inv = loadgen.Invocation(protocol="rest", tool="oha", operation="GetGroup", method=None,
+                             executor="shared-iterations", vus=1, duration=None, keys_file=tmp_path / "keys.json",
+                             out_file=tmp_path / "out.json", log_file=tmp_path / "oha.log", iterations=3, raw=True,
+                             uris_file=uris, revalidate=True)
+    outcome = loadgen.run(inv, grpc_address="127.0.0.1:1", rest_base=base, proto_paths=[])
+    assert [h.get("if-none-match") for h in seen] == ["*"] * 3
+    assert outcome.measurement["requests"] == 3 and outcome.measurement["errors"] == 0
+    assert outcome.samples.succeeded == 3
 
 
 @pytest.fixture

@@ -244,3 +244,18 @@ def test_what_each_generator_cannot_send_is_refused_naming_the_alternative():
                 "temperatures": ["warm"], "concurrency": [1], "compression": ["gzip"]})
     with pytest.raises(profile.ProfileError, match="encodings"):
         expand({"operations": ["GetGroup"], "drivers": ["rest/oha"], "concurrency": [1], "encodings": ["xml"]})
+
+
+def test_revalidation_is_a_dimension_of_rest_get_group_cells_on_the_native_generators():
+    cells = expand({"operations": ["GetGroup"], "drivers": ["rest/oha"], "cache_modes": ["hybrid"],
+                    "temperatures": ["warm"], "concurrency": [50], "revalidate": [False, True]})
+    assert ids(cells) == ["rest-oha-GetGroup-hybrid-warm-c50", "rest-oha-GetGroup-hybrid-warm-c50-304"]
+    assert [c.revalidate for c in cells] == [False, True]
+    for block, named in ((dict(drivers=["grpc/h2load"]), "gRPC has no conditional request"),
+                         (dict(drivers=["rest/k6"]), "rest/k6"),
+                         (dict(operations=["ListGroups"], page_sizes=[20]), "GetGroup")):
+        with pytest.raises(profile.ProfileError, match=named):
+            expand({"operations": ["GetGroup"], "drivers": ["rest/oha"], "cache_modes": ["hybrid"],
+                    "temperatures": ["warm"], "concurrency": [50], "revalidate": [True], **block})
+    with pytest.raises(profile.ProfileError, match="true and/or false"):
+        expand({"operations": ["GetGroup"], "drivers": ["rest/oha"], "concurrency": [50], "revalidate": ["yes"]})

@@ -196,3 +196,41 @@ def test_headlines_leave_out_jit_windows_while_every_start_keeps_a_steady_one():
     # start 2 compiled in every window: leaving them out would leave start 2 unmeasured, so all stay
     assert set(_jit_run({(0, 0), (1, 0), (1, 1)}).eligible()) == {(0, 0), (0, 1), (1, 0), (1, 1)}
     assert set(_jit_run(set()).eligible()) == {(0, 0), (0, 1), (1, 0), (1, 1)}
+
+
+def test_a_revalidating_client_is_compared_with_its_full_twin_only():
+    full, revalidating = plan(protocol="rest", tool="oha"), plan(protocol="rest", tool="oha", revalidate=True)
+    pb = plan(protocol="rest", tool="oha", encoding="protobuf")
+    grpc = plan()
+    runs = {full.id: _run(full, [6000] * 4), revalidating.id: _run(revalidating, [9000] * 4),
+            pb.id: _run(pb, [7000] * 4), grpc.id: _run(grpc, [9000] * 4)}
+    head = compute(runs, Plans(seed=1), {})
+    pairs = head["revalidatedOverFullThroughput"]["pairs"]
+    assert [(p["numeratorCellId"], p["denominatorCellId"]) for p in pairs] == [(revalidating.id, full.id)]
+    assert head["revalidatedOverFullThroughput"]["value"] == pytest.approx(1.5, rel=0.02)
+    # a 304 is not what REST's clients get by default, nor a step between the wires
+    for name in ("grpcOverRestThroughputWarm", "stepEncodingThroughput"):
+        assert revalidating.id not in {p["denominatorCellId"] for p in head[name]["pairs"]} | \
+            {p["numeratorCellId"] for p in head[name]["pairs"]}, name
+
+
+def test_the_hot_path_goals_pair_each_wire_with_its_own_hello_world_and_fifty_users():
+    cells = [plan(protocol=p, tool=t, operation=op, temperature=temp, concurrency=conc, page_size=size)
+             for p, t in (("rest", "oha"), ("grpc", "h2load"))
+             for op, temp, conc, size in (("GetGroup", "warm", 50, None), ("Hello", "none", 50, None),
+                                          ("ListGroups", "warm", 50, 20), ("ListGroups", "warm", 500, 20))]
+    cells += [plan(protocol=p, tool="k6", operation=op, temperature=temp, concurrency=1)
+              for p in ("rest", "grpc") for op, temp in (("GetGroup", "warm"), ("Hello", "none"))]
+    runs = {c.id: _run(c, [9000] * 4) for c in cells}
+    head = compute(runs, Plans(seed=1), {})
+    for suffix, wire in (("Rest", "rest"), ("Grpc", "grpc")):
+        cpu = head[f"getGroupOverHelloServerCpu{suffix}"]["pairs"]
+        assert [(p["numeratorCellId"].split("-")[2], p["denominatorCellId"].split("-")[2]) for p in cpu] == \
+            [("GetGroup", "Hello")]
+        assert {p["numeratorCellId"].split("-")[0] for p in cpu} == {wire}
+        p50 = head[f"getGroupOverHelloP50{suffix}"]["pairs"]
+        assert [p["numeratorCellId"] for p in p50] == [f"{wire}-k6-GetGroup-hybrid-warm-c1"]
+        users = head[f"users500Over50Throughput{suffix}"]["pairs"]
+        assert [(p["numeratorCellId"].endswith("-c500"), p["denominatorCellId"].endswith("-c50")) for p in users] == \
+            [(True, True)]
+        assert head[f"users500Over50Throughput{suffix}"]["value"] == pytest.approx(1, rel=0.02)

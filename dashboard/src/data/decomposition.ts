@@ -1,8 +1,9 @@
 // "Where the difference comes from": the bench's step ratios (run.json headline step*), which take
 // gRPC ÷ REST apart one change at a time — REST JSON → REST Protobuf (the encoding), → over HTTP/2
 // (framing and the connection model), → gRPC (what is left: gRPC's own machinery) — and what gzip
-// costs each wire. Every plotted number is a headline of run.json; the one figure made here is
-// each step's share of the gap, which only adds logarithms of those numbers.
+// costs each wire, what a client that revalidates saves, and the hot path against its goals. Every
+// plotted number is a headline of run.json; the one figure made here is each step's share of the
+// gap, which only adds logarithms of those numbers.
 import type { ChartSpec, Datum, SeriesSpec } from './charts';
 import type { ColumnFormat } from './format';
 import type { CsvValue } from './csv';
@@ -47,12 +48,56 @@ export const GZIP_HEADLINES: { key: string; label: string; protocol: Protocol }[
   { key: 'gzipOverIdentityServerCpuGrpc', label: 'gRPC', protocol: 'grpc' },
 ];
 
+/** A REST client that revalidates its copy (If-None-Match → 304, no body) ÷ one that reads it whole. */
+export const REVALIDATION_HEADLINES: { key: string; label: string; hint: string }[] = [
+  { key: 'revalidatedOverFullServerCpu', label: 'REST GetGroup · 304 ÷ 200 server CPU per request',
+    hint: 'below 1: what revalidating saves the server' },
+  { key: 'revalidatedOverFullThroughput', label: 'REST GetGroup · 304 ÷ 200 throughput',
+    hint: 'above 1: more answers per second without the body' },
+];
+
+export interface Goal {
+  key: string;
+  label: string;
+  /** The ratio the goal allows: at most (≤) or at least (≥). */
+  bound: number;
+  atMost: boolean;
+}
+
+/** The hot path's goals (issue 14), each a headline ratio per wire. */
+export const HOT_PATH_GOALS: Goal[] = (['Rest', 'Grpc'] as const).flatMap((suffix) => {
+  const wire = suffix === 'Rest' ? 'REST' : 'gRPC';
+  return [
+    { key: `getGroupOverHelloServerCpu${suffix}`, label: `${wire} · GetGroup ÷ hello-world server CPU per request`, bound: 1.1, atMost: true },
+    { key: `getGroupOverHelloP50${suffix}`, label: `${wire} · GetGroup ÷ hello-world p50 at one user`, bound: 1.15, atMost: true },
+    { key: `users500Over50Throughput${suffix}`, label: `${wire} · ListGroups(20) throughput, 500 ÷ 50 users`, bound: 0.9, atMost: false },
+  ];
+});
+
+/**
+ * Whether a headline meets its goal: "met" when its whole interval is on the goal's side, "not met"
+ * when the whole interval is on the other, "undecided" when the interval holds the bound (or there
+ * is no interval, and the value alone is not enough to say).
+ */
+export function goalStatus(h: Headline | undefined, goal: Goal): 'met' | 'not met' | 'undecided' | 'missing' {
+  if (!h || h.value === null) return 'missing';
+  if (h.low === null || h.high === null) return 'undecided';
+  const within = (x: number) => (goal.atMost ? x <= goal.bound : x >= goal.bound);
+  if (within(h.low) && within(h.high)) return 'met';
+  if (!within(h.low) && !within(h.high)) return 'not met';
+  return 'undecided';
+}
+
+export const goalText = (goal: Goal) => `goal ${goal.atMost ? '≤' : '≥'} ${goal.bound}`;
+
 export const stepHeadlineKey = (step: Step, figure: StepFigure) => `step${step.key}${figure.key}`;
 
 /** Every headline this view shows (the Overview leaves them to it). */
 export const DECOMPOSITION_HEADLINES: string[] = [
   ...STEP_FIGURES.flatMap((f) => STEPS.map((s) => stepHeadlineKey(s, f))),
   ...GZIP_HEADLINES.map((g) => g.key),
+  ...REVALIDATION_HEADLINES.map((r) => r.key),
+  ...HOT_PATH_GOALS.map((g) => g.key),
 ];
 
 export function hasDecomposition(headline: Record<string, Headline>): boolean {

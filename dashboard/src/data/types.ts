@@ -176,6 +176,8 @@ export interface Cell {
   http?: '1.1' | '2';
   /** What the client asked for (absent in older runs: identity). */
   compression?: 'identity' | 'gzip';
+  /** REST: the client revalidates its copy (If-None-Match: *, answered 304 with no body). Absent: false. */
+  revalidate?: boolean;
   /** Id of the sweep this open-model cell is a point of. */
   sweep: string | null;
   /** Why the cell is in the profile. */

@@ -1,6 +1,9 @@
 import { ChartCard } from '../components/ChartCard';
 import { HeadlineCard } from '../components/HeadlineCard';
-import { GZIP_HEADLINES, hasDecomposition, gzipChart, STEP_FIGURES, stepChart } from '../data/decomposition';
+import {
+  goalStatus, goalText, GZIP_HEADLINES, hasDecomposition, gzipChart, HOT_PATH_GOALS, REVALIDATION_HEADLINES,
+  STEP_FIGURES, stepChart,
+} from '../data/decomposition';
 import type { ViewProps } from './viewProps';
 
 /** Where gRPC ÷ REST comes from: the bench's step ratios, each with its interval and verdict. */
@@ -15,6 +18,8 @@ export function Decomposition({ run }: ViewProps) {
     );
   }
   const hasGzip = GZIP_HEADLINES.some((g) => run.headline[g.key]);
+  const revalidation = REVALIDATION_HEADLINES.filter((r) => run.headline[r.key]);
+  const goals = HOT_PATH_GOALS.filter((g) => run.headline[g.key]);
   return (
     <>
       <p className="explain">
@@ -37,6 +42,42 @@ export function Decomposition({ run }: ViewProps) {
               hint="above 1: what compressing costs the server" headline={run.headline[g.key]} />
           ))}
         </div>
+      )}
+      {revalidation.length > 0 && (
+        <>
+          <h3>A client that revalidates</h3>
+          <p className="explain">
+            REST can answer a client that still holds a current copy with 304 and no body (If-None-Match against the
+            ETag); gRPC has no equivalent. The bench’s revalidating client sends <code>If-None-Match: *</code>, which the
+            service answers as it would a current tag.
+          </p>
+          <div className="headlines" data-testid="revalidation-headlines">
+            {revalidation.map((r) => (
+              <HeadlineCard key={r.key} name={r.key} label={r.label} hint={r.hint} headline={run.headline[r.key]} />
+            ))}
+          </div>
+        </>
+      )}
+      {goals.length > 0 && (
+        <>
+          <h3>The hot path against its goals</h3>
+          <p className="explain">
+            Warm GetGroup against each wire’s hello-world (the framework’s floor), and ListGroups under ten times the
+            users. A goal is <strong>met</strong> when the whole 95 % interval is on its side of the bound,{' '}
+            <strong>not met</strong> when the whole interval is on the other side, and <strong>undecided</strong> when
+            the interval holds the bound.
+          </p>
+          <div className="headlines" data-testid="hot-path-goals">
+            {goals.map((g) => {
+              const status = goalStatus(run.headline[g.key], g);
+              return (
+                <div key={g.key} data-goal={g.key} data-goal-status={status}>
+                  <HeadlineCard name={g.key} label={g.label} hint={`${goalText(g)}: ${status}`} headline={run.headline[g.key]} />
+                </div>
+              );
+            })}
+          </div>
+        </>
       )}
     </>
   );
