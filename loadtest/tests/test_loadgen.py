@@ -50,29 +50,28 @@ def test_oha_asks_for_identity_like_the_other_generators(recorder, tmp_path):
     # left to itself oha asks for gzip, compress, deflate and br, and the services gzip a body of
     # 1 KB or more for a client that asks: a REST cell would measure gzip without saying so
     base, seen = recorder
-    uris = tmp_path / "uris"
-    uris.write_text(f"{base}/api/v1/groups/1\n")
-    inv = loadgen.Invocation(protocol="rest", tool="oha", operation="GetGroup", method=None,
-                             executor="shared-iterations", vus=1, duration=None, keys_file=tmp_path / "keys.json",
-                             out_file=tmp_path / "out.json", log_file=tmp_path / "oha.log", iterations=3, raw=False,
-                             uris_file=uris)
-    loadgen.run(inv, grpc_address="127.0.0.1:1", rest_base=base, proto_paths=[])
+    loadgen.run(_oha_three_gets(base, tmp_path), grpc_address="127.0.0.1:1", rest_base=base, proto_paths=[])
     assert len(seen) == 3
     assert {h.get("accept-encoding") for h in seen} == {"identity"}
 
 
 def test_a_revalidating_client_sends_if_none_match_and_its_304s_are_successes(recorder, tmp_path):
     base, seen = recorder
-    uris = tmp_path / "uris"
-    uris.write_text(f"{base}/api/v1/groups/1\n")
-    inv = loadgen.Invocation(protocol="rest", tool="oha", operation="GetGroup", method=None,
-                             executor="shared-iterations", vus=1, duration=None, keys_file=tmp_path / "keys.json",
-                             out_file=tmp_path / "out.json", log_file=tmp_path / "oha.log", iterations=3, raw=True,
-                             uris_file=uris, revalidate=True)
-    outcome = loadgen.run(inv, grpc_address="127.0.0.1:1", rest_base=base, proto_paths=[])
+    outcome = loadgen.run(_oha_three_gets(base, tmp_path, raw=True, revalidate=True), grpc_address="127.0.0.1:1",
+                          rest_base=base, proto_paths=[])
     assert [h.get("if-none-match") for h in seen] == ["*"] * 3
     assert outcome.measurement["requests"] == 3 and outcome.measurement["errors"] == 0
     assert outcome.samples.succeeded == 3
+
+
+def _oha_three_gets(base, tmp_path, raw=False, **kw):
+    """oha as the bench runs it: one user, three GETs of one group from the recorder."""
+    uris = tmp_path / "uris"
+    uris.write_text(f"{base}/api/v1/groups/1\n")
+    return loadgen.Invocation(protocol="rest", tool="oha", operation="GetGroup", method=None,
+                              executor="shared-iterations", vus=1, duration=None, keys_file=tmp_path / "keys.json",
+                              out_file=tmp_path / "out.json", log_file=tmp_path / "oha.log", iterations=3, raw=raw,
+                              uris_file=uris, **kw)
 
 
 @pytest.fixture
