@@ -8,7 +8,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from . import loadgen, services
+from . import servers, toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,7 @@ def collect(java: str) -> dict:
     rest_jar = ROOT / "rest-service/target/rest-service.jar"
     boot = jar_library_version(rest_jar, "spring-boot") or jar_library_version(grpc_jar, "spring-boot")
     grpc_java = jar_library_version(grpc_jar, "grpc-core")
-    versions = services.server_versions()
+    versions = servers.server_versions()
     status = git("status", "--porcelain")
     cores = os.cpu_count()
     return {
@@ -85,8 +85,8 @@ def collect(java: str) -> dict:
         "grpcJava": grpc_java,
         "redis": versions["redis"],
         "mariadb": versions["mariadb"],
-        "k6": loadgen.tool_version("k6"),
-        "ghz": loadgen.tool_version("ghz"),
+        "k6": toolchain.tool_version("k6"),
+        "ghz": toolchain.tool_version("ghz"),
         "gitCommit": git("rev-parse", "HEAD"),
         "gitDirty": None if status is None else bool(status),
         "loadGeneratorNote": (

@@ -21,10 +21,14 @@ would — the handshake then costs what it costs in production. k6 gets it as SS
 crypto/x509 takes its roots from that file: k6 has no CA option for HTTP), for REST over https and
 for gRPC with `plaintext: false`; ghz gets `--cacert` instead of `--insecure`. Verification runs
 once per connection, and each VU or ghz connection connects once, so it is outside the steady state.
+
+Longer than ~350 lines on purpose: run() dispatches to the four runners, which share Invocation,
+the subprocess wrapper (_run) and the raw-file handling (KEEP_RAW, _discard); split off, the
+runners would import the module that imports them. The tools' versions and the .proto import
+paths, which are not about running them, are in toolchain.py.
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -32,7 +36,6 @@ import resource
 import shutil
 import subprocess
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +43,6 @@ from . import parse_ghz, parse_k6, samples as raw
 
 ROOT = Path(__file__).resolve().parents[2]
 K6_DIR = ROOT / "loadtest" / "k6"
-PROTO_SRC = ROOT / "proto" / "src" / "main" / "protobuf"
 TOOLS_BIN = ROOT / ".tools" / "bin"
 
 
@@ -83,61 +85,6 @@ def tool_path(name: str) -> str:
     if not found:
         raise LoadGenError(f"{name} not found in .tools/bin or on PATH: run scripts/deps.sh tools")
     return found
-
-
-def tool_version(name: str) -> str | None:
-    """'k6 v1.8.1', 'ghz v0.120.0', 'h2load nghttp2/1.52.0', 'oha 1.16.0'; None when absent."""
-    try:
-        if name == "k6":
-            out = subprocess.run([tool_path("k6"), "version"], capture_output=True, text=True, timeout=30).stdout
-            m = re.search(r"k6 (v\S+)", out)
-            return f"k6 {m.group(1)}" if m else out.strip() or None
-        if name == "ghz":
-            out = subprocess.run([tool_path("ghz"), "--version"], capture_output=True, text=True, timeout=30)
-            v = (out.stdout or out.stderr).strip()
-            return f"ghz {v if v.startswith('v') else 'v' + v}" if v else None
-        if name == "h2load":
-            out = subprocess.run([tool_path("h2load"), "--version"], capture_output=True, text=True, timeout=30).stdout
-            m = re.search(r"nghttp2/(\S+)", out)
-            return f"h2load nghttp2/{m.group(1)}" if m else None
-        if name == "oha":
-            out = subprocess.run([tool_path("oha"), "--version"], capture_output=True, text=True, timeout=30).stdout
-            return out.strip() or None
-        raise ValueError(name)
-    except (LoadGenError, OSError, subprocess.SubprocessError):
-        return None
-
-
-# ---------------------------------------------------------------- .proto import paths
-
-PROTO_LIBS = re.compile(r"BOOT-INF/lib/(proto-google-common-protos|grpc-services)-[0-9][^/]*\.jar$")
-
-
-def extract_protos(service_jar: Path, out_dir: Path) -> list[str]:
-    """The import paths k6 and ghz need for tandem/v1/study_groups.proto and
-    grpc/health/v1/health.proto: the project's proto sources, and the google/api/*.proto and
-    grpc/health/v1/*.proto files taken from the very jars the gRPC service runs with
-    (proto-google-common-protos, grpc-services inside its BOOT-INF/lib). google/protobuf/*.proto
-    are built into both tools."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    found = []
-    with zipfile.ZipFile(service_jar) as outer:
-        for name in outer.namelist():
-            if not PROTO_LIBS.search(name):
-                continue
-            found.append(name)
-            with zipfile.ZipFile(io.BytesIO(outer.read(name))) as inner:
-                for entry in inner.namelist():
-                    if entry.endswith(".proto"):
-                        target = out_dir / entry
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        target.write_bytes(inner.read(entry))
-    if len(found) < 2 or not (out_dir / "grpc/health/v1/health.proto").exists() \
-            or not (out_dir / "google/api/annotations.proto").exists():
-        raise LoadGenError(f"{service_jar}: could not find the google/api and grpc health .proto files "
-                           f"(found {found})")
-    return [str(PROTO_SRC), str(out_dir)]
 
 
 # ---------------------------------------------------------------- one invocation

@@ -7,6 +7,7 @@ HTTP status 200 on every gRPC response, errors included: the gRPC status travels
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import urllib.error
 
@@ -28,27 +29,48 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
     if status != 200:
         return out
     text = body.decode(errors="replace")
-    jit = services.prometheus_samples(text, "jvm_compilation_time_ms_total")
+    jit = prometheus_samples(text, "jvm_compilation_time_ms_total")
     if jit:
         out["jitMs"] = sum(v for _, v in jit)
-    heap = [v for labels, v in services.prometheus_samples(text, "jvm_memory_max_bytes")
+    heap = [v for labels, v in prometheus_samples(text, "jvm_memory_max_bytes")
             if labels.get("area") == "heap" and v > 0]
     if heap:
         out["heapMaxBytes"] = int(sum(heap))
-    pauses = services.prometheus_samples(text, "jvm_gc_pause_seconds_sum")
-    counts = services.prometheus_samples(text, "jvm_gc_pause_seconds_count")
+    pauses = prometheus_samples(text, "jvm_gc_pause_seconds_sum")
+    counts = prometheus_samples(text, "jvm_gc_pause_seconds_count")
     if pauses or counts:
         out["gcPauseMs"] = sum(v for _, v in pauses) * 1000
         out["gcPauses"] = int(sum(v for _, v in counts))
     if protocol == "grpc" and method:
         service, _, rpc = method.partition("/")
-        out["okCalls"] = int(sum(v for labels, v in services.prometheus_samples(text, GRPC_OK)
+        out["okCalls"] = int(sum(v for labels, v in prometheus_samples(text, GRPC_OK)
                                  if labels.get("rpc_service") == service and labels.get("rpc_method") == rpc
                                  and labels.get("error", "none") == "none"))
     elif protocol == "rest":
-        out["okCalls"] = int(sum(v for labels, v in services.prometheus_samples(text, REST_OK)
+        out["okCalls"] = int(sum(v for labels, v in prometheus_samples(text, REST_OK)
                                  if labels.get("uri") == REST_PATHS.get(operation)
                                  and labels.get("outcome") == "SUCCESS"))
+    return out
+
+
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def prometheus_samples(text: str, name: str) -> list[tuple[dict, float]]:
+    """(labels, value) of every sample of metric `name` in Prometheus text format."""
+    out = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = _SAMPLE.match(line)
+        if not m or m.group(1) != name:
+            continue
+        labels = dict(_LABEL.findall(m.group(2) or ""))
+        try:
+            out.append((labels, float(m.group(3))))
+        except ValueError:
+            continue
     return out
 
 

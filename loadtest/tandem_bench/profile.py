@@ -15,6 +15,11 @@ without producing impossible cells:
 
 Cells that come out identical from two blocks are measured once (the first block wins).
 Everything here is pure, so the expansion is unit-tested.
+
+Longer than ~350 lines on purpose: the vocabulary (OPERATIONS, DRIVERS, ...), the checks of a
+file against it (normalise) and the expansion that relies on those checks (expand) are one
+contract, best read together. What a run of the cells will be (order of the service starts,
+estimated duration, seed scale check, dry-run listing) is in run_plan.py.
 """
 from __future__ import annotations
 
@@ -379,66 +384,3 @@ def default_role(tool: str, temperature: str, concurrency: int, rate) -> str:
     if FAMILY.get(tool) == "native":
         return "throughput"
     return "reference"
-
-
-def modes_in_order(cells: list[CellPlan]) -> list[str]:
-    return [m for m in CACHE_MODES if any(c.cache_mode == m for c in cells)]
-
-
-def service_configs_in_order(cells: list[CellPlan]) -> list[str]:
-    """The cache mode of each start of the services, in the order the cells need them: one
-    start per mode, the fewest a run can do."""
-    return list(dict.fromkeys(c.service_config for c in cells))
-
-
-# rough costs (seconds) of what is not a measured window, measured on the 2-core machine
-TOOL_START_SECONDS = 0.8
-PROBE_SECONDS = 0.4          # counters read before and after each window
-SERVICE_START_SECONDS = 25
-
-
-def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
-    """A rough duration of the measuring part (service starts, warm-ups, windows), for the
-    dry run and the first progress line."""
-    total = 0.0
-    for cell in cells:
-        total += cell.starts * (cell.warmup_seconds + TOOL_START_SECONDS)
-        total += cell.windows * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS)
-    for config in service_configs_in_order(cells):
-        starts = max(c.starts for c in cells if c.service_config == config)
-        total += starts * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
-    return total
-
-
-def groups_per_subject(scale: int) -> int:
-    return 5 * scale
-
-
-def check_scale(profile: dict, cells: list[CellPlan], subjects: int = 10) -> list[str]:
-    """Problems with the seed scale: a page size larger than a subject's groups (no full page),
-    or a hot key set larger than the keys there are."""
-    scale = profile["settings"]["seed_scale"]
-    hot = profile["settings"]["hot_keys"]
-    per_subject = groups_per_subject(scale)
-    problems = []
-    sizes = sorted({c.page_size for c in cells if c.page_size})
-    for n in sizes:
-        pages = subjects * (per_subject - n + 1)
-        if per_subject < n:
-            problems.append(f"page size {n} exceeds the {per_subject} groups a subject has at seed "
-                            f"scale {scale}: no full page")
-        elif pages < 2 * hot:
-            problems.append(f"page size {n}: only {pages} distinct full pages at seed scale {scale}, "
-                            f"fewer than twice hot_keys ({hot}); raise seed_scale")
-    if 50 * scale < 2 * hot:
-        problems.append(f"hot_keys {hot} leaves too few of the {50 * scale} groups for cold cells")
-    return problems
-
-
-def describe(cells: list[CellPlan]) -> str:
-    lines = []
-    for i, c in enumerate(cells, 1):
-        lines.append(f"{i:>4}  {c.id}  ({c.starts} starts × {c.repetitions} × {c.duration_seconds:g}s, "
-                     f"warm-up {c.warmup_seconds:g}s, {c.role})")
-    return "\n".join(lines)
-

@@ -1,5 +1,6 @@
-"""The processes a bench run needs: MariaDB and Redis (through scripts/servers.sh), the seed data,
-and its own rest-service and grpc-service, started per cache mode.
+"""The bench's own rest-service and grpc-service, started per cache mode: their ports, the TLS
+certificate of their TLS ports, the write token for cache flushes, and a plain HTTP GET. MariaDB,
+Redis and the seed data are in servers.py, the Prometheus text the services publish in probes.py.
 
 The bench runs its own service instances on their own ports (REST 18080, gRPC 19090 with its
 actuator on 18081 by default) and its own database (tandem_bench_s<scale>, seeded once per scale
@@ -15,7 +16,6 @@ cache and metrics requests always use the plain ports.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import socket
 import ssl
@@ -103,81 +103,6 @@ def http_get(url: str, timeout: float = 3.0) -> tuple[int, bytes]:
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
-
-
-# ---------------------------------------------------------------- MariaDB and Redis
-
-class Servers:
-    """scripts/servers.sh start; remembers which servers were not running, to stop only those."""
-
-    def __init__(self, root: Path = ROOT):
-        self.script = root / "scripts" / "servers.sh"
-        self.started: list[str] = []
-
-    def start(self) -> None:
-        for name in ("mariadb", "redis"):
-            running = subprocess.run([self.script, "status", name], capture_output=True).returncode == 0
-            if not running:
-                self.started.append(name)
-        if self.started:
-            subprocess.run([self.script, "start"], check=True)
-
-    def stop(self) -> None:
-        for name in reversed(self.started):
-            subprocess.run([self.script, "stop", name], check=False)
-        self.started = []
-
-
-MYSQL = ["mariadb", "-h127.0.0.1", "-P13306", "-utandem", "-ptandem", "-N", "-B"]
-
-
-def db_counts(db_name: str) -> tuple[int, int, int, int] | None:
-    """(users, groups, sessions, ratings) of the bench database; None if it has no schema yet."""
-    sql = ("SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM study_groups), "
-           "(SELECT COUNT(*) FROM study_sessions), (SELECT COUNT(*) FROM ratings)")
-    r = subprocess.run(MYSQL + ["-e", f"CREATE DATABASE IF NOT EXISTS `{db_name}`; USE `{db_name}`; {sql}"],
-                       capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        return None
-    return tuple(int(x) for x in r.stdout.split())
-
-
-def server_versions() -> dict:
-    """Versions of the MariaDB and Redis servers, as they report them."""
-    out = {"mariadb": None, "redis": None}
-    r = subprocess.run(MYSQL + ["-e", "SELECT VERSION()"], capture_output=True, text=True, timeout=30)
-    if r.returncode == 0:
-        out["mariadb"] = "MariaDB " + r.stdout.strip()
-    r = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "16379", "INFO", "server"],
-                       capture_output=True, text=True, timeout=30)
-    m = re.search(r"redis_version:(\S+)", r.stdout or "")
-    if m:
-        out["redis"] = f"Redis {m.group(1)}"
-    return out
-
-
-def ensure_seeded(java: str, db_name: str, scale: int, log: Path, say=print) -> str:
-    """Seeds the bench database at `scale` unless it already holds exactly that scale's rows.
-    Returns what it did, for the run's notes."""
-    want = (100 * scale, 50 * scale, 200 * scale, 500 * scale)
-    have = db_counts(db_name)
-    if have == want:
-        return f"database {db_name} already held seed scale {scale} ({want[1]} groups); not reseeded"
-    say(f"bench: seeding {db_name} at scale {scale} ({want[1]:,} groups, {want[3]:,} ratings; "
-        f"found {have or 'no schema'}) ...")
-    t0 = time.monotonic()
-    env = dict(os.environ, TANDEM_DB_NAME=db_name, TANDEM_SEED_MODE="reset", TANDEM_SEED_SCALE=str(scale),
-               TANDEM_SEED_EXIT="true", SPRING_MAIN_WEB_APPLICATION_TYPE="none", TANDEM_CACHE_MODE="none")
-    env.pop("SERVER_PORT", None)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as out:
-        r = subprocess.run([java, "-jar", str(ROOT / "rest-service/target/rest-service.jar")], env=env,
-                           stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=1800)
-    have = db_counts(db_name)
-    if r.returncode != 0 or have != want:
-        raise ServiceError(f"seeding {db_name} at scale {scale} failed (exit {r.returncode}, rows {have}); "
-                           f"see {log}")
-    return f"database {db_name} seeded at scale {scale} in {time.monotonic() - t0:.0f} s"
 
 
 # ---------------------------------------------------------------- the write token
@@ -361,40 +286,3 @@ class Services:
         self.services = []
         self.mode = None
         self.tls = False
-
-
-# ---------------------------------------------------------------- Prometheus samples
-
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
-_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
-def prometheus_samples(text: str, name: str) -> list[tuple[dict, float]]:
-    """(labels, value) of every sample of metric `name` in Prometheus text format."""
-    out = []
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        if not m or m.group(1) != name:
-            continue
-        labels = dict(_LABEL.findall(m.group(2) or ""))
-        try:
-            out.append((labels, float(m.group(3))))
-        except ValueError:
-            continue
-    return out
-
-
-# ---------------------------------------------------------------- the servers' processes
-
-def server_pids() -> dict[str, int]:
-    """MariaDB and Redis as scripts/servers.sh started them (pid files under TANDEM_RUN_DIR or .run/)."""
-    run_dir = Path(os.environ.get("TANDEM_RUN_DIR") or ROOT / ".run")
-    pids = {}
-    for name, f in (("mariadb", run_dir / "mariadb/mariadb.pid"), ("redis", run_dir / "redis/redis.pid")):
-        try:
-            pids[name] = int(f.read_text().strip())
-        except (OSError, ValueError):
-            pass
-    return pids

@@ -143,7 +143,7 @@ def _h2load_grpc_over_tls(tmp_path, frame_file, **timing) -> loadgen.Invocation:
 
 
 def test_h2load_over_tls_counting_its_calls_outlasts_a_service_slow_to_shake_hands(slow_tls_h2_server, tmp_path):
-    # the bench's JIT warm-up makes first contact with a fresh service this way (orchestrate.jit_warmup)
+    # the bench's JIT warm-up makes first contact with a fresh service this way (service_start.ServiceStart.jit_warmup)
     address, certificate = slow_tls_h2_server
     frame_file = tmp_path / "get.frame"
     frame_file.write_bytes(b"\x00\x00\x00\x00\x02\x08\x07")

@@ -1,7 +1,7 @@
 """Expanding a profile into cells: the cartesian product, the schema's rules, order, errors."""
 import pytest
 
-from tandem_bench import profile
+from tandem_bench import profile, run_plan
 
 BASE = {"name": "t", "seed_scale": 100, "repetitions": 2, "duration_seconds": 5, "warmup_seconds": 1,
         "hot_keys": 50}
@@ -67,7 +67,7 @@ def test_cells_are_grouped_by_cache_mode_in_study_order():
          "temperatures": ["warm"], "concurrency": [1]},
         {"operations": ["Hello"], "drivers": ["grpc/k6"], "cache_modes": ["local", "none"], "concurrency": [1]})
     assert [c.cache_mode for c in cells] == ["none", "none", "local", "hybrid"]
-    assert profile.modes_in_order(cells) == ["none", "local", "hybrid"]
+    assert run_plan.modes_in_order(cells) == ["none", "local", "hybrid"]
     # within a mode, block order is kept
     assert ids(cells)[:2] == ["rest-k6-GetGroup-none-none-c1", "grpc-k6-Hello-none-none-c1"]
 
@@ -84,13 +84,13 @@ def test_tls_is_a_dimension_and_groups_restarts_per_mode():
     assert all(c.id.endswith("-tls") == c.tls for c in cells)
     # one start per mode: a TLS cell runs against its plain twin's processes (their TLS ports);
     # within a mode plain cells come first, and the cells of one start are contiguous
-    assert profile.service_configs_in_order(cells) == ["none", "hybrid"]
+    assert run_plan.service_configs_in_order(cells) == ["none", "hybrid"]
     configs = [c.service_config for c in cells]
     assert configs == sorted(configs, key=profile.CACHE_MODES.index)
     for mode in ("none", "hybrid"):
         tls_flags = [c.tls for c in cells if c.cache_mode == mode]
         assert tls_flags == sorted(tls_flags)
-    assert profile.modes_in_order(cells) == ["none", "hybrid"]
+    assert run_plan.modes_in_order(cells) == ["none", "hybrid"]
     # without the key, every cell is plain
     assert not any(c.tls for c in expand({"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}))
 
@@ -101,11 +101,11 @@ def test_tls_cells_add_their_windows_but_no_restarts_to_the_estimate():
     prof = profile.normalise({**BASE, "matrix": [block]})
     with_tls = profile.normalise({**BASE, "matrix": [{**block, "tls": [False, True]}]})
     plain, both = profile.expand(prof), profile.expand(with_tls)
-    extra = profile.estimate_seconds(with_tls, both) - profile.estimate_seconds(prof, plain)
+    extra = run_plan.estimate_seconds(with_tls, both) - run_plan.estimate_seconds(prof, plain)
     (cell,) = plain
-    assert extra == pytest.approx(cell.starts * (cell.warmup_seconds + profile.TOOL_START_SECONDS)
-                                  + cell.windows * (cell.duration_seconds + profile.TOOL_START_SECONDS
-                                                    + profile.PROBE_SECONDS))
+    assert extra == pytest.approx(cell.starts * (cell.warmup_seconds + run_plan.TOOL_START_SECONDS)
+                                  + cell.windows * (cell.duration_seconds + run_plan.TOOL_START_SECONDS
+                                                    + run_plan.PROBE_SECONDS))
 
 
 def test_quick_profile_has_tls_twins_and_two_starts_of_each_cache_mode():
@@ -129,7 +129,7 @@ def test_cell_ids_are_unique_and_cells_fit_the_schema_rules():
             else:
                 assert c.temperature in ("cold", "warm")
             assert (c.model == "open") == (c.target_rate is not None)
-        assert not profile.check_scale(prof, cells), name
+        assert not run_plan.check_scale(prof, cells), name
 
 
 def test_quick_profile_has_what_the_headline_needs():
@@ -199,7 +199,7 @@ def test_scale_too_small_for_a_page_size_is_reported():
     prof = profile.normalise({**BASE, "seed_scale": 10, "matrix": [
         {"operations": ["ListGroups"], "drivers": ["rest/k6"], "cache_modes": ["none"], "concurrency": [1],
          "page_sizes": [200]}]})
-    problems = profile.check_scale(prof, profile.expand(prof))
+    problems = run_plan.check_scale(prof, profile.expand(prof))
     assert problems and "no full page" in problems[0]
 
 

@@ -1,0 +1,155 @@
+"""From what a run gathered to the content of run.json: each cell's record and summary (pooled
+percentiles, bootstrap intervals), the fits, the headline ratios, the sweeps with their knees, the
+resolved settings and the notes. Assemble is a mixin of orchestrate.Bench (assemble reads the
+run's state); the functions after it are its pure helpers.
+"""
+from __future__ import annotations
+
+import os
+import zlib
+from datetime import datetime
+
+from . import headline, keys, pooled, stats, windows
+from .service_start import body_key
+
+
+def iso(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Assemble:
+    def assemble(self, run_id: str, started: datetime, finished: datetime, env: dict) -> dict:
+        draws = pooled.Plans(seed=zlib.crc32(run_id.encode()))
+        records = []
+        for cell_id, run in self.runs.items():
+            if not run.windows:
+                continue
+            c = run.plan
+            # a 304 has no body
+            body = 0.0 if c.revalidate else self.body_bytes.get(body_key(c))
+            summary, cell_flags = run.summary(draws.for_group(headline.group_of(c), list(run.data)), body)
+            window_flags = [dict(f, reason=f"start {w['start'] + 1} round {w['round'] + 1}: {f['reason']}")
+                            for w in run.windows for f in w["flags"]]
+            for w in run.windows:
+                self.notes += [f"{c.id} start {w['start'] + 1} round {w['round'] + 1}: {n}" for n in w.pop("notes")]
+            records.append({
+                "id": c.id, "protocol": c.protocol, "tool": c.tool, "transport": c.transport,
+                "operation": c.operation, "pageSize": c.page_size, "cacheMode": c.cache_mode,
+                "temperature": c.temperature, "model": c.model, "concurrency": c.concurrency,
+                # k6 connects once per VU; ghz and oha are told connections = concurrency; h2load
+                # multiplexes `streams` requests per connection
+                "connections": c.connections, "targetRate": c.target_rate,
+                "durationSeconds": c.duration_seconds, "warmupSeconds": c.warmup_seconds,
+                "repetitions": c.repetitions, "starts": 1 if self.target else c.starts, "tls": c.tls,
+                "encoding": c.encoding, "http": c.http, "compression": c.compression,
+                "revalidate": c.revalidate, "sweep": c.sweep, "role": c.role, "windows": run.windows, "summary": summary,
+                "flags": window_flags + cell_flags, "headlineEligible": bool(run.eligible()),
+            })
+        fits, fit_notes = stats.fits_from_cells([r for r in records if r["model"] == "closed" and r["concurrency"] > 1])
+        head = headline.compute(self.runs, draws, self.body_bytes)
+        sweeps = sweep_records(records, self.cells)
+        hot = self.settings["hot_keys"]
+        resolved = {
+            "database": None if self.target else self.db_name,
+            "ports": None if self.target else
+            {"rest": self.ports.rest, "grpc": self.ports.grpc, "grpcManagement": self.ports.grpc_management,
+             **({"restTls": self.ports.rest_tls, "grpcTls": self.ports.grpc_tls} if self.tls_files else {})},
+            "hotKeys": hot,
+            "helloEndpoints": {"rest": "GET /api/v1/hello", "grpc": keys.GRPC_METHODS["Hello"]},
+            "bootstrapReplicates": draws.replicates,
+            "source": self.prof["source"],
+        }
+        if self.tls_files:
+            resolved["tlsCertificate"] = str(self.tls_files.certificate)
+        env["jvm"] = {"options": self.services.java_opts, "heapMaxBytes": self.heap_max}
+        load_end = os.getloadavg()
+        notes = [
+            f"Placement: {self.placement.note}.",
+            "Throughput counts successful requests only, per second of the measured span (first request sent to "
+            "last response); errors are their own figure. Latency percentiles are pooled from every window's "
+            "requests (HdrHistogram), and reported only with enough samples (p99 from 1,000, p99.9 from 10,000).",
+            "Intervals: bootstrap 95 % over service starts and rounds (two-level), "
+            f"{draws.replicates} replicates; cells of the same service processes are resampled together.",
+            "Latency figures that mean latency come from one-user cells and open-model cells (role latency); "
+            "closed cells at many users measure capacity, and their p50 is queueing.",
+            f"Machine load average (1/5/15 min) before measuring: "
+            f"{' / '.join(f'{x:.2f}' for x in self.load_at_start)}; at the end: "
+            f"{' / '.join(f'{x:.2f}' for x in load_end)}.",
+            "Cold windows: each asks keys no earlier window, start or warm-up asked (caches flushed at every service "
+            f"start, the keys cut into one disjoint slice per window); warm windows cycle over the {hot} hot keys "
+            "primed by the cell's warm-up. The miss path is JIT-warmed on keys of its own before any window.",
+            "Body bytes: the same responses fetched with curl on both wires (JSON body; Protobuf message without "
+            "the gRPC frame's 5-byte prefix). h2load sends one pre-encoded request (the first hot key) per cell; "
+            "its gRPC successes are checked against the service's own count of successful calls.",
+            *([TLS_NOTE] if any(c.tls for c in self.cells) else []),
+            *self.notes, *condense_fit_notes(fit_notes),
+        ]
+        return {
+            "schemaVersion": 2, "runId": run_id, "startedAt": iso(started), "finishedAt": iso(finished),
+            "profile": {"name": self.prof["name"], "description": self.prof["description"],
+                        **{k: v for k, v in self.prof["settings"].items()}, "matrix": self.prof["matrix"],
+                        "sweep": self.prof.get("sweep", []), "resolved": resolved},
+            "environment": env, "cells": records, "sweeps": sweeps, "fits": fits, "headline": head,
+            "notes": notes,
+        }
+
+
+def sweep_records(records: list[dict], plans: list) -> list[dict]:
+    """One record per sweep: its points in ascending rate and the knee (the last rate whose p99
+    and dropped arrivals stayed within the limits, when a later one passed them)."""
+    out = {}
+    limits = {c.sweep: c.sweep_limits for c in plans if c.sweep}
+    for r in records:
+        if not r["sweep"]:
+            continue
+        s = out.setdefault(r["sweep"], {
+            "id": r["sweep"], "protocol": r["protocol"], "tool": r["tool"], "operation": r["operation"],
+            "pageSize": r["pageSize"], "cacheMode": r["cacheMode"], "temperature": r["temperature"], "tls": r["tls"],
+            "limits": {"p99Ms": limits[r["sweep"]][0], "dropRate": limits[r["sweep"]][1]}, "points": [], "knee": None})
+        sm = r["summary"]
+        s["points"].append({"cellId": r["id"], "targetRate": r["targetRate"], "achievedRate": sm["achievedRate"],
+                            "throughputRps": sm["throughputRps"]["value"], "p50": sm["latencyMs"]["p50"],
+                            "p99": sm["latencyMs"]["p99"], "p999": sm["latencyMs"]["p999"],
+                            "droppedIterations": sm["droppedIterations"], "errorRate": sm["errorRate"],
+                            "flags": r["flags"]})
+    for s in out.values():
+        s["points"].sort(key=lambda p: p["targetRate"])
+        p99_limit, drop_limit = s["limits"]["p99Ms"], s["limits"]["dropRate"]
+        good = None
+        for p in s["points"]:
+            due = p["targetRate"]
+            dropped = (p["droppedIterations"] or 0) / max(due, 1)
+            broke = (p["p99"] is not None and p["p99"] > p99_limit) or dropped > drop_limit or \
+                (p["achievedRate"] is not None and p["achievedRate"] < windows.RATE_SHORT * due)
+            if broke:
+                if good:
+                    why = (f"p99 {p['p99']:.3g} ms above {p99_limit:g} ms" if p["p99"] and p["p99"] > p99_limit
+                           else "arrivals dropped or started late")
+                    s["knee"] = {"targetRate": good["targetRate"], "throughputRps": good["throughputRps"],
+                                 "reason": f"{why} at {due:g}/s; {good['targetRate']:g}/s was the last rate within limits"}
+                break
+            good = p
+    return list(out.values())
+
+
+TLS_NOTE = (
+    "TLS cells (tls: true): the same service processes as the plain cells, through a second port each that "
+    "serves the API over TLS (tandem.tls.extra-port; a self-signed P-256 certificate from scripts/tls-cert.sh): "
+    "REST is HTTP/1.1 over TLS, gRPC HTTP/2 over TLS (ALPN h2). "
+    "k6 and ghz verify the certificate (k6 through SSL_CERT_FILE, ghz with --cacert), not skip "
+    "verification; each connection shakes hands once, before the window's steady state. Their wire "
+    "bytes include TLS's overhead (record headers and authentication tags, and the handshake of "
+    "connections opened in the window), so they exceed the plain cells' by more than the payload. "
+    "Compare TLS with plain through the tlsOverPlain* ratios, which pair cells of this run only.")
+
+
+def condense_fit_notes(notes: list[str]) -> list[str]:
+    """stats.fits_from_cells says, for every ListGroups cell group measured at one page size only,
+    that it has no fit; one line says the same for all of them."""
+    single = [n for n in notes if n.startswith("no A + B·N fit") and "got [" in n]
+    other = [n for n in notes if n not in single]
+    if single:
+        other.append(f"no A + B·N fit for {len(single)} ListGroups cell group(s) measured at a single page size "
+                     "(a fit needs two or more)")
+    return other
+

@@ -1,0 +1,136 @@
+"""Measuring the cells within one start of the services: before a cell's first window, a warm-up at
+its own load and more until the JIT settles; then each window (its keys, the generator with the
+CPU sampler on, the caches', services' and MariaDB's counters read before and after), handed to
+windows.build for its record; and the rate sweeps, which stop at the first point past their
+limits. Measure is a mixin of orchestrate.Bench; windows.py holds the pure part (records, flags).
+"""
+from __future__ import annotations
+
+import time
+
+from . import cachestats, keys, probes, profile, windows
+from .console import say
+from .service_access import SERVICE_NAMES, jit_reading
+from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
+from .windows import CellRun
+
+CPU_NAMES = ["rest-service", "grpc-service", "mariadb", "redis", "generator", "bench"]
+
+
+class Measure:
+    def warm_up(self, cell: profile.CellPlan) -> None:
+        """Excluded run at the cell's concurrency with the cell's own tool, over the hot keys; for a
+        warm cell it primes the cache, so every hot key must have been asked at least once."""
+        _, hot_n = self.keyfiles.get(cell.protocol, cell.operation, cell.page_size, "hot")
+        requests = 0
+        if cell.warmup_seconds > 0:
+            if cell.model == "open":
+                inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
+                                      duration=cell.warmup_seconds, which="hot", tag="warmup", rate=cell.target_rate)
+            else:
+                inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
+                                      duration=cell.warmup_seconds, which="hot", tag="warmup")
+            out = self._generate_quiet(inv)
+            requests = out.measurement["requests"]
+        if cell.temperature == "warm" and (requests < hot_n or cell.tool == "h2load"):
+            # every hot key once (h2load asks one key only): shared iterations over the hot set
+            self._generate_quiet(self.invocation(cell, executor="shared-iterations", tool="k6",
+                                                 vus=min(cell.concurrency, hot_n), duration=None, which="hot",
+                                                 tag="priming"))
+        self.settle_jit(cell)
+
+    def settle_jit(self, cell: profile.CellPlan) -> None:
+        """More warm-up, in steps of JIT_SETTLE_STEP_SECONDS at the cell's load, until the measured
+        service compiles for less than JIT_SETTLED_SHARE of a step (at most JIT_SETTLE_MAX_SECONDS):
+        on one core, a window that starts while C2 is still compiling the cell's path measures the
+        compiler (results/20261124T023939Z-quick-8788d64: first windows with 3 s of JIT in 3 s ran
+        at a sixth of the next ones). There is no early stop on a plateau: a step that compiles
+        the whole time compiles about as much as the one before, which read as "steady" and
+        ended the settling exactly when it was needed most."""
+        spent = 0.0
+        while spent < JIT_SETTLE_MAX_SECONDS:
+            before = jit_reading(self.read_service(cell))
+            if before is None:
+                return
+            if cell.model == "open":
+                inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
+                                      duration=JIT_SETTLE_STEP_SECONDS, which="hot", tag="settle",
+                                      rate=cell.target_rate)
+            else:
+                inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
+                                      duration=JIT_SETTLE_STEP_SECONDS, which="hot", tag="settle")
+            t0 = time.monotonic()
+            self._generate_quiet(inv)
+            spent += JIT_SETTLE_STEP_SECONDS
+            after = jit_reading(self.read_service(cell))
+            if after is None or after - before < JIT_SETTLED_SHARE * (time.monotonic() - t0) * 1000:
+                return
+        say(f"  {cell.id}: the JIT was still compiling after {spent:g} s of extra warm-up; its windows say so")
+
+    def cold_keys(self, cell: profile.CellPlan, start: int, rnd: int) -> list:
+        """The slice of never-asked keys of this cell's window (start, round)."""
+        cold_cells = [c for c in self.cells if c.temperature == "cold" and c.operation == cell.operation
+                      and c.page_size == cell.page_size]
+        per_cell = max(c.windows for c in cold_cells)
+        slices = keys.cold_slices(cell.operation, self.scale, cell.page_size, self.settings["hot_keys"],
+                                  len(cold_cells) * per_cell)
+        index = cold_cells.index(cell) * per_cell + start * cell.repetitions + rnd
+        return slices[index]
+
+    def window(self, cell: profile.CellPlan, start: int, rnd: int) -> None:
+        run = self.runs[cell.id]
+        self.order += 1
+        which, key_list = "hot", None
+        if cell.temperature == "cold":
+            which, key_list = f"cold-s{start}-r{rnd}", self.cold_keys(cell, start, rnd)
+        tag = f"s{start}r{rnd}"
+        if cell.model == "open":
+            inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
+                                  duration=cell.duration_seconds, which=which, tag=tag, rate=cell.target_rate,
+                                  raw=True, key_list=key_list)
+        elif cell.temperature == "cold":
+            inv = self.invocation(cell, executor="shared-iterations", vus=cell.concurrency,
+                                  duration=cell.duration_seconds, which=which, tag=tag, raw=True, key_list=key_list)
+        else:
+            inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
+                                  duration=cell.duration_seconds, which=which, tag=tag, raw=True)
+        n_keys = len(key_list) if key_list is not None else None
+        cache_before, service_before, db_before = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
+        outcome = self.generate(inv)
+        cache_after, service_after, db_after = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
+        if not self.target:
+            self.services.check_alive()
+        if service_after.get("heapMaxBytes"):
+            self.heap_max = service_after["heapMaxBytes"]
+        hit = None
+        notes = list(outcome.notes)
+        if cache_before is not None and cache_after is not None and cell.cache_mode != "none":
+            hit, ratio_notes = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
+            notes += ratio_notes + cachestats.health_notes(cache_before, cache_after)
+        elif cache_before is not None and cache_after is not None and cell.operation != "Hello":
+            r, _ = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
+            if any(v is not None for v in r.values()):
+                notes.append(f"cache mode none but the cache counters moved {r}")
+        calls = probes.delta(service_before, service_after)
+        run.add_window(windows.build(
+            cell, start=start, rnd=rnd, order=self.order, outcome=outcome, sampler=self.sampler,
+            generator_cores=self.placement.generator_cores, hit_ratio=hit, service_delta=calls,
+            db_delta=probes.delta(db_before, db_after), n_keys=n_keys, notes=notes,
+            measured_service=SERVICE_NAMES[cell.protocol], cpu_names=CPU_NAMES))
+
+    def sweep(self, cells: list[profile.CellPlan]) -> None:
+        """One sweep's points in ascending rate, each after a short warm-up at its rate, until a
+        point's p99 or dropped arrivals pass the sweep's limits (that point is the last)."""
+        for cell in sorted(cells, key=lambda c: c.target_rate):
+            self.runs[cell.id] = CellRun(cell)
+            self.window(cell, 0, 0)
+            w = self.runs[cell.id].windows[-1]
+            p99_limit, drop_limit = cell.sweep_limits
+            p99 = w["latencyMs"]["p99"]
+            dropped = (w["droppedIterations"] or 0) / max(cell.target_rate * cell.duration_seconds, 1)
+            short = w["achievedRate"] is not None and w["achievedRate"] < windows.RATE_SHORT * cell.target_rate
+            say(f"  sweep {cell.sweep} at {cell.target_rate:g}/s: p99 {windows.fmt_ms(p99)}, "
+                f"{w['throughputRps']:,.0f} ok/s")
+            # a p99 the samples cannot support (too few) does not end the sweep
+            if (p99 is not None and p99 > p99_limit) or dropped > drop_limit or short:
+                break

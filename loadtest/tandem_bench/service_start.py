@@ -1,0 +1,218 @@
+"""What happens at each start of the services before its first window: the start itself (cache
+mode checked, caches flushed), the JIT warm-up in passes until both services' compilers settle,
+pinning the services to their CPUs, and the response body bytes; against a target, the checks
+that replace all of that. ServiceStart is a mixin of orchestrate.Bench; the constants that tune
+the warm-up sit here, with the results that set their values.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import time
+
+from . import cachestats, keys, loadgen, probes, profile, services, wire
+from . import target as targets
+from .console import say
+
+# The JIT warm-up drives each port with as many users as the configuration's busiest measured cell
+# (at most this many): at 16 the first 50-user REST window after it still compiled for 44 % of its
+# 3 s and ran at half the rate of the next ones, in both results/20261124T082640Z-quick-428f022
+# and results/20261124T084358Z-quick-4bc40bf; code paths that only many users reach (contention,
+# more connections) were compiled inside the window.
+JIT_MAX_CONCURRENCY = 64
+JIT_PASS_SECONDS = 1          # per operation, in each pass of the warm-up after a service start
+JIT_MISS_SECONDS = 3          # the first pass's k6 run over the keys reserved for the miss path (at most)
+# A warm-up generator still running this long after its end is killed and the pass goes on: h2load
+# over TLS, started together with its plain twin against a service seconds old whose first calls
+# had not answered within the pass, stayed hung until killed at 61 s, in both hybrid starts of
+# results/20261124T084358Z-quick-4bc40bf (--connection-inactivity-timeout did not end it; the
+# first pass now counts its calls instead, see jit_warmup)
+JIT_HANG_SECONDS = 10
+JIT_SETTLE_STEP_SECONDS = 1   # the per-cell settling steps
+JIT_SETTLED_SHARE = 0.05      # of a core, used by a service's JIT compiler threads in a pass or step: compiled
+JIT_SETTLE_MAX_SECONDS = 4
+BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measure body bytes
+
+
+class ServiceStart:
+    def start_services(self, mode: str, tls: bool, start: int, http2: bool = False) -> None:
+        """tls: also serve TLS on the extra ports (the mode has TLS cells); http2: REST speaks HTTP/2
+        too (the mode has REST cells over HTTP/2; an HTTP/1.1 client still gets HTTP/1.1)."""
+        if tls and self.tls_files is None:
+            self.tls_files = services.tls_certificate()
+        p = self.ports
+        tls_ports = f"; over TLS REST {p.rest_base_for(True)}, gRPC {p.grpc_address_for(True)}" if tls else ""
+        say(f"\nbench: start {start + 1}: rest-service and grpc-service with TANDEM_CACHE_MODE={mode}"
+            f" (REST {p.rest_base}{' with HTTP/2' if http2 else ''}, gRPC {p.grpc_address}{tls_ports}) ...")
+        seconds = self.services.start(mode, self.tls_files if tls else None, http2=http2)
+        # not pinned yet: the JIT warm-up runs with every core (see pin_services)
+        for name, pid in self.services.pids().items():
+            self.sampler.track(name, pid)
+        reported = {}
+        for protocol in ("rest", "grpc"):
+            reading = self.read_cache(protocol)
+            reported[protocol] = reading and reading.get("mode")
+        wrong = {p: m for p, m in reported.items() if m is not None and str(m).lower() != mode}
+        if wrong:
+            raise services.ServiceError(f"asked for cache mode {mode}, the services report {wrong}")
+        # every start begins from empty caches: L2 outlives the services, and a cold key must never
+        # have been asked in any earlier start
+        self.flush_caches()
+        say(f"bench: both services UP in {seconds:.0f} s (cache mode reported: "
+            f"{', '.join(f'{p} {m}' for p, m in reported.items())})")
+
+    def pin_services(self) -> None:
+        """Onto their CPUs, after the JIT warm-up, so that the warm-up's compilers may use the idle
+        core too (what they compile does not depend on where it ran; every measured window is
+        pinned). Runs up to results/20261124T122923Z-quick-d91c8fa did not get that: the services
+        inherited the bench's own mask, the generator's core, and started and warmed up there
+        (cpu.Placement.service_launch_prefix now starts them on every core)."""
+        self.placement.pin_services(self.services.pids().values())
+        say(f"bench: pinned: {self.placement.note}")
+
+    def jit_warmup(self, mode: str, cells: list[profile.CellPlan]) -> None:
+        """Both wires, every operation, excluded, in passes until the JIT of both services has
+        settled: each pass drives the hot keys of every operation for JIT_PASS_SECONDS with as many
+        users as the busiest measured cell (at most JIT_MAX_CONCURRENCY) with the native generators, on
+        each port (plain, TLS) the operation's cells use (oha, h2load: tens of thousands of calls a
+        second, so the hot paths reach C2 sooner than under k6). The first pass is first contact:
+        one call per connection, counted rather than timed; with a cache it also sends k6 over
+        keys reserved for it, so the miss path (L2 miss, JDBC, fill) is compiled before the first
+        counted cold window. It stops after the first pass in which neither service's compiler
+        threads used more than JIT_SETTLED_SHARE of a core, or once jit_warmup_seconds have
+        passed. A fixed 8 s left the first window of each start compiling for its whole 3 s (runs
+        results/20261124T030625Z-quick-b16f784 and results/20261124T032104Z-quick-b16f784)."""
+        cap = self.settings["jit_warmup_seconds"]
+        if cap <= 0:
+            return
+        # per operation, every way a cell reaches a service (port, representation, HTTP version,
+        # compression), and the plain default on both wires, so that both services warm together
+        ops: dict[tuple, set[tuple]] = {}
+        for c in cells:
+            ways = ops.setdefault((c.operation, c.page_size), {("rest", False, "json", "1.1", "identity"),
+                                                               ("grpc", False, "protobuf", "2", "identity")})
+            ways.add((c.protocol, c.tls, c.encoding, c.http, c.compression))
+        measured = [c.concurrency for c in cells if c.sweep is None] or [c.concurrency for c in cells]
+        conc = min(JIT_MAX_CONCURRENCY, max(measured))
+        t0 = time.monotonic()
+        passes, shares = 0, {}
+        while True:
+            before, p0 = self.compile_ms(), time.monotonic()
+            for (op, size), ways in ops.items():
+                invs = []
+                for protocol, tls, encoding, http, compression in sorted(ways):
+                    native = "oha" if protocol == "rest" else "h2load"
+                    fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
+                                            JIT_PASS_SECONDS, 0, 1, tls=tls, encoding=encoding, http=http,
+                                            compression=compression)
+                    if passes == 0:
+                        # first contact: one call per connection, counted rather than timed. The
+                        # first calls of a fresh service can take longer than a pass, and h2load
+                        # over TLS whose duration ends while its clients are still shaking hands never
+                        # exits (reproduced by SIGSTOPping the service for 1.5 s of a 1 s run: hung
+                        # until killed; --requests does not hang), which cost every hybrid start
+                        # JIT_HANG_SECONDS
+                        invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
+                                                    duration=None, iterations=conc, which="hot", tag="jit-first"))
+                    else:
+                        invs.append(self.invocation(fake, executor="constant-vus", vus=conc,
+                                                    duration=JIT_PASS_SECONDS, which="hot", tag="jit"))
+                    invs[-1].hang_seconds = JIT_HANG_SECONDS
+                for protocol in ("rest", "grpc"):
+                    if passes == 0 and mode != "none" and op != "Hello":
+                        # the miss path (L2, JDBC, fill) is the same code behind either port
+                        fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None,
+                                                JIT_MISS_SECONDS, 0, 1)
+                        miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
+                        invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
+                                                    duration=JIT_MISS_SECONDS, which="jit-miss", tag="jit-miss",
+                                                    key_list=miss))
+                # both wires at once: each service warms its own code while the other does
+                with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
+                    for inv, f in [(inv, pool.submit(self._generate_quiet, inv)) for inv in invs]:
+                        try:
+                            f.result()
+                        except loadgen.LoadGenError as e:
+                            # a warm-up measures nothing: a generator that failed or hung there
+                            # costs its time and a note, not the run
+                            note = f"a JIT warm-up run of {inv.tool} ({inv.protocol}) failed and was skipped: {e}"
+                            say(f"  {note}")
+                            self.notes.append(note)
+            passes += 1
+            shares = probes.compile_shares(before, self.compile_ms(), time.monotonic() - p0)
+            settled = bool(shares) and all(share < JIT_SETTLED_SHARE for share in shares.values())
+            if settled or not shares or time.monotonic() - t0 >= cap:
+                break
+        names = ", ".join(f"{o}{s or ''}" + (f" ({len(w)} ways)" if len(w) > 2 else "") for (o, s), w in ops.items())
+        if not shares:
+            state = "compile time not readable, one pass"
+        else:
+            state = "settled" if settled else f"still compiling at the {cap:g} s cap"
+            state += " (share of the last pass spent compiling: " + \
+                ", ".join(f"{p} {share:.0%}" for p, share in shares.items()) + ")"
+        say(f"bench: JIT warm-up ({names} on both wires, {conc} VUs, hot keys and the miss path): "
+            f"{passes} pass(es) in {time.monotonic() - t0:.0f} s, {state}; excluded from the figures")
+
+    def measure_body_bytes(self, cells: list[profile.CellPlan]) -> None:
+        """Mean response body bytes per (protocol, operation, page size, encoding, compression) as
+        they travelled, fetched with curl over the first hot keys: the same client and the same
+        count on both wires; each cell's own kind, and JSON and Protobuf uncompressed (the
+        headline's JSON ÷ Protobuf)."""
+        for c in cells:
+            for k in {body_key(c), ("rest", c.operation, c.page_size, "json", "identity"),
+                      ("grpc", c.operation, c.page_size, "protobuf", "identity")}:
+                if k in self.body_bytes:
+                    continue
+                protocol, _, _, encoding, compression = k
+                path, _ = self.keyfiles.get(protocol, c.operation, c.page_size, "hot")
+                requests = json.loads(path.read_text())[:BODY_SAMPLE_KEYS]
+                self.body_bytes[k] = wire.mean_body_bytes(
+                    protocol, rest_base=self.ports.rest_base, grpc_base=f"http://{self.ports.grpc_address}",
+                    encoder=self.encoder, method=keys.GRPC_METHODS[c.operation], requests=requests,
+                    encoding=encoding, compression=compression)
+
+    def target_readings(self) -> list[targets.Reading]:
+        return [targets.read_instance(b) for b in self.target.rest_management + self.target.grpc_management]
+
+    def prepare_target(self) -> None:
+        """Instead of servers, seeding and services: trust the target's CA, check it holds the
+        profile's data, read the cache mode it runs, and keep only the cells it can run honestly."""
+        t = self.target
+        if t.tls:
+            services.trust(self.target_ca())
+        targets.check_seeded(t, self.scale)
+        readings = self.target_readings()   # a management URL given but not answering is an error
+        mode_source = readings[0] if readings else targets.read_instance(t.rest_base)
+        if mode_source.mode is None:
+            raise services.ServiceError(f"{mode_source.base}/actuator/cache reports no cache mode")
+        different = {r.base: r.mode for r in readings if r.mode != mode_source.mode}
+        if different:
+            raise services.ServiceError(f"the target's instances run different cache modes: "
+                                        f"{mode_source.base} {mode_source.mode}, {different}")
+        complete, why = targets.coverage(readings)
+        try:
+            cachestats.flush(t.flush_base, token=self.write_token)
+            can_flush = True
+        except cachestats.CacheEndpointError as e:
+            say(f"bench: the target's caches cannot be flushed ({e})")
+            can_flush = False
+        self.target_plan = targets.plan(self.cells, mode_source.mode, t, complete, why, can_flush)
+        self.notes += self.target_plan.notes
+        for note in self.target_plan.notes:
+            say(f"bench: {note}")
+        if not self.target_plan.cells:
+            raise services.ServiceError("no cell of the profile fits the target (see the notes above)")
+        self.cells = self.target_plan.cells
+
+    def check_target_mode(self, mode: str) -> None:
+        """The target still runs the mode planned for (nobody restarted it in between)."""
+        readings = self.target_readings() or [targets.read_instance(self.target.rest_base)]
+        wrong = {r.base: r.mode for r in readings if r.mode != mode}
+        if wrong:
+            raise services.ServiceError(f"planned for cache mode {mode}, the target now reports {wrong}")
+        say(f"bench: target {self.target.rest_base} / {self.target.grpc_address} runs cache mode {mode}")
+
+
+def body_key(c: profile.CellPlan) -> tuple:
+    """What a cell's response bodies look like: the same for every cell that asks the same way."""
+    return c.protocol, c.operation, c.page_size, c.encoding, c.compression
