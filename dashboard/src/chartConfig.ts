@@ -34,7 +34,8 @@ import {
   LineWithErrorBarsController,
   PointWithErrorBar,
 } from 'chartjs-chart-error-bars';
-import { PERCENTILE_TICKS, type ChartSpec, type Datum, type Marker, type SeriesSpec } from './data/charts';
+import { PERCENTILE_TICKS } from './data/charts/latency';
+import type { ChartSpec, Datum, Marker, SeriesSpec } from './data/charts/spec';
 import { formatInterval, formatNumber } from './data/format';
 import { CACHE_DASH, CACHE_POINT, ERROR_BAR_COLOUR, FLAGGED_COLOUR, FLAGGED_ERROR_BAR_COLOUR, protocolColour } from './data/style';
 

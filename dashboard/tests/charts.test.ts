@@ -1,26 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compareChart,
-  concurrencyChart,
-  CONCURRENCY_METRICS,
-  cpuPerRequestChart,
-  environmentRows,
-  fitLabel,
-  hitRatioChart,
-  intervalsCompare,
-  latencyByCacheState,
-  latencyVsThroughputChart,
-  pairCells,
-  payloadScalingChart,
-  payloadSize,
-  PERCENTILE_TICKS,
-  percentileX,
-  spectrumChart,
-  temperatureChart,
-  throughputByCacheState,
-  timelineChart,
-  type Datum,
-} from '../src/data/charts';
+import { hitRatioChart, temperatureChart } from '../src/data/charts/cache';
+import { compareChart, environmentRows, intervalsCompare, pairCells } from '../src/data/charts/compare';
+import { CONCURRENCY_METRICS, concurrencyChart } from '../src/data/charts/concurrency';
+import { latencyVsThroughputChart, PERCENTILE_TICKS, percentileX, spectrumChart } from '../src/data/charts/latency';
+import { cpuPerRequestChart, latencyByCacheState, payloadSize, throughputByCacheState } from '../src/data/charts/overview';
+import { fitLabel, payloadScalingChart } from '../src/data/charts/payloadScaling';
+import type { Datum } from '../src/data/charts/spec';
+import { timelineChart } from '../src/data/charts/timeline';
 import { formatValue } from '../src/data/format';
 import { protocolColour } from '../src/data/style';
 import { resolveFilters, selectCells } from '../src/data/transforms';
@@ -63,12 +49,12 @@ describe('overview charts: figures with their intervals', () => {
     const i = spec.table.rows.findIndex((r) => r[1] === 'ghz');
     expect(spec.table.rowFlags![i]).toMatch(/generator used/);
     expect(spec.table.rows[i].at(-1)).toBe(spec.table.rowFlags![i]);
-    expect(spec.series.find((s) => s.label === 'REST · h2load')!.data.some((x) => x?.flag)).toBe(false);
+    expect(spec.series.find((s) => s.label === 'REST · oha')!.data.some((x) => x?.flag)).toBe(false);
   });
 
   it('payload size: body and wire bytes of one cell per protocol; ghz has no wire bytes', () => {
     const spec = payloadSize(cellsOf(A, { tool: 'all' }), 's');
-    expect(spec.series.map((s) => s.label)).toEqual(['REST · k6', 'REST · h2load', 'gRPC · k6', 'gRPC · ghz']);
+    expect(spec.series.map((s) => s.label)).toEqual(['REST · k6', 'REST · oha', 'gRPC · k6', 'gRPC · ghz']);
     expect(values(spec.series[0].data)).toEqual([412, 182, 563]);
     expect(values(spec.series[3].data)).toEqual([251, null, null]);
     expect(spec.table.rows[0].at(-1)).toBe('rest-k6-GetGroup-none-none-c50');

@@ -60,7 +60,7 @@ describe('flags', () => {
     expect(flagReason(A.cells[0])).toBeNull();
     expect(flagReason(cell({ headlineEligible: false }))).toBe('left out of the headline ratios by the bench');
     expect(flagsText([])).toBeNull();
-    expect(flagsText([{ code: 'errors', reason: 'a' }, { code: 'x', reason: 'b' }])).toBe('a; b');
+    expect(flagsText([{ code: 'errors', reason: 'a' }, { code: 'jit', reason: 'b' }])).toBe('a; b');
   });
 
   it('the cell that stands for a group is an unflagged one, then the one with most samples', () => {
@@ -107,8 +107,8 @@ describe('grouping', () => {
   it('names a tool by the wires it drove', () => {
     expect(toolLabel('k6', A.cells)).toBe('k6 (REST + gRPC)');
     expect(toolLabel('ghz', A.cells)).toBe('ghz (gRPC)');
-    expect(toolLabel('h2load', A.cells)).toBe('h2load (REST)');
-    expect(toolLabel('oha', A.cells)).toBe('oha');
+    expect(toolLabel('oha', A.cells)).toBe('oha (REST)');
+    expect(toolLabel('h2load', A.cells)).toBe('h2load');
   });
 });
 
@@ -117,8 +117,8 @@ describe('resolveFilters and selectCells on run A', () => {
     const r = resolveFilters(A.cells, DEFAULT_FILTERS);
     expect(r).toMatchObject({ operation: 'GetGroup', pageSize: null, concurrency: 50, tool: 'k6', model: 'closed', tls: false });
     expect(r.options.operations).toEqual(['GetGroup', 'ListGroups', 'Hello']);
-    expect(r.options.tools).toEqual(['k6', 'ghz', 'h2load']);
-    expect(r.options.toolLabels).toEqual(['k6 (REST + gRPC)', 'ghz (gRPC)', 'h2load (REST)']);
+    expect(r.options.tools).toEqual(['k6', 'ghz', 'oha']);
+    expect(r.options.toolLabels).toEqual(['k6 (REST + gRPC)', 'ghz (gRPC)', 'oha (REST)']);
     expect(r.options.concurrencies).toEqual([1, 10, 50]);
     expect(r.options.models).toEqual(['closed', 'open']);
     expect(r.options.transports).toEqual([false, true]);

@@ -48,7 +48,7 @@ describe('validateRun: the v2 shape, with clear messages', () => {
   };
 
   it('rejects an empty object, an array, null and a schema version that is no integer', () => {
-    expect(validateRun({})).toEqual({ ok: false, reason: '$.schemaVersion: expected an integer, missing' });
+    expect(validateRun({})).toEqual({ ok: false, reason: '$.schemaVersion: expected 2, missing' });
     expect(validateRun([])).toMatchObject({ ok: false, reason: '$: expected an object, got []' });
     expect(validateRun(null)).toMatchObject({ ok: false });
     expect(check((r) => (r.schemaVersion = 0))).toEqual({ ok: false, reason: '$.schemaVersion: expected 2, got 0' });
@@ -62,7 +62,7 @@ describe('validateRun: the v2 shape, with clear messages', () => {
     expect(check((r) => (r.cells[0].summary.generatorCores = null)).ok).toBe(true);
     expect(check((r) => delete r.cells[2].windows[1].droppedIterations)).toEqual({
       ok: false,
-      reason: '$.cells[2].windows[1].droppedIterations: expected an integer or null, missing',
+      reason: '$.cells[2].windows[1].droppedIterations: expected a number or null, missing',
     });
   });
 
@@ -102,9 +102,25 @@ describe('validateRun: the v2 shape, with clear messages', () => {
     expect(check((r) => (r.cells[0].headlineEligible = 'yes'))).toEqual({ ok: false, reason: '$.cells[0].headlineEligible: expected true or false, got "yes"' });
   });
 
-  it('checks the temperature rules: none only without cache or for Hello', () => {
-    expect(check((r) => (r.cells[0].temperature = 'none'))).toMatchObject({ ok: false, reason: expect.stringMatching(/temperature: expected cold\|warm/) });
-    expect(check((r) => (r.cells[6].temperature = 'warm'))).toMatchObject({ ok: false, reason: expect.stringMatching(/"none" for cacheMode none/) });
+  it("checks the schema's rules across fields, naming the rule", () => {
+    expect(check((r) => (r.cells[0].temperature = 'none'))).toEqual({
+      ok: false,
+      reason: '$.cells[0].cacheMode: expected "none", got "hybrid" (temperature none only without a cache (or for Hello))',
+    });
+    expect(check((r) => (r.cells[6].temperature = 'warm'))).toEqual({
+      ok: false,
+      reason: '$.cells[6].temperature: expected "none", got "warm" (no cache means no temperature)',
+    });
+    expect(check((r) => (r.cells[0].tool = 'ghz'))).toEqual({ ok: false, reason: '$.cells[0].protocol: expected "grpc", got "rest" (ghz drives gRPC only)' });
+    expect(check((r) => Object.assign(r.cells[0], { model: 'open', targetRate: null }))).toEqual({
+      ok: false,
+      reason: '$.cells[0].targetRate: expected a number, got null (the open model has a target rate, the closed one none)',
+    });
+  });
+
+  it('rejects a field the schema does not name, and a number below its minimum', () => {
+    expect(check((r) => (r.cells[0].summary.p42 = 1))).toEqual({ ok: false, reason: '$.cells[0].summary.p42: a field run.json does not have (schema version 2)' });
+    expect(check((r) => (r.cells[0].windows[0].seconds = -1))).toEqual({ ok: false, reason: '$.cells[0].windows[0].seconds: expected >= 0, got -1' });
   });
 
   it('checks the spectrum ascends within 0..100', () => {
@@ -112,12 +128,13 @@ describe('validateRun: the v2 shape, with clear messages', () => {
       ok: false,
       reason: expect.stringMatching(/^\$\.cells\[0\]\.summary\.spectrum\[3\]\.percentile: 1 does not ascend/),
     });
-    expect(check((r) => (r.cells[0].summary.spectrum.at(-1).percentile = 101))).toMatchObject({ ok: false, reason: expect.stringMatching(/a percentile from 0 to 100/) });
+    expect(check((r) => (r.cells[0].summary.spectrum.at(-1).percentile = 101))).toMatchObject({ ok: false, reason: expect.stringMatching(/percentile: expected <= 100, got 101$/) });
   });
 
   it('checks sweeps: points name cells of the run, knee object or null', () => {
     expect(check((r) => (r.sweeps[0].points[0].cellId = 'nope'))).toEqual({ ok: false, reason: '$.sweeps[0].points[0].cellId: no cell "nope" in $.cells' });
-    expect(check((r) => delete r.sweeps[0].knee)).toEqual({ ok: false, reason: '$.sweeps[0].knee: expected an object or null, missing' });
+    expect(check((r) => delete r.sweeps[0].knee)).toEqual({ ok: false, reason: '$.sweeps[0].knee: expected null or an object, missing' });
+    expect(check((r) => (r.sweeps[0].knee = 5))).toEqual({ ok: false, reason: '$.sweeps[0].knee: expected null or an object, got 5' });
     expect(check((r) => (r.sweeps[0].knee = null)).ok).toBe(true);
     expect(check((r) => delete r.sweeps)).toEqual({ ok: false, reason: '$.sweeps: expected an array, missing' });
   });
@@ -136,9 +153,13 @@ describe('validateRun: the v2 shape, with clear messages', () => {
     expect(check((r) => (r.cells[1].id = r.cells[0].id))).toEqual({ ok: false, reason: `$.cells[1].id: "${rawRun().cells[0].id}" is used by another cell too` });
   });
 
-  it('checks the environment fields it shows when they are there', () => {
-    expect(check((r) => (r.environment.placement.method = 'cgroups'))).toMatchObject({ ok: false, reason: expect.stringMatching(/^\$\.environment\.placement\.method/) });
-    expect(check((r) => delete r.environment.placement).ok).toBe(true);
+  it('checks the environment: every field present, null where it could not be read', () => {
+    expect(check((r) => (r.environment.placement.method = 'cgroups'))).toEqual({
+      ok: false,
+      reason: '$.environment.placement.method: expected one of taskset|none, got "cgroups"',
+    });
+    expect(check((r) => delete r.environment.placement)).toEqual({ ok: false, reason: '$.environment.placement: expected an object, missing' });
+    expect(check((r) => (r.environment.cores = null)).ok).toBe(true);
   });
 });
 

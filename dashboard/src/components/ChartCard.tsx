@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { Chart as ChartJS } from 'chart.js';
 import { Chart } from 'react-chartjs-2';
 import { chartType, toChartData, toChartOptions } from '../chartConfig';
-import type { ChartSpec } from '../data/charts';
+import type { ChartSpec } from '../data/charts/spec';
 import { toCsv } from '../data/csv';
 import { downloadText, downloadUrl, slug } from '../download';
 import { DataTable } from './DataTable';

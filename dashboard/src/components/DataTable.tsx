@@ -1,4 +1,4 @@
-import type { TableSpec } from '../data/charts';
+import type { TableSpec } from '../data/charts/spec';
 import { formatCell } from '../data/format';
 
 /**

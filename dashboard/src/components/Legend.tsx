@@ -1,4 +1,4 @@
-import type { ChartSpec, SeriesSpec } from '../data/charts';
+import type { ChartSpec, SeriesSpec } from '../data/charts/spec';
 import { CACHE_DASH, FLAGGED_COLOUR, protocolColour } from '../data/style';
 
 function Swatch({ series, kind }: { series: SeriesSpec; kind: ChartSpec['kind'] }) {

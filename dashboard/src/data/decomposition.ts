@@ -4,7 +4,7 @@
 // costs each wire, what a client that revalidates saves, and the hot path against its goals. Every
 // plotted number is a headline of run.json; the one figure made here is each step's share of the
 // gap, which only adds logarithms of those numbers.
-import type { ChartSpec, Datum, SeriesSpec } from './charts';
+import type { ChartSpec, Datum, SeriesSpec } from './charts/spec';
 import type { ColumnFormat } from './format';
 import type { CsvValue } from './csv';
 import type { Headline, Protocol } from './types';

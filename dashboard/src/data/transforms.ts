@@ -26,8 +26,8 @@ export function fitValue(fit: { a: number; b: number }, n: number): number {
 
 // ---------- filters ----------
 
-/** Whether a cell, fit or sweep ran over TLS. */
-export function isTls(c: { tls: boolean }): boolean {
+/** Whether a cell, fit or sweep ran over TLS (a fit of an older run says nothing: plain). */
+export function isTls(c: { tls?: boolean }): boolean {
   return c.tls === true;
 }
 

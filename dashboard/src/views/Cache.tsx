@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { hitRatioChart, temperatureChart } from '../data/charts';
+import { hitRatioChart, temperatureChart } from '../data/charts/cache';
 import { describeFilters, selectCells } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 

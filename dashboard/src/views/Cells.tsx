@@ -1,7 +1,7 @@
 import { CellsTable } from '../components/CellsTable';
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { cpuPerRequestChart } from '../data/charts';
+import { cpuPerRequestChart } from '../data/charts/overview';
 import { describeFilters, selectCells } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 

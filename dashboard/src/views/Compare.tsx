@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { compareChart, environmentRows, pairCells } from '../data/charts';
+import { compareChart, environmentRows, pairCells } from '../data/charts/compare';
 import { VERDICT_TITLES } from '../components/HeadlineCard';
 import { formatInterval } from '../data/format';
 import { describeFilters, selectCells } from '../data/transforms';

@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { CONCURRENCY_METRICS, concurrencyChart } from '../data/charts';
+import { CONCURRENCY_METRICS, concurrencyChart } from '../data/charts/concurrency';
 import { describeFilters, selectCells } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 

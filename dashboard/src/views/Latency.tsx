@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { latencyVsThroughputChart, spectrumChart } from '../data/charts';
+import { latencyVsThroughputChart, spectrumChart } from '../data/charts/latency';
 import { describeFilters, isTls, selectCells } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 

@@ -1,7 +1,7 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
 import { HeadlineCard } from '../components/HeadlineCard';
-import { latencyByCacheState, payloadSize, throughputByCacheState } from '../data/charts';
+import { latencyByCacheState, payloadSize, throughputByCacheState } from '../data/charts/overview';
 import { DECOMPOSITION_HEADLINES } from '../data/decomposition';
 import { describeFilters, isFlagged, selectCells } from '../data/transforms';
 import type { Run } from '../data/types';

@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { bodyBytesByPageSize, payloadScalingChart } from '../data/charts';
+import { bodyBytesByPageSize, payloadScalingChart } from '../data/charts/payloadScaling';
 import { distinct, isDefaultBody, isTls, mostCommon, users } from '../data/transforms';
 import type { ViewProps } from './viewProps';
 

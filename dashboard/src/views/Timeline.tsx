@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { DataTable } from '../components/DataTable';
-import { timelineChart } from '../data/charts';
+import { timelineChart } from '../data/charts/timeline';
 import { toCsv } from '../data/csv';
 import { formatInterval } from '../data/format';
 import { windowsTable } from '../data/tables';

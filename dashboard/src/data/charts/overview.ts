@@ -1,0 +1,152 @@
+// The Overview's charts (latency, throughput and payload size) and the Cells view's CPU per request:
+// bars per cache state, one group per protocol and tool.
+import type { CsvValue } from '../csv';
+import { protocolLabel, seriesName } from '../style';
+import { cacheStateLabel, cacheStates, estimate, flagReason, metrics, pickCell, seriesIds, where, type Pick } from '../transforms';
+import type { Cell } from '../types';
+import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
+
+interface Variant {
+  name: string;
+  pick: Pick;
+  shade: number;
+}
+
+interface CacheStateBars {
+  key: string;
+  title: string;
+  yTitle: string;
+  unit: string;
+  variants: Variant[];
+  /** Extra table columns from the cell that stands for the bar group. */
+  extra?: { column: string; value: (c: Cell) => CsvValue }[];
+}
+
+/** Bars per cache state (no cache, then each mode cold and warm), a group per protocol × tool. */
+function cacheStateBars(cells: Cell[], subtitle: string, o: CacheStateBars): ChartSpec {
+  const states = cacheStates(cells);
+  const series: SeriesSpec[] = [];
+  const rows: CsvValue[][] = [];
+  const rowFlags: (string | null)[] = [];
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
+    const mine = where(cells, { protocol, tool });
+    const perVariant = o.variants.map((v) => states.map((s) => estimate(where(mine, { ...s }), v.pick)));
+    o.variants.forEach((v, i) => {
+      const name = o.variants.length > 1 ? `${seriesName(protocol, tool, tls)} ${v.name}` : seriesName(protocol, tool, tls);
+      series.push({ label: name, protocol, ...bar(tool, v.shade), data: perVariant[i].map((e) => datum(e)) });
+    });
+    states.forEach((s, j) => {
+      const cell = pickCell(where(mine, { ...s }));
+      if (!cell || perVariant.every((p) => p[j].value === null)) return;
+      rows.push([
+        protocolLabel(protocol, tls), tool, s.cacheMode, s.temperature,
+        ...perVariant.flatMap((p) => [p[j].value, p[j].low, p[j].high]),
+        ...(o.extra ?? []).map((x) => x.value(cell)),
+        cell.id, flagReason(cell),
+      ]);
+      rowFlags.push(flagReason(cell));
+    });
+  }
+  const kept = keep(series);
+  return {
+    key: o.key,
+    title: o.title,
+    subtitle,
+    kind: 'bar',
+    categories: states.map(cacheStateLabel),
+    xTitle: 'Cache mode · temperature',
+    yTitle: o.yTitle,
+    unit: o.unit,
+    errorBars: true,
+    notes: flagNotes(kept),
+    series: kept,
+    table: {
+      columns: [
+        'Protocol', 'Tool', 'Cache mode', 'Temperature',
+        ...o.variants.flatMap((v) => [`${v.name} (${o.unit})`, `${v.name} low`, `${v.name} high`]),
+        ...(o.extra ?? []).map((x) => x.column),
+        'Cell', 'Flags',
+      ],
+      formats: [T, T, T, T, ...o.variants.flatMap(() => [N, N, N]), ...(o.extra ?? []).map(() => N), T, T],
+      rows,
+      rowFlags,
+    },
+  };
+}
+
+export function latencyByCacheState(cells: Cell[], subtitle: string): ChartSpec {
+  return cacheStateBars(cells, subtitle, {
+    key: 'latency-by-cache-state',
+    title: 'Latency: no cache, cold and warm (p50 and p99, 95 % intervals)',
+    yTitle: 'Latency (ms)',
+    unit: 'ms',
+    variants: [
+      { name: 'p50', pick: metrics.p50, shade: 0 },
+      { name: 'p99', pick: metrics.p99, shade: 0.4 },
+    ],
+  });
+}
+
+export function throughputByCacheState(cells: Cell[], subtitle: string): ChartSpec {
+  return cacheStateBars(cells, subtitle, {
+    key: 'throughput-by-cache-state',
+    title: 'Throughput: no cache, cold and warm (95 % intervals)',
+    yTitle: 'Throughput (req/s)',
+    unit: 'req/s',
+    variants: [{ name: 'throughput', pick: metrics.throughput, shade: 0 }],
+  });
+}
+
+export function payloadSize(cells: Cell[], subtitle: string): ChartSpec {
+  const categories = ['Response body', 'Wire bytes sent / request', 'Wire bytes received / request'];
+  const picks: Pick[] = [metrics.bodyBytes, metrics.wireSent, metrics.wireReceived];
+  const series: SeriesSpec[] = [];
+  const rows: CsvValue[][] = [];
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
+    // one cell's figures (they do not depend on the cache state): no cache where there is one
+    const mine = where(cells, { protocol, tool }).filter((c) => c.summary.bodyBytes !== null);
+    const cell = pickCell(where(mine, { cacheMode: 'none' })) ?? pickCell(mine);
+    if (!cell) continue;
+    const values = picks.map((p) => p(cell).value);
+    series.push({
+      label: seriesName(protocol, tool, tls), protocol, ...bar(tool),
+      data: values.map((y) => (y === null ? null : { y, cellId: cell.id })),
+    });
+    rows.push([protocolLabel(protocol, tls), tool, ...values, cell.id]);
+  }
+  return {
+    key: 'payload-size',
+    title: 'Payload size per request',
+    subtitle: `${subtitle} (the no-cache cell where there is one)`,
+    kind: 'bar',
+    categories,
+    xTitle: 'What is counted',
+    yTitle: 'Bytes per request (B)',
+    unit: 'B',
+    series: keep(series),
+    table: {
+      columns: ['Protocol', 'Tool', 'Body (B)', 'Wire sent (B)', 'Wire received (B)', 'Cell'],
+      formats: [T, T, N, N, N, T],
+      rows,
+    },
+  };
+}
+
+/** The Cells view's CPU per request, drawn like the Overview's bars. */
+export function cpuPerRequestChart(cells: Cell[], subtitle: string): ChartSpec {
+  const cpu = (c: Cell) => c.summary.cpuUsPerRequest;
+  return cacheStateBars(cells, subtitle, {
+    key: 'cpu-per-request',
+    title: 'Server CPU per request (service + MariaDB + Redis, 95 % intervals)',
+    yTitle: 'Server CPU per request (µs)',
+    unit: 'µs',
+    variants: [{ name: 'server', pick: metrics.serverCpu, shade: 0 }],
+    extra: [
+      { column: 'service (µs)', value: (c) => cpu(c).service },
+      { column: 'MariaDB (µs)', value: (c) => cpu(c).mariadb },
+      { column: 'Redis (µs)', value: (c) => cpu(c).redis },
+      { column: 'generator (µs)', value: (c) => cpu(c).generator },
+      { column: 'generator cores', value: (c) => c.summary.generatorCores },
+    ],
+  });
+}

@@ -1,0 +1,97 @@
+// The Payload scaling view: cycle time against page size with the fitted A + B·N lines, and the
+// response body's size against page size.
+import type { CsvValue } from '../csv';
+import { formatNumber, formatValue } from '../format';
+import { protocolLabel, seriesName } from '../style';
+import { fitValue, isTls, pickCell, seriesIds, where } from '../transforms';
+import { CACHE_MODES, PROTOCOLS, TEMPERATURES, TOOLS, type Cell, type Fit } from '../types';
+import { I, keep, line, N, stateName, T, type ChartSpec, type Datum, type SeriesSpec } from './spec';
+
+export function fitLabel(f: Fit): string {
+  const r2 = f.r2 === null ? '' : `, R² ${f.r2.toFixed(4)}`;
+  return `${seriesName(f.protocol, f.tool, isTls(f))} · ${stateName(f)}: ${formatNumber(f.a)} + ${formatNumber(f.b)}·N ms${r2}`;
+}
+
+export function payloadScalingChart(fits: Fit[], subtitle: string): ChartSpec {
+  const series: SeriesSpec[] = [];
+  const rows: CsvValue[][] = [];
+  const maxN = Math.max(1, ...fits.flatMap((f) => f.points.map((p) => p.pageSize)));
+  const rank = (f: Fit) =>
+    [PROTOCOLS.indexOf(f.protocol), TOOLS.indexOf(f.tool), CACHE_MODES.indexOf(f.cacheMode), TEMPERATURES.indexOf(f.temperature)];
+  const ordered = [...fits].sort((a, b) => {
+    const ra = rank(a);
+    const rb = rank(b);
+    return ra.map((x, i) => x - rb[i]).find((d) => d !== 0) ?? 0;
+  });
+  for (const f of ordered) {
+    const xs = [...new Set([0, ...f.points.map((p) => p.pageSize), maxN])].sort((a, b) => a - b);
+    const fitted: Datum[] = xs.map((x) => ({ x, y: fitValue(f, x) }));
+    series.push({ label: fitLabel(f), protocol: f.protocol, cacheMode: f.cacheMode, ...line(f.tool), data: fitted, fitted: true });
+    series.push({
+      label: `${seriesName(f.protocol, f.tool, isTls(f))} · ${stateName(f)} measured p50`,
+      partnerOf: fitLabel(f),
+      protocol: f.protocol,
+      cacheMode: f.cacheMode,
+      ...line(f.tool),
+      data: f.points.map((p) => ({ x: p.pageSize, y: p.latencyMs })),
+      pointsOnly: true,
+      hideInLegend: true,
+    });
+    rows.push([
+      protocolLabel(f.protocol, isTls(f)), f.tool, f.cacheMode, f.temperature, f.a, f.b, f.r2,
+      f.serverCpu?.a ?? null, f.serverCpu?.b ?? null,
+      f.points.map((p) => `N=${p.pageSize}: ${formatValue(p.latencyMs, 'ms')}`).join('; '),
+    ]);
+  }
+  return {
+    key: 'payload-scaling',
+    title: 'Cycle time vs page size: measured p50 and fitted A + B·N',
+    subtitle,
+    kind: 'line',
+    xPoint: { before: 'N = ', after: '' },
+    xTitle: 'Page size N (rows per response)',
+    yTitle: 'Latency p50 (ms)',
+    unit: 'ms',
+    series,
+    table: {
+      columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'A (ms)', 'B (ms/row)', 'R²', 'server CPU A (µs)',
+        'server CPU B (µs/row)', 'Measured points'],
+      formats: [T, T, T, T, N, N, 'text', N, N, T],
+      rows,
+    },
+  };
+}
+
+export function bodyBytesByPageSize(cells: Cell[], subtitle: string): ChartSpec {
+  const series: SeriesSpec[] = [];
+  const rows: CsvValue[][] = [];
+  const sizes = [...new Set(cells.flatMap((c) => (c.pageSize === null ? [] : [c.pageSize])))].sort((a, b) => a - b);
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
+    const mine = where(cells, { protocol, tool });
+    const points: Datum[] = [];
+    for (const n of sizes) {
+      const cell = pickCell(where(mine, { pageSize: n }).filter((c) => c.summary.bodyBytes !== null));
+      if (!cell) continue;
+      const s = cell.summary;
+      points.push({ x: n, y: s.bodyBytes!, cellId: cell.id });
+      rows.push([protocolLabel(protocol, tls), tool, n, s.bodyBytes, s.wireBytesSentPerRequest, s.wireBytesReceivedPerRequest, cell.id]);
+    }
+    series.push({ label: seriesName(protocol, tool, tls), protocol, cacheMode: 'none', ...line(tool), data: points });
+  }
+  return {
+    key: 'body-bytes-by-page-size',
+    title: 'Response body size vs page size',
+    subtitle,
+    kind: 'line',
+    xPoint: { before: 'N = ', after: '' },
+    xTitle: 'Page size N (rows per response)',
+    yTitle: 'Response body (B)',
+    unit: 'B',
+    series: keep(series),
+    table: {
+      columns: ['Protocol', 'Tool', 'Page size', 'Body (B)', 'Wire sent (B)', 'Wire received (B)', 'Cell'],
+      formats: [T, T, I, N, N, N, T],
+      rows,
+    },
+  };
+}

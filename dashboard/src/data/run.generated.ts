@@ -1,0 +1,438 @@
+// GENERATED from loadtest/schema/run.schema.json by scripts/gen-run-types.mjs: do not edit.
+// The types of results/<run-id>/run.json (schemaVersion 2); src/data/types.ts names the ones the app uses.
+// Regenerate with `npm run gen:types`; tests/generated.test.ts fails while this file is stale.
+
+/**
+ * ISO-8601 date-time with offset, e.g. 2026-11-22T07:00:00Z
+ */
+export type Timestamp = string;
+export type StringOrNull = string | null;
+export type NonNegativeOrNull = number | null;
+export type NonNegative = number;
+export type RatioOrNull = number | null;
+export type Flags = Flag[];
+
+/**
+ * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
+ */
+export interface Run {
+  schemaVersion: 2;
+  /**
+   * UTC start time, profile name and short commit, e.g. 20261122T070000Z-quick-a262159
+   */
+  runId: string;
+  startedAt: Timestamp;
+  finishedAt: Timestamp;
+  /**
+   * The profile as read from its file; name is required, the other settings are free-form.
+   */
+  profile: {
+    name: string;
+    [k: string]: unknown;
+  };
+  environment: Environment;
+  cells: Cell[];
+  sweeps: Sweep[];
+  fits: Fit[];
+  headline: Headline;
+  /**
+   * Anything the reader must know, e.g. a cold cell whose hit ratio was not near 0.
+   */
+  notes: string[];
+}
+/**
+ * Where the run happened. A figure that could not be read is null.
+ */
+export interface Environment {
+  cpuModel: StringOrNull;
+  cores: number | null;
+  memoryBytes: number | null;
+  os: StringOrNull;
+  kernel: StringOrNull;
+  jdk: StringOrNull;
+  springBoot: StringOrNull;
+  grpcJava: StringOrNull;
+  redis: StringOrNull;
+  mariadb: StringOrNull;
+  k6: StringOrNull;
+  ghz: StringOrNull;
+  gitCommit: StringOrNull;
+  gitDirty: boolean | null;
+  /**
+   * Set when the bench measured already-running services (make bench TARGET=...): the endpoints it was given. Absent when it started its own.
+   */
+  target?: {
+    rest: string;
+    grpc: string;
+    restManagement: string[];
+    grpcManagement: string[];
+    caFile: StringOrNull;
+  };
+  /**
+   * How the load generator shared the machine with the services (same cores? pinned?).
+   */
+  loadGeneratorNote: string | null;
+  h2load: StringOrNull;
+  oha: StringOrNull;
+  /**
+   * Which CPUs each role ran on (taskset CPU lists), or none pinned.
+   */
+  placement: {
+    method: 'taskset' | 'none';
+    services: StringOrNull;
+    servers: StringOrNull;
+    generator: StringOrNull;
+    note: string;
+  };
+  /**
+   * The services' JVM options and the heap maximum they reported.
+   */
+  jvm: {
+    options: string[];
+    heapMaxBytes: number | null;
+  };
+}
+export interface Cell {
+  id: string;
+  protocol: 'rest' | 'grpc';
+  tool: 'k6' | 'ghz' | 'h2load' | 'oha';
+  transport: 'http1' | 'h2';
+  /**
+   * Hello is the framework's hello-world baseline endpoint; it touches no cache.
+   */
+  operation: 'GetGroup' | 'ListGroups' | 'Hello';
+  pageSize: number | null;
+  /**
+   * The service's tandem.cache.mode during the cell.
+   */
+  cacheMode: 'none' | 'local' | 'redis' | 'hybrid';
+  temperature: 'cold' | 'warm' | 'none';
+  model: 'closed' | 'open';
+  concurrency: number;
+  connections: number;
+  targetRate: NonNegativeOrNull;
+  durationSeconds: NonNegative;
+  warmupSeconds: NonNegative;
+  repetitions: number;
+  starts: number;
+  tls: boolean;
+  sweep: StringOrNull;
+  role: 'throughput' | 'latency' | 'reference' | 'cold' | 'sweep';
+  /**
+   * @minItems 1
+   */
+  windows: Window[];
+  summary: Summary;
+  flags: Flags;
+  headlineEligible: boolean;
+  /**
+   * REST: the representation the client asked for (Accept): json or protobuf; gRPC: protobuf. Absent in older runs = json (REST).
+   */
+  encoding?: 'json' | 'protobuf';
+  /**
+   * REST: the HTTP version, 1.1 or 2 (h2c by prior knowledge, h2 by ALPN over TLS); gRPC: 2. Absent in older runs = 1.1 (REST).
+   */
+  http?: '1.1' | '2';
+  /**
+   * What the client asked for: identity, or gzip (REST Accept-Encoding; gRPC a compressed call). Absent in older runs = identity.
+   */
+  compression?: 'identity' | 'gzip';
+  /**
+   * REST: the client revalidates a copy it holds (If-None-Match: *, answered 304 with no body; bodyBytes is 0). Absent in older runs = false.
+   */
+  revalidate?: boolean;
+}
+/**
+ * One measured window (a repetition in one service start).
+ */
+export interface Window {
+  start: number;
+  round: number;
+  order: number;
+  seconds: NonNegative;
+  requests: number;
+  ok: number;
+  errors: number;
+  throughputRps: NonNegative;
+  latencyMs: {
+    p50: NonNegativeOrNull;
+    p99: NonNegativeOrNull;
+    max: NonNegativeOrNull;
+  };
+  droppedIterations: NonNegativeOrNull;
+  achievedRate: NonNegativeOrNull;
+  hitRatio: HitRatio;
+  cpuSeconds: {
+    'rest-service': NonNegativeOrNull;
+    'grpc-service': NonNegativeOrNull;
+    mariadb: NonNegativeOrNull;
+    redis: NonNegativeOrNull;
+    generator: NonNegativeOrNull;
+    other: NonNegativeOrNull;
+  };
+  generatorCores: NonNegativeOrNull;
+  jvm: {
+    gcPauseMs: number | null;
+    gcPauses: number | null;
+    /**
+     * the JVM's own compilation time (jvm_compilation_time_ms_total): wall time inside compilations
+     */
+    jitMs: number | null;
+    /**
+     * CPU time of the JVM's JIT compiler threads (/proc); null against a target
+     */
+    jitCpuMs?: number | null;
+  };
+  db: {
+    rowsRead: number | null;
+    queries: number | null;
+  };
+  wireBytesSentPerRequest: NonNegativeOrNull;
+  wireBytesReceivedPerRequest: NonNegativeOrNull;
+  timeline: {
+    t: NonNegative;
+    rps: NonNegative;
+    p50: NonNegativeOrNull;
+    p99: NonNegativeOrNull;
+  }[];
+  flags: Flags;
+}
+/**
+ * Cache hits / lookups over the measured window, from the service's own counters; null when that level is not in play (cacheMode none, l2 under local, l1 under redis).
+ */
+export interface HitRatio {
+  l1: RatioOrNull;
+  l2: RatioOrNull;
+  overall: RatioOrNull;
+}
+export interface Flag {
+  code:
+    | 'generator-saturated'
+    | 'dropped-arrivals'
+    | 'rate-short'
+    | 'errors'
+    | 'hit-ratio'
+    | 'unverified'
+    | 'other-cpu'
+    | 'few-samples'
+    | 'jit';
+  reason: string;
+}
+export interface Summary {
+  requests: number;
+  ok: number;
+  errors: number;
+  errorRate: number;
+  samples: number;
+  throughputRps: Interval;
+  /**
+   * Pooled over every window (HdrHistogram); a percentile is null below 10/(1-p) samples.
+   */
+  latencyMs: {
+    mean: NonNegativeOrNull;
+    p50: NonNegativeOrNull;
+    p90: NonNegativeOrNull;
+    p95: NonNegativeOrNull;
+    p99: NonNegativeOrNull;
+    p999: NonNegativeOrNull;
+    p9999: NonNegativeOrNull;
+    max: NonNegativeOrNull;
+  };
+  latencyIntervalMs: {
+    p50: Interval;
+    p99: Interval;
+  };
+  spectrum: {
+    percentile: number;
+    ms: NonNegative;
+  }[];
+  bodyBytes: NonNegativeOrNull;
+  wireBytesSentPerRequest: NonNegativeOrNull;
+  wireBytesReceivedPerRequest: NonNegativeOrNull;
+  hitRatio: HitRatio;
+  cpuUsPerRequest: {
+    service: NonNegativeOrNull;
+    mariadb: NonNegativeOrNull;
+    redis: NonNegativeOrNull;
+    generator: NonNegativeOrNull;
+    server: Interval;
+  };
+  generatorCores: NonNegativeOrNull;
+  jvm: {
+    gcPauseMs: number | null;
+    /**
+     * the JVM's own compilation time (jvm_compilation_time_ms_total): wall time inside compilations
+     */
+    jitMs: number | null;
+    /**
+     * CPU time of the JVM's JIT compiler threads (/proc); null against a target
+     */
+    jitCpuMs?: number | null;
+  };
+  db: {
+    rowsReadPerRequest: NonNegativeOrNull;
+    queriesPerRequest: NonNegativeOrNull;
+  };
+  droppedIterations: NonNegativeOrNull;
+  achievedRate: NonNegativeOrNull;
+}
+/**
+ * A median (or pooled figure) and its bootstrap 95 % interval; low/high null with fewer than two windows.
+ */
+export interface Interval {
+  value: NonNegativeOrNull;
+  low: NonNegativeOrNull;
+  high: NonNegativeOrNull;
+}
+export interface Sweep {
+  id: string;
+  protocol: 'rest' | 'grpc';
+  tool: 'k6' | 'ghz' | 'h2load' | 'oha';
+  /**
+   * Hello is the framework's hello-world baseline endpoint; it touches no cache.
+   */
+  operation: 'GetGroup' | 'ListGroups' | 'Hello';
+  pageSize: number | null;
+  /**
+   * The service's tandem.cache.mode during the cell.
+   */
+  cacheMode: 'none' | 'local' | 'redis' | 'hybrid';
+  temperature: 'cold' | 'warm' | 'none';
+  tls: boolean;
+  limits: {
+    p99Ms: NonNegative;
+    dropRate: NonNegative;
+  };
+  points: {
+    cellId: string;
+    targetRate: NonNegative;
+    achievedRate: NonNegativeOrNull;
+    throughputRps: NonNegativeOrNull;
+    p50: NonNegativeOrNull;
+    p99: NonNegativeOrNull;
+    p999: NonNegativeOrNull;
+    droppedIterations: NonNegativeOrNull;
+    errorRate: number;
+    flags: Flags;
+  }[];
+  knee: null | {
+    targetRate: NonNegative;
+    throughputRps: NonNegativeOrNull;
+    reason: string;
+  };
+}
+/**
+ * cycle time = a + b * pageSize, least squares over the cells' median latency (metric) at each page size; serverCpu the same over server CPU per request. One fit per wire, tool, cache state, concurrency, TLS and body (encoding, HTTP version, compression).
+ */
+export interface Fit {
+  protocol: 'rest' | 'grpc';
+  tool: 'k6' | 'ghz' | 'h2load' | 'oha';
+  cacheMode: 'none' | 'local' | 'redis' | 'hybrid';
+  temperature: 'cold' | 'warm' | 'none';
+  operation: 'ListGroups';
+  concurrency: number;
+  /**
+   * Fitted over TLS cells; absent (older runs) means plain.
+   */
+  tls?: boolean;
+  /**
+   * The fitted cells' representation: json or protobuf on REST, protobuf on gRPC (absent in older runs: the wire's default).
+   */
+  encoding?: 'json' | 'protobuf';
+  /**
+   * The fitted cells' HTTP version: 1.1 or 2 on REST, 2 on gRPC (absent in older runs: the wire's default).
+   */
+  http?: '1.1' | '2';
+  /**
+   * What the fitted cells' client asked for: identity or gzip (absent in older runs: identity).
+   */
+  compression?: 'identity' | 'gzip';
+  metric: 'p50';
+  /**
+   * ms, the fixed cost of a call
+   */
+  a: number;
+  /**
+   * ms per row
+   */
+  b: number;
+  /**
+   * coefficient of determination; null when every point has the same latency (nothing to explain)
+   */
+  r2: number | null;
+  /**
+   * server CPU per request (service + MariaDB + Redis, µs) = a + b * pageSize over the same cells: b is the server's CPU per row; null when a cell has no CPU figure
+   */
+  serverCpu?: {
+    /**
+     * µs, the fixed CPU of a call
+     */
+    a: number;
+    /**
+     * µs per row
+     */
+    b: number;
+    r2: number | null;
+  } | null;
+  /**
+   * @minItems 2
+   */
+  points: {
+    pageSize: number;
+    latencyMs: number;
+    /**
+     * the cell's server CPU per request (µs), when it has one
+     */
+    serverCpuUs?: number;
+  }[];
+  cellIds: string[];
+}
+/**
+ * The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire) are present only when the run has the cells they pair.
+ */
+export interface Headline {
+  grpcOverRestP50Warm: HeadlineFigure;
+  grpcOverRestThroughputWarm: HeadlineFigure;
+  grpcOverRestServerCpuPerRequest: HeadlineFigure;
+  warmHybridOverNoneThroughput: HeadlineFigure;
+  jsonOverProtobufBodyBytes: HeadlineFigure;
+  getGroupOverHelloThroughput: HeadlineFigure;
+  tlsOverPlainP50Rest: HeadlineFigure;
+  tlsOverPlainP50Grpc: HeadlineFigure;
+  tlsOverPlainThroughputRest: HeadlineFigure;
+  tlsOverPlainThroughputGrpc: HeadlineFigure;
+  stepEncodingServerCpu?: HeadlineFigure;
+  stepEncodingThroughput?: HeadlineFigure;
+  stepHttp2ServerCpu?: HeadlineFigure;
+  stepHttp2Throughput?: HeadlineFigure;
+  stepGrpcServerCpu?: HeadlineFigure;
+  stepGrpcThroughput?: HeadlineFigure;
+  gzipOverIdentityServerCpuRest?: HeadlineFigure;
+  gzipOverIdentityServerCpuGrpc?: HeadlineFigure;
+  revalidatedOverFullServerCpu?: HeadlineFigure;
+  revalidatedOverFullThroughput?: HeadlineFigure;
+  getGroupOverHelloServerCpuRest?: HeadlineFigure;
+  getGroupOverHelloServerCpuGrpc?: HeadlineFigure;
+  getGroupOverHelloP50Rest?: HeadlineFigure;
+  getGroupOverHelloP50Grpc?: HeadlineFigure;
+  users500Over50ThroughputRest?: HeadlineFigure;
+  users500Over50ThroughputGrpc?: HeadlineFigure;
+}
+export interface HeadlineFigure {
+  description: string;
+  value: number | null;
+  low: number | null;
+  high: number | null;
+  verdict: 'finding' | 'inconclusive' | 'flagged' | 'missing';
+  reason: StringOrNull;
+  pairs: Pair[];
+}
+export interface Pair {
+  numeratorCellId: string;
+  denominatorCellId: string;
+  ratio: number | null;
+  low: number | null;
+  high: number | null;
+  excluded: boolean;
+  excludedWhy: StringOrNull;
+}

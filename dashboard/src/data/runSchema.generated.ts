@@ -1,0 +1,1720 @@
+// GENERATED from loadtest/schema/run.schema.json by scripts/gen-run-types.mjs: do not edit.
+// The schema of run.json, for ajv in src/data/validate.ts (why it is copied: scripts/gen-run-types.mjs).
+// Regenerate with `npm run gen:types`; tests/generated.test.ts fails while this file is stale.
+import type { SchemaObject } from 'ajv';
+
+export const runSchema: SchemaObject = {
+ "$schema": "https://json-schema.org/draft/2020-12/schema",
+ "$id": "https://tandem.invalid/loadtest/schema/run.schema.json",
+ "title": "Tandem bench run (results/<run-id>/run.json)",
+ "description": "One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.",
+ "type": "object",
+ "additionalProperties": false,
+ "required": [
+  "schemaVersion",
+  "runId",
+  "startedAt",
+  "finishedAt",
+  "profile",
+  "environment",
+  "cells",
+  "sweeps",
+  "fits",
+  "headline",
+  "notes"
+ ],
+ "properties": {
+  "schemaVersion": {
+   "const": 2
+  },
+  "runId": {
+   "description": "UTC start time, profile name and short commit, e.g. 20261122T070000Z-quick-a262159",
+   "type": "string",
+   "pattern": "^[0-9]{8}T[0-9]{6}Z-[A-Za-z0-9_.-]+$"
+  },
+  "startedAt": {
+   "$ref": "#/$defs/timestamp"
+  },
+  "finishedAt": {
+   "$ref": "#/$defs/timestamp"
+  },
+  "profile": {
+   "description": "The profile as read from its file; name is required, the other settings are free-form.",
+   "type": "object",
+   "required": [
+    "name"
+   ],
+   "properties": {
+    "name": {
+     "type": "string",
+     "minLength": 1
+    }
+   }
+  },
+  "environment": {
+   "$ref": "#/$defs/environment"
+  },
+  "cells": {
+   "type": "array",
+   "items": {
+    "$ref": "#/$defs/cell"
+   }
+  },
+  "sweeps": {
+   "type": "array",
+   "items": {
+    "$ref": "#/$defs/sweep"
+   }
+  },
+  "fits": {
+   "type": "array",
+   "items": {
+    "$ref": "#/$defs/fit"
+   }
+  },
+  "headline": {
+   "$ref": "#/$defs/headline"
+  },
+  "notes": {
+   "description": "Anything the reader must know, e.g. a cold cell whose hit ratio was not near 0.",
+   "type": "array",
+   "items": {
+    "type": "string"
+   }
+  }
+ },
+ "$defs": {
+  "timestamp": {
+   "description": "ISO-8601 date-time with offset, e.g. 2026-11-22T07:00:00Z",
+   "type": "string",
+   "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
+  },
+  "nonNegative": {
+   "type": "number",
+   "minimum": 0
+  },
+  "nonNegativeOrNull": {
+   "type": [
+    "number",
+    "null"
+   ],
+   "minimum": 0
+  },
+  "ratioOrNull": {
+   "type": [
+    "number",
+    "null"
+   ],
+   "minimum": 0,
+   "maximum": 1
+  },
+  "stringOrNull": {
+   "type": [
+    "string",
+    "null"
+   ]
+  },
+  "hitRatio": {
+   "description": "Cache hits / lookups over the measured window, from the service's own counters; null when that level is not in play (cacheMode none, l2 under local, l1 under redis).",
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "l1",
+    "l2",
+    "overall"
+   ],
+   "properties": {
+    "l1": {
+     "$ref": "#/$defs/ratioOrNull"
+    },
+    "l2": {
+     "$ref": "#/$defs/ratioOrNull"
+    },
+    "overall": {
+     "$ref": "#/$defs/ratioOrNull"
+    }
+   }
+  },
+  "environment": {
+   "description": "Where the run happened. A figure that could not be read is null.",
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "cpuModel",
+    "cores",
+    "memoryBytes",
+    "os",
+    "kernel",
+    "jdk",
+    "springBoot",
+    "grpcJava",
+    "redis",
+    "mariadb",
+    "k6",
+    "ghz",
+    "gitCommit",
+    "gitDirty",
+    "loadGeneratorNote",
+    "h2load",
+    "oha",
+    "placement",
+    "jvm"
+   ],
+   "properties": {
+    "cpuModel": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "cores": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 1
+    },
+    "memoryBytes": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "os": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "kernel": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "jdk": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "springBoot": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "grpcJava": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "redis": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "mariadb": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "k6": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "ghz": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "gitCommit": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "gitDirty": {
+     "type": [
+      "boolean",
+      "null"
+     ]
+    },
+    "target": {
+     "description": "Set when the bench measured already-running services (make bench TARGET=...): the endpoints it was given. Absent when it started its own.",
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "rest",
+      "grpc",
+      "restManagement",
+      "grpcManagement",
+      "caFile"
+     ],
+     "properties": {
+      "rest": {
+       "type": "string"
+      },
+      "grpc": {
+       "type": "string"
+      },
+      "restManagement": {
+       "type": "array",
+       "items": {
+        "type": "string"
+       }
+      },
+      "grpcManagement": {
+       "type": "array",
+       "items": {
+        "type": "string"
+       }
+      },
+      "caFile": {
+       "$ref": "#/$defs/stringOrNull"
+      }
+     }
+    },
+    "loadGeneratorNote": {
+     "description": "How the load generator shared the machine with the services (same cores? pinned?).",
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "h2load": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "oha": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "placement": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "method",
+      "services",
+      "servers",
+      "generator",
+      "note"
+     ],
+     "properties": {
+      "method": {
+       "enum": [
+        "taskset",
+        "none"
+       ]
+      },
+      "services": {
+       "$ref": "#/$defs/stringOrNull"
+      },
+      "servers": {
+       "$ref": "#/$defs/stringOrNull"
+      },
+      "generator": {
+       "$ref": "#/$defs/stringOrNull"
+      },
+      "note": {
+       "type": "string"
+      }
+     },
+     "description": "Which CPUs each role ran on (taskset CPU lists), or none pinned."
+    },
+    "jvm": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "options",
+      "heapMaxBytes"
+     ],
+     "properties": {
+      "options": {
+       "type": "array",
+       "items": {
+        "type": "string"
+       }
+      },
+      "heapMaxBytes": {
+       "type": [
+        "integer",
+        "null"
+       ],
+       "minimum": 0
+      }
+     },
+     "description": "The services' JVM options and the heap maximum they reported."
+    }
+   }
+  },
+  "interval": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "value",
+    "low",
+    "high"
+   ],
+   "properties": {
+    "value": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "low": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "high": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    }
+   },
+   "description": "A median (or pooled figure) and its bootstrap 95 % interval; low/high null with fewer than two windows."
+  },
+  "ratioInterval": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "value",
+    "low",
+    "high"
+   ],
+   "properties": {
+    "value": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "low": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "high": {
+     "type": [
+      "number",
+      "null"
+     ]
+    }
+   }
+  },
+  "flag": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "code",
+    "reason"
+   ],
+   "properties": {
+    "code": {
+     "enum": [
+      "generator-saturated",
+      "dropped-arrivals",
+      "rate-short",
+      "errors",
+      "hit-ratio",
+      "unverified",
+      "other-cpu",
+      "few-samples",
+      "jit"
+     ]
+    },
+    "reason": {
+     "type": "string",
+     "minLength": 1
+    }
+   }
+  },
+  "flags": {
+   "type": "array",
+   "items": {
+    "$ref": "#/$defs/flag"
+   }
+  },
+  "window": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "start",
+    "round",
+    "order",
+    "seconds",
+    "requests",
+    "ok",
+    "errors",
+    "throughputRps",
+    "latencyMs",
+    "droppedIterations",
+    "achievedRate",
+    "hitRatio",
+    "cpuSeconds",
+    "generatorCores",
+    "jvm",
+    "db",
+    "wireBytesSentPerRequest",
+    "wireBytesReceivedPerRequest",
+    "timeline",
+    "flags"
+   ],
+   "properties": {
+    "start": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "round": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "order": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "seconds": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "requests": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "ok": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "errors": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "throughputRps": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "latencyMs": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "p50",
+      "p99",
+      "max"
+     ],
+     "properties": {
+      "p50": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p99": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "max": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
+    },
+    "droppedIterations": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "achievedRate": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "hitRatio": {
+     "$ref": "#/$defs/hitRatio"
+    },
+    "cpuSeconds": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "rest-service",
+      "grpc-service",
+      "mariadb",
+      "redis",
+      "generator",
+      "other"
+     ],
+     "properties": {
+      "rest-service": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "grpc-service": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "mariadb": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "redis": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "generator": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "other": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
+    },
+    "generatorCores": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "jvm": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "gcPauseMs",
+      "gcPauses",
+      "jitMs"
+     ],
+     "properties": {
+      "gcPauseMs": {
+       "type": [
+        "number",
+        "null"
+       ]
+      },
+      "gcPauses": {
+       "type": [
+        "integer",
+        "null"
+       ]
+      },
+      "jitMs": {
+       "description": "the JVM's own compilation time (jvm_compilation_time_ms_total): wall time inside compilations",
+       "type": [
+        "number",
+        "null"
+       ]
+      },
+      "jitCpuMs": {
+       "description": "CPU time of the JVM's JIT compiler threads (/proc); null against a target",
+       "type": [
+        "number",
+        "null"
+       ]
+      }
+     }
+    },
+    "db": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "rowsRead",
+      "queries"
+     ],
+     "properties": {
+      "rowsRead": {
+       "type": [
+        "integer",
+        "null"
+       ]
+      },
+      "queries": {
+       "type": [
+        "integer",
+        "null"
+       ]
+      }
+     }
+    },
+    "wireBytesSentPerRequest": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "wireBytesReceivedPerRequest": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "timeline": {
+     "type": "array",
+     "items": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+       "t",
+       "rps",
+       "p50",
+       "p99"
+      ],
+      "properties": {
+       "t": {
+        "$ref": "#/$defs/nonNegative"
+       },
+       "rps": {
+        "$ref": "#/$defs/nonNegative"
+       },
+       "p50": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       },
+       "p99": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       }
+      }
+     }
+    },
+    "flags": {
+     "$ref": "#/$defs/flags"
+    }
+   },
+   "description": "One measured window (a repetition in one service start)."
+  },
+  "summary": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "requests",
+    "ok",
+    "errors",
+    "errorRate",
+    "samples",
+    "throughputRps",
+    "latencyMs",
+    "latencyIntervalMs",
+    "spectrum",
+    "bodyBytes",
+    "wireBytesSentPerRequest",
+    "wireBytesReceivedPerRequest",
+    "hitRatio",
+    "cpuUsPerRequest",
+    "generatorCores",
+    "jvm",
+    "db",
+    "droppedIterations",
+    "achievedRate"
+   ],
+   "properties": {
+    "requests": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "ok": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "errors": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "errorRate": {
+     "type": "number",
+     "minimum": 0,
+     "maximum": 1
+    },
+    "samples": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "throughputRps": {
+     "$ref": "#/$defs/interval"
+    },
+    "latencyMs": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "mean",
+      "p50",
+      "p90",
+      "p95",
+      "p99",
+      "p999",
+      "p9999",
+      "max"
+     ],
+     "properties": {
+      "mean": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p50": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p90": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p95": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p99": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p999": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p9999": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "max": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     },
+     "description": "Pooled over every window (HdrHistogram); a percentile is null below 10/(1-p) samples."
+    },
+    "latencyIntervalMs": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "p50",
+      "p99"
+     ],
+     "properties": {
+      "p50": {
+       "$ref": "#/$defs/interval"
+      },
+      "p99": {
+       "$ref": "#/$defs/interval"
+      }
+     }
+    },
+    "spectrum": {
+     "type": "array",
+     "items": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+       "percentile",
+       "ms"
+      ],
+      "properties": {
+       "percentile": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 100
+       },
+       "ms": {
+        "$ref": "#/$defs/nonNegative"
+       }
+      }
+     }
+    },
+    "bodyBytes": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "wireBytesSentPerRequest": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "wireBytesReceivedPerRequest": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "hitRatio": {
+     "$ref": "#/$defs/hitRatio"
+    },
+    "cpuUsPerRequest": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "service",
+      "mariadb",
+      "redis",
+      "generator",
+      "server"
+     ],
+     "properties": {
+      "service": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "mariadb": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "redis": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "generator": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "server": {
+       "$ref": "#/$defs/interval"
+      }
+     }
+    },
+    "generatorCores": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "jvm": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "gcPauseMs",
+      "jitMs"
+     ],
+     "properties": {
+      "gcPauseMs": {
+       "type": [
+        "number",
+        "null"
+       ]
+      },
+      "jitMs": {
+       "description": "the JVM's own compilation time (jvm_compilation_time_ms_total): wall time inside compilations",
+       "type": [
+        "number",
+        "null"
+       ]
+      },
+      "jitCpuMs": {
+       "description": "CPU time of the JVM's JIT compiler threads (/proc); null against a target",
+       "type": [
+        "number",
+        "null"
+       ]
+      }
+     }
+    },
+    "db": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "rowsReadPerRequest",
+      "queriesPerRequest"
+     ],
+     "properties": {
+      "rowsReadPerRequest": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "queriesPerRequest": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
+    },
+    "droppedIterations": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "achievedRate": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    }
+   }
+  },
+  "cell": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "id",
+    "protocol",
+    "tool",
+    "transport",
+    "operation",
+    "pageSize",
+    "cacheMode",
+    "temperature",
+    "model",
+    "concurrency",
+    "connections",
+    "targetRate",
+    "durationSeconds",
+    "warmupSeconds",
+    "repetitions",
+    "starts",
+    "tls",
+    "sweep",
+    "role",
+    "windows",
+    "summary",
+    "flags",
+    "headlineEligible"
+   ],
+   "properties": {
+    "id": {
+     "type": "string",
+     "minLength": 1
+    },
+    "protocol": {
+     "enum": [
+      "rest",
+      "grpc"
+     ]
+    },
+    "tool": {
+     "enum": [
+      "k6",
+      "ghz",
+      "h2load",
+      "oha"
+     ]
+    },
+    "transport": {
+     "enum": [
+      "http1",
+      "h2"
+     ]
+    },
+    "operation": {
+     "description": "Hello is the framework's hello-world baseline endpoint; it touches no cache.",
+     "enum": [
+      "GetGroup",
+      "ListGroups",
+      "Hello"
+     ]
+    },
+    "pageSize": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 1
+    },
+    "cacheMode": {
+     "description": "The service's tandem.cache.mode during the cell.",
+     "enum": [
+      "none",
+      "local",
+      "redis",
+      "hybrid"
+     ]
+    },
+    "temperature": {
+     "enum": [
+      "cold",
+      "warm",
+      "none"
+     ]
+    },
+    "model": {
+     "enum": [
+      "closed",
+      "open"
+     ]
+    },
+    "concurrency": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "connections": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "targetRate": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "durationSeconds": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "warmupSeconds": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "repetitions": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "starts": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "tls": {
+     "type": "boolean"
+    },
+    "sweep": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "role": {
+     "enum": [
+      "throughput",
+      "latency",
+      "reference",
+      "cold",
+      "sweep"
+     ]
+    },
+    "windows": {
+     "type": "array",
+     "minItems": 1,
+     "items": {
+      "$ref": "#/$defs/window"
+     }
+    },
+    "summary": {
+     "$ref": "#/$defs/summary"
+    },
+    "flags": {
+     "$ref": "#/$defs/flags"
+    },
+    "headlineEligible": {
+     "type": "boolean"
+    },
+    "encoding": {
+     "description": "REST: the representation the client asked for (Accept): json or protobuf; gRPC: protobuf. Absent in older runs = json (REST).",
+     "enum": [
+      "json",
+      "protobuf"
+     ]
+    },
+    "http": {
+     "description": "REST: the HTTP version, 1.1 or 2 (h2c by prior knowledge, h2 by ALPN over TLS); gRPC: 2. Absent in older runs = 1.1 (REST).",
+     "enum": [
+      "1.1",
+      "2"
+     ]
+    },
+    "compression": {
+     "description": "What the client asked for: identity, or gzip (REST Accept-Encoding; gRPC a compressed call). Absent in older runs = identity.",
+     "enum": [
+      "identity",
+      "gzip"
+     ]
+    },
+    "revalidate": {
+     "description": "REST: the client revalidates a copy it holds (If-None-Match: *, answered 304 with no body; bodyBytes is 0). Absent in older runs = false.",
+     "type": "boolean"
+    }
+   },
+   "allOf": [
+    {
+     "description": "ghz drives gRPC only",
+     "if": {
+      "properties": {
+       "tool": {
+        "const": "ghz"
+       }
+      }
+     },
+     "then": {
+      "properties": {
+       "protocol": {
+        "const": "grpc"
+       }
+      }
+     }
+    },
+    {
+     "description": "h2load drives gRPC, and REST over HTTP/2 only",
+     "if": {
+      "properties": {
+       "tool": {
+        "const": "h2load"
+       },
+       "protocol": {
+        "const": "rest"
+       }
+      },
+      "required": [
+       "tool",
+       "protocol"
+      ]
+     },
+     "then": {
+      "required": [
+       "http"
+      ],
+      "properties": {
+       "http": {
+        "const": "2"
+       },
+       "transport": {
+        "const": "h2"
+       }
+      }
+     }
+    },
+    {
+     "description": "oha drives REST only",
+     "if": {
+      "properties": {
+       "tool": {
+        "const": "oha"
+       }
+      }
+     },
+     "then": {
+      "properties": {
+       "protocol": {
+        "const": "rest"
+       }
+      }
+     }
+    },
+    {
+     "description": "ListGroups has a page size; the other operations have none",
+     "if": {
+      "properties": {
+       "operation": {
+        "const": "ListGroups"
+       }
+      }
+     },
+     "then": {
+      "properties": {
+       "pageSize": {
+        "type": "integer"
+       }
+      }
+     },
+     "else": {
+      "properties": {
+       "pageSize": {
+        "type": "null"
+       }
+      }
+     }
+    },
+    {
+     "description": "no cache means no temperature",
+     "if": {
+      "properties": {
+       "cacheMode": {
+        "const": "none"
+       }
+      }
+     },
+     "then": {
+      "properties": {
+       "temperature": {
+        "const": "none"
+       }
+      }
+     }
+    },
+    {
+     "description": "Hello touches no cache, so it has no temperature, whatever mode the service ran in",
+     "if": {
+      "properties": {
+       "operation": {
+        "const": "Hello"
+       }
+      }
+     },
+     "then": {
+      "properties": {
+       "temperature": {
+        "const": "none"
+       }
+      }
+     }
+    },
+    {
+     "description": "temperature none only without a cache (or for Hello)",
+     "if": {
+      "properties": {
+       "temperature": {
+        "const": "none"
+       }
+      }
+     },
+     "then": {
+      "anyOf": [
+       {
+        "properties": {
+         "cacheMode": {
+          "const": "none"
+         }
+        }
+       },
+       {
+        "properties": {
+         "operation": {
+          "const": "Hello"
+         }
+        }
+       }
+      ]
+     }
+    },
+    {
+     "description": "the open model has a target rate, the closed one none",
+     "if": {
+      "properties": {
+       "model": {
+        "const": "open"
+       }
+      }
+     },
+     "then": {
+      "properties": {
+       "targetRate": {
+        "type": "number"
+       }
+      }
+     },
+     "else": {
+      "properties": {
+       "targetRate": {
+        "type": "null"
+       }
+      }
+     }
+    }
+   ]
+  },
+  "fit": {
+   "description": "cycle time = a + b * pageSize, least squares over the cells' median latency (metric) at each page size; serverCpu the same over server CPU per request. One fit per wire, tool, cache state, concurrency, TLS and body (encoding, HTTP version, compression).",
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "protocol",
+    "tool",
+    "cacheMode",
+    "temperature",
+    "operation",
+    "concurrency",
+    "metric",
+    "a",
+    "b",
+    "r2",
+    "points",
+    "cellIds"
+   ],
+   "properties": {
+    "protocol": {
+     "enum": [
+      "rest",
+      "grpc"
+     ]
+    },
+    "tool": {
+     "enum": [
+      "k6",
+      "ghz",
+      "h2load",
+      "oha"
+     ]
+    },
+    "cacheMode": {
+     "enum": [
+      "none",
+      "local",
+      "redis",
+      "hybrid"
+     ]
+    },
+    "temperature": {
+     "enum": [
+      "cold",
+      "warm",
+      "none"
+     ]
+    },
+    "operation": {
+     "const": "ListGroups"
+    },
+    "concurrency": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "tls": {
+     "description": "Fitted over TLS cells; absent (older runs) means plain.",
+     "type": "boolean"
+    },
+    "encoding": {
+     "description": "The fitted cells' representation: json or protobuf on REST, protobuf on gRPC (absent in older runs: the wire's default).",
+     "enum": [
+      "json",
+      "protobuf"
+     ]
+    },
+    "http": {
+     "description": "The fitted cells' HTTP version: 1.1 or 2 on REST, 2 on gRPC (absent in older runs: the wire's default).",
+     "enum": [
+      "1.1",
+      "2"
+     ]
+    },
+    "compression": {
+     "description": "What the fitted cells' client asked for: identity or gzip (absent in older runs: identity).",
+     "enum": [
+      "identity",
+      "gzip"
+     ]
+    },
+    "metric": {
+     "const": "p50"
+    },
+    "a": {
+     "description": "ms, the fixed cost of a call",
+     "type": "number"
+    },
+    "b": {
+     "description": "ms per row",
+     "type": "number"
+    },
+    "r2": {
+     "description": "coefficient of determination; null when every point has the same latency (nothing to explain)",
+     "type": [
+      "number",
+      "null"
+     ],
+     "maximum": 1
+    },
+    "serverCpu": {
+     "description": "server CPU per request (service + MariaDB + Redis, µs) = a + b * pageSize over the same cells: b is the server's CPU per row; null when a cell has no CPU figure",
+     "type": [
+      "object",
+      "null"
+     ],
+     "additionalProperties": false,
+     "required": [
+      "a",
+      "b",
+      "r2"
+     ],
+     "properties": {
+      "a": {
+       "description": "µs, the fixed CPU of a call",
+       "type": "number"
+      },
+      "b": {
+       "description": "µs per row",
+       "type": "number"
+      },
+      "r2": {
+       "type": [
+        "number",
+        "null"
+       ],
+       "maximum": 1
+      }
+     }
+    },
+    "points": {
+     "type": "array",
+     "minItems": 2,
+     "items": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+       "pageSize",
+       "latencyMs"
+      ],
+      "properties": {
+       "pageSize": {
+        "type": "integer",
+        "minimum": 1
+       },
+       "latencyMs": {
+        "type": "number",
+        "minimum": 0
+       },
+       "serverCpuUs": {
+        "description": "the cell's server CPU per request (µs), when it has one",
+        "type": "number",
+        "minimum": 0
+       }
+      }
+     }
+    },
+    "cellIds": {
+     "type": "array",
+     "items": {
+      "type": "string"
+     }
+    }
+   }
+  },
+  "pair": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "numeratorCellId",
+    "denominatorCellId",
+    "ratio",
+    "low",
+    "high",
+    "excluded",
+    "excludedWhy"
+   ],
+   "properties": {
+    "numeratorCellId": {
+     "type": "string"
+    },
+    "denominatorCellId": {
+     "type": "string"
+    },
+    "ratio": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "low": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "high": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "excluded": {
+     "type": "boolean"
+    },
+    "excludedWhy": {
+     "$ref": "#/$defs/stringOrNull"
+    }
+   }
+  },
+  "headlineFigure": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "description",
+    "value",
+    "low",
+    "high",
+    "verdict",
+    "reason",
+    "pairs"
+   ],
+   "properties": {
+    "description": {
+     "type": "string"
+    },
+    "value": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "low": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "high": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "verdict": {
+     "enum": [
+      "finding",
+      "inconclusive",
+      "flagged",
+      "missing"
+     ]
+    },
+    "reason": {
+     "$ref": "#/$defs/stringOrNull"
+    },
+    "pairs": {
+     "type": "array",
+     "items": {
+      "$ref": "#/$defs/pair"
+     }
+    }
+   }
+  },
+  "headline": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "grpcOverRestP50Warm",
+    "grpcOverRestThroughputWarm",
+    "grpcOverRestServerCpuPerRequest",
+    "warmHybridOverNoneThroughput",
+    "jsonOverProtobufBodyBytes",
+    "getGroupOverHelloThroughput",
+    "tlsOverPlainP50Rest",
+    "tlsOverPlainP50Grpc",
+    "tlsOverPlainThroughputRest",
+    "tlsOverPlainThroughputGrpc"
+   ],
+   "properties": {
+    "grpcOverRestP50Warm": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "grpcOverRestThroughputWarm": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "grpcOverRestServerCpuPerRequest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "warmHybridOverNoneThroughput": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "jsonOverProtobufBodyBytes": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "getGroupOverHelloThroughput": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "tlsOverPlainP50Rest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "tlsOverPlainP50Grpc": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "tlsOverPlainThroughputRest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "tlsOverPlainThroughputGrpc": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "stepEncodingServerCpu": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "stepEncodingThroughput": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "stepHttp2ServerCpu": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "stepHttp2Throughput": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "stepGrpcServerCpu": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "stepGrpcThroughput": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "gzipOverIdentityServerCpuRest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "gzipOverIdentityServerCpuGrpc": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "revalidatedOverFullServerCpu": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "revalidatedOverFullThroughput": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "getGroupOverHelloServerCpuRest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "getGroupOverHelloServerCpuGrpc": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "getGroupOverHelloP50Rest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "getGroupOverHelloP50Grpc": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "users500Over50ThroughputRest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "users500Over50ThroughputGrpc": {
+     "$ref": "#/$defs/headlineFigure"
+    }
+   },
+   "description": "The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire) are present only when the run has the cells they pair."
+  },
+  "sweep": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "id",
+    "protocol",
+    "tool",
+    "operation",
+    "pageSize",
+    "cacheMode",
+    "temperature",
+    "tls",
+    "limits",
+    "points",
+    "knee"
+   ],
+   "properties": {
+    "id": {
+     "type": "string"
+    },
+    "protocol": {
+     "enum": [
+      "rest",
+      "grpc"
+     ]
+    },
+    "tool": {
+     "enum": [
+      "k6",
+      "ghz",
+      "h2load",
+      "oha"
+     ]
+    },
+    "operation": {
+     "description": "Hello is the framework's hello-world baseline endpoint; it touches no cache.",
+     "enum": [
+      "GetGroup",
+      "ListGroups",
+      "Hello"
+     ]
+    },
+    "pageSize": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 1
+    },
+    "cacheMode": {
+     "description": "The service's tandem.cache.mode during the cell.",
+     "enum": [
+      "none",
+      "local",
+      "redis",
+      "hybrid"
+     ]
+    },
+    "temperature": {
+     "enum": [
+      "cold",
+      "warm",
+      "none"
+     ]
+    },
+    "tls": {
+     "type": "boolean"
+    },
+    "limits": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "p99Ms",
+      "dropRate"
+     ],
+     "properties": {
+      "p99Ms": {
+       "$ref": "#/$defs/nonNegative"
+      },
+      "dropRate": {
+       "$ref": "#/$defs/nonNegative"
+      }
+     }
+    },
+    "points": {
+     "type": "array",
+     "items": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+       "cellId",
+       "targetRate",
+       "achievedRate",
+       "throughputRps",
+       "p50",
+       "p99",
+       "p999",
+       "droppedIterations",
+       "errorRate",
+       "flags"
+      ],
+      "properties": {
+       "cellId": {
+        "type": "string"
+       },
+       "targetRate": {
+        "$ref": "#/$defs/nonNegative"
+       },
+       "achievedRate": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       },
+       "throughputRps": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       },
+       "p50": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       },
+       "p99": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       },
+       "p999": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       },
+       "droppedIterations": {
+        "$ref": "#/$defs/nonNegativeOrNull"
+       },
+       "errorRate": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 1
+       },
+       "flags": {
+        "$ref": "#/$defs/flags"
+       }
+      }
+     }
+    },
+    "knee": {
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "targetRate",
+        "throughputRps",
+        "reason"
+       ],
+       "properties": {
+        "targetRate": {
+         "$ref": "#/$defs/nonNegative"
+        },
+        "throughputRps": {
+         "$ref": "#/$defs/nonNegativeOrNull"
+        },
+        "reason": {
+         "type": "string"
+        }
+       }
+      }
+     ]
+    }
+   }
+  }
+ }
+};
