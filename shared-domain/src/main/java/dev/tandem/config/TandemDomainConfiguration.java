@@ -5,6 +5,7 @@ import dev.tandem.cache.CacheCatalog;
 import dev.tandem.cache.CacheConfiguration;
 import dev.tandem.compression.CompressionProperties;
 import dev.tandem.db.DatabaseHealthIndicator;
+import dev.tandem.db.DatabaseProperties;
 import dev.tandem.db.GuardedDataSource;
 import dev.tandem.db.ReplicaConfiguration;
 import dev.tandem.deadline.RequestDeadlines;
@@ -14,6 +15,8 @@ import dev.tandem.group.GroupService;
 import dev.tandem.limits.LimitsProperties;
 import dev.tandem.seed.SeedProperties;
 import dev.tandem.seed.SeedRunner;
+import dev.tandem.shutdown.ShutdownProperties;
+import dev.tandem.tls.TlsProperties;
 import dev.tandem.user.UserCaches;
 import dev.tandem.user.UserService;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -35,7 +38,8 @@ import java.time.Clock;
         RequestDeadlines.class, DatabaseHealthIndicator.class})
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
-@EnableConfigurationProperties({SeedProperties.class, LimitsProperties.class, CompressionProperties.class})
+@EnableConfigurationProperties({DatabaseProperties.class, SeedProperties.class, LimitsProperties.class,
+        CompressionProperties.class, ShutdownProperties.class, TlsProperties.class})
 @Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class})
 public class TandemDomainConfiguration {
 

@@ -1,6 +1,5 @@
 package dev.tandem.db;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -30,11 +29,10 @@ public class DatabaseHealthIndicator extends AbstractHealthIndicator {
     private final DataSource dataSource;
     private final int validSeconds;
 
-    public DatabaseHealthIndicator(DataSource dataSource,
-                                   @Value("${tandem.db.health-timeout:2s}") Duration timeout) {
+    public DatabaseHealthIndicator(DataSource dataSource, DatabaseProperties db) {
         super("Database health check failed");
         this.dataSource = dataSource;
-        this.validSeconds = (int) Math.max(1, (timeout.toMillis() + 999) / 1000);
+        this.validSeconds = (int) Math.max(1, (db.healthTimeout().toMillis() + 999) / 1000);
     }
 
     @Override

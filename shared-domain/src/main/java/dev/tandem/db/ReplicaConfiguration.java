@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -64,11 +63,11 @@ public class ReplicaConfiguration {
     ReplicaRoutingDataSource dataSource(@Qualifier("primaryDataSource") DataSource primary,
                                         @Qualifier("replicaDataSource") DataSource replica,
                                         ReplicaProperties properties,
-                                        @Value("${tandem.db.product:MariaDB}") String product,
+                                        DatabaseProperties db,
                                         ObjectProvider<MeterRegistry> registries) throws SQLException {
         boolean autoCommit = primary.unwrap(HikariDataSource.class).isAutoCommit();
         ReplicaRoutingDataSource routing = new ReplicaRoutingDataSource(primary, replica,
-                GtidDialect.forProduct(product), properties.maxWait(), autoCommit);
+                GtidDialect.forProduct(db.product()), properties.maxWait(), autoCommit);
         registries.ifAvailable(registry -> {
             count(registry, routing, "replica", "fenced", r -> r.reads().replica());
             count(registry, routing, "primary", "replica-behind", r -> r.reads().primaryReplicaBehind());

@@ -1,11 +1,12 @@
 package dev.tandem.error;
 
 import dev.tandem.db.CommitOutcomeUnknownException;
+import dev.tandem.db.DatabaseProperties;
 import dev.tandem.deadline.DeadlineExceededException;
 import dev.tandem.deadline.RequestDeadline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
@@ -55,7 +56,12 @@ public class DataAccessFailures {
 
     private final Duration retryAfter;
 
-    public DataAccessFailures(@Value("${tandem.db.retry-after:5s}") Duration retryAfter) {
+    @Autowired
+    public DataAccessFailures(DatabaseProperties db) {
+        this(db.retryAfter());
+    }
+
+    public DataAccessFailures(Duration retryAfter) {
         this.retryAfter = retryAfter;
     }
 

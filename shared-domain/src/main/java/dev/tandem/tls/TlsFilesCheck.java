@@ -1,5 +1,6 @@
 package dev.tandem.tls;
 
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.Environment;
@@ -21,10 +22,9 @@ import java.util.List;
  */
 public class TlsFilesCheck implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
-    static final String ENABLED = "tandem.tls.enabled";
-    static final String CERTIFICATE = "tandem.tls.certificate";
-    static final String PRIVATE_KEY = "tandem.tls.private-key";
-    static final String EXTRA_PORT = "tandem.tls.extra-port";
+    private static final String PREFIX = "tandem.tls";
+    static final String CERTIFICATE = PREFIX + ".certificate";
+    static final String PRIVATE_KEY = PREFIX + ".private-key";
 
     @Override
     public void initialize(ConfigurableApplicationContext context) {
@@ -33,20 +33,21 @@ public class TlsFilesCheck implements ApplicationContextInitializer<Configurable
 
     /** Throws {@link TlsFilesMissingException} when TLS is on and a PEM file cannot be read. */
     static void check(Environment environment) {
-        if (!environment.getProperty(ENABLED, Boolean.class, false)
-                && environment.getProperty(EXTRA_PORT, Integer.class, 0) <= 0) {
+        // Bound here, before any bean exists, the same way the TlsProperties bean is bound later.
+        TlsProperties tls = Binder.get(environment).bindOrCreate(PREFIX, TlsProperties.class);
+        if (!tls.anyPortUsesTls()) {
             return;
         }
         List<String> problems = new ArrayList<>();
-        check(environment, CERTIFICATE, "TANDEM_TLS_CERTIFICATE", problems);
-        check(environment, PRIVATE_KEY, "TANDEM_TLS_PRIVATE_KEY", problems);
+        check(tls.certificate(), CERTIFICATE, "TANDEM_TLS_CERTIFICATE", problems);
+        check(tls.privateKey(), PRIVATE_KEY, "TANDEM_TLS_PRIVATE_KEY", problems);
         if (!problems.isEmpty()) {
             throw new TlsFilesMissingException(problems);
         }
     }
 
-    private static void check(Environment environment, String property, String envVar, List<String> problems) {
-        String value = environment.getProperty(property, "").trim();
+    private static void check(String file, String property, String envVar, List<String> problems) {
+        String value = file == null ? "" : file.trim();
         if (value.isEmpty()) {
             problems.add(property + " (" + envVar + ") is not set");
             return;

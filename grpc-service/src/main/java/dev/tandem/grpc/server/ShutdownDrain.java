@@ -1,10 +1,10 @@
 package dev.tandem.grpc.server;
 
+import dev.tandem.shutdown.ShutdownProperties;
 import io.grpc.protobuf.services.HealthStatusManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.stereotype.Component;
@@ -37,8 +37,8 @@ class ShutdownDrain implements ApplicationListener<ContextClosedEvent> {
     private final Duration drainDelay;
     private final ObjectProvider<HealthStatusManager> health;
 
-    ShutdownDrain(@Value("${tandem.shutdown.drain-delay}") Duration drainDelay, ObjectProvider<HealthStatusManager> health) {
-        this.drainDelay = drainDelay;
+    ShutdownDrain(ShutdownProperties shutdown, ObjectProvider<HealthStatusManager> health) {
+        this.drainDelay = shutdown.drainDelay();
         this.health = health;
     }
 

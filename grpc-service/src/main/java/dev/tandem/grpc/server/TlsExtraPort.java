@@ -1,9 +1,9 @@
 package dev.tandem.grpc.server;
 
+import dev.tandem.tls.TlsProperties;
 import io.grpc.TlsServerCredentials;
 import io.grpc.netty.NettyServerBuilder;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerFactoryCustomizer;
@@ -44,7 +44,7 @@ class TlsExtraPort implements SmartLifecycle {
 
     private final GrpcServerLifecycle server;
 
-    TlsExtraPort(@Value("${tandem.tls.extra-port}") int port, GrpcServerProperties properties, SslBundles bundles,
+    TlsExtraPort(TlsProperties tls, GrpcServerProperties properties, SslBundles bundles,
                  GrpcServiceDiscoverer discoverer, GrpcServiceConfigurer configurer,
                  ObjectProvider<GrpcServerExecutorProvider> executor,
                  ObjectProvider<ServerBuilderCustomizer<?>> builderCustomizers,
@@ -58,7 +58,7 @@ class TlsExtraPort implements SmartLifecycle {
         });
         String host = properties.getAddress() == null ? "*" : properties.getAddress().getHostAddress();
         var keys = bundles.getBundle(properties.getSsl().getBundle()).getManagers().getKeyManagerFactory();
-        NettyGrpcServerFactory factory = new NettyGrpcServerFactory(host + ":" + port, customizers, keys, null,
+        NettyGrpcServerFactory factory = new NettyGrpcServerFactory(host + ":" + tls.extraPort(), customizers, keys, null,
                 TlsServerCredentials.ClientAuth.NONE);
         factoryCustomizers.orderedStream().forEach(customizer -> customizer.customize(factory));
         discoverer.findServices().stream().map(spec -> configurer.configure(spec, factory)).forEach(factory::addService);

@@ -1,12 +1,12 @@
 package dev.tandem.rest.server;
 
+import dev.tandem.tls.TlsProperties;
 import org.apache.catalina.connector.Connector;
 import org.apache.coyote.AbstractProtocol;
 import org.apache.coyote.ProtocolHandler;
 import org.apache.coyote.http2.Http2Protocol;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.tomcat.CompressionConnectorCustomizer;
@@ -15,6 +15,7 @@ import org.springframework.boot.tomcat.TomcatProtocolHandlerCustomizer;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.util.LambdaSafe;
 import org.springframework.boot.web.server.Ssl;
+import org.springframework.boot.web.server.autoconfigure.ServerProperties;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
@@ -45,10 +46,9 @@ class TlsExtraPort implements WebServerFactoryCustomizer<TomcatServletWebServerF
     private final SslBundles bundles;
     private final String bundle;
 
-    TlsExtraPort(@Value("${tandem.tls.extra-port}") int port, @Value("${server.ssl.bundle}") String bundle,
-                 SslBundles bundles) {
-        this.port = port;
-        this.bundle = bundle;
+    TlsExtraPort(TlsProperties tls, ServerProperties server, SslBundles bundles) {
+        this.port = tls.extraPort();
+        this.bundle = server.getSsl().getBundle();
         this.bundles = bundles;
     }
 

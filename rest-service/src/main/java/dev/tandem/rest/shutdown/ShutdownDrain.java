@@ -1,12 +1,12 @@
 package dev.tandem.rest.shutdown;
 
+import dev.tandem.shutdown.ShutdownProperties;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.http.HttpHeaders;
@@ -40,8 +40,8 @@ class ShutdownDrain extends OncePerRequestFilter implements ApplicationListener<
     private final Duration drainDelay;
     private volatile boolean draining;
 
-    ShutdownDrain(@Value("${tandem.shutdown.drain-delay}") Duration drainDelay) {
-        this.drainDelay = drainDelay;
+    ShutdownDrain(ShutdownProperties shutdown) {
+        this.drainDelay = shutdown.drainDelay();
     }
 
     @Override

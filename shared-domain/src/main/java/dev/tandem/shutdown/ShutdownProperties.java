@@ -1,0 +1,18 @@
+package dev.tandem.shutdown;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * {@code tandem.shutdown.*}, a graceful shutdown on SIGTERM, the same on both services (defaults in
+ * tandem-service.yml): first the service tells balancers it is leaving (readiness OUT_OF_SERVICE;
+ * REST answers with {@code Connection: close}, gRPC's health turns NOT_SERVING) while it still
+ * serves, then it stops accepting and lets in-flight work finish.
+ *
+ * @param drainDelay  how long the service keeps serving after it said it is leaving
+ * @param gracePeriod how long in-flight requests and calls get once it stops accepting
+ */
+@ConfigurationProperties("tandem.shutdown")
+public record ShutdownProperties(Duration drainDelay, Duration gracePeriod) {
+}
