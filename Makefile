@@ -1,4 +1,4 @@
-# Tandem — every target delegates to scripts/; see DESIGN.md "Commands".
+# Tandem — every target delegates to scripts/; see README.md "Commands".
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 SCALE ?= 1

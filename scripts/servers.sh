@@ -23,12 +23,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # pair of servers that a test may stop and restart without disturbing the first.
 RUN=${TANDEM_RUN_DIR:-$ROOT/.run}
 
-# The ports: this script's own knobs TANDEM_MARIADB_PORT / TANDEM_REDIS_PORT when given (tests that
-# start a second pair set them), else the names the services read them under (tandem.db.port ->
-# TANDEM_DB_PORT, spring.data.redis.port -> SPRING_DATA_REDIS_PORT), so one environment moves the
-# servers and the services of `make run` together.
-MARIADB_PORT=${TANDEM_MARIADB_PORT:-${TANDEM_DB_PORT:-13306}}
-REDIS_PORT=${TANDEM_REDIS_PORT:-${SPRING_DATA_REDIS_PORT:-16379}}
+# The ports, under the names the services read them by (tandem.db.port -> TANDEM_DB_PORT,
+# spring.data.redis.port -> SPRING_DATA_REDIS_PORT), so one environment moves the servers and the
+# services of `make run` together (a test's second pair sets them with TANDEM_RUN_DIR).
+MARIADB_PORT=${TANDEM_DB_PORT:-13306}
+REDIS_PORT=${SPRING_DATA_REDIS_PORT:-16379}
 read -r -a MARIADB_EXTRA_ARGS <<<"${TANDEM_MARIADB_EXTRA_ARGS:-}"
 START_TIMEOUT=${TANDEM_SERVER_START_TIMEOUT:-90}   # seconds
 STOP_TIMEOUT=${TANDEM_SERVER_STOP_TIMEOUT:-60}     # seconds

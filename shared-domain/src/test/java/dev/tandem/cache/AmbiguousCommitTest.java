@@ -7,6 +7,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.CommitCuttingProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -86,7 +87,7 @@ class AmbiguousCommitTest {
                 .isIn(null, reference.groups.get(id));
         assertThat(Reads.all(writer, GROUPS, USERS, subjects)).as("the writer's reads").isEqualTo(after);
         // Any other instance within the staleness bound.
-        Servers.await(other.cache.stalenessBound(), () -> Reads.all(other, GROUPS, USERS, subjects).equals(after));
+        Await.within(other.cache.stalenessBound(), () -> Reads.all(other, GROUPS, USERS, subjects).equals(after));
         assertThat(Reads.all(other, GROUPS, USERS, subjects)).as("the other instance's reads").isEqualTo(after);
     }
 

@@ -6,6 +6,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.group.NewSession;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.testsupport.Concurrently;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;

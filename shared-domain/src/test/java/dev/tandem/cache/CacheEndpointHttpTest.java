@@ -3,6 +3,7 @@ package dev.tandem.cache;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.group.GroupService;
 import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -39,7 +40,7 @@ class CacheEndpointHttpTest {
     void getPostAndDeleteOverHttp() throws Exception {
         seed.reset(1);
         // A context that has just started serves L1 once its log follower has read the log through.
-        assertThat(Servers.await(java.time.Duration.ofSeconds(30), cache::l1Trusted)).isTrue();
+        assertThat(Await.within(java.time.Duration.ofSeconds(30), cache::l1Trusted)).isTrue();
         groups.get(1);
 
         // A flush is a write: without a token it is refused and changes nothing.

@@ -1,6 +1,7 @@
 package dev.tandem.cache;
 
 import dev.tandem.group.GroupCaches;
+import dev.tandem.testsupport.Await;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -44,7 +45,7 @@ class CacheEndpointTest {
         // A second instance's L1 warmed from the L2 that the first filled: an L2 hit there.
         Instance other = Instance.named("hybrid-b", CacheMode.HYBRID);
         other.cache.resetCounters();
-        assertThat(Servers.await(other.cache.stalenessBound(), () -> other.cache.l1().size() == 0)).isTrue();
+        assertThat(Await.within(other.cache.stalenessBound(), () -> other.cache.l1().size() == 0)).isTrue();
         other.groups.get(1);
         assertThat(other.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2)).isEqualTo(1);
     }

@@ -2,6 +2,7 @@ package dev.tandem.cache;
 
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -44,7 +45,7 @@ class ClaimedFillTest {
     void aPauseLongerThanTheClaimMakesTheFillFail() throws Exception {
         Instance r = Instance.named("redis-short-claims", CacheMode.REDIS, List.of("--tandem.cache.l2.tombstone-ttl=1s"));
         String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
-        raceAWriteAndThen(r, () -> assertThat(Servers.await(Duration.ofSeconds(5), () -> r.cache.redis().get(key) == null))
+        raceAWriteAndThen(r, () -> assertThat(Await.within(Duration.ofSeconds(5), () -> r.cache.redis().get(key) == null))
                 .as("the tombstone expired").isTrue());
     }
 
@@ -62,7 +63,7 @@ class ClaimedFillTest {
         CompletableFuture<Optional<GroupView>> read = CompletableFuture.supplyAsync(() ->
                 r.cache.get(GroupCaches.GROUP, 1L, () -> {
                     loaded.countDown();
-                    assertThat(Servers.await(PATIENCE, tombstoneGone::get)).isTrue();
+                    assertThat(Await.within(PATIENCE, tombstoneGone::get)).isTrue();
                     return Optional.of(stale);
                 }), runnable -> Thread.ofPlatform().daemon().start(runnable));
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();

@@ -6,6 +6,7 @@ import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
+import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -114,7 +115,7 @@ class ConcurrentStressTest {
                 if (attempt == 20) {
                     throw e;
                 }
-                Servers.await(Duration.ofMillis(100), () -> false);
+                Await.within(Duration.ofMillis(100), () -> false);
             }
         }
     }

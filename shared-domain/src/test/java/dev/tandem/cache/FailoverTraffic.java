@@ -1,6 +1,7 @@
 package dev.tandem.cache;
 
 import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.Await;
 
 import java.time.Duration;
 import java.util.List;
@@ -51,7 +52,7 @@ final class FailoverTraffic implements AutoCloseable {
                     if (!a.groups.get(1).equals(truth)) {
                         problems.add("A did not read its own write #" + writes.get());
                     }
-                    if (!Servers.await(bound, () -> b.groups.get(1).equals(truth))) {
+                    if (!Await.within(bound, () -> b.groups.get(1).equals(truth))) {
                         if (published) {
                             problems.add("B did not see write #" + writes.get() + " within " + bound);
                         } else {

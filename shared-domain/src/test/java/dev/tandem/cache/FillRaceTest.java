@@ -4,6 +4,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupPage;
 import dev.tandem.group.GroupView;
 import dev.tandem.group.GroupsPageKey;
+import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,7 +31,7 @@ class FillRaceTest {
                                                                   CountDownLatch loaded, BooleanSupplier afterWrite) {
         return CompletableFuture.supplyAsync(() -> i.cache.get(cache, key, () -> {
             loaded.countDown();
-            assertThat(Servers.await(PATIENCE, afterWrite)).as("the write's invalidation happened").isTrue();
+            assertThat(Await.within(PATIENCE, afterWrite)).as("the write's invalidation happened").isTrue();
             return Optional.of(stale);
         }));
     }
@@ -122,7 +123,7 @@ class FillRaceTest {
         Instance b = Instance.named("local-b", CacheMode.LOCAL);
         Instance reference = Instance.reference();
         a.resetData();
-        Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
+        Await.within(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
         GroupView stale = reference.groups.get(1);
         long invalidations = b.cache.l1().invalidationCount(GroupCaches.GROUP, 1L);
 
@@ -149,7 +150,7 @@ class FillRaceTest {
         Instance b = Instance.named("local-b", CacheMode.LOCAL);
         Instance reference = Instance.reference();
         a.resetData();
-        Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
+        Await.within(b.cache.stalenessBound(), () -> b.cache.l1().size() == 0);
         GroupsPageKey key = new GroupsPageKey("algorithms", 3, 0);
         GroupPage stale = reference.groups.list("algorithms", 3, "");
         long invalidations = b.cache.l1().invalidationCount(GroupCaches.GROUPS_PAGE, "algorithms");

@@ -4,6 +4,7 @@ import dev.tandem.DomainTestApplication;
 import dev.tandem.group.GroupQueries;
 import dev.tandem.group.GroupService;
 import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.Await;
 import dev.tandem.user.UserService;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -175,7 +176,7 @@ final class Instance {
         }
         seed.reset(1);
         for (Instance other : peers) {
-            if (other.cache.l1() != null && !Servers.await(other.cache.stalenessBound().multipliedBy(2),
+            if (other.cache.l1() != null && !Await.within(other.cache.stalenessBound().multipliedBy(2),
                     () -> other.cache.l1().size() == 0)) {
                 throw new AssertionError(other + " did not flush its L1 after the reset: " + other.cache.status());
             }
@@ -223,7 +224,7 @@ final class Instance {
     void awaitFollowersPastTheLog() {
         long last = jdbc.sql("SELECT COALESCE(MAX(seq), 0) FROM cache_invalidations").query(Long.class).single();
         List<Instance> followers = sameTarget().stream().filter(i -> i.cache.follower() != null).toList();
-        if (!Servers.await(java.time.Duration.ofSeconds(30),
+        if (!Await.within(java.time.Duration.ofSeconds(30),
                 () -> followers.stream().allMatch(i -> i.cache.follower().highestSeen() >= last))) {
             throw new AssertionError("the followers did not read the log up to seq " + last);
         }
@@ -249,7 +250,7 @@ final class Instance {
         if (cache.mode() == CacheMode.NONE) {
             return;
         }
-        boolean healthy = Servers.await(java.time.Duration.ofSeconds(60), () ->
+        boolean healthy = Await.within(java.time.Duration.ofSeconds(60), () ->
                 (!cache.mode().usesL1() || cache.l1Trusted())
                         && (cache.redis() == null
                         || cache.redis().breaker().getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED)

@@ -3,6 +3,7 @@ package dev.tandem.cache;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.NewRating;
+import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.PausingStatementInspector;
 import org.junit.jupiter.api.Test;
 
@@ -63,7 +64,7 @@ class RatingDuringSubjectMoveTest {
                 assertThat(afterReadingTheGroup.awaitReached(PATIENCE)).as("the rating read the group").isTrue();
                 move = pool.submit(() -> mover.groups.update(new GroupChanges(id,
                         new GroupFields(null, to, null, 0), Set.of("subject"), CacheModeParityTest.version(reference, id))));
-                assertThat(Servers.await(PATIENCE, () -> move.isDone() || waitsForARowLock(reference)))
+                assertThat(Await.within(PATIENCE, () -> move.isDone() || waitsForARowLock(reference)))
                         .as("the move committed or waits for the rating's lock").isTrue();
                 System.out.printf("[rating vs move] while the rating was held after reading the group, the move %s%n",
                         move.isDone() ? "committed" : "waited for the group's row lock");
@@ -80,7 +81,7 @@ class RatingDuringSubjectMoveTest {
         assertThat(reference.groups.get(id).subject()).isEqualTo(to);
         Map<String, Object> truth = Reads.all(reference, groups, users, subjects);
         for (Instance i : List.of(rater, mover)) {
-            Servers.await(i.cache.stalenessBound(), () -> Reads.all(i, groups, users, subjects).equals(truth));
+            Await.within(i.cache.stalenessBound(), () -> Reads.all(i, groups, users, subjects).equals(truth));
             assertThat(Reads.differing(Reads.all(i, groups, users, subjects), truth)).as("%s: stale reads", i).isEmpty();
         }
     }

@@ -2,6 +2,8 @@ package dev.tandem.cache;
 
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.LocalRedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.ClassOrderer;
@@ -151,7 +153,7 @@ class RedisClusterCacheTest {
                 cluster.kill(victim);
                 int writesBefore = traffic.writes();
                 // The replica is promoted once the others agree the master failed (node timeout 1 s).
-                assertThat(Servers.await(Duration.ofSeconds(30), () -> masterElsewhere(a, victim)))
+                assertThat(Await.within(Duration.ofSeconds(30), () -> masterElsewhere(a, victim)))
                         .as("a replica took over from master %d", victim).isTrue();
                 a.awaitHealthy();
                 b.awaitHealthy();
@@ -177,7 +179,7 @@ class RedisClusterCacheTest {
             assertThat(Reads.all(b, GROUPS, USERS, SUBJECTS)).isEqualTo(truth);
             // Healthy again means served from L1 again: B's reads become L1 hits (within a bounded
             // wait: a pass of its follower may be late, and until then it rightly reads past L1).
-            assertThat(Servers.await(Duration.ofSeconds(10), () -> {
+            assertThat(Await.within(Duration.ofSeconds(10), () -> {
                 long hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
                 b.groups.get(2);
                 return b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1) > hits;

@@ -2,10 +2,13 @@ package dev.tandem.cache;
 
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.LocalServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -15,7 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Redis going away and coming back, with two hybrid instances serving throughout: no request
@@ -28,17 +30,19 @@ class RedisOutageTest {
     private static final List<Long> GROUPS = List.of(1L, 2L, 11L);
     private static final List<Long> USERS = List.of(1L, 101L);
     private static final List<String> SUBJECTS = List.of("", "algorithms");
+    /** Writes (each followed by its checks) that the traffic makes in each phase: up, down, up again. */
+    private static final int WRITES_PER_PHASE = 5;
 
     @AfterEach
     void redisIsBack() {
-        Servers.restartRedisIfStopped();
+        LocalServers.shared().startStopped();
         Instance.named("hybrid-a", CacheMode.HYBRID).cache.redis().breaker().transitionToClosedState();
         Instance.named("hybrid-b", CacheMode.HYBRID).cache.redis().breaker().transitionToClosedState();
     }
 
     @Test
     void redisStoppedAndRestartedFailsNoRequestAndLeavesNoStaleRead() throws Exception {
-        assumeTrue(Servers.ownsRedis(), "Redis on 16379 was not started by this checkout's scripts/servers.sh");
+        LocalServers.shared().requireOwn("redis");
         Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
         Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
         Instance reference = Instance.reference();
@@ -68,7 +72,7 @@ class RedisOutageTest {
                     if (!a.groups.get(1).equals(truth)) {
                         problems.add("A did not read its own write #" + writes.get());
                     }
-                    if (!Servers.await(bound, () -> b.groups.get(1).equals(truth))) {
+                    if (!Await.within(bound, () -> b.groups.get(1).equals(truth))) {
                         problems.add("B did not see write #" + writes.get() + " within " + bound);
                     }
                     Reads.all(a, GROUPS, USERS, SUBJECTS);
@@ -79,18 +83,20 @@ class RedisOutageTest {
             }
         });
 
-        Thread.sleep(1000);
+        // Traffic runs some writes before, during and after the outage; the waits are on those
+        // writes (each one checked by the loop above), bounded generously, never on a clock.
+        awaitWrites(writes, WRITES_PER_PHASE, problems);
         double flushesBefore = StalenessBoundTest.flushes(b);
         long l1HitsBefore = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
-        Servers.stopRedis();
+        LocalServers.shared().stop("redis");
         int writesBefore = writes.get();
-        Thread.sleep(3000);
+        awaitWrites(writes, writesBefore + WRITES_PER_PHASE, problems);
         int writesWhileDown = writes.get() - writesBefore;
         long l1HitsWhileDown = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1) - l1HitsBefore;
-        Servers.startRedis();
+        LocalServers.shared().start("redis");
         a.awaitHealthy();
         b.awaitHealthy();
-        Thread.sleep(1000);
+        awaitWrites(writes, writes.get() + WRITES_PER_PHASE, problems);
         stop.set(true);
         traffic.get(60, TimeUnit.SECONDS);
 
@@ -130,11 +136,11 @@ class RedisOutageTest {
             assertThat(a.cache.l2Readable()).as("A does not read L2 while its relay is pending").isFalse();
             assertThat(a.groups.get(1)).as("A reads its own write").isEqualTo(fresh);
 
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> {
+            assertThat(Await.within(b.cache.stalenessBound(), () -> {
                 L2Tier.Seen<GroupView> inL2 = b.cache.l2().read(GroupCaches.GROUP, 1L);
                 return inL2.value == null || inL2.value.equals(fresh);
             })).as("the old value left L2 within the bound, relayed by another instance").isTrue();
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
+            assertThat(Await.within(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
                     .as("B serves the write within the bound").isTrue();
             assertThat(b.cache.metrics().relayedForOthers.count() + relayedByOthers(b))
                     .as("some follower relayed A's row").isPositive();
@@ -173,14 +179,14 @@ class RedisOutageTest {
             cut.forEach(i -> i.cache.redis().breaker().transitionToForcedOpenState());
             a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
             GroupView fresh = reference.groups.get(1);
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.cache.follower().pendingRelays() > 0))
+            assertThat(Await.within(b.cache.stalenessBound(), () -> b.cache.follower().pendingRelays() > 0))
                     .as("B learnt of the unrelayed write from the log").isTrue();
             assertThat(b.cache.l2Readable()).as("B does not read L2 while a relay it knows of is pending").isFalse();
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
+            assertThat(Await.within(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
                     .as("B serves the write within the bound (from MySQL); B: %s", b.cache.status()).isTrue();
 
             b.cache.redis().breaker().transitionToClosedState();
-            assertThat(Servers.await(Duration.ofSeconds(10), () -> b.cache.l2Readable())).isTrue();
+            assertThat(Await.within(Duration.ofSeconds(10), () -> b.cache.l2Readable())).isTrue();
             assertThat(b.cache.l2().read(GroupCaches.GROUP, 1L).value).isIn(null, fresh);
             assertThat(b.groups.get(1)).isEqualTo(fresh);
             assertThat(b.cache.l2().read(GroupCaches.GROUP, 2L).value).as("no flush: other entries stay").isEqualTo(other);
@@ -193,24 +199,30 @@ class RedisOutageTest {
 
     @Test
     void anInstanceStartedWhileRedisIsDownServesFromMySqlAndRecoversByItself() {
-        assumeTrue(Servers.ownsRedis(), "Redis on 16379 was not started by this checkout's scripts/servers.sh");
+        LocalServers.shared().requireOwn("redis");
         Instance reference = Instance.reference();
         Instance.named("hybrid-a", CacheMode.HYBRID).resetData();
-        Servers.stopRedis();
+        LocalServers.shared().stop("redis");
         Instance late = Instance.startUnhealthy("hybrid-late", CacheMode.HYBRID);
         // L1 needs only the log, in MySQL: it is served although Redis is down.
-        assertThat(Servers.await(Duration.ofSeconds(10), late.cache::l1Trusted)).isTrue();
+        assertThat(Await.within(Duration.ofSeconds(10), late.cache::l1Trusted)).isTrue();
         assertThat(late.cache.l2Readable()).isFalse();
         assertThat(Reads.all(late, GROUPS, USERS, SUBJECTS)).isEqualTo(Reads.all(reference, GROUPS, USERS, SUBJECTS));
         late.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(late, 1));
         assertThat(late.groups.get(1)).isEqualTo(reference.groups.get(1));
 
-        Servers.startRedis();
+        LocalServers.shared().start("redis");
         late.awaitHealthy();
         Instance.awaitQuiet();
         assertThat(Reads.all(late, GROUPS, USERS, SUBJECTS)).isEqualTo(Reads.all(reference, GROUPS, USERS, SUBJECTS));
         long hits = late.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
         late.groups.get(1);
         assertThat(late.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1)).isGreaterThan(hits);
+    }
+
+    /** Waits until the traffic has made {@code count} writes; a bound, not a speed: each write is a few requests. */
+    private static void awaitWrites(AtomicInteger writes, int count, Collection<String> problems) {
+        Await.until(count + " writes of the traffic (problems so far: " + problems + ")", Duration.ofSeconds(60),
+                () -> writes.get() >= count);
     }
 }

@@ -1,6 +1,9 @@
 package dev.tandem.cache;
 
 import dev.tandem.group.GroupCaches;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.LocalRedisCluster;
+import dev.tandem.testsupport.LocalRedisSentinel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,7 +78,7 @@ class RedisSentinelCacheTest {
             Thread.sleep(1000);
             assertThat(traffic.writes()).as("writes before the failover").isPositive();
             sentinel.failover();
-            assertThat(Servers.await(Duration.ofSeconds(30), () -> sentinel.currentMasterPort() != oldMaster
+            assertThat(Await.within(Duration.ofSeconds(30), () -> sentinel.currentMasterPort() != oldMaster
                     && LocalRedisSentinel.isMaster(sentinel.currentMasterPort()) && !LocalRedisSentinel.isMaster(oldMaster)))
                     .as("the sentinels promoted the replica").isTrue();
             int writesAtFailover = traffic.writes();
@@ -98,12 +101,12 @@ class RedisSentinelCacheTest {
         // the log (and not read L2 meanwhile), and a fill may rightly fail when a re-check's relay
         // replaces the claim it was made over. Each try empties A's L1 first, so that it reads L2
         // again instead of answering from the L1 entry a failed L2 fill left.
-        assertThat(Servers.await(Duration.ofSeconds(10), () -> {
+        assertThat(Await.within(Duration.ofSeconds(10), () -> {
             a.cache.l1().flush();
             a.groups.get(2);
             return LocalRedisCluster.cli(newMaster, "EXISTS", a.cache.l2().keyedKey(GroupCaches.GROUP, 2L)).trim().equals("1");
         })).as("L2 is filled on the new master").isTrue();
-        assertThat(Servers.await(Duration.ofSeconds(10), () -> {
+        assertThat(Await.within(Duration.ofSeconds(10), () -> {
             long hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
             b.groups.get(2);
             return b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1) > hits;

@@ -2,6 +2,7 @@ package dev.tandem.cache;
 
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -39,7 +40,7 @@ class StalenessBoundTest {
         try (Connection lock = dataSource(reference).getConnection(); Statement sql = lock.createStatement()) {
             sql.execute("LOCK TABLES cache_invalidations WRITE");
             try {
-                assertThat(Servers.await(bound.multipliedBy(3), () -> !b.cache.l1Trusted()))
+                assertThat(Await.within(bound.multipliedBy(3), () -> !b.cache.l1Trusted()))
                         .as("B stopped serving L1 once its follower was held up past the bound").isTrue();
                 long l1Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
                 long l2Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2);
@@ -51,7 +52,7 @@ class StalenessBoundTest {
             }
         }
 
-        assertThat(Servers.await(bound.multipliedBy(3), b.cache::l1Trusted)).as("B serves L1 again").isTrue();
+        assertThat(Await.within(bound.multipliedBy(3), b.cache::l1Trusted)).as("B serves L1 again").isTrue();
         assertThat(flushes(b)).as("no L1 flush: nothing was missed").isEqualTo(flushesBefore);
         assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).as("the entry is still there").contains(truth);
         long l1Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
@@ -81,7 +82,7 @@ class StalenessBoundTest {
         }
         a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
         GroupView fresh = reference.groups.get(1);
-        assertThat(Servers.await(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
+        assertThat(Await.within(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
                 .as("B sees the write within the bound").isTrue();
         b.awaitHealthy();
         assertThat(b.cache.follower().connectionId()).as("a new connection").isNotEqualTo(connection);

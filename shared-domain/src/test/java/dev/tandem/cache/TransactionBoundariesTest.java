@@ -4,6 +4,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupView;
+import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.Test;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -115,7 +116,7 @@ class TransactionBoundariesTest {
             h.jdbc.sql("SELECT COUNT(*) FROM study_groups").query(Long.class).single();
             // ... then another instance changes the group and invalidates it, here too.
             rename(other, reference, id, "Renamed after the snapshot");
-            assertThat(Servers.await(h.cache.stalenessBound(),
+            assertThat(Await.within(h.cache.stalenessBound(),
                     () -> h.cache.l1().invalidationCount(GroupCaches.GROUP, id) > invalidations))
                     .as("the invalidation reached this instance").isTrue();
 
@@ -181,7 +182,7 @@ class TransactionBoundariesTest {
         List<String> subjects = List.of("", reference.groups.get(groups.getFirst()).subject());
         var truth = Reads.all(reference, groups, List.of(), subjects);
         for (Instance i : instances) {
-            Servers.await(i.cache.stalenessBound(), () -> Reads.all(i, groups, List.of(), subjects).equals(truth));
+            Await.within(i.cache.stalenessBound(), () -> Reads.all(i, groups, List.of(), subjects).equals(truth));
             assertThat(Reads.differing(Reads.all(i, groups, List.of(), subjects), truth)).as("%s: stale reads", i).isEmpty();
         }
     }

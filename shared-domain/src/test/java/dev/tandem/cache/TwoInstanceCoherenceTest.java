@@ -6,6 +6,7 @@ import dev.tandem.group.GroupFields;
 import dev.tandem.group.LeaderboardView;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
+import dev.tandem.testsupport.Await;
 import dev.tandem.user.NewUser;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
@@ -76,7 +77,7 @@ class TwoInstanceCoherenceTest {
 
         for (Case c : cases) {
             // B holds the current answer (the reset's flush reached it within the bound) ...
-            assertThat(Servers.await(bound, () -> c.read().apply(b).equals(c.read().apply(reference))))
+            assertThat(Await.within(bound, () -> c.read().apply(b).equals(c.read().apply(reference))))
                     .as("%s: B agrees before the write", c.name()).isTrue();
             Object before = c.read().apply(b);
             c.write().accept(a);
@@ -84,7 +85,7 @@ class TwoInstanceCoherenceTest {
             Object after = c.read().apply(reference);
             assertThat(after).as("%s changes the answer", c.name()).isNotEqualTo(before);
             // ... and has the new one within the bound.
-            boolean seen = Servers.await(bound, () -> c.read().apply(b).equals(after));
+            boolean seen = Await.within(bound, () -> c.read().apply(b).equals(after));
             long tookMicros = (System.nanoTime() - written) / 1000;
             System.out.printf("[coherence %s] %-55s seen on B after %6d us%n", mode, c.name(), tookMicros);
             assertThat(seen).as("%s: B sees A's write within %s", c.name(), bound).isTrue();
@@ -109,7 +110,7 @@ class TwoInstanceCoherenceTest {
         List<Long> endToEnd = new ArrayList<>();
         for (int n = 0; n < writes; n++) {
             b.groups.get(1);
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) != null))
+            assertThat(Await.within(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) != null))
                     .isTrue();
             if (n % 2 == 0) {
                 a.groups.join(1, user);
@@ -117,12 +118,12 @@ class TwoInstanceCoherenceTest {
                 a.groups.leave(1, user);
             }
             long written = System.nanoTime();
-            assertThat(Servers.await(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) == null))
+            assertThat(Await.within(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) == null))
                     .as("write %d reached B", n).isTrue();
             endToEnd.add(System.nanoTime() - written);
         }
         // B's entry can also go by its TTL or size bound; the log rows still all arrive.
-        assertThat(Servers.await(b.cache.stalenessBound(),
+        assertThat(Await.within(b.cache.stalenessBound(),
                 () -> b.cache.metrics().invalidationLag.count() - before >= writes)).isTrue();
         HistogramSnapshot lag = b.cache.metrics().invalidationLag.takeSnapshot();
         long[] sorted = endToEnd.stream().mapToLong(Long::longValue).sorted().toArray();

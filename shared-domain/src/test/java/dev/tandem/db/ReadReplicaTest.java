@@ -9,6 +9,8 @@ import dev.tandem.group.GroupService;
 import dev.tandem.group.GroupSummary;
 import dev.tandem.group.GroupView;
 import dev.tandem.group.NewGroup;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.ReplicationPair;
 import dev.tandem.user.NewUser;
 import dev.tandem.user.UserService;
 import dev.tandem.user.UserView;
@@ -221,7 +223,7 @@ class ReadReplicaTest {
         while (reader.routing.reads().replica() == replicaReads && System.nanoTime() - deadline < 0) {
             reader.cache.invalidateAfterCommit(GroupCaches.group(group.id()));
             assertThat(reader.groups.get(group.id()).name()).isEqualTo(group.name());
-            ReplicationPair.sleep(100);
+            Await.sleep(100);
         }
         assertThat(reader.routing.reads().replica()).isGreaterThan(replicaReads);
     }

@@ -6,6 +6,13 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.proto.v1.UpdateGroupRequest;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.LocalServices;
+import dev.tandem.testsupport.RowLock;
+import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.TestDatabase;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -51,9 +58,9 @@ class GracefulShutdownTest {
 
     static LocalServers servers;
     static TestDatabase database;
-    static final int restPort = ServiceProcess.freePort();
-    static final int grpcPort = ServiceProcess.freePort();
-    static final int grpcManagementPort = ServiceProcess.freePort();
+    static final int restPort = FreePort.pick();
+    static final int grpcPort = FreePort.pick();
+    static final int grpcManagementPort = FreePort.pick();
     static ServiceProcess rest;
     static ServiceProcess grpc;
 
@@ -102,7 +109,7 @@ class GracefulShutdownTest {
             assertThat(grpcReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build())).isEqualTo(before);
 
             CompletableFuture<HttpResponse<String>> inFlight;
-            try (TestDatabase.RowLock lock = database.lockGroup(groupId)) {
+            try (RowLock lock = database.lockGroup(groupId)) {
                 inFlight = http.sendAsync(HttpRequest.newBuilder(URI.create(restUrl("/api/v1/groups/" + groupId)))
                         .timeout(Duration.ofSeconds(90))
                         .header("Content-Type", "application/json")
@@ -163,7 +170,7 @@ class GracefulShutdownTest {
             HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(channel);
 
             ListenableFuture<Group> inFlight;
-            try (TestDatabase.RowLock lock = database.lockGroup(groupId)) {
+            try (RowLock lock = database.lockGroup(groupId)) {
                 inFlight = StudyGroupServiceGrpc.newFutureStub(channel)
                         .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(token))
                         .withDeadlineAfter(90, TimeUnit.SECONDS)

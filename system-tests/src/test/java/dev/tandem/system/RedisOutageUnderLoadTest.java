@@ -9,6 +9,12 @@ import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.ListGroupsRequest;
 import dev.tandem.proto.v1.ListGroupsResponse;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.LocalServices;
+import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,10 +55,10 @@ class RedisOutageUnderLoadTest {
 
     static LocalServers servers;
     static TestDatabase database;
-    static final int restPort = ServiceProcess.freePort();
-    static final int grpcPort = ServiceProcess.freePort();
-    static final int grpcManagementPort = ServiceProcess.freePort();
-    static final int referencePort = ServiceProcess.freePort();
+    static final int restPort = FreePort.pick();
+    static final int grpcPort = FreePort.pick();
+    static final int grpcManagementPort = FreePort.pick();
+    static final int referencePort = FreePort.pick();
     static ServiceProcess rest;
     static ServiceProcess grpc;
     static ServiceProcess reference;

@@ -1,5 +1,7 @@
 package dev.tandem.system;
 
+import dev.tandem.testsupport.Await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
@@ -114,7 +116,7 @@ final class RestBalancer implements AutoCloseable {
             if (Instant.now().isAfter(deadline)) {
                 throw new IllegalStateException("REST :" + port + " not back in the balancer within " + timeout);
             }
-            sleep(20);
+            Await.sleep(20);
         }
     }
 
@@ -129,7 +131,7 @@ final class RestBalancer implements AutoCloseable {
             if (Instant.now().isAfter(giveUp)) {
                 throw new IllegalStateException("no REST instance in service for " + NO_INSTANCE_WAIT);
             }
-            sleep(20);
+            Await.sleep(20);
         }
     }
 
@@ -166,15 +168,6 @@ final class RestBalancer implements AutoCloseable {
 
     private static void log(String message) {
         System.out.println(Instant.now() + " balancer: " + message);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override

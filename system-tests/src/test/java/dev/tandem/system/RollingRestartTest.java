@@ -1,5 +1,12 @@
 package dev.tandem.system;
 
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.LocalServices;
+import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.TestDatabase;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,9 +39,9 @@ class RollingRestartTest {
 
     static LocalServers servers;
     static TestDatabase database;
-    static final List<Integer> restPorts = List.of(ServiceProcess.freePort(), ServiceProcess.freePort());
-    static final List<Integer> grpcPorts = List.of(ServiceProcess.freePort(), ServiceProcess.freePort());
-    static final List<Integer> managementPorts = List.of(ServiceProcess.freePort(), ServiceProcess.freePort());
+    static final List<Integer> restPorts = List.of(FreePort.pick(), FreePort.pick());
+    static final List<Integer> grpcPorts = List.of(FreePort.pick(), FreePort.pick());
+    static final List<Integer> managementPorts = List.of(FreePort.pick(), FreePort.pick());
     static final ServiceProcess[] rest = new ServiceProcess[2];
     static final ServiceProcess[] grpc = new ServiceProcess[2];
     static final ExecutorService starter = Executors.newFixedThreadPool(3);

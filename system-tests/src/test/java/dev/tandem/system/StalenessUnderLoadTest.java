@@ -1,6 +1,10 @@
 package dev.tandem.system;
 
 import dev.tandem.proto.v1.Group;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.LocalServices;
+import dev.tandem.testsupport.ServiceProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,9 +47,9 @@ class StalenessUnderLoadTest {
     private static final long GROUP = 1;
 
     static LocalServers servers;
-    static final int restPort = ServiceProcess.freePort();
-    static final int grpcPort = ServiceProcess.freePort();
-    static final int grpcManagementPort = ServiceProcess.freePort();
+    static final int restPort = FreePort.pick();
+    static final int grpcPort = FreePort.pick();
+    static final int grpcManagementPort = FreePort.pick();
     static ServiceProcess rest;
     static ServiceProcess grpc;
 

@@ -2,6 +2,7 @@ package dev.tandem.system;
 
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.User;
+import dev.tandem.testsupport.TestDatabase;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -10,6 +10,12 @@ import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.GroupSummary;
 import dev.tandem.proto.v1.ListGroupsRequest;
 import dev.tandem.proto.v1.UpdateGroupRequest;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.LocalServices;
+import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -96,7 +102,7 @@ class ThreeInstancesCoherenceTest {
     static final List<Node> nodes = new ArrayList<>();
 
     private static List<Integer> ports() {
-        return IntStream.range(0, INSTANCES).mapToObj(i -> ServiceProcess.freePort()).toList();
+        return IntStream.range(0, INSTANCES).mapToObj(i -> FreePort.pick()).toList();
     }
 
     @BeforeAll

@@ -1,5 +1,8 @@
 package dev.tandem.system;
 
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.ServiceProcess;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -20,13 +23,13 @@ class TlsStartupSystemTest {
     @ParameterizedTest
     @CsvSource({"rest-service, tandem.rest.jar", "grpc-service, tandem.grpc.jar"})
     void tlsOnWithAMissingCertificateStopsStartUpWithAClearMessage(String service, String jarProperty) throws Exception {
-        int port = ServiceProcess.freePort();
+        int port = FreePort.pick();
         Map<String, String> env = Map.of(
                 "TANDEM_TLS_ENABLED", "true",
                 "TANDEM_TLS_CERTIFICATE", "/nonexistent/tandem-tls/tandem.crt",
                 "TANDEM_TLS_PRIVATE_KEY", "/nonexistent/tandem-tls/tandem.key",
                 "SERVER_PORT", String.valueOf(port),
-                "SPRING_GRPC_SERVER_PORT", String.valueOf(ServiceProcess.freePort()));
+                "SPRING_GRPC_SERVER_PORT", String.valueOf(FreePort.pick()));
         String name = service + "-tls-missing";
 
         assertThatThrownBy(() -> ServiceProcess.start(name, jarProperty, port, env).close())

@@ -20,6 +20,8 @@ import dev.tandem.proto.v1.RateGroupRequest;
 import dev.tandem.proto.v1.ScheduleSessionRequest;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.ServiceProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -55,9 +57,9 @@ class WireParityTest {
 
     @BeforeAll
     static void startBothServices() {
-        int restPort = ServiceProcess.freePort();
-        int grpcPort = ServiceProcess.freePort();
-        int grpcManagementPort = ServiceProcess.freePort();
+        int restPort = FreePort.pick();
+        int grpcPort = FreePort.pick();
+        int grpcManagementPort = FreePort.pick();
         // The REST process seeds the database and migrates it first, so the gRPC process starts on a ready schema.
         restService = ServiceProcess.start("rest-service", "tandem.rest.jar", restPort, Map.of(
                 "SERVER_PORT", String.valueOf(restPort),

@@ -4,6 +4,12 @@ import com.google.protobuf.FieldMask;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.UpdateGroupRequest;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.LocalServices;
+import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.StallingProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,9 +42,9 @@ class WriterKilledAfterCommitTest {
 
     static LocalServers servers;
     static StallingProxy writersRedis;
-    static final int restPort = ServiceProcess.freePort();
-    static final int grpcPort = ServiceProcess.freePort();
-    static final int grpcManagementPort = ServiceProcess.freePort();
+    static final int restPort = FreePort.pick();
+    static final int grpcPort = FreePort.pick();
+    static final int grpcManagementPort = FreePort.pick();
     static ServiceProcess writer;
     static ServiceProcess reader;
 

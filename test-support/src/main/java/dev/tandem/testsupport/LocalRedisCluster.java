@@ -1,15 +1,12 @@
-package dev.tandem.cache;
+package dev.tandem.testsupport;
 
-import dev.tandem.testsupport.LocalProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -20,7 +17,7 @@ import java.util.stream.Collectors;
  * persistence), so {@link #close()} — and, should the JVM exit first, a shutdown hook — stops every
  * one of them.
  */
-final class LocalRedisCluster implements AutoCloseable {
+public final class LocalRedisCluster implements AutoCloseable {
 
     /** Short, so that a killed master is failed over within seconds (Redis' default is 15 s). */
     private static final Duration NODE_TIMEOUT = Duration.ofMillis(1000);
@@ -28,8 +25,7 @@ final class LocalRedisCluster implements AutoCloseable {
     private final Path dir;
     private final List<Integer> ports;
     private final int masters;
-    private final Map<Integer, Process> nodes = new LinkedHashMap<>();
-    private final Thread shutdownHook = new Thread(this::stopAll);
+    private final ProcessGroup nodes = new ProcessGroup();
 
     private LocalRedisCluster(Path dir, List<Integer> ports, int masters) {
         this.dir = dir;
@@ -41,13 +37,12 @@ final class LocalRedisCluster implements AutoCloseable {
      * Starts {@code masters} masters and as many replicas on the ports from {@code firstPort} (the
      * cluster bus on port + 10000) and waits until the cluster is formed and every node says ok.
      */
-    static LocalRedisCluster start(String name, int firstPort, int masters) {
+    public static LocalRedisCluster start(String name, int firstPort, int masters) {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < masters * 2; i++) {
             ports.add(firstPort + i);
         }
         LocalRedisCluster cluster = new LocalRedisCluster(LocalProcesses.runDir().resolve(name), ports, masters);
-        Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         try {
             cluster.create();
             return cluster;
@@ -67,7 +62,7 @@ final class LocalRedisCluster implements AutoCloseable {
             startNode(port);
         }
         for (int port : ports) {
-            if (!Servers.await(Duration.ofSeconds(10), () -> ping(port))) {
+            if (!Await.within(Duration.ofSeconds(10), () -> ping(port))) {
                 throw new AssertionError("redis-server on " + port + " did not start: " + log(port));
             }
         }
@@ -91,7 +86,7 @@ final class LocalRedisCluster implements AutoCloseable {
                     "--save", "", "--appendonly", "no",
                     "--logfile", nodeDir.resolve("redis.log").toString())
                     .redirectErrorStream(true).redirectOutput(nodeDir.resolve("stdout.log").toFile()).start();
-            nodes.put(port, p);
+            nodes.add(port, p);
         } catch (IOException e) {
             throw new AssertionError("could not start redis-server on " + port, e);
         }
@@ -101,8 +96,8 @@ final class LocalRedisCluster implements AutoCloseable {
      * Waits until every running node reports cluster_state:ok and redis-cli finds all slots covered
      * and every node agreeing on them.
      */
-    void awaitHealthy(Duration timeout) {
-        boolean ok = Servers.await(timeout, () -> {
+    public void awaitHealthy(Duration timeout) {
+        boolean ok = Await.within(timeout, () -> {
             for (int port : runningPorts()) {
                 if (!cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
                     return false;
@@ -125,12 +120,12 @@ final class LocalRedisCluster implements AutoCloseable {
     }
 
     /** spring.data.redis.cluster.nodes: the masters it was created with (the rest is discovered). */
-    String nodesProperty() {
+    public String nodesProperty() {
         return ports.subList(0, masters).stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     }
 
     /** The port of the master that serves {@code key}'s slot now. */
-    int masterOf(String key) {
+    public int masterOf(String key) {
         int any = runningPorts().getFirst();
         long slot = Long.parseLong(cli(any, "CLUSTER", "KEYSLOT", key).trim());
         for (String line : cli(any, "CLUSTER", "NODES").split("\n")) {
@@ -154,12 +149,12 @@ final class LocalRedisCluster implements AutoCloseable {
     }
 
     /** Whether the node on {@code port} is a master. */
-    boolean isMaster(int port) {
+    public boolean isMaster(int port) {
         return cli(port, "ROLE").startsWith("master");
     }
 
     /** SIGKILL: the node vanishes without a word, as a crashed machine would. */
-    void kill(int port) {
+    public void kill(int port) {
         Process p = nodes.remove(port);
         if (p != null) {
             p.destroyForcibly();
@@ -172,18 +167,18 @@ final class LocalRedisCluster implements AutoCloseable {
     }
 
     /** Starts a killed node again with its cluster configuration (and no data). */
-    void restart(int port) {
+    public void restart(int port) {
         startNode(port);
-        if (!Servers.await(Duration.ofSeconds(10), () -> ping(port))) {
+        if (!Await.within(Duration.ofSeconds(10), () -> ping(port))) {
             throw new AssertionError("redis-server on " + port + " did not restart: " + log(port));
         }
     }
 
-    List<Integer> runningPorts() {
-        return List.copyOf(nodes.keySet());
+    public List<Integer> runningPorts() {
+        return nodes.ports();
     }
 
-    static boolean ping(int port) {
+    public static boolean ping(int port) {
         try {
             return run(Duration.ofSeconds(5), List.of("redis-cli", "-p", Integer.toString(port), "PING")).contains("PONG");
         } catch (AssertionError e) {
@@ -192,14 +187,14 @@ final class LocalRedisCluster implements AutoCloseable {
     }
 
     /** One redis-cli command against the node on {@code port}; its output. */
-    static String cli(int port, String... args) {
+    public static String cli(int port, String... args) {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
         command.addAll(List.of(args));
         return run(Duration.ofSeconds(10), command);
     }
 
     /** Like {@link #cli}, but "" when the node does not answer (while it starts or fails over). */
-    static String cliOrEmpty(int port, String... args) {
+    public static String cliOrEmpty(int port, String... args) {
         try {
             return cli(port, args);
         } catch (AssertionError e) {
@@ -238,16 +233,6 @@ final class LocalRedisCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        stopAll();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // Already shutting down: the hook is running this.
-        }
-    }
-
-    private synchronized void stopAll() {
-        LocalProcesses.stopAll(nodes.values());
-        nodes.clear();
+        nodes.close();
     }
 }

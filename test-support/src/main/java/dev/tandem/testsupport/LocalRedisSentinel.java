@@ -1,14 +1,11 @@
-package dev.tandem.cache;
+package dev.tandem.testsupport;
 
-import dev.tandem.testsupport.LocalProcesses;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -17,16 +14,15 @@ import java.util.stream.Collectors;
  * (data and the sentinels' rewritten configuration under {@code .run/<name>/<port>}), stopped by
  * {@link #close()} or, should the JVM exit first, by a shutdown hook.
  */
-final class LocalRedisSentinel implements AutoCloseable {
+public final class LocalRedisSentinel implements AutoCloseable {
 
-    static final String MASTER_NAME = "tandem";
+    public static final String MASTER_NAME = "tandem";
 
     private final Path dir;
     private final int masterPort;
     private final int replicaPort;
     private final List<Integer> sentinelPorts;
-    private final Map<Integer, Process> processes = new LinkedHashMap<>();
-    private final Thread shutdownHook = new Thread(this::stopAll);
+    private final ProcessGroup processes = new ProcessGroup();
 
     private LocalRedisSentinel(Path dir, int firstPort) {
         this.dir = dir;
@@ -36,9 +32,8 @@ final class LocalRedisSentinel implements AutoCloseable {
     }
 
     /** Master on {@code firstPort}, its replica on the next port, the sentinels on the three after. */
-    static LocalRedisSentinel start(String name, int firstPort) {
+    public static LocalRedisSentinel start(String name, int firstPort) {
         LocalRedisSentinel deployment = new LocalRedisSentinel(LocalProcesses.runDir().resolve(name), firstPort);
-        Runtime.getRuntime().addShutdownHook(deployment.shutdownHook);
         try {
             deployment.create();
             return deployment;
@@ -63,7 +58,7 @@ final class LocalRedisSentinel implements AutoCloseable {
         for (int port : sentinelPorts) {
             startSentinel(port);
         }
-        boolean ready = Servers.await(Duration.ofSeconds(30), () -> sentinelPorts.stream().allMatch(p -> {
+        boolean ready = Await.within(Duration.ofSeconds(30), () -> sentinelPorts.stream().allMatch(p -> {
             String master = LocalRedisCluster.cliOrEmpty(p, "SENTINEL", "MASTER", MASTER_NAME);
             return master.contains("num-slaves\n1\n") && master.contains("num-other-sentinels\n2\n")
                     && LocalRedisCluster.cliOrEmpty(replicaPort, "INFO", "replication").contains("master_link_status:up");
@@ -108,11 +103,11 @@ final class LocalRedisSentinel implements AutoCloseable {
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(nodeDir.resolve("stdout.log").toFile()).start();
-            processes.put(port, p);
+            processes.add(port, p);
         } catch (IOException e) {
             throw new AssertionError("could not start " + command, e);
         }
-        if (!Servers.await(Duration.ofSeconds(10), () -> LocalRedisCluster.ping(port))) {
+        if (!Await.within(Duration.ofSeconds(10), () -> LocalRedisCluster.ping(port))) {
             throw new AssertionError(String.join(" ", command) + " did not start");
         }
     }
@@ -128,39 +123,29 @@ final class LocalRedisSentinel implements AutoCloseable {
     }
 
     /** spring.data.redis.sentinel.nodes */
-    String sentinelNodesProperty() {
+    public String sentinelNodesProperty() {
         return sentinelPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     }
 
     /** The port of the master the sentinels name now. */
-    int currentMasterPort() {
+    public int currentMasterPort() {
         String[] addr = LocalRedisCluster.cli(sentinelPorts.getFirst(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)
                 .trim().split("\n");
         return Integer.parseInt(addr[addr.length - 1].trim());
     }
 
     /** SENTINEL FAILOVER: the replica is promoted and the old master reconfigured as its replica. */
-    void failover() {
+    public void failover() {
         LocalRedisCluster.cli(sentinelPorts.getFirst(), "SENTINEL", "FAILOVER", MASTER_NAME);
     }
 
     /** Whether the node on {@code port} is a master (ROLE). */
-    static boolean isMaster(int port) {
+    public static boolean isMaster(int port) {
         return LocalRedisCluster.cliOrEmpty(port, "ROLE").startsWith("master");
     }
 
     @Override
     public void close() {
-        stopAll();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // Already shutting down: the hook is running this.
-        }
-    }
-
-    private synchronized void stopAll() {
-        LocalProcesses.stopAll(processes.values());
-        processes.clear();
+        processes.close();
     }
 }

@@ -1,48 +1,93 @@
-package dev.tandem.system;
+package dev.tandem.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A pair of project-local servers (MariaDB and Redis from {@code scripts/servers.sh}) of a test's
- * own: their own run directory under {@code .run/} and their own loopback ports, so an outage test
- * can stop and restart them without disturbing the servers every other test uses (13306, 16379).
- * They are the same binaries and the same start/stop script as {@code make test}'s.
+ * A pair of project-local servers (MariaDB and Redis from {@code scripts/servers.sh}), driven as an
+ * operator would drive them. {@link #shared()} is the pair every test uses ({@code .run/}, ports
+ * 13306 and 16379 unless {@code TANDEM_DB_PORT} / {@code SPRING_DATA_REDIS_PORT} move them);
+ * {@link #LocalServers(String, int, int)} is a pair of a test's own, with its own run directory
+ * under {@code .run/} and its own ports, so an outage test can stop and restart them without
+ * disturbing the others. Either way the same binaries and the same script as {@code make test}'s.
  */
-final class LocalServers implements AutoCloseable {
+public final class LocalServers implements AutoCloseable {
+
+    private static final LocalServers SHARED = new LocalServers(LocalProcesses.runDir(),
+            port("TANDEM_DB_PORT", 13306), port("SPRING_DATA_REDIS_PORT", 16379));
 
     private final Path root;
     private final Path runDir;
-    final int mariadbPort;
-    final int redisPort;
+    public final int mariadbPort;
+    public final int redisPort;
+    /** Servers a test stopped and has not started again, for {@link #startStopped()}. */
+    private final Set<String> stopped = ConcurrentHashMap.newKeySet();
 
     /** {@code name} picks the run directory, {@code .run/<name>}. Nothing is started yet. */
-    LocalServers(String name, int mariadbPort, int redisPort) {
-        this.root = projectRoot();
-        this.runDir = root.resolve(".run").resolve(name);
+    public LocalServers(String name, int mariadbPort, int redisPort) {
+        this(LocalProcesses.runDir().resolve(name), mariadbPort, redisPort);
+    }
+
+    private LocalServers(Path runDir, int mariadbPort, int redisPort) {
+        this.root = LocalProcesses.projectRoot();
+        this.runDir = runDir;
         this.mariadbPort = mariadbPort;
         this.redisPort = redisPort;
     }
 
-    void start() {
+    /** The servers {@code make test} started, which every test uses. */
+    public static LocalServers shared() {
+        return SHARED;
+    }
+
+    /**
+     * Whether this checkout's scripts/servers.sh runs {@code server} ("mariadb" or "redis"). Only
+     * then may a test stop and restart it: a server started by something else (another checkout,
+     * a system service) must be left alone, and a test that needs to stop it fails saying so.
+     */
+    public boolean runs(String server) {
+        return servers("status", server).exit() == 0;
+    }
+
+    /** Fails the calling test, with the reason, unless this checkout's script runs {@code server}. */
+    public void requireOwn(String server) {
+        if (!runs(server)) {
+            throw new AssertionError(server + " on " + (server.equals("redis") ? redisPort : mariadbPort)
+                    + " was not started by this checkout's scripts/servers.sh, so this test may not stop it;"
+                    + " stop whatever runs there and run scripts/servers.sh start (make test does)");
+        }
+    }
+
+    public void start() {
         run("start", "all");
     }
 
-    void start(String server) {
+    public void start(String server) {
         run("start", server);
+        stopped.remove(server);
     }
 
     /** Stops {@code server} ("mariadb" or "redis") and waits until its process has exited. */
-    void stop(String server) {
+    public void stop(String server) {
+        stopped.add(server);
         run("stop", server);
     }
 
+    /** After a test: starts again what it stopped and did not get to start. */
+    public void startStopped() {
+        for (String server : List.copyOf(stopped)) {
+            start(server);
+        }
+    }
     /** Runs redis-cli against this Redis and returns what it printed. */
-    String redisCli(String... args) {
+    public String redisCli(String... args) {
         List<String> command = new java.util.ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(redisPort)));
         command.addAll(List.of(args));
         try {
@@ -62,7 +107,7 @@ final class LocalServers implements AutoCloseable {
     }
 
     /** Environment variables that point a service jar at these servers. */
-    java.util.Map<String, String> serviceEnvironment() {
+    public java.util.Map<String, String> serviceEnvironment() {
         return java.util.Map.of(
                 "TANDEM_DB_PORT", String.valueOf(mariadbPort),
                 "SPRING_DATA_REDIS_PORT", String.valueOf(redisPort));
@@ -74,18 +119,32 @@ final class LocalServers implements AutoCloseable {
     }
 
     private void run(String action, String server) {
+        Outcome outcome = servers(action, server);
+        if (outcome.exit() != 0) {
+            throw new IllegalStateException("scripts/servers.sh " + action + " " + server + " failed:\n" + outcome.output());
+        }
+    }
+
+    private record Outcome(int exit, String output) {
+    }
+
+    /** Runs scripts/servers.sh with this pair's run directory and ports, to its end. */
+    private Outcome servers(String action, String server) {
+        // The script's knobs are the services' own variable names, so one environment moves both.
         ProcessBuilder builder = new ProcessBuilder(List.of("bash", root.resolve("scripts/servers.sh").toString(), action, server))
                 .redirectErrorStream(true);
         builder.environment().put("TANDEM_RUN_DIR", runDir.toString());
-        builder.environment().put("TANDEM_MARIADB_PORT", String.valueOf(mariadbPort));
-        builder.environment().put("TANDEM_REDIS_PORT", String.valueOf(redisPort));
+        builder.environment().put("TANDEM_DB_PORT", String.valueOf(mariadbPort));
+        builder.environment().put("SPRING_DATA_REDIS_PORT", String.valueOf(redisPort));
         try {
             Files.createDirectories(runDir);
             Process process = builder.start();
-            String output = new String(process.getInputStream().readAllBytes());
-            if (!process.waitFor(180, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException("scripts/servers.sh " + action + " " + server + " failed:\n" + output);
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(180, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("scripts/servers.sh " + action + " " + server + " did not finish in 180 s:\n" + output);
             }
+            return new Outcome(process.exitValue(), output);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -94,14 +153,8 @@ final class LocalServers implements AutoCloseable {
         }
     }
 
-    private static Path projectRoot() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isRegularFile(dir.resolve("scripts/servers.sh"))) {
-            dir = dir.getParent();
-        }
-        if (dir == null) {
-            throw new IllegalStateException("scripts/servers.sh not found above " + Path.of("").toAbsolutePath());
-        }
-        return dir;
+    private static int port(String variable, int otherwise) {
+        String value = System.getenv(variable);
+        return value == null || value.isBlank() ? otherwise : Integer.parseInt(value.trim());
     }
 }

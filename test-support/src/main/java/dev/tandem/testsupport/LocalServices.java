@@ -1,4 +1,4 @@
-package dev.tandem.system;
+package dev.tandem.testsupport;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,13 +7,13 @@ import java.util.Map;
  * Service jars started as processes against a {@link LocalServers} pair (its MariaDB and Redis
  * ports), configured as {@code make run} configures them: only through environment variables.
  */
-final class LocalServices {
+public final class LocalServices {
 
     private LocalServices() {
     }
 
     /** A REST instance on {@code port}; {@code extra} adds or overrides variables (seeding, cache mode). */
-    static ServiceProcess rest(String name, LocalServers servers, int port, Map<String, String> extra) {
+    public static ServiceProcess rest(String name, LocalServers servers, int port, Map<String, String> extra) {
         Map<String, String> env = new LinkedHashMap<>(servers.serviceEnvironment());
         env.put("SERVER_PORT", String.valueOf(port));
         env.putAll(extra);
@@ -21,7 +21,7 @@ final class LocalServices {
     }
 
     /** A gRPC instance on {@code grpcPort}, its actuator on {@code managementPort}. */
-    static ServiceProcess grpc(String name, LocalServers servers, int grpcPort, int managementPort, Map<String, String> extra) {
+    public static ServiceProcess grpc(String name, LocalServers servers, int grpcPort, int managementPort, Map<String, String> extra) {
         Map<String, String> env = new LinkedHashMap<>(servers.serviceEnvironment());
         env.put("SERVER_PORT", String.valueOf(managementPort));
         env.put("SPRING_GRPC_SERVER_PORT", String.valueOf(grpcPort));
@@ -30,7 +30,7 @@ final class LocalServices {
     }
 
     /** Variables that make a REST instance reset the database to seed scale 1 as it starts. */
-    static Map<String, String> seeding(Map<String, String> extra) {
+    public static Map<String, String> seeding(Map<String, String> extra) {
         Map<String, String> env = new LinkedHashMap<>(extra);
         env.put("TANDEM_SEED_MODE", "reset");
         env.put("TANDEM_SEED_SCALE", "1");

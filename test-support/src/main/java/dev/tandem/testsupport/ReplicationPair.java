@@ -1,6 +1,5 @@
-package dev.tandem.db;
+package dev.tandem.testsupport;
 
-import dev.tandem.testsupport.LocalProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -18,13 +17,13 @@ import java.util.concurrent.TimeUnit;
  * Administration goes through each server's root account over its unix socket; root may write on
  * the read-only replica, the application's user may not.
  */
-final class ReplicationPair implements AutoCloseable {
+public final class ReplicationPair implements AutoCloseable {
 
-    static final int PRIMARY_PORT = 13510;
-    static final int REPLICA_PORT = 13511;
+    public static final int PRIMARY_PORT = 13510;
+    public static final int REPLICA_PORT = 13511;
 
-    final Server primary;
-    final Server replica;
+    public final Server primary;
+    public final Server replica;
 
     private ReplicationPair(Server primary, Server replica) {
         this.primary = primary;
@@ -32,7 +31,7 @@ final class ReplicationPair implements AutoCloseable {
     }
 
     /** Starts both servers and replication; stops whatever it started if that fails. */
-    static ReplicationPair start() {
+    public static ReplicationPair start() {
         Path root = LocalProcesses.projectRoot();
         Server primary = new Server(root, "replica-primary", PRIMARY_PORT,
                 "--log-bin --server-id=1 --binlog-format=ROW");
@@ -56,23 +55,23 @@ final class ReplicationPair implements AutoCloseable {
     }
 
     /** Stops the replica applying what it receives (it keeps receiving): it lags from now on. */
-    void pauseApplying() {
+    public void pauseApplying() {
         replica.sql("STOP SLAVE SQL_THREAD");
     }
 
-    void resumeApplying() {
+    public void resumeApplying() {
         replica.sql("START SLAVE SQL_THREAD");
         awaitRunning();
     }
 
     /** Starts the stopped replica again on its data; replication resumes by itself. */
-    void restartReplica() {
+    public void restartReplica() {
         replica.servers("start");
         awaitRunning();
     }
 
     /** Waits (bounded) until the replica has applied everything the primary has committed. */
-    void awaitCaughtUp() {
+    public void awaitCaughtUp() {
         String position = primary.sql("SELECT @@GLOBAL.gtid_binlog_pos");
         String waited = replica.sql("SELECT MASTER_GTID_WAIT('" + position + "', 60)");
         if (!waited.equals("0")) {
@@ -90,11 +89,11 @@ final class ReplicationPair implements AutoCloseable {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("replication did not start:\n" + status);
             }
-            sleep(100);
+            Await.sleep(100);
         }
     }
 
-    String status() {
+    public String status() {
         return replica.vertical("SHOW SLAVE STATUS");
     }
 
@@ -114,8 +113,8 @@ final class ReplicationPair implements AutoCloseable {
     }
 
     /** One scripts/servers.sh MariaDB, on its own port and run directory. */
-    static final class Server {
-        final int port;
+    public static final class Server {
+        public final int port;
         private final Path root;
         private final Path runDir;
         private final String extraArgs;
@@ -127,32 +126,32 @@ final class ReplicationPair implements AutoCloseable {
             this.extraArgs = extraArgs;
         }
 
-        void start() {
+        public void start() {
             servers("stop"); // one left running by an aborted run, before its data goes
             LocalProcesses.deleteRecursively(runDir);
             servers("start");
         }
 
         /** Stops the server; with {@code dropData}, its data too (100+ MB), keeping the log. */
-        void stop(boolean dropData) {
+        public void stop(boolean dropData) {
             servers("stop");
             if (dropData) {
                 LocalProcesses.deleteRecursively(runDir.resolve("mariadb/data"));
             }
         }
 
-        void stop() {
+        public void stop() {
             stop(false);
         }
 
         /** Runs {@code statements} as root; the output without column names, tab-separated, trimmed. */
-        String sql(String statements) {
+        public String sql(String statements) {
             return run(List.of("mariadb", "--no-defaults", "--protocol=socket",
                     "--socket=" + runDir.resolve("mariadb/mariadb.sock"), "-uroot", "-N", "-B", "-e", statements), Map.of());
         }
 
         /** Runs one statement as root; its rows as "Column: value" lines. */
-        String vertical(String statement) {
+        public String vertical(String statement) {
             return run(List.of("mariadb", "--no-defaults", "--protocol=socket",
                     "--socket=" + runDir.resolve("mariadb/mariadb.sock"), "-uroot", "-E", "-e", statement), Map.of());
         }
@@ -160,7 +159,7 @@ final class ReplicationPair implements AutoCloseable {
         private void servers(String action) {
             run(List.of(root.resolve("scripts/servers.sh").toString(), action, "mariadb"), Map.of(
                     "TANDEM_RUN_DIR", runDir.toString(),
-                    "TANDEM_MARIADB_PORT", String.valueOf(port),
+                    "TANDEM_DB_PORT", String.valueOf(port),
                     "TANDEM_MARIADB_EXTRA_ARGS", extraArgs));
         }
 
@@ -181,15 +180,6 @@ final class ReplicationPair implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new AssertionError(e);
             }
-        }
-    }
-
-    static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 }

@@ -80,11 +80,11 @@ public final class RowLock implements AutoCloseable {
 
     /** Releases the lock (rollback: the test changed nothing) and closes the connection. */
     @Override
-    public void close() throws SQLException {
-        try {
+    public void close() {
+        try (connection) {
             connection.rollback();
-        } finally {
-            connection.close();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot release the row lock", e);
         }
     }
 }

@@ -1,8 +1,7 @@
-package dev.tandem.system;
+package dev.tandem.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * configured only through environment variables. Its output goes to a log file under
  * target/service-logs so a failing test can be diagnosed.
  */
-final class ServiceProcess implements AutoCloseable {
+public final class ServiceProcess implements AutoCloseable {
 
     /**
      * A bound on one start, not a speed: one JVM starts in ~20 s here, but five or six started at
@@ -47,7 +46,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Starts {@code jar} with {@code env} and waits until its actuator health on {@code healthPort} is UP. */
-    static ServiceProcess start(String name, String jarProperty, int healthPort, Map<String, String> env) {
+    public static ServiceProcess start(String name, String jarProperty, int healthPort, Map<String, String> env) {
         Path jar = Path.of(System.getProperty(jarProperty, "missing"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(name + " jar not found at " + jar
@@ -77,14 +76,6 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     private void awaitHealthy() {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/actuator/health"))
@@ -105,19 +96,19 @@ final class ServiceProcess implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-            sleep(250);
+            Await.sleep(250);
         }
         close();
         throw new IllegalStateException(name + " was not healthy within " + START_TIMEOUT + "; see " + log);
     }
 
     /** Sends SIGTERM, as an orchestrator does to stop an instance, and returns at once. */
-    void terminate() {
+    public void terminate() {
         process.destroy();
     }
 
     /** Waits for the process to exit and returns its status; fails when it is still running after {@code timeout}. */
-    int awaitExit(Duration timeout) {
+    public int awaitExit(Duration timeout) {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(name + " still running " + timeout + " after it was asked to stop; see " + log);
@@ -130,16 +121,16 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** SIGKILL, as a crash or the OOM killer would: no shutdown hook, nothing finished. Waits for the exit. */
-    void kill() {
+    public void kill() {
         process.destroyForcibly();
         awaitExit(Duration.ofSeconds(30));
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
@@ -151,14 +142,6 @@ final class ServiceProcess implements AutoCloseable {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,4 +1,4 @@
-package dev.tandem.system;
+package dev.tandem.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * either direction (the bytes wait, as on a network path that has stopped delivering), so that
  * client alone loses the server while every other client keeps it.
  */
-final class StallingProxy implements AutoCloseable {
+public final class StallingProxy implements AutoCloseable {
 
     private final ServerSocket listener;
     private final int targetPort;
@@ -23,21 +23,21 @@ final class StallingProxy implements AutoCloseable {
     private volatile boolean stalled;
     private volatile boolean closed;
 
-    StallingProxy(int targetPort) throws IOException {
+    public StallingProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofPlatform().daemon().name("stalling-proxy-accept").start(this::accept);
     }
 
-    int port() {
+    public int port() {
         return listener.getLocalPort();
     }
 
-    void stall() {
+    public void stall() {
         stalled = true;
     }
 
-    void resume() {
+    public void resume() {
         stalled = false;
     }
 

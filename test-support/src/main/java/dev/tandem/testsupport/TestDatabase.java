@@ -1,4 +1,4 @@
-package dev.tandem.system;
+package dev.tandem.testsupport;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -12,30 +12,33 @@ import java.util.List;
  * The test's own JDBC view of the database the service processes use: to check what a write left
  * behind, and to hold row locks that keep a request in flight. Plain JDBC, its own connections.
  */
-final class TestDatabase {
+public final class TestDatabase {
+
+    private static final String USER = "tandem";
+    private static final String PASSWORD = "tandem";
 
     private final String url;
 
-    TestDatabase(int port, String name) {
+    public TestDatabase(int port, String name) {
         this.url = "jdbc:mysql://127.0.0.1:" + port + "/" + name
                 + "?connectionTimeZone=UTC&useSSL=false&allowPublicKeyRetrieval=true&connectTimeout=5000";
     }
 
     /** The database of the services that {@link ServiceProcess} starts, on {@code servers}. */
-    static TestDatabase of(LocalServers servers) {
+    public static TestDatabase of(LocalServers servers) {
         return new TestDatabase(servers.mariadbPort, System.getProperty("tandem.test.db-name", "tandem_test_system"));
     }
 
-    Connection connect() {
+    public Connection connect() {
         try {
-            return DriverManager.getConnection(url, "tandem", "tandem");
+            return DriverManager.getConnection(url, USER, PASSWORD);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot connect to " + url, e);
         }
     }
 
     /** The first column of every row of {@code sql}, as strings. */
-    List<String> column(String sql, Object... parameters) {
+    public List<String> column(String sql, Object... parameters) {
         try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {
                 statement.setObject(i + 1, parameters[i]);
@@ -53,7 +56,7 @@ final class TestDatabase {
     }
 
     /** The one value of {@code sql} (first column of the one row), or null when there is no row. */
-    String value(String sql, Object... parameters) {
+    public String value(String sql, Object... parameters) {
         List<String> values = column(sql, parameters);
         if (values.size() > 1) {
             throw new IllegalStateException(sql + " returned " + values.size() + " rows");
@@ -65,21 +68,10 @@ final class TestDatabase {
      * A transaction that holds the row lock of group {@code groupId} ({@code SELECT ... FOR
      * UPDATE}) until it is closed: a write of that group waits on it, and so stays in flight.
      */
-    RowLock lockGroup(long groupId) {
-        Connection connection = connect();
+    public RowLock lockGroup(long groupId) {
         try {
-            connection.setAutoCommit(false);
-            try (PreparedStatement lock = connection.prepareStatement("SELECT id FROM study_groups WHERE id = ? FOR UPDATE")) {
-                lock.setLong(1, groupId);
-                lock.executeQuery().close();
-            }
-            return new RowLock(connection);
+            return RowLock.studyGroup(url, USER, PASSWORD, groupId);
         } catch (SQLException e) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // already failing
-            }
             throw new IllegalStateException("cannot lock group " + groupId, e);
         }
     }
@@ -89,26 +81,8 @@ final class TestDatabase {
      * {@code select ... for update}), which, while the test holds the lock, means it waits on it.
      * The tandem user sees its own connections in the process list without extra privileges.
      */
-    boolean someoneWaitsForGroupLock() {
+    public boolean someoneWaitsForGroupLock() {
         return Integer.parseInt(value("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()"
                 + " AND COMMAND = 'Query' AND LOWER(INFO) LIKE '%from study_groups%for update%'")) > 0;
-    }
-
-    /** A held row lock; closing it rolls its transaction back, which releases the lock. */
-    static final class RowLock implements AutoCloseable {
-        private final Connection connection;
-
-        private RowLock(Connection connection) {
-            this.connection = connection;
-        }
-
-        @Override
-        public void close() {
-            try (connection) {
-                connection.rollback();
-            } catch (SQLException e) {
-                throw new IllegalStateException("cannot release the row lock", e);
-            }
-        }
     }
 }
