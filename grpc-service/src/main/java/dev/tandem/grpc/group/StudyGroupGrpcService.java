@@ -2,6 +2,7 @@ package dev.tandem.grpc.group;
 
 import com.google.protobuf.Empty;
 import dev.tandem.cache.PerEntry;
+import dev.tandem.config.ProtoValues;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupPage;
@@ -13,7 +14,6 @@ import dev.tandem.group.NewGroup;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
 import dev.tandem.grpc.server.MalformedRequests;
-import dev.tandem.grpc.support.ProtoTime;
 import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.CreateUserRequest;
 import dev.tandem.proto.v1.DeleteGroupRequest;
@@ -124,7 +124,7 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
     public void scheduleSession(ScheduleSessionRequest request, StreamObserver<StudySession> responses) {
         // An unset start_time becomes null, so the domain names start_time as missing.
         NewSession command = new NewSession(request.getGroupId(), request.getTopic(),
-                ProtoTime.instantOrNull(request.hasStartTime(), request.getStartTime(), "start_time"),
+                ProtoValues.instantOrNull(request.hasStartTime(), request.getStartTime(), "start_time"),
                 request.getDurationMinutes(), request.getLocation());
         reply(responses, GroupProto.session(groups.schedule(command)));
     }

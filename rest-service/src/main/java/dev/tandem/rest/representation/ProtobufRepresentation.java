@@ -3,6 +3,7 @@ package dev.tandem.rest.representation;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import dev.tandem.config.ProtoValues;
 import org.springframework.http.HttpInputMessage;
 import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
@@ -76,6 +77,22 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
             throw new HttpMessageNotReadableException("the request body is not a valid protobuf encoding of "
                     + prototype.getDescriptorForType().getFullName() + ": " + e.getMessage(), e, input);
         }
+        return asJsonBody(message, type);
+    }
+
+    /**
+     * The body of {@code type} that the empty message means. An empty protobuf body is a message
+     * with every field at its default (protobuf encodes that as zero bytes), not a missing body:
+     * the request is validated like any other and its missing fields are named, as on gRPC.
+     * Spring hands an empty body to {@link EmptyProtobufBodies} instead of this converter.
+     */
+    Object emptyMessage(Class<?> type) throws IOException {
+        return asJsonBody(requests.get(type), type);
+    }
+
+    private Object asJsonBody(Message message, Class<?> type) throws IOException {
+        // An out-of-range time would fail inside JSON.print as an internal error: name its field instead.
+        ProtoValues.checkTimestamps(message);
         return mapper.readValue(JSON.print(message), type);
     }
 

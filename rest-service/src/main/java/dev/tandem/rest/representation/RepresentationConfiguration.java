@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * Joins every feature's {@link Representations}: their views' {@link WireForms}, written by the JSON
  * and protobuf representations among the server's message converters (ahead of Jackson's), and the
- * conditional GETs of the views that declare an entity tag.
+ * conditional GETs of the views that declare an entity tag, and the reading of an empty protobuf body.
  */
 @Configuration(proxyBeanMethods = false)
 class RepresentationConfiguration {
@@ -26,13 +26,22 @@ class RepresentationConfiguration {
     }
 
     @Bean
-    ServerHttpMessageConvertersCustomizer representations(ObjectProvider<Representations> features,
-                                                          WireForms forms, JsonMapper mapper) {
+    ProtobufRepresentation protobufRepresentation(ObjectProvider<Representations> features, WireForms forms,
+                                                  JsonMapper mapper) {
         Map<Class<?>, Message> requests = new HashMap<>();
         features.orderedStream().forEach(feature -> requests.putAll(feature.requests));
+        return new ProtobufRepresentation(forms, requests, mapper);
+    }
+
+    @Bean
+    ServerHttpMessageConvertersCustomizer representations(WireForms forms, ProtobufRepresentation protobuf) {
         JsonRepresentation json = new JsonRepresentation(forms);
-        ProtobufRepresentation protobuf = new ProtobufRepresentation(forms, requests, mapper);
         return converters -> converters.addCustomConverter(json).addCustomConverter(protobuf);
+    }
+
+    @Bean
+    EmptyProtobufBodies emptyProtobufBodies(ProtobufRepresentation protobuf) {
+        return new EmptyProtobufBodies(protobuf);
     }
 
     @Bean
