@@ -5,6 +5,8 @@ import com.google.protobuf.Empty;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.rpc.BadRequest;
 import com.google.rpc.Code;
+import com.google.rpc.ErrorInfo;
+import com.google.rpc.ResourceInfo;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.CreateUserRequest;
@@ -38,6 +40,7 @@ import io.grpc.stub.MetadataUtils;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -67,21 +70,57 @@ final class GrpcWire implements Wire, AutoCloseable {
         try {
             return rpc.get();
         } catch (StatusRuntimeException e) {
-            com.google.rpc.Status status = StatusProto.fromThrowable(e);
-            List<String> fields = new ArrayList<>();
-            if (status != null) {
-                for (Any detail : status.getDetailsList()) {
-                    if (detail.is(BadRequest.class)) {
-                        try {
-                            detail.unpack(BadRequest.class).getFieldViolationsList().forEach(v -> fields.add(v.getField()));
-                        } catch (InvalidProtocolBufferException bad) {
-                            throw new AssertionError("undecodable BadRequest detail", bad);
-                        }
+            throw failure(e);
+        }
+    }
+
+    /** The codes the API reports for what a request asks (rather than for outages). */
+    private static final Set<String> API_CODES = Set.of("INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS",
+            "FAILED_PRECONDITION", "ABORTED");
+
+    /**
+     * The failure as a client library decodes it from the trailers. Every failure of API_CODES
+     * carries a google.rpc.Status with a message and an ErrorInfo whose reason is the code's name
+     * in the tandem.dev domain; BadRequest names the fields, ResourceInfo the resource.
+     */
+    private static Failure failure(StatusRuntimeException e) {
+        com.google.rpc.Status status = StatusProto.fromThrowable(e);
+        if (status == null) {
+            return new Failure(e.getStatus().getCode().name(), List.of(), null, null, e.getStatus().getDescription());
+        }
+        String code = Code.forNumber(status.getCode()).name();
+        List<String> fields = new ArrayList<>();
+        ResourceInfo resource = null;
+        ErrorInfo errorInfo = null;
+        try {
+            for (Any detail : status.getDetailsList()) {
+                if (detail.is(BadRequest.class)) {
+                    for (BadRequest.FieldViolation violation : detail.unpack(BadRequest.class).getFieldViolationsList()) {
+                        check(!violation.getDescription().isBlank(), "a violation of " + violation.getField() + " without description", e);
+                        fields.add(violation.getField());
                     }
+                } else if (detail.is(ResourceInfo.class)) {
+                    resource = detail.unpack(ResourceInfo.class);
+                } else if (detail.is(ErrorInfo.class)) {
+                    errorInfo = detail.unpack(ErrorInfo.class);
                 }
             }
-            String code = status != null ? Code.forNumber(status.getCode()).name() : e.getStatus().getCode().name();
-            throw new Failure(code, fields, e.getStatus().getDescription());
+        } catch (InvalidProtocolBufferException bad) {
+            throw new AssertionError("undecodable status detail", bad);
+        }
+        check(code.equals(e.getStatus().getCode().name()), "google.rpc.Status code " + code + " under status " + e.getStatus(), e);
+        if (API_CODES.contains(code)) {
+            check(!status.getMessage().isBlank(), "a status without message", e);
+            check(errorInfo != null && errorInfo.getReason().equals(code) && errorInfo.getDomain().equals("tandem.dev"),
+                    "ErrorInfo " + errorInfo + " for " + code, e);
+        }
+        return new Failure(code, fields, resource == null ? null : resource.getResourceType(),
+                resource == null ? null : resource.getResourceName(), status.getMessage());
+    }
+
+    private static void check(boolean condition, String what, StatusRuntimeException e) {
+        if (!condition) {
+            throw new AssertionError("gRPC failure malformed: " + what, e);
         }
     }
 

@@ -40,6 +40,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The REST wire, driven as a REST client would drive it from the API's google.api.http mapping, in
@@ -208,6 +209,15 @@ final class RestWire implements Wire {
         }
     }
 
+    /** The HTTP status each gRPC code the API reports is answered with (RestErrors' mapping). */
+    private static final Map<String, Integer> HTTP_STATUS = Map.of(
+            "INVALID_ARGUMENT", 400, "NOT_FOUND", 404, "ALREADY_EXISTS", 409, "FAILED_PRECONDITION", 409, "ABORTED", 409);
+
+    /**
+     * The problem+json answer as a failure. Every problem has the HTTP status of its code (in the
+     * status line and in {@code status}), a title and a detail, and a description for each field
+     * violation (checked for the codes of HTTP_STATUS); {@code resource} names the resource to blame.
+     */
     private static Failure failure(int status, String type, String body) throws InvalidProtocolBufferException {
         if (!type.startsWith("application/problem+json")) {
             throw new AssertionError("error " + status + " is not problem+json but '" + type + "': " + body);
@@ -217,10 +227,28 @@ final class RestWire implements Wire {
         List<String> fields = new ArrayList<>();
         Value violations = problem.getFieldsOrDefault("fieldViolations", Value.getDefaultInstance());
         for (Value violation : violations.getListValue().getValuesList()) {
-            fields.add(violation.getStructValue().getFieldsOrThrow("field").getStringValue());
+            Struct fieldViolation = violation.getStructValue();
+            fields.add(fieldViolation.getFieldsOrThrow("field").getStringValue());
+            problemCheck(!fieldViolation.getFieldsOrDefault("description", Value.getDefaultInstance()).getStringValue().isBlank(),
+                    "a field violation without description", body);
         }
         String code = problem.getFieldsOrThrow("code").getStringValue();
-        return new Failure(code, fields, body);
+        if (HTTP_STATUS.containsKey(code)) {
+            problemCheck(HTTP_STATUS.get(code) == status, code + " answered with HTTP " + status, body);
+            problemCheck(problem.getFieldsOrDefault("status", Value.getDefaultInstance()).getNumberValue() == status,
+                    "status member is not " + status, body);
+            problemCheck(!problem.getFieldsOrDefault("title", Value.getDefaultInstance()).getStringValue().isBlank(), "no title", body);
+            problemCheck(!problem.getFieldsOrDefault("detail", Value.getDefaultInstance()).getStringValue().isBlank(), "no detail", body);
+        }
+        Struct resource = problem.getFieldsOrDefault("resource", Value.getDefaultInstance()).getStructValue();
+        return new Failure(code, fields, resource.getFieldsCount() == 0 ? null : resource.getFieldsOrThrow("type").getStringValue(),
+                resource.getFieldsCount() == 0 ? null : resource.getFieldsOrThrow("name").getStringValue(), body);
+    }
+
+    private static void problemCheck(boolean condition, String what, String body) {
+        if (!condition) {
+            throw new AssertionError("problem+json malformed: " + what + ": " + body);
+        }
     }
 
     private static String encode(String value) {

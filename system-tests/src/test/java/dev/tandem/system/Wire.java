@@ -24,6 +24,7 @@ import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * StudyGroupService (and the bench's hello-world, HelloService) as a client sees it, whichever wire carries it. The same request object goes
@@ -59,30 +60,39 @@ interface Wire {
 
     HelloResponse hello(HelloRequest request);
 
-    /** A failed call, reduced to what both wires must agree on: the status name and the fields named. */
+    /**
+     * A failed call, reduced to what both wires must agree on: the status name, the fields named and
+     * the resource to blame (google.rpc.ResourceInfo's type and name; REST problem {@code resource}),
+     * null where the service names none.
+     */
     final class Failure extends RuntimeException {
         final String code;
         final List<String> fields;
+        final String resourceType;
+        final String resourceName;
 
-        Failure(String code, List<String> fields, String detail) {
-            super(code + " " + fields + ": " + detail);
+        Failure(String code, List<String> fields, String resourceType, String resourceName, String detail) {
+            super(code + " " + fields + " " + resourceType + "/" + resourceName + ": " + detail);
             this.code = code;
             this.fields = fields.stream().sorted().toList();
+            this.resourceType = resourceType;
+            this.resourceName = resourceName;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Failure other && other.code.equals(code) && other.fields.equals(fields);
+            return o instanceof Failure other && other.code.equals(code) && other.fields.equals(fields)
+                    && Objects.equals(other.resourceType, resourceType) && Objects.equals(other.resourceName, resourceName);
         }
 
         @Override
         public int hashCode() {
-            return code.hashCode() * 31 + fields.hashCode();
+            return Objects.hash(code, fields, resourceType, resourceName);
         }
 
         @Override
         public String toString() {
-            return code + " " + fields;
+            return code + " " + fields + (resourceType == null ? "" : " " + resourceType + " " + resourceName);
         }
     }
 }

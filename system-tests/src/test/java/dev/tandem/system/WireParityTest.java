@@ -11,7 +11,6 @@ import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.GroupSummary;
-import dev.tandem.proto.v1.HelloRequest;
 import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.LeaveGroupRequest;
 import dev.tandem.proto.v1.ListGroupsRequest;
@@ -20,20 +19,17 @@ import dev.tandem.proto.v1.RateGroupRequest;
 import dev.tandem.proto.v1.ScheduleSessionRequest;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
-import dev.tandem.testsupport.FreePort;
-import dev.tandem.testsupport.ServiceProcess;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,48 +40,22 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * both service jars run as processes over one freshly seeded database, every read is asked of
  * gRPC and of REST in both its representations (JSON and protobuf) and compared message by
  * message, and after each kind of write — made through one wire or another — the affected reads
- * are compared again. Bad requests must fail the same way too.
+ * are compared again. Each operation's outcomes one by one — every error class, every bad input —
+ * are the scenario table (WireScenarios, run by WireScenariosTest on the same two processes).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(BothServices.Extension.class)
 class WireParityTest {
 
-    static ServiceProcess restService;
-    static ServiceProcess grpcService;
     static RestWire rest;
     static RestWire restProtobuf;
     static GrpcWire grpc;
 
     @BeforeAll
-    static void startBothServices() {
-        int restPort = FreePort.pick();
-        int grpcPort = FreePort.pick();
-        int grpcManagementPort = FreePort.pick();
-        // The REST process seeds the database and migrates it first, so the gRPC process starts on a ready schema.
-        restService = ServiceProcess.start("rest-service", "tandem.rest.jar", restPort, Map.of(
-                "SERVER_PORT", String.valueOf(restPort),
-                "TANDEM_SEED_MODE", "reset",
-                "TANDEM_SEED_SCALE", "1",
-                "TANDEM_CACHE_MODE", "none"));
-        grpcService = ServiceProcess.start("grpc-service", "tandem.grpc.jar", grpcManagementPort, Map.of(
-                "SERVER_PORT", String.valueOf(grpcManagementPort),
-                "SPRING_GRPC_SERVER_PORT", String.valueOf(grpcPort),
-                "TANDEM_CACHE_MODE", "none"));
-        rest = new RestWire(restPort);
-        restProtobuf = new RestWire(restPort, RestWire.Encoding.PROTOBUF);
-        grpc = new GrpcWire(grpcPort);
-    }
-
-    @AfterAll
-    static void stopBothServices() throws InterruptedException {
-        if (grpc != null) {
-            grpc.close();
-        }
-        if (grpcService != null) {
-            grpcService.close();
-        }
-        if (restService != null) {
-            restService.close();
-        }
+    static void connect(BothServices services) {
+        rest = services.rest;
+        restProtobuf = services.restProtobuf;
+        grpc = services.grpc;
     }
 
     /** Asks every wire and insists on equal messages; returns the answer. */
@@ -97,7 +67,7 @@ class WireParityTest {
         return viaGrpc;
     }
 
-    /** Asks every wire and insists on the same failure: status name and fields. */
+    /** Asks every wire and insists on the same failure: status name, fields and resource. */
     static Wire.Failure sameFailure(Function<Wire, ?> call) {
         Wire.Failure viaGrpc = catchThrowableOfType(Wire.Failure.class, () -> call.apply(grpc));
         assertThat(viaGrpc).as("gRPC failure").isNotNull();
@@ -194,47 +164,6 @@ class WireParityTest {
         grpc.deleteGroup(DeleteGroupRequest.newBuilder().setId(created.getId()).setExpectedVersion(updated.getVersion()).build());
         assertThat(sameFailure(w -> w.getGroup(getCreated)).code).isEqualTo("NOT_FOUND");
         assertThat(walk("physics", 1000)).extracting(GroupSummary::getId).doesNotContain(created.getId());
-    }
-
-    @Test
-    @Order(4)
-    void badRequestsFailTheSameWayOnBothWires() {
-        assertThat(sameFailure(w -> w.getGroup(GetGroupRequest.newBuilder().setId(987_654).build())).code)
-                .isEqualTo("NOT_FOUND");
-        Wire.Failure invalidGroup = sameFailure(w -> w.createGroup(CreateGroupRequest.newBuilder().setName("x")
-                .setSubject("Bad Subject").setCapacity(501).setOwnerId(1).build()));
-        assertThat(invalidGroup.code).isEqualTo("INVALID_ARGUMENT");
-        assertThat(invalidGroup.fields).containsExactly("capacity", "name", "subject");
-
-        assertThat(sameFailure(w -> w.listGroups(ListGroupsRequest.newBuilder().setPageSize(1001).build())).fields)
-                .containsExactly("page_size");
-        String physicsToken = grpc.listGroups(ListGroupsRequest.newBuilder().setSubject("physics").setPageSize(1).build())
-                .getNextPageToken();
-        assertThat(sameFailure(w -> w.listGroups(ListGroupsRequest.newBuilder().setSubject("history").setPageSize(1)
-                .setPageToken(physicsToken).build())).fields).containsExactly("page_token");
-        assertThat(sameFailure(w -> w.rateGroup(RateGroupRequest.newBuilder().setGroupId(1).setUserId(1).setStars(6)
-                .build())).fields).containsExactly("stars");
-        assertThat(sameFailure(w -> w.getLeaderboard(GetLeaderboardRequest.newBuilder().setLimit(101).build())).fields)
-                .containsExactly("limit");
-
-        Group group = grpc.getGroup(GetGroupRequest.newBuilder().setId(2).build());
-        UpdateGroupRequest stale = UpdateGroupRequest.newBuilder().setId(2).setGroup(Group.newBuilder().setName("Stale"))
-                .setUpdateMask(FieldMask.newBuilder().addPaths("name")).setExpectedVersion(group.getVersion() + 1).build();
-        assertThat(sameFailure(w -> w.updateGroup(stale)).code).isEqualTo("ABORTED");
-        assertThat((Message) same(w -> w.getGroup(GetGroupRequest.newBuilder().setId(2).build()))).isEqualTo(group);
-
-        User taken = grpc.getUser(GetUserRequest.newBuilder().setId(1).build());
-        assertThat(sameFailure(w -> w.createUser(CreateUserRequest.newBuilder().setName("Copy").setEmail(taken.getEmail())
-                .build())).code).isEqualTo("ALREADY_EXISTS");
-        assertThat(sameFailure(w -> w.joinGroup(JoinGroupRequest.newBuilder().setGroupId(1).setUserId(999_999).build())).code)
-                .isEqualTo("NOT_FOUND");
-    }
-
-    @Test
-    @Order(5)
-    void theHelloWorldSaysTheSameOnBothWires() {
-        // The bench's baseline on each wire: REST's {"message":"hello"} is HelloResponse's JSON mapping.
-        assertThat(same(w -> w.hello(HelloRequest.getDefaultInstance())).getMessage()).isEqualTo("hello");
     }
 
     /** Walks every page of a listing on both wires, comparing each page; returns all rows. */
