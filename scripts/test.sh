@@ -6,8 +6,6 @@
 #   2 servers   scripts/servers.sh start (MariaDB 127.0.0.1:13306, Redis 127.0.0.1:16379)
 #   3 maven     ./mvnw -B verify                                   (JAVA_HOME = scripts/java-home.sh)
 #   4 pytest    scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest   when loadtest/tests exists
-#     smoke-bench  TANDEM_SMOKE_BENCH=1 .tools/venv/bin/pytest loadtest/tests/test_smoke_bench.py: the bench's
-#               smoke profile against the real services, on the jars stage 3 built (about a minute)
 #   5 dashboard scripts/deps.sh node; npm --prefix dashboard test; npm --prefix dashboard run test:browser
 #                                                                  when dashboard/package.json exists
 #   6 compose   docker-compose -f docker-compose.yml config -q; scripts/compose-check.py (the services
@@ -18,8 +16,9 @@
 #   8 readme    TANDEM_README_TEST=1 .tools/venv/bin/pytest scripts/tests: a new user's first five minutes
 #               — make, make help, make down and make dashboard with nothing there, make run on a fresh
 #               data directory, the README's API table and TLS example run as written, the API fuzzer
-#               against that make run, make run twice, make bench PROFILE=smoke then make dashboard
-#               showing the run in headless Chromium (its own MariaDB/Redis ports 33306/36379; the
+#               against that make run, make run twice, make bench PROFILE=smoke (its run checked as
+#               loadtest/tests/smoke_run.py says: every driver, hit ratios, CPU, intervals, sweeps) then
+#               make dashboard showing the run in headless Chromium (its own MariaDB/Redis ports 33306/36379; the
 #               services on the README's 8080/9090/8081, so those must be free)
 # and stops, on any exit (failure, Ctrl-C, kill), the servers that it started itself.
 # Stages 3-8 all run even when one fails; the exit status is that of the first failure, 0 if none.
@@ -135,17 +134,8 @@ else
   skip pytest "no loadtest/tests yet"
 fi
 
-# ---- 4b the bench's smoke profile end to end (services, cache counters, k6, ghz, schema). The env
-# var turns the test on, so it cannot be skipped here; a file that collects no test fails (pytest exit 5).
-if [[ -f loadtest/tests/test_smoke_bench.py ]]; then
-  smoke_bench() {
-    scripts/deps.sh python || return
-    TANDEM_SMOKE_BENCH=1 .tools/venv/bin/pytest -q -rs loadtest/tests/test_smoke_bench.py
-  }
-  stage smoke-bench smoke_bench
-else
-  skip smoke-bench "no loadtest/tests/test_smoke_bench.py"
-fi
+# (The bench's smoke profile end to end runs once, in the readme stage: the README's
+# `make bench PROFILE=smoke`, its run checked by loadtest/tests/smoke_run.py.)
 
 # ---- 5 dashboard (node unit tests, then one browser test in headless Chromium)
 if [[ -f dashboard/package.json ]]; then

@@ -20,6 +20,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -27,6 +28,11 @@ from pathlib import Path
 import pytest
 
 from readme import ROOT, api_table, code_blocks, section
+
+# The smoke bench below is make test's one smoke bench: its run is checked as loadtest's is.
+sys.path.insert(0, str(ROOT / "loadtest" / "tests"))
+pytest.register_assert_rewrite("smoke_run")
+from smoke_run import check_smoke_run  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.environ.get("TANDEM_README_TEST") != "1",
                                 reason="runs in make test's readme stage (TANDEM_README_TEST=1)")
@@ -413,6 +419,7 @@ def test_a_smoke_bench_then_make_dashboard_shows_that_run(shell, tmp_path):
     run_id = index["runs"][0]["runId"]
     assert (shell.results / run_id / "run.json").is_file()
     assert "make dashboard" in r.output, "the bench does not say how to see its run\n" + r.describe()
+    check_smoke_run(json.loads((shell.results / run_id / "run.json").read_text()))
 
     log = tmp_path / "dashboard.log"
     server = shell.start("make dashboard", log)
