@@ -11,7 +11,7 @@ temporary TANDEM_RESULTS_DIR, never results/.
 
 The tests run in file order and share one state, as a reader's terminal does: `make run`, then the
 API table, the API fuzzer, `make run` again, `make down`, the TLS example, the smoke bench and the
-dashboard.
+dashboard. That shared, ordered state is why this is one file of ~430 lines.
 """
 import json
 import os

@@ -40,6 +40,9 @@ import java.util.concurrent.TimeUnit;
  * reconnect or topology change (a failover may have lost the last tombstones the old master
  * acknowledged, and their markers with them, in order). Either ends by itself once Redis takes the
  * relays; nothing is flushed.
+ *
+ * <p>Why one class of ~370 lines: the bound, the holes and the L2 block are one state machine over one
+ * cursor; split, each part would have to see the others' state.
  */
 final class LogFollower {
 

@@ -48,6 +48,9 @@ import java.util.function.Supplier;
  * cluster topology may mean a failover that lost the last tombstones the old master acknowledged:
  * every row of the log is then checked for its marker and relayed again where it is missing
  * (see {@code watchForFailovers}).
+ *
+ * <p>Why ~360 lines although the parts have their own classes: what is left is their wiring and the
+ * lifecycle (start, failover watch, stop), which belong together.
  */
 public class TieredCache implements SmartLifecycle {
 

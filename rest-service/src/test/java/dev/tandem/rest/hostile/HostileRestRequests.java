@@ -18,6 +18,9 @@ import java.util.stream.IntStream;
  * The table of hostile requests: for every operation, each way a client can get a request wrong
  * on purpose or by accident, and what the service must answer. Generated rather than written out,
  * so that a new operation or field is attacked in every way at once.
+ *
+ * <p>Why one file of ~500 lines: it is one table, read top to bottom; split by operation, a new
+ * kind of attack would have to be added in every part.
  */
 final class HostileRestRequests {
 
