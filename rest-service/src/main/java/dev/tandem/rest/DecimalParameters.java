@@ -2,6 +2,7 @@ package dev.tandem.rest;
 
 import org.springframework.beans.PropertyEditorRegistry;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.format.support.FormattingConversionService;
@@ -27,6 +28,9 @@ import java.util.function.Function;
  * what Boot's would: the MVC conversion service and validator.
  */
 @Configuration(proxyBeanMethods = false)
+// Only with Spring MVC: the seeding run (scripts/seed.sh) starts this jar without a web server, and
+// then there is no MVC conversion service or validator to hand on.
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 public class DecimalParameters {
 
     @Bean
