@@ -72,6 +72,17 @@ final class FailoverTraffic implements AutoCloseable {
         return writes.get();
     }
 
+    /** Writes (each checked on both instances) the tests let the traffic make in each phase of a failover. */
+    static final int WRITES_PER_PHASE = 5;
+
+    /**
+     * Waits until {@code traffic} has made {@code count} writes: the phases of a failover test are
+     * counted in the traffic's own writes, not in seconds. A bound, not a speed.
+     */
+    static void awaitWrites(FailoverTraffic traffic, int count, String what) {
+        Await.until(what + " (" + count + " writes)", Duration.ofSeconds(60), () -> traffic.writes() >= count);
+    }
+
     int unpublishedAndUnseen() {
         return unpublishedAndUnseen.get();
     }

@@ -145,7 +145,7 @@ class RedisClusterCacheTest {
             long user = TwoInstanceCoherenceTest.firstNonMember(a, 1);
             FailoverTraffic traffic = new FailoverTraffic(a, b, reference, user, GROUPS, USERS, SUBJECTS);
             try {
-                Thread.sleep(1000);
+                FailoverTraffic.awaitWrites(traffic, FailoverTraffic.WRITES_PER_PHASE, "writes before the failover");
                 // The master of the relay markers' slot: every write's relay ends there.
                 int victim = cluster.masterOf(a.cache.l2().markerKey(0));
                 System.out.printf("[cluster failover] killing master %d (the relay markers' slot)%n", victim);
@@ -163,7 +163,7 @@ class RedisClusterCacheTest {
                 cluster.restart(victim);
                 cluster.awaitHealthy(Duration.ofSeconds(30));
                 assertThat(cluster.isMaster(victim)).as("the restarted node rejoined as a replica").isFalse();
-                Thread.sleep(1000);
+                FailoverTraffic.awaitWrites(traffic, traffic.writes() + FailoverTraffic.WRITES_PER_PHASE, "writes after the node rejoined");
                 a.awaitHealthy();
                 b.awaitHealthy();
                 assertThat(traffic.stop()).isEmpty();

@@ -75,8 +75,7 @@ class RedisSentinelCacheTest {
         long user = TwoInstanceCoherenceTest.firstNonMember(a, 1);
         FailoverTraffic traffic = new FailoverTraffic(a, b, reference, user, GROUPS, USERS, SUBJECTS);
         try {
-            Thread.sleep(1000);
-            assertThat(traffic.writes()).as("writes before the failover").isPositive();
+            FailoverTraffic.awaitWrites(traffic, FailoverTraffic.WRITES_PER_PHASE, "writes before the failover");
             sentinel.failover();
             assertThat(Await.within(Duration.ofSeconds(30), () -> sentinel.currentMasterPort() != oldMaster
                     && LocalRedisSentinel.isMaster(sentinel.currentMasterPort()) && !LocalRedisSentinel.isMaster(oldMaster)))
@@ -84,7 +83,7 @@ class RedisSentinelCacheTest {
             int writesAtFailover = traffic.writes();
             a.awaitHealthy();
             b.awaitHealthy();
-            Thread.sleep(1000);
+            FailoverTraffic.awaitWrites(traffic, writesAtFailover + FailoverTraffic.WRITES_PER_PHASE, "writes after the failover");
             assertThat(traffic.stop()).isEmpty();
             assertThat(traffic.writes()).as("writes after the failover").isGreaterThan(writesAtFailover);
             System.out.printf("[sentinel failover] master %d -> %d: %d writes, %d unpublished and not seen by B "
