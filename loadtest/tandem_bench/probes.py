@@ -85,7 +85,7 @@ def compile_shares(before: dict, after: dict, seconds: float) -> dict[str, float
 DB_COUNTERS = {"Rows_read": "rowsRead", "Innodb_rows_read": "rowsRead", "Questions": "queries"}
 
 
-def db_counters(port: int = 13306) -> dict:
+def db_counters(port: int) -> dict:
     """MariaDB's global Rows_read (MySQL: Innodb_rows_read) and Questions (every statement, this
     one included)."""
     out = {v: None for v in DB_COUNTERS.values()}

@@ -38,14 +38,26 @@ class Servers:
         self.started = []
 
 
-MYSQL = ["mariadb", "-h127.0.0.1", "-P13306", "-utandem", "-ptandem", "-N", "-B"]
+def mariadb_port() -> int:
+    """The MariaDB port, under the name scripts/servers.sh and the services read it by."""
+    return int(os.environ.get("TANDEM_DB_PORT") or 13306)
+
+
+def redis_port() -> int:
+    """The Redis port, under the name scripts/servers.sh and the services read it by."""
+    return int(os.environ.get("SPRING_DATA_REDIS_PORT") or 16379)
+
+
+def mysql() -> list[str]:
+    """The mariadb client on the servers' MariaDB, batch mode (tab-separated, no headers)."""
+    return ["mariadb", "-h127.0.0.1", f"-P{mariadb_port()}", "-utandem", "-ptandem", "-N", "-B"]
 
 
 def db_counts(db_name: str) -> tuple[int, int, int, int] | None:
     """(users, groups, sessions, ratings) of the bench database; None if it has no schema yet."""
     sql = ("SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM study_groups), "
            "(SELECT COUNT(*) FROM study_sessions), (SELECT COUNT(*) FROM ratings)")
-    r = subprocess.run(MYSQL + ["-e", f"CREATE DATABASE IF NOT EXISTS `{db_name}`; USE `{db_name}`; {sql}"],
+    r = subprocess.run(mysql() + ["-e", f"CREATE DATABASE IF NOT EXISTS `{db_name}`; USE `{db_name}`; {sql}"],
                        capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
         return None
@@ -55,10 +67,10 @@ def db_counts(db_name: str) -> tuple[int, int, int, int] | None:
 def server_versions() -> dict:
     """Versions of the MariaDB and Redis servers, as they report them."""
     out = {"mariadb": None, "redis": None}
-    r = subprocess.run(MYSQL + ["-e", "SELECT VERSION()"], capture_output=True, text=True, timeout=30)
+    r = subprocess.run(mysql() + ["-e", "SELECT VERSION()"], capture_output=True, text=True, timeout=30)
     if r.returncode == 0:
         out["mariadb"] = "MariaDB " + r.stdout.strip()
-    r = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "16379", "INFO", "server"],
+    r = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(redis_port()), "INFO", "server"],
                        capture_output=True, text=True, timeout=30)
     m = re.search(r"redis_version:(\S+)", r.stdout or "")
     if m:

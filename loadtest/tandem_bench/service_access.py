@@ -11,7 +11,7 @@ import json
 import time
 from pathlib import Path
 
-from . import cachestats, cpu, keys, loadgen, probes, profile, windows, wire
+from . import cachestats, cpu, keys, loadgen, probes, profile, servers, windows, wire
 from . import target as targets
 
 SERVICE_NAMES = windows.SERVICE_NAMES
@@ -147,7 +147,7 @@ class ServiceAccess:
         return out
 
     def read_db(self) -> dict:
-        return probes.db_counters() if not self.target else {"rowsRead": None, "queries": None}
+        return probes.db_counters(servers.mariadb_port()) if not self.target else {"rowsRead": None, "queries": None}
 
 
 def jit_reading(service: dict) -> float | None:
