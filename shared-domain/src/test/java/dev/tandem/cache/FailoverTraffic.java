@@ -12,12 +12,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Steady writes through instance A while Redis fails over underneath (the cluster and Sentinel
- * tests), each write checked as the cache promises: A reads its own write at once, and B sees it
- * within the staleness bound. A write whose relay A could not make (its client had not found the new
- * master yet) is relayed from the invalidation log by the first follower that can, which a failover
- * may delay past the bound; such writes are counted, and the tests check at the end that every
- * answer equals the database.
+ * Steady writes through instance A while Redis fails over or stops underneath (the cluster, Sentinel
+ * and Redis outage tests), each write checked as the cache promises: A reads its own write at once,
+ * and B sees it within the staleness bound. A write whose relay A could not make (its client had not
+ * found the new master yet) is relayed from the invalidation log by the first follower that can,
+ * which a failover may delay past the bound; such writes are counted ({@link #unpublishedAndUnseen}),
+ * and the tests check at the end that every answer equals the database.
  */
 final class FailoverTraffic implements AutoCloseable {
 

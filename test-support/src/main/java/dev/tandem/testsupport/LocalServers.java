@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #LocalServers(String, int, int)} is a pair of a test's own, with its own run directory
  * under {@code .run/} and its own ports, so an outage test can stop and restart them without
  * disturbing the others. Either way the same binaries and the same script as {@code make test}'s.
+ * No test stops the shared pair: make test runs the modules' tests side by side on it.
  */
 public final class LocalServers implements AutoCloseable {
 
@@ -45,24 +46,6 @@ public final class LocalServers implements AutoCloseable {
     /** The servers {@code make test} started, which every test uses. */
     public static LocalServers shared() {
         return SHARED;
-    }
-
-    /**
-     * Whether this checkout's scripts/servers.sh runs {@code server} ("mariadb" or "redis"). Only
-     * then may a test stop and restart it: a server started by something else (another checkout,
-     * a system service) must be left alone, and a test that needs to stop it fails saying so.
-     */
-    public boolean runs(String server) {
-        return servers("status", server).exit() == 0;
-    }
-
-    /** Fails the calling test, with the reason, unless this checkout's script runs {@code server}. */
-    public void requireOwn(String server) {
-        if (!runs(server)) {
-            throw new AssertionError(server + " on " + (server.equals("redis") ? redisPort : mariadbPort)
-                    + " was not started by this checkout's scripts/servers.sh, so this test may not stop it;"
-                    + " stop whatever runs there and run scripts/servers.sh start (make test does)");
-        }
     }
 
     public void start() {
