@@ -3,7 +3,7 @@
 #
 #   scripts/deps.sh [java|servers|tools|node|python|browser|k8s|fuzz|all]...   (default: all)
 #
-#   java     check that a JDK >= 21 exists (scripts/java-home.sh); nothing to install
+#   java     check that a JDK >= 21 exists (scripts/java-home.sh); apt: openssl curl (the Java tests use them)
 #   servers  apt: mariadb-server redis-server
 #   tools    apt: docker-compose openssl nginx (nginx: only its binary, to check the compose balancer's
 #            config offline with nginx -t; no server is started) nghttp2-client (h2load) curl;
@@ -287,6 +287,7 @@ for what in "$@"; do
 done
 
 [[ -n $want_java ]]    && do_java
+[[ -n $want_java ]]    && apt_want openssl curl  # the Java tests' certificates (scripts/tls-cert.sh) and HTTP/2 checks
 [[ -n $want_servers ]] && apt_want mariadb-server redis-server
 [[ -n $want_tools ]]   && apt_want docker-compose openssl nginx nghttp2-client curl  # openssl: scripts/tls-cert.sh; nginx: scripts/nginx-config-test.sh; nghttp2-client: h2load
 [[ -n $want_browser ]] && apt_want chromium

@@ -1,27 +1,42 @@
 #!/usr/bin/env bash
-# Everything `make test` does, in order:
-#   1 deps      scripts/deps.sh java servers tools browser (JDK >= 21 check, apt mariadb/redis/
-#               chromium/docker-compose/nginx, Go tools); the python venv and the dashboard's node_modules
-#               are installed by their own stages, so a broken lock file fails only its stage
+# Everything `make test` does. Two lanes run side by side once the build starts, because neither fills
+# the two cores alone (Maven's tests wait on failovers, restarts and process starts about half the
+# time):
+#
+#   1 deps      scripts/deps.sh java servers (JDK >= 21 check; apt mariadb-server redis-server)
 #   2 servers   scripts/servers.sh start (MariaDB 127.0.0.1:13306, Redis 127.0.0.1:16379)
-#   3 maven     ./mvnw -B verify                                   (JAVA_HOME = scripts/java-home.sh)
-#   4 pytest    scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest   when loadtest/tests exists
-#   5 dashboard scripts/deps.sh node; npm --prefix dashboard test; npm --prefix dashboard run test:browser
-#                                                                  when dashboard/package.json exists
-#   6 compose   docker-compose -f docker-compose.yml config -q; scripts/compose-check.py (the services
-#               still scale: no container_name or host ports, balancer and depends_on conditions);
-#               scripts/nginx-config-test.sh (the balancer's nginx.conf through nginx -t, no server started)
-#   7 k8s       scripts/deps.sh k8s; scripts/k8s-validate.sh: deploy/k8s rendered by kustomize and checked
-#               against the Kubernetes JSON schemas (no cluster, no network), with a self-test
-#   8 readme    TANDEM_README_TEST=1 .tools/venv/bin/pytest scripts/tests: a new user's first five minutes
-#               — make, make help, make down and make dashboard with nothing there, make run on a fresh
-#               data directory, the README's API table and TLS example run as written, the API fuzzer
-#               against that make run, make run twice, make bench PROFILE=smoke (its run checked as
-#               loadtest/tests/smoke_run.py says: every driver, hit ratios, CPU, intervals, sweeps) then
-#               make dashboard showing the run in headless Chromium (its own MariaDB/Redis ports 33306/36379; the
-#               services on the README's 8080/9090/8081, so those must be free)
-# and stops, on any exit (failure, Ctrl-C, kill), the servers that it started itself.
-# Stages 3-8 all run even when one fails; the exit status is that of the first failure, 0 if none.
+#   3 build     ./mvnw -B -ntp install -DskipTests: compiles main and test code, makes the jars the later
+#               stages start and installs the modules into ~/.m2, so that each later Maven run can take
+#               only some modules (-pl); nothing rebuilds the jars after this (JAVA_HOME =
+#               scripts/java-home.sh)
+#   then, side by side:
+#   Java lane                                   other lane (starts with stage 3)
+#   4 maven-domain-system                       5 tools      scripts/deps.sh tools browser (apt docker-compose
+#               ./mvnw -B -ntp test -pl                      nginx nghttp2-client chromium; Go ghz, k6, grpcurl;
+#               shared-domain,system-tests:                  Rust oha): the longest step on a new machine
+#               the domain's and the cache's     6 pytest     scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest
+#               tests against the servers of     7 dashboard  scripts/deps.sh node; npm --prefix dashboard test,
+#               stage 2, then the service jars               then run test:browser (headless Chromium)
+#               as processes (test phase only:   8 compose    docker-compose config -q; scripts/compose-check.py;
+#               the jars stay stage 3's)                     scripts/nginx-config-test.sh (nginx -t, no server)
+#                                               9 k8s        scripts/deps.sh k8s; scripts/k8s-validate.sh (kustomize
+#                                                            render checked against the Kubernetes JSON schemas)
+#                                              10 readme     after stage 3 succeeded: TANDEM_README_TEST=1 pytest
+#                                                            scripts/tests, a new user's first five minutes (make,
+#                                                            make run on a fresh data directory, the README's API
+#                                                            table, TLS and representations examples as written,
+#                                                            the API fuzzer, make bench PROFILE=smoke checked by
+#                                                            loadtest/tests/smoke_run.py, make dashboard in
+#                                                            Chromium) on its own MariaDB/Redis (23306/26379) and
+#                                                            the README's service ports 8080/9090/8081, which must
+#                                                            be free
+#   and in whichever lane is free first:   4 maven-wires  ./mvnw -B -ntp test -pl rest-service,grpc-service
+# No test stops the shared servers of stage 2 (outage tests start pairs of their own), and each module
+# has its own test database and Redis key prefix, so Maven runs in the two lanes may overlap.
+# The Java lane's output streams; each stage of the other lane writes .run/make-test/<stage>.log, printed
+# whole when the stage ends. Every stage after the build runs even when another fails; the exit status
+# is that of the first failure (in stage order), 0 if none. On any exit (failure, Ctrl-C, kill) both
+# lanes are ended and the servers this run started itself are stopped.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,13 +44,16 @@ cd "$ROOT"
 export PATH="$ROOT/.tools/bin:$PATH"
 export CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}   # for the dashboard's browser test
 
-first_rc=0 first_stage=""
-summary=()
+LOGS=$ROOT/.run/make-test          # the other lane's stage logs, its results, the build's outcome
+rm -rf "$LOGS" && mkdir -p "$LOGS"
+: >"$LOGS/results"                 # one line per finished stage: order name rc seconds
+
 started_servers=()
-child=""
+child=""                           # the Java lane's running stage
+other_lane=""                      # the other lane's subshell
 
 # Each stage runs as a child that the shell waits for, so a signal is handled at once (a plain
-# foreground command would delay the trap until it ends); the handler ends the child's process tree.
+# foreground command would delay the trap until it ends); the handler ends both lanes' process trees.
 kill_tree() {
   local p=$1 c
   for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do kill_tree "$c"; done
@@ -51,34 +69,45 @@ run_child() {
 }
 on_signal() {
   echo "make test: $1" >&2
-  if [[ -n $child ]]; then
-    kill_tree "$child"
-    local i; for (( i = 0; i < 100; i++ )); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
-  fi
+  local p i
+  for p in $child $other_lane; do
+    kill_tree "$p"
+    for (( i = 0; i < 100; i++ )); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  done
   exit "$2"
 }
 
 header() { printf '\n======== [%s] %s ========\n' "$(date -u +%H:%M:%S)" "$*"; }
+record() { echo "$1 $2 $3 $4" >>"$LOGS/results"; }     # order name rc seconds
 
-# stage NAME CMD... : runs CMD, prints elapsed seconds, remembers the first failure
+# stage ORDER NAME CMD... : the Java lane's way: output streams; prints and records the outcome
 stage() {
-  local name=$1; shift
+  local order=$1 name=$2; shift 2
   header "$name: $*"
   local t0=$SECONDS rc=0
   run_child "$@" || rc=$?
   local dt=$(( SECONDS - t0 ))
-  if (( rc == 0 )); then
-    echo "-------- $name: ok in ${dt}s"
-    summary+=("$(printf '%-22s ok     %5ss' "$name" "$dt")")
-  else
-    echo "-------- $name: FAILED (exit $rc) after ${dt}s"
-    summary+=("$(printf '%-22s FAILED %5ss  (exit %s)' "$name" "$dt" "$rc")")
-    if (( first_rc == 0 )); then first_rc=$rc first_stage=$name; fi
-  fi
+  if (( rc == 0 )); then echo "-------- $name: ok in ${dt}s"; else echo "-------- $name: FAILED (exit $rc) after ${dt}s"; fi
+  record "$order" "$name" "$rc" "$dt"
   return $rc
 }
 
-skip() { header "$1"; echo "-------- skipped: $2"; summary+=("$(printf '%-22s skipped (%s)' "$1" "$2")"); }
+# lane_stage ORDER NAME CMD... : the other lane's way: output to $LOGS/NAME.log, printed whole at the end
+# (one block, so it does not interleave line by line with the Java lane's)
+lane_stage() {
+  local order=$1 name=$2; shift 2
+  local t0=$SECONDS rc=0 log=$LOGS/$name.log began
+  began=$(date -u +%H:%M:%S)
+  "$@" >"$log" 2>&1 </dev/null || rc=$?
+  local dt=$(( SECONDS - t0 ))
+  local verdict="ok in ${dt}s"
+  (( rc == 0 )) || verdict="FAILED (exit $rc) after ${dt}s"
+  { printf '\n======== [%s, other lane] %s: %s ========\n' "$began" "$name" "$*"; cat "$log"
+    echo "-------- $name: $verdict"; } 2>&1
+  record "$order" "$name" "$rc" "$dt"
+  return $rc
+}
+skip() { header "$2"; echo "-------- skipped: $3"; record "$1" "$2" skip 0; }
 
 finish() {
   local st=$?
@@ -88,9 +117,17 @@ finish() {
     local s
     for s in "${started_servers[@]}"; do scripts/servers.sh stop "$s" || true; done
   fi
-  (( first_rc == 0 && st != 0 )) && first_rc=$st first_stage=${first_stage:-interrupted}
   header "summary"
-  printf '  %s\n' "${summary[@]+"${summary[@]}"}"
+  local first_rc=0 first_stage="" order name rc dt
+  while read -r order name rc dt; do
+    case $rc in
+      skip) printf '  %-22s skipped\n' "$name" ;;
+      0)    printf '  %-22s ok     %5ss\n' "$name" "$dt" ;;
+      *)    printf '  %-22s FAILED %5ss  (exit %s)\n' "$name" "$dt" "$rc"
+            (( first_rc == 0 )) && first_rc=$rc first_stage=$name ;;
+    esac
+  done < <(sort -n -s -k1,1 "$LOGS/results")
+  (( first_rc == 0 && st != 0 )) && first_rc=$st first_stage=interrupted
   if (( first_rc == 0 )); then
     echo "make test: all stages passed in ${SECONDS}s"
   else
@@ -102,8 +139,8 @@ trap finish EXIT
 trap 'on_signal interrupted 130' INT
 trap 'on_signal terminated 143' TERM
 
-# ---- 1 deps
-stage deps scripts/deps.sh java servers tools browser || exit
+# ---- 1 deps the Java lane needs
+stage 1 deps scripts/deps.sh java servers || exit
 JAVA_HOME=$(scripts/java-home.sh) || exit
 export JAVA_HOME
 echo "JAVA_HOME=$JAVA_HOME"
@@ -112,64 +149,81 @@ echo "JAVA_HOME=$JAVA_HOME"
 for s in mariadb redis; do
   scripts/servers.sh status "$s" >/dev/null 2>&1 || started_servers+=("$s")
 done
-stage servers scripts/servers.sh start || exit
+stage 2 servers scripts/servers.sh start || exit
 
-# ---- 3 Java: unit and integration tests against the servers above
-stage maven ./mvnw -B -ntp verify
-
-# ---- 4 loadtest (Python)
-if [[ -d loadtest/tests ]]; then
-  pytest_loadtest() {
-    scripts/deps.sh python || return
-    if [[ ! -x .tools/venv/bin/pytest ]]; then
-      echo "no .tools/venv/bin/pytest: add pytest to loadtest/requirements.txt" >&2; return 1
-    fi
-    local rc=0
-    .tools/venv/bin/pytest -q loadtest || rc=$?
-    if (( rc == 5 )); then echo "pytest collected no tests under loadtest/ (exit 5, counted as a pass)"; rc=0; fi
-    return $rc
-  }
-  stage pytest pytest_loadtest
-else
-  skip pytest "no loadtest/tests yet"
-fi
-
-# (The bench's smoke profile end to end runs once, in the readme stage: the README's
-# `make bench PROFILE=smoke`, its run checked by loadtest/tests/smoke_run.py.)
-
-# ---- 5 dashboard (node unit tests, then one browser test in headless Chromium)
-if [[ -f dashboard/package.json ]]; then
-  if stage dashboard-deps scripts/deps.sh node; then
-    stage dashboard-test npm --prefix dashboard test
-    stage dashboard-browser npm --prefix dashboard run test:browser
-  else
-    skip dashboard-tests "node_modules could not be installed"
+# ---- the other lane, from now on, beside the build and the Java tests
+pytest_loadtest() {
+  scripts/deps.sh python || return
+  if [[ ! -x .tools/venv/bin/pytest ]]; then
+    echo "no .tools/venv/bin/pytest: add pytest to loadtest/requirements.txt" >&2; return 1
   fi
-else
-  skip dashboard "no dashboard/package.json yet"
-fi
-
-# ---- 6 docker-compose.yml still parses and its balancer's nginx.conf passes nginx -t (no engine needed)
+  local rc=0
+  .tools/venv/bin/pytest -q loadtest || rc=$?
+  if (( rc == 5 )); then echo "pytest collected no tests under loadtest/ (exit 5, counted as a pass)"; rc=0; fi
+  return $rc
+}
 compose_validate() {
   docker-compose -f docker-compose.yml config -q || return
   docker-compose -f docker-compose.yml config | python3 scripts/compose-check.py || return
   scripts/nginx-config-test.sh
 }
-stage compose compose_validate
-
-# ---- 7 the Kubernetes manifests render and validate (no cluster needed); installs its own tools, so
-# a failed install fails only this stage
 k8s_validate() {
-  scripts/deps.sh k8s || return
+  scripts/deps.sh k8s || return   # its own tools: a failed install fails only this stage
   scripts/k8s-validate.sh
 }
-stage k8s k8s_validate
-
-# ---- 8 the README as a test: its commands, as written, on a fresh data directory
 readme_test() {
   scripts/deps.sh python node || return
   TANDEM_README_TEST=1 .tools/venv/bin/pytest -q -rs scripts/tests
 }
-stage readme readme_test
+other_lane() {
+  lane_stage 5 tools scripts/deps.sh tools browser
+  if [[ -d loadtest/tests ]]; then lane_stage 6 pytest pytest_loadtest; else skip 6 pytest "no loadtest/tests yet"; fi
+  if [[ -f dashboard/package.json ]]; then
+    if lane_stage 7 dashboard-deps scripts/deps.sh node; then
+      lane_stage 7 dashboard-test npm --prefix dashboard test
+      lane_stage 7 dashboard-browser npm --prefix dashboard run test:browser
+    else
+      skip 7 dashboard-tests "node_modules could not be installed"
+    fi
+  else
+    skip 7 dashboard "no dashboard/package.json yet"
+  fi
+  lane_stage 8 compose compose_validate
+  lane_stage 9 k8s k8s_validate
+  # The README's commands start the jars: wait for the build (the Java lane writes its outcome).
+  while [[ ! -f $LOGS/build.rc ]]; do sleep 1; done
+  if [[ $(<"$LOGS/build.rc") == 0 ]]; then
+    lane_stage 10 readme readme_test
+    first_free_runs_wire_tests lane_stage
+  else
+    skip 10 readme "the build failed"
+  fi
+  exit 0   # each stage recorded its own outcome; any other exit status means the lane itself broke
+}
+# The wire modules' tests (~2 min alone) go to whichever lane is free first: after the readme stage
+# in the other lane, or after the domain and system tests in the Java lane (on a new machine the
+# other lane builds the Go and Rust tools first and ends last). mkdir claims them atomically.
+first_free_runs_wire_tests() {
+  mkdir "$LOGS/wire-tests.claimed" 2>/dev/null || return 0
+  "$1" 4 maven-wires ./mvnw -B -ntp test -pl rest-service,grpc-service
+}
 
-exit "$first_rc"
+other_lane &
+other_lane=$!
+
+# ---- 3 build, then 4 the Java tests (the Java lane)
+build_rc=0
+stage 3 build ./mvnw -B -ntp install -DskipTests || build_rc=$?
+echo "$build_rc" >"$LOGS/build.rc"
+if (( build_rc == 0 )); then
+  stage 4 maven-domain-system ./mvnw -B -ntp test -pl shared-domain,system-tests
+  first_free_runs_wire_tests stage
+else
+  skip 4 maven "the build failed"
+fi
+
+header "waiting for the other lane"
+lane_rc=0
+wait "$other_lane" || lane_rc=$?
+other_lane=""
+(( lane_rc == 0 )) || { echo "make test: the other lane itself broke (exit $lane_rc); see above"; record 11 other-lane "$lane_rc" 0; }
