@@ -4,8 +4,8 @@ jars or servers to count on). `make test` itself runs the smoke bench once, as t
 `make bench PROFILE=smoke` in its readme stage, and checks that run with the same smoke_run checks;
 this test is the quicker loop while working on the bench.
 
-It builds nothing: the jars come from the Maven stage before it. It starts MariaDB/Redis if they
-are not running, its own services on ports 28080/29090/28081, and writes into a temporary results
+It builds nothing: the jars come from a build before it (make build, or make test's build stage).
+It starts MariaDB/Redis if they are not running, its own services on ports 28080/29090/28081, and writes into a temporary results
 directory, never the user's results/. Logs stay in .run/bench/smoke-<time>/logs.
 """
 import json

@@ -2,7 +2,7 @@
 README's own commands, top to bottom, exactly as written.
 
 `make test` runs this in its `readme` stage (scripts/test.sh sets TANDEM_README_TEST=1; without it
-the module is skipped). It needs the jars (the Maven stage builds them) and the pinned tools. It uses
+the module is skipped). It needs the jars (make test's build stage makes them) and the pinned tools. It uses
 a fresh data directory (TANDEM_RUN_DIR under pytest's tmp) and its own MariaDB/Redis ports (23306,
 26379, through the same TANDEM_DB_PORT / SPRING_DATA_REDIS_PORT the services read), so it never
 touches `.run/` or the servers of the other stages; the services are on the README's own ports 8080,
@@ -412,7 +412,7 @@ def test_a_smoke_bench_then_make_dashboard_shows_that_run(shell, tmp_path):
     assert "`make bench [PROFILE=" in commands and "smoke" in commands and "`make dashboard`" in commands
     # The bench starts (and stops again) this test's own pair and reads its counters there, through the
     # same TANDEM_RUN_DIR / TANDEM_DB_PORT / SPRING_DATA_REDIS_PORT: the rows-read checks count only
-    # the bench's reads, whatever runs on the default servers meanwhile (make test's Maven stage).
+    # the bench's reads, whatever runs on the default servers meanwhile (make test's Java tests).
     r = shell.run("make bench PROFILE=smoke", timeout=900)
     assert r.rc == 0, r.describe()
     index = json.loads((shell.results / "index.json").read_text())
