@@ -5,8 +5,8 @@ jars or servers to count on). `make test` itself runs the smoke bench once, as t
 this test is the quicker loop while working on the bench.
 
 It builds nothing: the jars come from a build before it (make build, or make test's build stage).
-It starts MariaDB/Redis if they are not running, its own services on ports 28080/29090/28081, and writes into a temporary results
-directory, never the user's results/. Logs stay in .run/bench/smoke-<time>/logs.
+It starts MariaDB/Redis if they are not running, its own services on ports 28080/29090/28081, and
+writes into a temporary results directory, never the user's results/. Logs stay in .run/bench/smoke-<time>/logs.
 """
 import json
 import os
