@@ -44,7 +44,7 @@ PROTO_LIBS = re.compile(r"BOOT-INF/lib/(proto-google-common-protos|grpc-services
 
 def extract_protos(service_jar: Path, out_dir: Path) -> list[str]:
     """The import paths k6 and ghz need for tandem/v1/study_groups.proto and
-    grpc/health/v1/health.proto: the project's proto sources, and the google/api/*.proto and
+    grpc/health/v1/health.proto: the project's proto sources, and the google/api/*.proto, google/rpc/*.proto and
     grpc/health/v1/*.proto files taken from the very jars the gRPC service runs with
     (proto-google-common-protos, grpc-services inside its BOOT-INF/lib). google/protobuf/*.proto
     are built into both tools."""

@@ -50,6 +50,25 @@ class ServerGrpcTest extends GrpcIntegrationTest {
         assertDescribed("tandem.v1.HelloService", "Hello");
     }
 
+    @Test
+    void reflectionServesTheErrorDetailTypesSoThatToolsDecodeThem() throws Exception {
+        // A refused call's google.rpc.Status carries these in Any; grpcurl asks reflection for the
+        // file of each type it finds there, and without it prints raw bytes ("... is not recognized").
+        for (String type : List.of("ErrorInfo", "BadRequest", "ResourceInfo", "RetryInfo")) {
+            ServerReflectionResponse response = reflect(ServerReflectionRequest.newBuilder()
+                    .setFileContainingSymbol("google.rpc." + type).build());
+            assertThat(response.hasErrorResponse()).as("%s: %s", type, response.getErrorResponse()).isFalse();
+            List<DescriptorProtos.FileDescriptorProto> files = new ArrayList<>();
+            for (var bytes : response.getFileDescriptorResponse().getFileDescriptorProtoList()) {
+                files.add(DescriptorProtos.FileDescriptorProto.parseFrom(bytes));
+            }
+            assertThat(files).as(type).anySatisfy(file -> {
+                assertThat(file.getPackage()).isEqualTo("google.rpc");
+                assertThat(file.getMessageTypeList()).extracting(DescriptorProtos.DescriptorProto::getName).contains(type);
+            });
+        }
+    }
+
     private void assertDescribed(String service, String... methods) throws Exception {
         // What grpcurl asks before it can encode a request: the file that defines the symbol.
         ServerReflectionResponse response = reflect(ServerReflectionRequest.newBuilder()
