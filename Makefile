@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 # Where make bench writes runs and make dashboard reads them (an absolute path; tests point it elsewhere).
 export TANDEM_RESULTS_DIR ?= $(CURDIR)/results
 
-.PHONY: help test run down seed bench dashboard build tools deps token k8s-validate
+.PHONY: help test run down seed bench dashboard build tools deps token k8s-validate proto-check proto-baseline
 
 help:                 ## this list (also what plain `make` prints)
 	@echo "Tandem: REST and gRPC over one domain, one cache, and a bench that compares them. Targets:"
@@ -66,3 +66,11 @@ deps:                 ## everything make test needs
 k8s-validate:         ## render deploy/k8s with kustomize and check it against the Kubernetes schemas (no cluster)
 	@scripts/deps.sh k8s
 	@scripts/k8s-validate.sh
+
+proto-check:          ## buf lint + buf breaking against proto/buf-baseline.binpb (also a make test stage; README "The proto contract")
+	@scripts/deps.sh proto
+	@scripts/proto-contract.sh check
+
+proto-baseline:       ## rebuild proto/buf-baseline.binpb after a proto change (commit it with the change)
+	@scripts/deps.sh proto
+	@scripts/proto-contract.sh baseline

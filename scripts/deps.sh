@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Tandem needs and is missing; quiet and quick when everything is there.
 #
-#   scripts/deps.sh [java|servers|tools|node|python|browser|k8s|fuzz|all]...   (default: all)
+#   scripts/deps.sh [java|servers|tools|node|python|browser|k8s|fuzz|proto|all]...   (default: all)
 #
 #   java     check that a JDK >= 21 exists (scripts/java-home.sh); apt: openssl curl (the Java tests use them)
 #   servers  apt: mariadb-server redis-server
@@ -16,6 +16,7 @@
 #            ship inside that PyPI package, so scripts/k8s-validate.sh needs no GitHub at run time)
 #   fuzz     venv .tools/fuzz-venv + pip install -r scripts/api-fuzz-requirements.txt (Schemathesis,
 #            pinned, with everything it pulls in: the OpenAPI fuzzer of scripts/api-fuzz.sh; Python >= 3.11)
+#   proto    npm: buf pinned into .tools/bin (scripts/proto-contract.sh: buf lint and buf breaking)
 #
 # apt-get update runs at most once, and only when some apt package is missing. Stamps (hashes of
 # requirements.txt / package-lock.json) decide whether pip / npm run again.
@@ -30,6 +31,7 @@
 #   dashboard node_modules, empty npm cache                         ~9-14 s
 #   k8s: Go kustomize, empty caches ~60 s; venv + kubernetes-validate (22 MB wheel) ~25 s
 #   fuzz: venv + schemathesis and its pins, no pip cache ~8 s
+#   proto: buf from npm, empty npm cache ~2-3 s (go install of the same buf, empty caches: 77 s)
 # Nothing to do at all: ~0.2 s.
 set -euo pipefail
 
@@ -46,6 +48,7 @@ OHA_VERSION=1.16.0      # crates.io; --locked: the versions of its own Cargo.loc
 GRPCURL_VERSION=1.9.4
 # v5.8.3 needs Go >= 1.27; v5.8.2 builds with Go 1.26
 KUSTOMIZE_VERSION=5.8.2
+BUF_VERSION=1.75.0      # npm @bufbuild/buf: buf's own release binaries
 K8S_VENV=$ROOT/.tools/k8s-venv
 FUZZ_VENV=$ROOT/.tools/fuzz-venv
 
@@ -232,6 +235,35 @@ do_fuzz() {
   tool_venv "$FUZZ_VENV" "$ROOT/scripts/api-fuzz-requirements.txt" fuzz 3.11 scripts/api-fuzz.sh
 }
 
+# ---------------------------------------------------------------- proto (scripts/proto-contract.sh)
+# buf from npm, not go install: @bufbuild/buf is buf's release build (a static binary in the platform
+# package @bufbuild/buf-linux-x64 and its kin, which npm picks and checks against the registry's
+# integrity hash), installed in ~2 s where building the same version from source takes over a minute.
+# .tools/bin/buf links the binary itself, so running buf needs no Node.
+do_proto() {
+  local bin=$TOOLS_BIN/buf
+  if [[ -x $bin ]] && [[ "$("$bin" --version 2>&1)" == "$BUF_VERSION" ]]; then
+    [[ -n ${DEPS_VERBOSE:-} ]] && say "buf $BUF_VERSION present"
+    return 0
+  fi
+  command -v npm >/dev/null 2>&1 || die "Node.js >= 20 with npm is needed to install buf"
+  local dir=$ROOT/.tools/buf log=$ROOT/.tools/npm-buf.log t0; t0=$(now)
+  say "installing buf $BUF_VERSION (npm @bufbuild/buf) into .tools/bin ..."
+  rm -rf "$dir"; mkdir -p "$dir" "$TOOLS_BIN"
+  if ! npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+       "@bufbuild/buf@$BUF_VERSION" >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "npm install @bufbuild/buf@$BUF_VERSION failed; log: .tools/npm-buf.log"
+  fi
+  local found=("$dir"/node_modules/@bufbuild/buf-*/bin/buf)
+  [[ ${#found[@]} == 1 && -x ${found[0]} ]] ||
+    die "npm installed no buf binary for this platform (found: ${found[*]}); log: .tools/npm-buf.log"
+  ln -sfn "../${found[0]#"$ROOT/.tools/"}" "$bin"   # relative: the checkout may move
+  [[ "$("$bin" --version 2>&1)" == "$BUF_VERSION" ]] ||
+    die "buf installed but 'buf --version' says $("$bin" --version 2>&1 | head -n1), not $BUF_VERSION"
+  say "buf $BUF_VERSION installed in $(( $(now) - t0 )) s"
+}
+
 # ---------------------------------------------------------------- node
 do_node() {
   local dir=$ROOT/dashboard lock=$ROOT/dashboard/package-lock.json
@@ -269,7 +301,7 @@ do_node() {
 # ---------------------------------------------------------------- main
 mkdir -p "$ROOT/.tools"
 (( $# )) || set -- all
-want_java= want_servers= want_tools= want_python= want_node= want_browser= want_k8s= want_fuzz=
+want_java= want_servers= want_tools= want_python= want_node= want_browser= want_k8s= want_fuzz= want_proto=
 for what in "$@"; do
   case $what in
     java)    want_java=1 ;;
@@ -280,9 +312,10 @@ for what in "$@"; do
     browser) want_browser=1 ;;
     k8s)     want_k8s=1 ;;
     fuzz)    want_fuzz=1 ;;
-    all)     want_java=1 want_servers=1 want_tools=1 want_python=1 want_node=1 want_browser=1 want_k8s=1 want_fuzz=1 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
-    *) die "unknown part '$what' (use java|servers|tools|node|python|browser|k8s|fuzz|all)" ;;
+    proto)   want_proto=1 ;;
+    all)     want_java=1 want_servers=1 want_tools=1 want_python=1 want_node=1 want_browser=1 want_k8s=1 want_fuzz=1 want_proto=1 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) die "unknown part '$what' (use java|servers|tools|node|python|browser|k8s|fuzz|proto|all)" ;;
   esac
 done
 
@@ -298,4 +331,5 @@ done
 [[ -n $want_node ]]    && do_node
 [[ -n $want_k8s ]]     && do_k8s
 [[ -n $want_fuzz ]]    && do_fuzz
+[[ -n $want_proto ]]   && do_proto
 exit 0
