@@ -11,6 +11,11 @@
 #               scripts/java-home.sh)
 #   then, side by side:
 #   Java lane                                   other lane (starts with stage 3)
+#                                               5 proto-contract  scripts/deps.sh proto (buf, npm); scripts/
+#                                                            proto-contract.sh: buf lint, buf breaking against
+#                                                            proto/buf-baseline.binpb, that baseline current
+#                                                            (~3 s on a new machine, first so that a broken
+#                                                            contract shows at once)
 #   4 maven-domain-system                       5 tools      scripts/deps.sh tools browser (apt docker-compose
 #               ./mvnw -B -ntp test -pl                      nginx nghttp2-client chromium; Go ghz, k6, grpcurl;
 #               shared-domain,system-tests:                  Rust oha): the longest step on a new machine
@@ -29,7 +34,9 @@
 #                                                            loadtest/tests/smoke_run.py, make dashboard in
 #                                                            Chromium) on its own MariaDB/Redis (23306/26379) and
 #                                                            the README's service ports 8080/9090/8081, which must
-#                                                            be free
+#                                                            be free; and scripts/tests/test_proto_contract.py:
+#                                                            stage 5's checks on broken copies of the protos,
+#                                                            the Google protos against the service jar's
 #   and in whichever lane is free first:   4 maven-wires  ./mvnw -B -ntp test -pl rest-service,grpc-service
 # No test stops the shared servers of stage 2 (outage tests start pairs of their own), and each module
 # has its own test database and Redis key prefix, so Maven runs in the two lanes may overlap.
@@ -171,11 +178,16 @@ k8s_validate() {
   scripts/deps.sh k8s || return   # its own tools: a failed install fails only this stage
   scripts/k8s-validate.sh
 }
+proto_contract() {
+  scripts/deps.sh proto || return   # its own tool: a failed install fails only this stage
+  scripts/proto-contract.sh check
+}
 readme_test() {
-  scripts/deps.sh python node || return
+  scripts/deps.sh python node proto || return   # proto: buf for test_proto_contract.py
   TANDEM_README_TEST=1 .tools/venv/bin/pytest -q -rs scripts/tests
 }
 other_lane() {
+  lane_stage 5 proto-contract proto_contract
   lane_stage 5 tools scripts/deps.sh tools browser
   if [[ -d loadtest/tests ]]; then lane_stage 6 pytest pytest_loadtest; else skip 6 pytest "no loadtest/tests yet"; fi
   if [[ -f dashboard/package.json ]]; then
