@@ -71,6 +71,6 @@ proto-check:          ## buf lint + buf breaking against proto/buf-baseline.binp
 	@scripts/deps.sh proto
 	@scripts/proto-contract.sh check
 
-proto-baseline:       ## rebuild proto/buf-baseline.binpb after a proto change (commit it with the change)
+proto-baseline:       ## rebuild proto/buf-baseline.binpb: publish the contract (a commit of its own, saying why)
 	@scripts/deps.sh proto
 	@scripts/proto-contract.sh baseline

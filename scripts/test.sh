@@ -13,9 +13,8 @@
 #   Java lane                                   other lane (starts with stage 3)
 #                                               5 proto-contract  scripts/deps.sh proto (buf, npm); scripts/
 #                                                            proto-contract.sh: buf lint, buf breaking against
-#                                                            proto/buf-baseline.binpb, that baseline current
-#                                                            (~3 s on a new machine, first so that a broken
-#                                                            contract shows at once)
+#                                                            proto/buf-baseline.binpb (~3 s on a new machine,
+#                                                            first so that a broken contract shows at once)
 #   4 maven-domain-system                       5 tools      scripts/deps.sh tools browser (apt docker-compose
 #               ./mvnw -B -ntp test -pl                      nginx nghttp2-client chromium; Go ghz, k6, grpcurl;
 #               shared-domain,system-tests:                  Rust oha): the longest step on a new machine
