@@ -90,11 +90,11 @@ public class ClientRateLimiter {
                 .description("Clients whose rate-limit bucket is held")
                 .register(registry);
         this.refusalMetadata = Map.of(
-                "requestsPerSecond", String.valueOf(properties.requestsPerSecond()),
+                "requestsPerSecond", rate(properties.requestsPerSecond()),
                 "burst", String.valueOf(properties.burst()));
         if (properties.enabled()) {
             log.info("Rate limit on: {} requests/s per client, bursts of {}; exempt subjects {}, exempt addresses {}",
-                    properties.requestsPerSecond(), properties.burst(), exemptSubjects, properties.exemptAddresses());
+                    rate(properties.requestsPerSecond()), properties.burst(), exemptSubjects, properties.exemptAddresses());
         }
     }
 
@@ -127,7 +127,7 @@ public class ClientRateLimiter {
             refusals.get(wire).increment();
             Duration retryAfter = wholeSecondsAtLeastOne(probe.getNanosToWaitForRefill());
             throw new DomainException(ErrorCode.RESOURCE_EXHAUSTED,
-                    "too many requests: this client may send " + properties.requestsPerSecond()
+                    "too many requests: this client may send " + refusalMetadata.get("requestsPerSecond")
                             + " requests per second in bursts of up to " + properties.burst()
                             + "; retry after " + retryAfter.toSeconds() + " s",
                     List.of(), null, null, retryAfter, refusalMetadata, null);
@@ -164,6 +164,12 @@ public class ClientRateLimiter {
     /** How long an empty bucket takes to be full again: after that, forgetting it changes nothing. */
     private Duration timeToRefill() {
         return nanosPerToken().multipliedBy(properties.burst());
+    }
+
+    /** 100 rather than 100.0; 0.5 as it is. */
+    static String rate(double requestsPerSecond) {
+        return requestsPerSecond == Math.rint(requestsPerSecond) && requestsPerSecond < Long.MAX_VALUE
+                ? String.valueOf((long) requestsPerSecond) : String.valueOf(requestsPerSecond);
     }
 
     /** Retry-After is whole seconds (RFC 9110 §10.2.3); rounding up, so a client that waits is admitted. */

@@ -81,8 +81,8 @@ class ClientRateLimiterTest {
         assertThat(refused.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
         // The next token is 500 ms away: whole seconds, rounded up, so waiting that long is enough.
         assertThat(refused.retryAfter()).contains(Duration.ofSeconds(1));
-        assertThat(refused.metadata()).isEqualTo(Map.of("requestsPerSecond", "2.0", "burst", "3"));
-        assertThat(refused.getMessage()).contains("2.0 requests per second", "bursts of up to 3");
+        assertThat(refused.metadata()).isEqualTo(Map.of("requestsPerSecond", "2", "burst", "3"));
+        assertThat(refused.getMessage()).contains("2 requests per second", "bursts of up to 3");
     }
 
     @Test
