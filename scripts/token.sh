@@ -7,6 +7,7 @@
 #
 # It runs dev.tandem.auth.DevTokens from the REST jar (built first when missing). Knobs:
 #   TANDEM_TOKEN_TTL (ISO-8601 duration, P30D)  TANDEM_TOKEN_SCOPE (tandem:write; blank: no scope)
+#   TANDEM_TOKEN_SUBJECT (dev: the client the rate limit counts the token's requests against)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

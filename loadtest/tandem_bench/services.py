@@ -136,6 +136,11 @@ class Service:
     process: subprocess.Popen | None = None
 
 
+# Where the bench's load generators and probes connect from (the services listen on 127.0.0.1):
+# exempt from the services' rate limit (tandem.rate-limit.exempt-addresses).
+BENCH_CLIENT_ADDRESSES = "127.0.0.1,::1"
+
+
 class Services:
     """Both services, started together with one cache mode, stopped together."""
 
@@ -165,6 +170,11 @@ class Services:
                       MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache",
                       # the API ports stay plain; TLS, when asked for, is on the extra ports below
                       TANDEM_TLS_ENABLED="false",
+                      # the per-client rate limit on, as a deployment runs it, so its check is on every
+                      # measured request; the bench's own clients (every generator and probe of this
+                      # machine, on loopback) are exempt by address: by configuration, not by code
+                      TANDEM_RATE_LIMIT_ENABLED="true",
+                      TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES=BENCH_CLIENT_ADDRESSES,
                       SERVER_HTTP2_ENABLED="true" if http2 else "false")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
                   "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE", "TANDEM_TLS_CERTIFICATE",

@@ -22,7 +22,7 @@ import java.util.UUID;
  * <p>Run as a program ({@code make token}), it prints a token signed with
  * {@code TANDEM_AUTH_JWT_SECRET} (the development secret when unset), valid for
  * {@code TANDEM_TOKEN_TTL} (ISO-8601, default 30 days) with scope {@code TANDEM_TOKEN_SCOPE}
- * (default {@link #WRITE_SCOPE}).
+ * (default {@link #WRITE_SCOPE}) and subject {@code TANDEM_TOKEN_SUBJECT} (default {@value #DEV_SUBJECT}).
  */
 public final class DevTokens {
 
@@ -38,15 +38,23 @@ public final class DevTokens {
      */
     public static final String DEV_SECRET = "tandem-dev-secret-not-for-production-use-0123456789";
 
+    /** The subject of the tokens {@link #mint} makes (TANDEM_TOKEN_SUBJECT for make token). */
+    public static final String DEV_SUBJECT = "dev";
+
     private DevTokens() {
     }
 
     /** A token with {@code scopes} (none: a valid token that may not write), valid for {@code ttl}. */
     public static String mint(String secret, Duration ttl, String... scopes) {
+        return mintFor(DEV_SUBJECT, secret, ttl, scopes);
+    }
+
+    /** A token for {@code subject} (the client the rate limit counts it as), otherwise as {@link #mint}. */
+    public static String mintFor(String subject, String secret, Duration ttl, String... scopes) {
         Instant now = Instant.now();
         JWTClaimsSet claims = new JWTClaimsSet.Builder()
                 .issuer(ISSUER)
-                .subject("dev")
+                .subject(subject)
                 .jwtID(UUID.randomUUID().toString())
                 .issueTime(Date.from(now))
                 .expirationTime(Date.from(now.plus(ttl)))
@@ -70,7 +78,8 @@ public final class DevTokens {
         String secret = env("TANDEM_AUTH_JWT_SECRET", DEV_SECRET);
         Duration ttl = Duration.parse(env("TANDEM_TOKEN_TTL", "P30D"));
         String scope = env("TANDEM_TOKEN_SCOPE", WRITE_SCOPE);
-        System.out.println(mint(secret, ttl, scope.isBlank() ? new String[0] : scope.trim().split("\\s+")));
+        String subject = env("TANDEM_TOKEN_SUBJECT", DEV_SUBJECT);
+        System.out.println(mintFor(subject, secret, ttl, scope.isBlank() ? new String[0] : scope.trim().split("\\s+")));
     }
 
     private static String env(String name, String fallback) {

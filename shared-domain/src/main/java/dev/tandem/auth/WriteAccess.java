@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Date;
+import java.util.Optional;
 
 /**
  * The one check that both wires make before a write: the request's {@code Authorization} value
@@ -90,6 +91,23 @@ public class WriteAccess {
         if (!hasWriteScope(claims)) {
             throw new DomainException(ErrorCode.PERMISSION_DENIED,
                     "the bearer token lacks the " + DevTokens.WRITE_SCOPE + " scope that writes need");
+        }
+    }
+
+    /**
+     * The subject ({@code sub}) of the token in {@code authorization} when the token verifies
+     * (signature, expiry, issuer; whatever its scope), else empty: what the rate limit keys a
+     * client by. Always empty when auth is off, since an unverified subject is whatever the client
+     * chose to write there.
+     */
+    public Optional<String> verifiedSubject(@Nullable String authorization) {
+        if (!enabled || !isBearer(authorization)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.ofNullable(verifiedClaims(authorization).getSubject()).filter(subject -> !subject.isBlank());
+        } catch (DomainException invalid) {
+            return Optional.empty();
         }
     }
 

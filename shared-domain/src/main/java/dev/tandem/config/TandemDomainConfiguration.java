@@ -13,6 +13,7 @@ import dev.tandem.error.Validation;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupService;
 import dev.tandem.limits.LimitsProperties;
+import dev.tandem.ratelimit.RateLimitConfiguration;
 import dev.tandem.seed.SeedProperties;
 import dev.tandem.seed.SeedRunner;
 import dev.tandem.shutdown.ShutdownProperties;
@@ -40,7 +41,7 @@ import java.time.Clock;
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties({DatabaseProperties.class, SeedProperties.class, LimitsProperties.class,
         CompressionProperties.class, ShutdownProperties.class, TlsProperties.class})
-@Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class})
+@Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class, RateLimitConfiguration.class})
 public class TandemDomainConfiguration {
 
     /** Every cache the features declare; the cache sizes its per-cache state by it. */

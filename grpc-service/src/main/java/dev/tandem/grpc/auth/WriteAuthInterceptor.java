@@ -59,8 +59,13 @@ public class WriteAuthInterceptor implements ServerInterceptor {
         this.writeAccess = writeAccess;
     }
 
+    /** A method of the API (a tandem.v1 service), as opposed to health, reflection and the like. */
+    public static boolean isApi(MethodDescriptor<?, ?> method) {
+        return method.getFullMethodName().startsWith(API_PACKAGE);
+    }
+
     public static boolean isWrite(MethodDescriptor<?, ?> method) {
-        return method.getFullMethodName().startsWith(API_PACKAGE) && !READS.contains(method.getFullMethodName());
+        return isApi(method) && !READS.contains(method.getFullMethodName());
     }
 
     @Override

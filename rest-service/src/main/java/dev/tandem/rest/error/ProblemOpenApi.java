@@ -32,7 +32,8 @@ public class ProblemOpenApi implements OpenApiCustomizer {
         openApi.getPaths().values().forEach(path -> path.readOperations().forEach(operation -> {
             operation.getResponses().addApiResponse("4XX", new ApiResponse()
                     .description("The request was rejected; `code` is the gRPC status name (INVALID_ARGUMENT, "
-                            + "NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, ABORTED, ...)")
+                            + "NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, ABORTED, ...); 429 RESOURCE_EXHAUSTED "
+                            + "when the client is above its rate limit: retry after the Retry-After seconds")
                     .content(problem));
             operation.getResponses().addApiResponse("5XX", new ApiResponse()
                     .description("The server failed; `code` is INTERNAL, UNAVAILABLE (503, the database is down; "

@@ -1,0 +1,15 @@
+"""The bench runs the services with their per-client rate limit on, as a deployment does, and its
+own clients exempt by configuration: the environment it starts them with, whatever the user's."""
+from tandem_bench import services
+
+
+def test_the_services_limit_clients_but_exempt_the_benchs_own(tmp_path, monkeypatch):
+    monkeypatch.setenv("TANDEM_RATE_LIMIT_ENABLED", "false")              # a user's setting must not leak in
+    monkeypatch.setenv("TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES", "10.0.0.1")
+    svc = services.Services("java", services.Ports(28080, 29090, 28081, 28443, 29443), "tandem_bench_s1", tmp_path)
+    defined = svc._define("hybrid")
+    assert {s.name for s in defined} == {"rest-service", "grpc-service"}
+    for service in defined:
+        assert service.env["TANDEM_RATE_LIMIT_ENABLED"] == "true"
+        # every generator and probe connects to 127.0.0.1 (or ::1 for "localhost")
+        assert service.env["TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES"].split(",") == ["127.0.0.1", "::1"]

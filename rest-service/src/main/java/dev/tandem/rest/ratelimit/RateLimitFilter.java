@@ -1,0 +1,71 @@
+package dev.tandem.rest.ratelimit;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.ratelimit.ClientRateLimiter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+import java.io.IOException;
+
+/**
+ * Asks the shared {@link ClientRateLimiter} about every request but the actuator's (health,
+ * metrics and the cache endpoint stay reachable however busy a client is). A refusal is handed to
+ * the MVC exception handlers, so it is the problem+json of every other failure: 429,
+ * {@code code} RESOURCE_EXHAUSTED and {@code Retry-After} in whole seconds (RestErrors).
+ *
+ * <p>The client's address is the connection's peer ({@code getRemoteAddr}): behind a proxy that is
+ * the proxy, unless server.forward-headers-strategy makes Tomcat take it from X-Forwarded-For
+ * (README, "Rate limiting").
+ *
+ * <p>Ordered after Boot's observation filter, so refusals show in http.server.requests too, and
+ * before the write auth and the body limit, so a refused client costs no token check and no body.
+ */
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@Component
+@Order(Ordered.HIGHEST_PRECEDENCE + 5)
+public class RateLimitFilter extends OncePerRequestFilter {
+
+    private final ClientRateLimiter limiter;
+    private final HandlerExceptionResolver exceptionResolver;
+    private final String actuatorPath;
+
+    public RateLimitFilter(ClientRateLimiter limiter,
+                           @Qualifier("handlerExceptionResolver") HandlerExceptionResolver exceptionResolver,
+                           @Value("${management.endpoints.web.base-path:/actuator}") String actuatorPath) {
+        this.limiter = limiter;
+        this.exceptionResolver = exceptionResolver;
+        this.actuatorPath = actuatorPath;
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        if (!limiter.enabled()) {
+            return true;
+        }
+        String path = request.getRequestURI().substring(request.getContextPath().length());
+        return path.equals(actuatorPath) || path.startsWith(actuatorPath + "/");
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        try {
+            limiter.admit(ClientRateLimiter.Wire.REST, request.getHeader(HttpHeaders.AUTHORIZATION), request.getRemoteAddr());
+        } catch (DomainException refused) {
+            exceptionResolver.resolveException(request, response, null, refused);
+            return;
+        }
+        chain.doFilter(request, response);
+    }
+}
