@@ -108,7 +108,7 @@ def overload_fields(c, windows_: list) -> dict:
     fields = {"overload": {"pair": c.pair, "step": c.step, "timeoutSeconds": c.timeout_seconds}}
     rates = [w["offeredRate"] for w in windows_ if w.get("offeredRate") is not None]
     if c.model == "open":
-        fields["targetRate"] = float(sorted(rates)[len(rates) // 2]) if rates else 0.0
+        fields["targetRate"] = round(float(sorted(rates)[len(rates) // 2]), 1) if rates else 0.0
     return fields
 
 

@@ -73,7 +73,9 @@ OVERLOAD_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "percents
 OVERLOAD_DEFAULTS = {
     "cache_modes": ["hybrid"],
     "percents": [50, 100, 150, 200, 300],
-    "concurrency": 1000,          # open model: most requests in flight per wire (the generator's cap)
+    # open model: the connections per wire (oha: the most requests in flight; ghz --async: the
+    # connections its calls are spread over); a number, or { rest = N, grpc = M }
+    "concurrency": 1000,
     "capacity_concurrency": 50,   # closed model: users per wire of the capacity window
     "timeout_seconds": 10,        # a request's deadline: the services' tandem.limits.request-timeout
     "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
@@ -292,7 +294,14 @@ def _normalise_overload(block: dict, where: str) -> dict:
     if protocols != ["grpc", "rest"]:
         raise ProfileError(f"{where}: drivers must be one REST and one gRPC driver (both wires are loaded at "
                            f"once), got {block['drivers']}")
-    _check_positive(block, where, ("concurrency", "capacity_concurrency", "duration_seconds", "timeout_seconds"))
+    concurrency = block["concurrency"]
+    if isinstance(concurrency, dict):
+        if set(concurrency) != {"rest", "grpc"}:
+            raise ProfileError(f"{where}: concurrency must be a number or {{ rest = N, grpc = M }}, got {concurrency!r}")
+        _check_positive(concurrency, where, ("rest", "grpc"))
+    else:
+        _check_positive(block, where, ("concurrency",))
+    _check_positive(block, where, ("capacity_concurrency", "duration_seconds", "timeout_seconds"))
     _check_non_negative(block, where, ("warmup_seconds", "drain_seconds"))
     return block
 
@@ -416,6 +425,8 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
     an open-model cell per step (its rate is the step's percent of the capacity the run measures)."""
     cells = []
     duration = float(block.get("duration_seconds", settings["duration_seconds"]))
+    conc = block["concurrency"]
+    per_wire = conc if isinstance(conc, dict) else {"rest": conc, "grpc": conc}
     for op, mode in itertools.product(block["operations"], block["cache_modes"]):
         temp = "none" if mode == "none" or op == "Hello" else "warm"
         for size in (block["page_sizes"] if op == "ListGroups" else [None]):
@@ -426,7 +437,7 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
                     cells.append(CellPlan(
                         protocol=protocol, tool=tool, operation=op, page_size=size, cache_mode=mode, temperature=temp,
                         model="closed" if step is None else "open",
-                        concurrency=int(block["capacity_concurrency"] if step is None else block["concurrency"]),
+                        concurrency=int(block["capacity_concurrency"] if step is None else per_wire[protocol]),
                         target_rate=None, duration_seconds=duration,
                         warmup_seconds=float(block.get("warmup_seconds", settings["warmup_seconds"])) if step is None
                         else 0.0,

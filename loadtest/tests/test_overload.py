@@ -41,6 +41,12 @@ def test_an_overload_block_gives_a_capacity_pair_then_a_pair_per_step_rest_first
     assert (grpc.encoding, grpc.http) == ("protobuf", "2")
 
 
+def test_each_wire_may_have_its_own_connections():
+    cells = expand(concurrency={"rest": 500, "grpc": 200})
+    assert {(c.protocol, c.concurrency) for c in cells if c.step} == {("rest", 500), ("grpc", 200)}
+    assert "rest-oha-GetGroup-hybrid-warm-c500-overload200" in [c.id for c in cells]
+
+
 def test_a_profile_of_overload_blocks_alone_needs_no_matrix_and_the_shipped_one_loads():
     prof = profile.load("overload")
     cells = profile.expand(prof)
@@ -59,6 +65,8 @@ def test_a_profile_of_overload_blocks_alone_needs_no_matrix_and_the_shipped_one_
     ({"operations": ["ListGroups"]}, "page_sizes"),
     ({"timeout_seconds": 0}, "timeout_seconds"),
     ({"rates": [1]}, "unknown key"),
+    ({"concurrency": {"rest": 500}}, "rest = N, grpc = M"),
+    ({"concurrency": {"rest": 500, "grpc": 0}}, "grpc must be a number > 0"),
 ])
 def test_bad_overload_blocks_are_refused(block, message):
     with pytest.raises(profile.ProfileError, match=message):
@@ -298,3 +306,17 @@ def test_a_run_with_an_overload_record_validates_and_its_summary_prints_the_goal
 def test_older_runs_without_overload_still_validate():
     run = json.loads((FIXTURES / "run-example.json").read_text())
     assert "overload" not in run and results.validate_run(run) == []
+
+
+def test_a_real_smoke_sized_overload_run_validates_and_reports():
+    """run-overload-smoke.json: the whole chain ran (bench.py with a smoke-sized overload profile)."""
+    run = json.loads((FIXTURES / "run-overload-smoke.json").read_text())
+    assert results.validate_run(run) == []
+    [pair] = run["overload"]
+    assert [w["protocol"] for w in pair["wires"]] == ["rest", "grpc"]
+    for wire in pair["wires"]:
+        assert [s["step"] for s in wire["steps"]] == [50, 200] and wire["capacity"]["goodputRps"]["value"] > 0
+        assert all(s["admissionLimit"] is not None and s["l1Flushes"] is not None for s in wire["steps"])
+    steps = [c for c in run["cells"] if c.get("overload", {}).get("step")]
+    assert all(w["offeredRate"] > 0 and w["refusals"] is not None for c in steps for w in c["windows"])
+    assert "Under overload: GetGroup, hybrid warm" in report.summary(run)
