@@ -224,7 +224,7 @@ export function makeOverload() {
       const p99 = p99At(step);
       return {
         cellId: `${protocol}-${tool}-GetGroup-hybrid-warm-c1000-overload${step}`, step, offeredRate: r1(offered),
-        goodputRps: interval(good, 0.04), requests: Math.round(offered * 24), refusals: Math.round(refused * 24),
+        goodputRps: interval(good, 0.04), requests: Math.round(offered * 24), refusals: Math.round(refused * 24), admissionRefused: Math.round(refused * 24),
         refusalsPerSecond: r1(refused), timeouts: 0, lateAnswers: 0, otherErrors: 0,
         p50: interval(p99 / 4, 0.1), p99: interval(p99, 0.15), hitRatio: 0.999, minHitRatio: step === 300 && protocol === 'grpc' ? 0.95 : 0.998,
         l1Flushes: step === 300 && protocol === 'grpc' ? { 'log-gap': 2 } : {}, admissionLimit: step <= 100 ? 1000 : 60, minAdmissionLimit: step <= 100 ? 1000 : 40,

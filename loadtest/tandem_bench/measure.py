@@ -217,6 +217,9 @@ class Measure:
                 offered_rate=None if rates is None else rates[protocol])
             record["l1Flushes"] = cachestats.flushes_between(cache_before, cache_after)
             record["admissionLimit"] = service_after.get("admissionLimit")
+            # the service's own count, beside the generator's: a 503 / UNAVAILABLE that admission
+            # control did not send (a failing database, a shutdown) shows as a difference
+            record["admissionRefused"] = probes.delta(service_before, service_after).get("admissionRefused")
             self.runs[cell.id].add_window((record, data))
             goodput[protocol] = record["throughputRps"]
         time.sleep(max(c.drain_seconds for c in cells.values()))

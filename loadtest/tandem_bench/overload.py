@@ -9,7 +9,8 @@ capacity. Per step and wire, over its windows:
   offeredRate     the arrival rate asked for (median over windows: each window's is a percent of the
                   capacity of its own start and round)
   goodputRps      successful responses per second, with its bootstrap interval
-  refusals        answered 503 / UNAVAILABLE (admission control), in all and per second
+  refusals        answered 503 / UNAVAILABLE (admission control), in all and per second;
+                  admissionRefused is the service's own count (tandem_admission_refused_total)
   timeouts        timed out at the deadline (504 / DEADLINE_EXCEEDED, or the generator's own timeout)
   lateAnswers     accepted, but answered after the deadline counted from the request's due time
   otherErrors     every other failure
@@ -102,6 +103,7 @@ def step_record(run, draws) -> dict:
         "goodputRps": pooled.bootstrap(run.data, draws, windows.throughput),
         "requests": sum(w["requests"] for w in ws),
         "refusals": refusals,
+        "admissionRefused": _sum(ws, "admissionRefused"),
         "refusalsPerSecond": refusals / seconds if refusals is not None and seconds else None,
         "timeouts": _sum(ws, "timeouts"),
         "lateAnswers": _sum(ws, "lateAnswers"),

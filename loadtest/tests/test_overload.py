@@ -159,6 +159,7 @@ def build(cell, out, start=0, rnd=0, rate=None, hit=0.999, flushes=None, limit=2
         offered_rate=rate)
     record["l1Flushes"] = flushes if flushes is not None else {}
     record["admissionLimit"] = limit
+    record["admissionRefused"] = record["refusals"]
     record.pop("notes")
     return record, data
 
@@ -244,6 +245,7 @@ def test_the_pair_record_has_capacity_steps_peak_and_the_goals_per_wire():
     assert rest["capacity"]["goodputRps"]["value"] == pytest.approx(1000, rel=0.05)
     steps = {s["step"]: s for s in rest["steps"]}
     assert steps[200]["offeredRate"] == 2000 and steps[200]["refusals"] > 0 and steps[200]["timeouts"] == 0
+    assert steps[200]["admissionRefused"] == steps[200]["refusals"]
     assert steps[200]["goodputRps"]["low"] is not None
     assert rest["peak"]["step"] == 100
     # 0.45 × 2000 ÷ 0.95 × 1000, on the point figures
@@ -292,7 +294,7 @@ def test_a_run_with_an_overload_record_validates_and_its_summary_prints_the_goal
                 "targetRate": None, "role": c.role, "sweep": None, "windows": [
                     {**template["windows"][0], **{k: w[k] for k in ("offeredRate", "refusals", "timeouts",
                                                                      "otherErrors", "lateAnswers", "l1Flushes",
-                                                                     "admissionLimit")}}
+                                                                     "admissionLimit", "admissionRefused")}}
                     for w in r.windows[:1]],
                 "encoding": c.encoding, "http": c.http, **overload_fields(c, r.windows)}
         run["cells"].append(cell)

@@ -238,6 +238,10 @@ export interface Window {
    * Overload cells: the service's admission concurrency limit (tandem_admission_limit) read after the window; null when it has none.
    */
   admissionLimit?: number | null;
+  /**
+   * Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say.
+   */
+  admissionRefused?: number | null;
 }
 /**
  * Cache hits / lookups over the measured window, from the service's own counters; null when that level is not in play (cacheMode none, l2 under local, l1 under redis).
@@ -419,6 +423,10 @@ export interface OverloadStep {
   admissionLimit: NonNegativeOrNull;
   minAdmissionLimit: NonNegativeOrNull;
   flags: string[];
+  /**
+   * The service's own count of refusals over the step's windows (null when it did not say); absent in runs before it.
+   */
+  admissionRefused?: number | null;
 }
 /**
  * A goal of the issue: met when the whole interval is on its side of the bound, not met when all of it is on the other, undecided when it holds the bound, has none, or rests on windows whose generator could not offer the load (reason). Counts and the lowest hit ratio are exact (low = high = value).

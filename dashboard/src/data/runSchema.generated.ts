@@ -672,6 +672,14 @@ export const runSchema: SchemaObject = {
     "admissionLimit": {
      "description": "Overload cells: the service's admission concurrency limit (tandem_admission_limit) read after the window; null when it has none.",
      "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "admissionRefused": {
+     "description": "Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say.",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
     }
    },
    "description": "One measured window (a repetition in one service start)."
@@ -1909,6 +1917,14 @@ export const runSchema: SchemaObject = {
      "items": {
       "type": "string"
      }
+    },
+    "admissionRefused": {
+     "description": "The service's own count of refusals over the step's windows (null when it did not say); absent in runs before it.",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
     }
    }
   },

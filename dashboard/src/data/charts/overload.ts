@@ -111,13 +111,13 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
 /** What the load beyond capacity became: refusals per second, and the accepted requests' p99 (log scale). */
 export function refusalsAndP99Charts(pair: OverloadPair): ChartSpec[] {
   const rows: CsvValue[][] = pair.wires.flatMap((w) =>
-    w.steps.map((s) => [PROTOCOL_LABELS[w.protocol], s.step, s.offeredRate, s.refusals, s.refusalsPerSecond, s.timeouts, s.lateAnswers,
-      s.otherErrors, s.p50.value, s.p99.value, s.p99.low, s.p99.high, s.cellId]),
+    w.steps.map((s) => [PROTOCOL_LABELS[w.protocol], s.step, s.offeredRate, s.refusals, s.admissionRefused ?? null, s.refusalsPerSecond,
+      s.timeouts, s.lateAnswers, s.otherErrors, s.p50.value, s.p99.value, s.p99.low, s.p99.high, s.cellId]),
   );
   const table = {
-    columns: ['Wire', 'Step (%)', 'Offered (/s)', 'Refusals', 'Refusals (/s)', 'Timeouts', 'Late answers', 'Other errors', 'p50 (ms)',
-      'p99 (ms)', 'p99 low', 'p99 high', 'Cell'],
-    formats: [T, N, N, I, N, I, I, I, N, N, N, N, T] as ChartSpec['table']['formats'],
+    columns: ['Wire', 'Step (%)', 'Offered (/s)', 'Refusals', 'Refused (service count)', 'Refusals (/s)', 'Timeouts', 'Late answers',
+      'Other errors', 'p50 (ms)', 'p99 (ms)', 'p99 low', 'p99 high', 'Cell'],
+    formats: [T, N, N, I, I, N, I, I, I, N, N, N, N, T] as ChartSpec['table']['formats'],
     rows,
     rowFlags: pair.wires.flatMap((w) => w.steps.map(stepFlag)),
   };
