@@ -61,6 +61,11 @@ class Assemble:
             "bootstrapReplicates": draws.replicates,
             "source": self.prof["source"],
         }
+        # the services inherit the bench's environment: an admission setting given there
+        # (TANDEM_ADMISSION_ENABLED=false make bench PROFILE=overload) is part of what was measured
+        overrides = {k: v for k, v in sorted(os.environ.items()) if k.startswith("TANDEM_ADMISSION_")}
+        if overrides:
+            resolved["admissionOverrides"] = overrides
         if self.tls_files:
             resolved["tlsCertificate"] = str(self.tls_files.certificate)
         env["jvm"] = {"options": self.services.java_opts, "heapMaxBytes": self.heap_max}

@@ -129,6 +129,10 @@ def summary(run: dict) -> str:
     ]
     for pair in run.get("overload") or []:
         parts += ["", *overload_lines(pair)]
+    overrides = (run["profile"].get("resolved") or {}).get("admissionOverrides")
+    if run.get("overload"):
+        parts.append("  services' admission settings: " + (", ".join(f"{k}={v}" for k, v in overrides.items())
+                                                           if overrides else "their defaults (tandem-domain.yml)"))
     if run.get("notes"):
         parts += ["", "Notes:", *(f"  - {n}" for n in run["notes"])]
     parts += ["", DASHBOARD_LINE]
