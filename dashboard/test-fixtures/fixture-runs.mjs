@@ -243,6 +243,7 @@ export function makeOverload() {
       protocol, tool,
       capacity: { ...at(100), cellId: `${protocol}-${tool}-GetGroup-hybrid-warm-c50-capacity`, step: null, offeredRate: null, goodputRps: interval(capacity, 0.03) },
       steps, peak: { step: peak.step, goodputRps: peak.goodputRps },
+      firstSaturatedStep: steps.find((s) => s.goodputRps.value < 0.95 * s.offeredRate)?.step ?? null,
       goodputAt2xOverPeak: { value: keptRatio, low: r3(keptRatio * 0.95), high: r3(keptRatio * 1.05) },
       p99At2xOverUnloaded: { value: growth, low: r3(growth * 0.8), high: r3(growth * 1.2) },
       pastDeadlineAt2x: 0, minHitRatio: minHit, l1FlushCount: flushes,

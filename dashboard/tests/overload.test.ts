@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flushCount, goalRows, goodputChart, overloadPairs, pairName, refusalsAndP99Charts, stepFlag } from '../src/data/charts/overload';
+import { flushCount, goalRows, goodputChart, overloadPairs, pairName, refusalsAndP99Charts, saturationNotes, stepFlag } from '../src/data/charts/overload';
 import { PROTOCOL_COLOURS } from '../src/data/style';
 import { readRun, RUN_A, RUN_B } from './helpers';
 
@@ -37,7 +37,11 @@ describe('overload pairs', () => {
     const spec = goodputChart(pair);
     const point = spec.series[0].data.find((d) => d?.cellId === flagged.cellId)!;
     expect(point.flag).toContain('rate-short');
-    expect(spec.notes).toEqual([`Greyed: ${flagged.cellId} — the generator could not offer the load (rate-short)`]);
+    expect(spec.notes).toEqual([
+      'REST · oha: saturated from 150 % of capacity (served less than 95 % of the load offered)',
+      'gRPC · ghz: saturated from 150 % of capacity (served less than 95 % of the load offered)',
+      `Greyed: ${flagged.cellId} — the generator could not offer the load (rate-short)`,
+    ]);
     expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(1);
   });
 
@@ -49,6 +53,12 @@ describe('overload pairs', () => {
     expect(p99.errorBars).toBe(true);
     const grpc300 = pair.wires[1].steps.at(-1)!;
     expect(p99.series[1].data.at(-1)).toMatchObject({ x: grpc300.offeredRate, y: grpc300.p99.value, low: grpc300.p99.low });
+  });
+
+  it('a run from before the saturation check says nothing of it; a wire no step saturated is named', () => {
+    const { firstSaturatedStep: _, ...older } = pair.wires[0];
+    expect(saturationNotes({ ...pair, wires: [older] })).toEqual([]);
+    expect(saturationNotes({ ...pair, wires: [{ ...pair.wires[0], firstSaturatedStep: null }] })[0]).toMatch(/^REST · oha: no step saturated it/);
   });
 
   it('L1 flushes are summed over their reasons', () => {

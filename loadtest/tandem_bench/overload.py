@@ -26,6 +26,9 @@ undecided when it holds the bound or there is none. Counts (timeouts, flushes) a
 ratio have no sampling interval: every window is counted, so their interval is the value itself.
 A goal measured in windows whose generator could not offer the load (generator-saturated,
 rate-short, dropped-arrivals) is undecided whatever its value: the step did not happen as planned.
+So is a goal at 2× when that step did not saturate the wire (it served at least SERVED of what it
+was offered, refusing next to nothing): the capacity window then underestimated the capacity (too
+few users for the closed loop to fill the service), and "2×" was not past saturation.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ GOODPUT_KEPT = 0.8                # goodput at 2× ÷ peak, at least
 P99_GROWTH = 10.0                 # accepted p99 at 2× ÷ unloaded p99, at most
 WARM_HIT_RATIO = 0.97             # every step, at least
 GENERATOR_FLAGS = ("generator-saturated", "rate-short", "dropped-arrivals")
+SERVED = 0.95                     # a step whose goodput is at least this share of its offered load is not saturated
 WIRES = ("rest", "grpc")
 
 
@@ -56,7 +60,7 @@ def goal_status(value, low, high, bound: float, at_most: bool) -> str:
 
 
 def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, high=None, *,
-          exact: bool = False, generator_flags: list | None = None) -> dict:
+          exact: bool = False, generator_flags: list | None = None, unsaturated: str | None = None) -> dict:
     if exact:
         low = high = value
     status = goal_status(value, low, high, bound, at_most)
@@ -64,6 +68,8 @@ def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, hi
     if generator_flags and status != "missing":
         status, reason = "undecided", ("the generator could not offer the load in every window it rests on ("
                                        + ", ".join(sorted(set(generator_flags))) + ")")
+    elif unsaturated and status != "missing":
+        status, reason = "undecided", unsaturated
     return {"key": key, "label": label, "bound": bound, "atMost": at_most, "value": value, "low": low,
             "high": high, "status": status, "reason": reason}
 
@@ -120,6 +126,14 @@ def step_record(run, draws) -> dict:
     }
 
 
+def saturated(step: dict | None) -> bool | None:
+    """Whether a step was past the wire's capacity: it served less than SERVED of its offered load.
+    None without the figures."""
+    if step is None or step["offeredRate"] is None or step["goodputRps"]["value"] is None:
+        return None
+    return step["goodputRps"]["value"] < SERVED * step["offeredRate"]
+
+
 def _generator_flags(*steps) -> list:
     return [code for s in steps if s for code in s["flags"] if code in GENERATOR_FLAGS]
 
@@ -152,13 +166,21 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
     flush_steps = [s["l1Flushes"] for s in steps]
     flushes = None if not steps or any(f is None for f in flush_steps) else sum(sum(f.values()) for f in flush_steps)
     unloaded_label = f"{unloaded['step']:g} %" if unloaded else "the lowest step"
+    first_saturated = next((s["step"] for s in steps if saturated(s)), None)
+    unsaturated = None
+    if saturated(double) is False:
+        unsaturated = (f"the 2× step did not saturate the wire (it served {double['goodputRps']['value']:.0f} of "
+                       f"{double['offeredRate']:.0f}/s offered): the capacity window underestimated the capacity; "
+                       "give it more users (capacity_concurrency)")
     goals = [
         _goal("goodputAt2xOverPeak", f"{wire} · goodput at 2× ÷ peak goodput", GOODPUT_KEPT, False,
-              kept["value"], kept["low"], kept["high"], generator_flags=_generator_flags(double, peak)),
+              kept["value"], kept["low"], kept["high"], generator_flags=_generator_flags(double, peak),
+              unsaturated=unsaturated),
         _goal("p99At2xOverUnloaded", f"{wire} · accepted p99 at 2× ÷ at {unloaded_label}", P99_GROWTH, True,
-              growth["value"], growth["low"], growth["high"], generator_flags=_generator_flags(double, unloaded)),
+              growth["value"], growth["low"], growth["high"], generator_flags=_generator_flags(double, unloaded),
+              unsaturated=unsaturated),
         _goal("pastDeadlineAt2x", f"{wire} · requests timed out or answered after their deadline at 2×", 0, True,
-              past_deadline, exact=True, generator_flags=_generator_flags(double)),
+              past_deadline, exact=True, generator_flags=_generator_flags(double), unsaturated=unsaturated),
         _goal("minWarmHitRatio", f"{wire} · lowest warm hit ratio over every step's windows", WARM_HIT_RATIO, False,
               min_hit, exact=True),
         _goal("l1Flushes", f"{wire} · L1 flushes over every step", 0, True, flushes, exact=True),
@@ -166,6 +188,7 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
     return {"protocol": protocol, "tool": (capacity_run or step_runs[0]).plan.tool,
             "capacity": capacity, "steps": steps,
             "peak": {"step": peak["step"], "goodputRps": peak["goodputRps"]} if peak else None,
+            "firstSaturatedStep": first_saturated,
             "goodputAt2xOverPeak": kept, "p99At2xOverUnloaded": growth, "pastDeadlineAt2x": past_deadline,
             "minHitRatio": min_hit, "l1FlushCount": flushes, "goals": goals}
 

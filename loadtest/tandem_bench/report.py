@@ -159,7 +159,10 @@ def overload_lines(pair: dict) -> list[str]:
         lines.append(f"  {name} ({wire['tool']}): capacity with both wires loaded "
                      f"{interval(cap['goodputRps']) if cap else '-'} ok/s; peak goodput "
                      f"{interval(wire['peak']['goodputRps']) if wire['peak'] else '-'} ok/s"
-                     + (f" at {sig(wire['peak']['step'])} %" if wire["peak"] else ""))
+                     + (f" at {sig(wire['peak']['step'])} %" if wire["peak"] else "")
+                     + ("" if "firstSaturatedStep" not in wire else
+                        "; no step saturated it" if wire["firstSaturatedStep"] is None else
+                        f"; saturated from {sig(wire['firstSaturatedStep'])} %"))
         rows = [[f"{sig(st['step'])} %", sig(st["offeredRate"]), interval(st["goodputRps"]),
                  sig(st["refusalsPerSecond"]), str(st["timeouts"]) if st["timeouts"] is not None else "-",
                  str(st["lateAnswers"]) if st["lateAnswers"] is not None else "-",

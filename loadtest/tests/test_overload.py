@@ -325,3 +325,17 @@ def test_a_real_smoke_sized_overload_run_validates_and_reports():
     steps = [c for c in run["cells"] if c.get("overload", {}).get("step")]
     assert all(w["offeredRate"] > 0 and w["refusals"] is not None for c in steps for w in c["windows"])
     assert "Under overload: GetGroup, hybrid warm" in report.summary(run)
+
+
+def test_goals_at_2x_are_undecided_when_that_step_did_not_saturate_the_wire():
+    """The smoke run's lesson: a closed capacity window with too few users underestimates the
+    capacity, and a "2×" step that is served whole says nothing of overload."""
+    [pair] = records(pair_runs(kept={25: 1.0, 50: 1.0, 100: 1.0, 200: 0.99, 300: 0.9}))
+    rest = pair["wires"][0]
+    assert rest["firstSaturatedStep"] == 300
+    goals = {g["key"]: g for g in rest["goals"]}
+    for key in ("goodputAt2xOverPeak", "p99At2xOverUnloaded", "pastDeadlineAt2x"):
+        assert goals[key]["status"] == "undecided" and "did not saturate" in goals[key]["reason"]
+    assert goals["l1Flushes"]["status"] == "met"
+    [pair] = records(pair_runs())
+    assert pair["wires"][0]["firstSaturatedStep"] == 200

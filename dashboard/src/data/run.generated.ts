@@ -401,6 +401,10 @@ export interface OverloadWire {
   minHitRatio: RatioOrNull;
   l1FlushCount: NonNegativeOrNull;
   goals: OverloadGoal[];
+  /**
+   * The lowest step that served less than 95 % of its offered load (null: none did); absent in runs before it. Goals at 2× are undecided when the 2× step did not saturate.
+   */
+  firstSaturatedStep?: number | null;
 }
 export interface OverloadStep {
   cellId: string;

@@ -2115,6 +2115,13 @@ export const runSchema: SchemaObject = {
      "items": {
       "$ref": "#/$defs/overloadGoal"
      }
+    },
+    "firstSaturatedStep": {
+     "description": "The lowest step that served less than 95 % of its offered load (null: none did); absent in runs before it. Goals at 2× are undecided when the 2× step did not saturate.",
+     "type": [
+      "number",
+      "null"
+     ]
     }
    }
   },

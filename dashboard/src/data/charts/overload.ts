@@ -54,6 +54,17 @@ export function flushCount(s: OverloadStep): number | null {
   return s.l1Flushes ? Object.values(s.l1Flushes).reduce((a, b) => a + b, 0) : null;
 }
 
+/** Where each wire's goodput fell short of the load offered (below 95 % of it); older runs do not say. */
+export function saturationNotes(pair: OverloadPair): string[] {
+  return pair.wires.flatMap((w) =>
+    w.firstSaturatedStep === undefined
+      ? []
+      : [w.firstSaturatedStep === null
+          ? `${wireName(w)}: no step saturated it (every step served at least 95 % of its offered load): its goals at 2× are undecided`
+          : `${wireName(w)}: saturated from ${w.firstSaturatedStep} % of capacity (served less than 95 % of the load offered)`],
+  );
+}
+
 function capacityMarkers(pair: OverloadPair): Marker[] {
   return pair.wires.flatMap((w) =>
     w.capacity?.goodputRps.value != null
@@ -96,7 +107,7 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
     xAxis: 'linear',
     errorBars: true,
     markers: capacityMarkers(pair),
-    notes: flagNotes(pair),
+    notes: [...saturationNotes(pair), ...flagNotes(pair)],
     series: keep(series),
     table: {
       columns: ['Wire', 'Step (% of capacity)', 'Offered (/s)', 'Goodput (req/s)', 'low', 'high', 'Capacity (req/s)',
