@@ -325,6 +325,9 @@ def test_a_real_smoke_sized_overload_run_validates_and_reports():
     steps = [c for c in run["cells"] if c.get("overload", {}).get("step")]
     assert all(w["offeredRate"] > 0 and w["refusals"] is not None for c in steps for w in c["windows"])
     assert "Under overload: GetGroup, hybrid warm" in report.summary(run)
+    assert all("firstSaturatedStep" in w for w in pair["wires"])
+    refused = [w for c in steps for w in c["windows"] if w["refusals"]]
+    assert refused and all(w["admissionRefused"] is not None for w in refused)
 
 
 def test_goals_at_2x_are_undecided_when_that_step_did_not_saturate_the_wire():
