@@ -302,6 +302,28 @@ async function main() {
       });
     });
 
+    await test('under overload: goodput vs offered load with intervals, refusals and accepted p99, the goals with their status', async () => {
+      const pair = 'overload-GetGroup-hybrid-warm';
+      const { stats } = await checkView(page, base, {
+        hash: `#/overload?run=${RUN_A}`, shot: '3-overload', charts: 3,
+        legend: {
+          [`overload-goodput-${pair}`]: ['REST · oha goodput', 'gRPC · ghz goodput'],
+          [`overload-refusals-${pair}`]: ['REST · oha refused', 'gRPC · ghz refused'],
+          [`overload-p99-${pair}`]: ['REST · oha p99', 'gRPC · ghz p99'],
+        },
+        noErrorBars: [`overload-refusals-${pair}`],
+      });
+      assert(stats[`overload-goodput-${pair}`].greyPx > 20, 'the rate-short step is not greyed');
+      const goals = await page.$$eval('[data-testid=overload-goals] tr[data-goal]', (rows) => rows.map((r) => [r.dataset.goal, r.dataset.goalStatus]));
+      assert(goals.length === 10, `goals: ${JSON.stringify(goals)}`);
+      const status = Object.fromEntries(goals);
+      assert(status['rest-goodputAt2xOverPeak'] === 'undecided' && status['grpc-goodputAt2xOverPeak'] === 'not met'
+        && status['rest-l1Flushes'] === 'met', JSON.stringify(status));
+      // a run without overload cells says how to get them
+      await page.goto(`${base}/#/overload?run=${RUN_B}`);
+      await page.waitForSelector('[data-testid=no-overload]', { timeout: 10000 });
+    });
+
     await test('over time: p50/p99 per 250 ms slice, one line per window, a flagged window greyed with its reason', async () => {
       const { stats } = await checkView(page, base, {
         hash: `#/timeline?run=${RUN_A}&cell=rest-k6-Hello-none-none-c50`, shot: '4-over-time', charts: 2, bothProtocols: false,

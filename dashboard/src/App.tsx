@@ -11,6 +11,7 @@ import { Compare } from './views/Compare';
 import { Concurrency } from './views/Concurrency';
 import { Decomposition } from './views/Decomposition';
 import { Latency } from './views/Latency';
+import { Overload } from './views/Overload';
 import { Overview } from './views/Overview';
 import { PayloadScaling } from './views/PayloadScaling';
 import { Timeline } from './views/Timeline';
@@ -168,6 +169,7 @@ export function App() {
         {state.view === 'decomposition' && <Decomposition {...props} />}
         {state.view === 'concurrency' && <Concurrency {...props} />}
         {state.view === 'latency' && <Latency {...props} />}
+        {state.view === 'overload' && <Overload {...props} />}
         {state.view === 'timeline' && <Timeline {...props} />}
         {state.view === 'cells' && <Cells {...props} />}
         {state.view === 'payload' && <PayloadScaling {...props} />}

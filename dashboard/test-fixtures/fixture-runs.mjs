@@ -198,7 +198,75 @@ function makeStepHeadlines(cells) {
   };
 }
 
-export function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'OpenJDK 21.0.9', withTlsGrpc = true, withSteps = false }) {
+// ---------- an overload pair (the overload profile): both wires past their capacity at once ----------
+
+const interval = (value, spread) => ({ value: r1(value), low: r1(value * (1 - spread)), high: r1(value * (1 + spread)) });
+
+function overloadGoal(key, label, bound, atMost, value, low = value, high = value, reason = null) {
+  const within = (x) => (atMost ? x <= bound : x >= bound);
+  const status = reason ? 'undecided' : within(low) && within(high) ? 'met' : !within(low) && !within(high) ? 'not met' : 'undecided';
+  return { key, label, bound, atMost, value, low, high, status, reason };
+}
+
+/**
+ * One pair, REST (oha) and gRPC (ghz): goodput that holds past capacity on REST and sags on gRPC, the
+ * rest refused; REST's 200 % step flagged rate-short (the generator fell behind: its goals at 2× are
+ * undecided), gRPC with two L1
+ * flushes at 300 %, so the goals show each status.
+ */
+export function makeOverload() {
+  const percents = [25, 50, 100, 150, 200, 300];
+  const wire = (protocol, tool, capacity, kept, p99At) => {
+    const steps = percents.map((step) => {
+      const offered = (capacity * step) / 100;
+      const good = Math.min(offered, capacity * kept(step));
+      const refused = Math.max(0, offered - good);
+      const p99 = p99At(step);
+      return {
+        cellId: `${protocol}-${tool}-GetGroup-hybrid-warm-c1000-overload${step}`, step, offeredRate: r1(offered),
+        goodputRps: interval(good, 0.04), requests: Math.round(offered * 24), refusals: Math.round(refused * 24), admissionRefused: Math.round(refused * 24),
+        refusalsPerSecond: r1(refused), timeouts: 0, lateAnswers: 0, otherErrors: 0,
+        p50: interval(p99 / 4, 0.1), p99: interval(p99, 0.15), hitRatio: 0.999, minHitRatio: step === 300 && protocol === 'grpc' ? 0.95 : 0.998,
+        l1Flushes: step === 300 && protocol === 'grpc' ? { 'log-gap': 2 } : {}, admissionLimit: step <= 100 ? 1000 : 60, minAdmissionLimit: step <= 100 ? 1000 : 40,
+        flags: step === 200 && protocol === 'rest' ? ['rate-short'] : [],
+      };
+    });
+    const at = (step) => steps.find((s) => s.step === step);
+    const peak = steps.reduce((a, b) => (b.goodputRps.value > a.goodputRps.value ? b : a));
+    const keptRatio = r3(at(200).goodputRps.value / peak.goodputRps.value);
+    const growth = r3(at(200).p99.value / at(25).p99.value);
+    const name = protocol === 'rest' ? 'REST' : 'gRPC';
+    const flushes = steps.reduce((a, s) => a + Object.values(s.l1Flushes).reduce((x, y) => x + y, 0), 0);
+    const minHit = Math.min(...steps.map((s) => s.minHitRatio));
+    const short = at(200).flags.length ? `the generator could not offer the load in every window it rests on (${at(200).flags.join(', ')})` : null;
+    return {
+      protocol, tool,
+      capacity: { ...at(100), cellId: `${protocol}-${tool}-GetGroup-hybrid-warm-c50-capacity`, step: null, offeredRate: null, goodputRps: interval(capacity, 0.03) },
+      steps, peak: { step: peak.step, goodputRps: peak.goodputRps },
+      firstSaturatedStep: steps.find((s) => s.goodputRps.value < 0.95 * s.offeredRate)?.step ?? null,
+      goodputAt2xOverPeak: { value: keptRatio, low: r3(keptRatio * 0.95), high: r3(keptRatio * 1.05) },
+      p99At2xOverUnloaded: { value: growth, low: r3(growth * 0.8), high: r3(growth * 1.2) },
+      pastDeadlineAt2x: 0, minHitRatio: minHit, l1FlushCount: flushes,
+      goals: [
+        overloadGoal('goodputAt2xOverPeak', `${name} · goodput at 2× ÷ peak goodput`, 0.8, false, keptRatio, r3(keptRatio * 0.95), r3(keptRatio * 1.05), short),
+        overloadGoal('p99At2xOverUnloaded', `${name} · accepted p99 at 2× ÷ at 25 %`, 10, true, growth, r3(growth * 0.8), r3(growth * 1.2), short),
+        overloadGoal('pastDeadlineAt2x', `${name} · requests timed out or answered after their deadline at 2×`, 0, true, 0, 0, 0, short),
+        overloadGoal('minWarmHitRatio', `${name} · lowest warm hit ratio over every step's windows`, 0.97, false, minHit),
+        overloadGoal('l1Flushes', `${name} · L1 flushes over every step`, 0, true, flushes),
+      ],
+    };
+  };
+  return [{
+    id: 'overload-GetGroup-hybrid-warm', operation: 'GetGroup', pageSize: null, cacheMode: 'hybrid', temperature: 'warm', tls: false,
+    percents, timeoutSeconds: 10,
+    wires: [
+      wire('rest', 'oha', 9000, () => 0.97, (step) => (step <= 100 ? 2 + step / 50 : 12)),
+      wire('grpc', 'ghz', 13000, (step) => (step <= 100 ? 1 : 0.9 - step / 1000), (step) => (step <= 100 ? 1.5 + step / 40 : 30)),
+    ],
+  }];
+}
+
+export function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'OpenJDK 21.0.9', withTlsGrpc = true, withSteps = false, withOverload = false }) {
   const rand = prng(seed);
   const specs = profileSpecs({ withTlsGrpc }).map((s) => ({ ...s, speed: s.protocol === 'grpc' ? grpcSpeed : 1 }));
   const cells = specs.map((s, i) => makeCell(rand, s, i));
@@ -234,6 +302,7 @@ export function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'O
     sweeps: makeSweeps(cells),
     fits: makeFits(cells),
     headline: { ...makeHeadlines(cells), ...(withSteps ? makeStepHeadlines(cells) : {}) },
+    ...(withOverload ? { overload: makeOverload() } : {}),
     notes: ['Fixture data for the dashboard tests: made-up numbers shaped like a quick run (schemaVersion 2).'],
   };
 }

@@ -17,13 +17,15 @@ const client = new grpc.Client();
 client.load(__ENV.PROTO_PATHS.split(','), 'tandem/v1/study_groups.proto', 'tandem/v1/hello.proto');
 
 const method = __ENV.METHOD;
+// the call's deadline (the overload profile: the services' request timeout); k6's default is 60 s
+const callParams = __ENV.TIMEOUT ? { timeout: __ENV.TIMEOUT } : {};
 const okStatus = (r) => r && r.status === grpc.StatusOK;
 
 export default function () {
   if (__ITER === 0) {
     client.connect(__ENV.GRPC_ADDR, { plaintext: __ENV.TLS !== 'true' });
   }
-  const res = client.invoke(method, nextKey());
+  const res = client.invoke(method, nextKey(), callParams);
   check(res, { 'status is OK': okStatus });
 }
 

@@ -19,6 +19,8 @@ const params = {
   responseType: 'binary',
   headers: { Accept: __ENV.ACCEPT || 'application/json', 'Accept-Encoding': __ENV.ACCEPT_ENCODING || 'identity' },
   tags: { name: __ENV.OPERATION || 'request' },
+  // the longest a request may wait (the overload profile: the services' request timeout)
+  ...(__ENV.TIMEOUT ? { timeout: __ENV.TIMEOUT } : {}),
 };
 
 export default function () {

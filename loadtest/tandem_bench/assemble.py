@@ -9,7 +9,7 @@ import os
 import zlib
 from datetime import datetime
 
-from . import headline, keys, pooled, stats, windows
+from . import headline, keys, overload, pooled, stats, windows
 from .service_start import body_key
 
 
@@ -44,10 +44,12 @@ class Assemble:
                 "encoding": c.encoding, "http": c.http, "compression": c.compression,
                 "revalidate": c.revalidate, "sweep": c.sweep, "role": c.role, "windows": run.windows, "summary": summary,
                 "flags": window_flags + cell_flags, "headlineEligible": bool(run.eligible()),
+                **overload_fields(c, run.windows),
             })
         fits, fit_notes = stats.fits_from_cells([r for r in records if r["model"] == "closed" and r["concurrency"] > 1])
         head = headline.compute(self.runs, draws, self.body_bytes)
         sweeps = sweep_records(records, self.cells)
+        overloads = overload.records(self.runs, draws, headline.group_of)
         hot = self.settings["hot_keys"]
         resolved = {
             "database": None if self.target else self.db_name,
@@ -59,6 +61,11 @@ class Assemble:
             "bootstrapReplicates": draws.replicates,
             "source": self.prof["source"],
         }
+        # the services inherit the bench's environment: an admission setting given there
+        # (TANDEM_ADMISSION_ENABLED=false make bench PROFILE=overload) is part of what was measured
+        overrides = {k: v for k, v in sorted(os.environ.items()) if k.startswith("TANDEM_ADMISSION_")}
+        if overrides:
+            resolved["admissionOverrides"] = overrides
         if self.tls_files:
             resolved["tlsCertificate"] = str(self.tls_files.certificate)
         env["jvm"] = {"options": self.services.java_opts, "heapMaxBytes": self.heap_max}
@@ -88,10 +95,35 @@ class Assemble:
             "schemaVersion": 2, "runId": run_id, "startedAt": iso(started), "finishedAt": iso(finished),
             "profile": {"name": self.prof["name"], "description": self.prof["description"],
                         **{k: v for k, v in self.prof["settings"].items()}, "matrix": self.prof["matrix"],
-                        "sweep": self.prof.get("sweep", []), "resolved": resolved},
+                        "sweep": self.prof.get("sweep", []),
+                        **({"overload": self.prof["overload"]} if self.prof.get("overload") else {}),
+                        "resolved": resolved},
             "environment": env, "cells": records, "sweeps": sweeps, "fits": fits, "headline": head,
-            "notes": notes,
+            **({"overload": overloads} if overloads else {}),
+            "notes": notes + ([OVERLOAD_NOTE] if overloads else []),
         }
+
+
+def overload_fields(c, windows_: list) -> dict:
+    """An overload cell's record: its pair and step (percent of capacity, None for the capacity
+    cell) and, for a step, the arrival rate its windows were driven at (the median: each window's
+    is a percent of its own start's and round's capacity)."""
+    if not c.pair:
+        return {}
+    fields = {"overload": {"pair": c.pair, "step": c.step, "timeoutSeconds": c.timeout_seconds}}
+    rates = [w["offeredRate"] for w in windows_ if w.get("offeredRate") is not None]
+    if c.model == "open":
+        fields["targetRate"] = round(float(sorted(rates)[len(rates) // 2]), 1) if rates else 0.0
+    return fields
+
+
+OVERLOAD_NOTE = (
+    "Overload pairs: in every start and round, a closed-model capacity window with both wires loaded at once, "
+    "then each step with both wires' open-model generators running at the same time, at the step's percent of "
+    "the goodput each wire showed in that capacity window. Goodput counts successful responses; refusals "
+    "(503 / UNAVAILABLE) and timeouts (504 / DEADLINE_EXCEEDED or the generator's timeout, set to the services' "
+    "request timeout) are counted apart from other errors; p50/p99 are of the accepted requests, timed from their "
+    "due time. A paired window's generator CPU is both generators' (they share the generator's cores).")
 
 
 def sweep_records(records: list[dict], plans: list) -> list[dict]:

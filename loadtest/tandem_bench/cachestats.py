@@ -68,7 +68,20 @@ def normalise(doc: dict) -> dict:
         else None,
         "breaker": doc.get("breaker"),
     }
-    return {"mode": mode, "caches": caches, "health": health}
+    flushes = doc.get("l1Flushes")
+    # L1 flushes so far, by reason (a whole-L1 flush: the invalidation log could not be trusted)
+    l1_flushes = {str(k): _number(v) for k, v in flushes.items()} if isinstance(flushes, dict) else None
+    return {"mode": mode, "caches": caches, "health": health, "l1Flushes": l1_flushes}
+
+
+def flushes_between(before: dict | None, after: dict | None) -> dict | None:
+    """The L1 flushes of a window, by reason (reasons that did not occur left out: {} is none at
+    all); None when either reading lacks the counters."""
+    b, a = (before or {}).get("l1Flushes"), (after or {}).get("l1Flushes")
+    if b is None or a is None:
+        return None
+    moved = {reason: n - b.get(reason, 0.0) for reason, n in a.items()}
+    return {reason: n for reason, n in sorted(moved.items()) if n > 0}
 
 
 def health_notes(before: dict, after: dict) -> list[str]:

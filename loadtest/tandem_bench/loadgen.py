@@ -124,6 +124,10 @@ class Invocation:
     http: str = "1.1"
     compression: str = "identity"
     revalidate: bool = False      # REST: If-None-Match (rest_headers)
+    # the longest a request may wait for its answer (the overload profile gives the services' own
+    # request timeout, so a request that outlives its deadline is counted, not waited for); None:
+    # the tool's default (oha: none, ghz: 20 s, k6: 60 s)
+    timeout_seconds: float | None = None
 
 
 @dataclass
@@ -215,6 +219,8 @@ def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> 
     else:
         env_args.update(GRPC_ADDR=grpc_address, METHOD=inv.method, PROTO_PATHS=",".join(proto_paths),
                         TLS="true" if inv.tls else "false")
+    if inv.timeout_seconds is not None:
+        env_args["TIMEOUT"] = _seconds(inv.timeout_seconds)
     env_args.update(inv.extra_env)
     csv_file = _raw_path(inv, ".csv")
     csv_file.unlink(missing_ok=True)
@@ -270,6 +276,10 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     if inv.compression == "gzip":
         # compresses each request: how a gRPC client asks for compressed responses
         cmd.append("--enable-compression")
+    if inv.timeout_seconds is not None:
+        # the call's deadline, which gRPC also sends to the service (grpc-timeout); past it the call
+        # ends DEADLINE_EXCEEDED
+        cmd += ["--timeout", _seconds(inv.timeout_seconds)]
     cmd.append(grpc_address)
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
     measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
@@ -374,11 +384,14 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
         cmd += ["-n", str(inv.iterations)]
     else:
         cmd += ["-z", f"{_seconds(inv.duration)}"]
+    if inv.timeout_seconds is not None:
+        cmd += ["-t", _seconds(inv.timeout_seconds)]
     if open_model:
         cmd += ["-q", f"{inv.rate:g}", "--latency-correction"]
     launched_at = time.time()
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
-    failures = raw.oha_failures(inv.out_file)
+    timed_out, failed = raw.oha_error_counts(inv.out_file)
+    failures = timed_out + failed
     report = json.loads(inv.out_file.read_text())
     summary = report.get("summary") or {}
     samples = raw.from_oha_db(db, launched_at) if inv.raw else None
@@ -389,6 +402,8 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
         "wireBytesSentPerRequest": None, "wireBytesReceivedPerRequest": None,
         "droppedIterations": None,
         "achievedRate": requests / seconds if open_model else None,
+        # requests that outlived -t: not in oha's database (no response), counted from its report
+        "timeouts": timed_out,
     }
     _discard(db)
     _discard(inv.out_file)

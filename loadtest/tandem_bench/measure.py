@@ -7,14 +7,45 @@ limits. Measure is a mixin of orchestrate.Bench; windows.py holds the pure part 
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-from . import cachestats, keys, probes, profile, windows
+from . import cachestats, keys, loadgen, probes, profile, windows
 from .console import say
 from .service_access import SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
 from .windows import CellRun
 
 CPU_NAMES = ["rest-service", "grpc-service", "mariadb", "redis", "generator", "bench"]
+# the two generators of a paired (overload) window, tracked apart while they run
+PAIRED_GENERATORS = {"rest": "generator-rest", "grpc": "generator-grpc"}
+
+
+def cache_figures(cell: profile.CellPlan, before: dict | None, after: dict | None) -> tuple[dict | None, list]:
+    """(hit ratio, notes) of a window from the cache counters read around it."""
+    if before is None or after is None:
+        return None, []
+    if cell.cache_mode != "none":
+        hit, notes = cachestats.hit_ratio(before, after, cell.operation)
+        return hit, notes + cachestats.health_notes(before, after)
+    if cell.operation != "Hello":
+        r, _ = cachestats.hit_ratio(before, after, cell.operation)
+        if any(v is not None for v in r.values()):
+            return None, [f"cache mode none but the cache counters moved {r}"]
+    return None, []
+
+
+class BothGenerators:
+    """The CPU sampler as windows.build reads it for a paired window: its generator is both
+    generators, which share the generator's cores (so generator-saturated says the pair was)."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
+
+    def window(self, t0: float, t1: float, names: list[str]) -> dict:
+        out = self.sampler.window(t0, t1, [*names, *PAIRED_GENERATORS.values()])
+        parts = [out.pop(name) for name in PAIRED_GENERATORS.values()]
+        out["generator"] = None if any(v is None for v in parts) else sum(parts)
+        return out
 
 
 class Measure:
@@ -102,15 +133,8 @@ class Measure:
             self.services.check_alive()
         if service_after.get("heapMaxBytes"):
             self.heap_max = service_after["heapMaxBytes"]
-        hit = None
-        notes = list(outcome.notes)
-        if cache_before is not None and cache_after is not None and cell.cache_mode != "none":
-            hit, ratio_notes = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
-            notes += ratio_notes + cachestats.health_notes(cache_before, cache_after)
-        elif cache_before is not None and cache_after is not None and cell.operation != "Hello":
-            r, _ = cachestats.hit_ratio(cache_before, cache_after, cell.operation)
-            if any(v is not None for v in r.values()):
-                notes.append(f"cache mode none but the cache counters moved {r}")
+        hit, notes = cache_figures(cell, cache_before, cache_after)
+        notes = list(outcome.notes) + notes
         calls = probes.delta(service_before, service_after)
         run.add_window(windows.build(
             cell, start=start, rnd=rnd, order=self.order, outcome=outcome, sampler=self.sampler,
@@ -134,3 +158,93 @@ class Measure:
             # a p99 the samples cannot support (too few) does not end the sweep
             if (p99 is not None and p99 > p99_limit) or dropped > drop_limit or short:
                 break
+
+    # ------------------------------------------------------------ overload: both wires at once
+
+    def overload(self, cells: list[profile.CellPlan], start: int) -> None:
+        """One start of an overload pair: its capacity cells warmed up (each wire alone, which primes
+        the hot keys and settles the JIT), then per round a capacity window of both wires at once
+        (closed), and each step in ascending order at its percent of the capacity each wire just
+        showed, both wires at once (open), with a pause after every window so that a step's backlog
+        drains before the next."""
+        steps: dict = {}
+        for c in cells:
+            steps.setdefault(c.step, {})[c.protocol] = c
+            self.runs.setdefault(c.id, CellRun(c))
+        capacity = steps.pop(None)
+        for cell in capacity.values():
+            self.warm_up(cell)
+        for rnd in range(max(c.repetitions for c in cells)):
+            goodput = self.paired_window(capacity, start, rnd, rates=None)
+            for step in sorted(steps):
+                rates = {p: max(1.0, goodput[p] * step / 100) for p in steps[step]}
+                self.paired_window(steps[step], start, rnd, rates=rates)
+                self.progress_pair(steps[step])
+
+    def paired_window(self, cells: dict, start: int, rnd: int, rates: dict | None) -> dict:
+        """One window of both wires at once: both generators start together, the counters of both
+        services are read before and after; per wire a window record. Returns each wire's goodput."""
+        self.order += 1
+        invs = {}
+        for protocol, cell in cells.items():
+            if rates is None:
+                inv = self.invocation(cell, executor="constant-vus", vus=cell.concurrency,
+                                      duration=cell.duration_seconds, which="hot", tag=f"s{start}r{rnd}", raw=True)
+            else:
+                inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,
+                                      duration=cell.duration_seconds, which="hot", tag=f"s{start}r{rnd}",
+                                      rate=rates[protocol], raw=True)
+            inv.timeout_seconds = cell.timeout_seconds
+            invs[protocol] = inv
+        before = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
+        db_before = self.read_db()
+        outcomes = self.generate_together(invs)
+        after = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
+        db_after = self.read_db()
+        if not self.target:
+            self.services.check_alive()
+        goodput = {}
+        for protocol, cell in cells.items():
+            (cache_before, service_before), (cache_after, service_after) = before[protocol], after[protocol]
+            hit, notes = cache_figures(cell, cache_before, cache_after)
+            record, data = windows.build(
+                cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
+                sampler=BothGenerators(self.sampler), generator_cores=self.placement.generator_cores,
+                hit_ratio=hit, service_delta=probes.delta(service_before, service_after),
+                # MariaDB serves both services: its counters are the pair's
+                db_delta=probes.delta(db_before, db_after), n_keys=None, notes=list(outcomes[protocol].notes) + notes,
+                measured_service=SERVICE_NAMES[protocol], cpu_names=CPU_NAMES,
+                offered_rate=None if rates is None else rates[protocol])
+            record["l1Flushes"] = cachestats.flushes_between(cache_before, cache_after)
+            record["admissionLimit"] = service_after.get("admissionLimit")
+            # the service's own count, beside the generator's: a 503 / UNAVAILABLE that admission
+            # control did not send (a failing database, a shutdown) shows as a difference
+            record["admissionRefused"] = probes.delta(service_before, service_after).get("admissionRefused")
+            self.runs[cell.id].add_window((record, data))
+            goodput[protocol] = record["throughputRps"]
+        time.sleep(max(c.drain_seconds for c in cells.values()))
+        return goodput
+
+    def generate_together(self, invs: dict[str, loadgen.Invocation]) -> dict[str, loadgen.Outcome]:
+        """Both generators at the same time (each a subprocess: the threads only wait on them),
+        their CPU tracked apart."""
+        def run(protocol: str, inv: loadgen.Invocation) -> loadgen.Outcome:
+            return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls), rest_base=self.rest_base(inv.tls),
+                               proto_paths=self.proto_paths, ca_file=self.ca_file(),
+                               on_start=lambda pid: self.sampler.track(PAIRED_GENERATORS[protocol], pid))
+        try:
+            with ThreadPoolExecutor(max_workers=len(invs), thread_name_prefix="generator") as pool:
+                futures = {p: pool.submit(run, p, inv) for p, inv in invs.items()}
+                return {p: f.result() for p, f in futures.items()}
+        finally:
+            self.sampler.flush()
+            for protocol in invs:
+                self.sampler.untrack(PAIRED_GENERATORS[protocol])
+
+    def progress_pair(self, cells: dict) -> None:
+        parts = []
+        for protocol, cell in cells.items():
+            w = self.runs[cell.id].windows[-1]
+            parts.append(f"{protocol} {w['offeredRate'] or 0:,.0f}/s offered: {w['throughputRps']:,.0f} ok/s, "
+                         f"{w['refusals']} refused, {w['timeouts']} timed out, p99 {windows.fmt_ms(w['latencyMs']['p99'])}")
+        say(f"  [{self.order}] {next(iter(cells.values())).pair} {next(iter(cells.values())).step:g} %: " + "; ".join(parts))

@@ -186,11 +186,14 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         cells = [c for c in self.cells if c.service_config == mode]
         tls = any(c.tls for c in cells)
         http2 = any(c.protocol == "rest" and c.http == "2" for c in cells)
-        rounds_cells = [c for c in cells if c.sweep is None]
+        rounds_cells = [c for c in cells if c.sweep is None and c.pair is None]
         sweeps: dict[str, list] = {}
+        pairs: dict[str, list] = {}
         for c in cells:
             if c.sweep:
                 sweeps.setdefault(c.sweep, []).append(c)
+            if c.pair:
+                pairs.setdefault(c.pair, []).append(c)
         n_starts = 1 if self.target else max(c.starts for c in cells)
         for c in rounds_cells:
             self.runs[c.id] = CellRun(c)
@@ -213,6 +216,9 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
                         warmed.add(cell.id)
                     self.window(cell, start, rnd)
                     self.progress(cell)
+            for pair_cells in pairs.values():
+                if start < max(c.starts for c in pair_cells):
+                    self.overload(pair_cells, start)
             if start == n_starts - 1:
                 for sweep_cells in sweeps.values():
                     self.sweep(sweep_cells)

@@ -14,14 +14,20 @@ import urllib.error
 from . import services
 
 GRPC_OK = "grpc_server_seconds_count"
+# admission control (dev.tandem.admission): the concurrency limit now, and the requests refused so far
+ADMISSION_LIMIT = "tandem_admission_limit"
+ADMISSION_REFUSED = "tandem_admission_refused_total"
 REST_OK = "http_server_requests_seconds_count"
 REST_PATHS = {"Hello": "/api/v1/hello", "GetGroup": "/api/v1/groups/{id}", "ListGroups": "/api/v1/groups"}
 
 
 def jvm_and_calls(management_base: str, protocol: str, operation: str, method: str | None) -> dict:
     """Cumulative counters of one service: jitMs, gcPauseMs, gcPauses, okCalls (successful calls of
-    the operation). Values it does not publish are None; an unreachable service gives all None."""
-    out = {"jitMs": None, "gcPauseMs": None, "gcPauses": None, "okCalls": None, "heapMaxBytes": None}
+    the operation), admissionRefused; and two gauges, heapMaxBytes and admissionLimit (the
+    concurrency limit at the time of reading). Values it does not publish are None; an unreachable
+    service gives all None."""
+    out = {"jitMs": None, "gcPauseMs": None, "gcPauses": None, "okCalls": None, "heapMaxBytes": None,
+           "admissionLimit": None, "admissionRefused": None}
     try:
         status, body = services.http_get(f"{management_base}/actuator/prometheus", timeout=10)
     except (urllib.error.URLError, OSError):
@@ -36,6 +42,12 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
             if labels.get("area") == "heap" and v > 0]
     if heap:
         out["heapMaxBytes"] = int(sum(heap))
+    limit = prometheus_samples(text, ADMISSION_LIMIT)
+    if limit:
+        out["admissionLimit"] = sum(v for _, v in limit)
+    refused = prometheus_samples(text, ADMISSION_REFUSED)
+    if refused:
+        out["admissionRefused"] = int(sum(v for _, v in refused))
     pauses = prometheus_samples(text, "jvm_gc_pause_seconds_sum")
     counts = prometheus_samples(text, "jvm_gc_pause_seconds_count")
     if pauses or counts:

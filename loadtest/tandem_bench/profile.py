@@ -11,7 +11,10 @@ without producing impossible cells:
   * a block with target_rates gives open-model cells (one per rate), otherwise closed-model ones;
   * tls = [false, true] measures each cell over plain TCP and over TLS (default [false]: plain);
   * a [[sweep]] block gives one open-model cell per rate, run in ascending order until the p99 or
-    the dropped arrivals pass the block's limits: the latency-vs-throughput curve and its knee.
+    the dropped arrivals pass the block's limits: the latency-vs-throughput curve and its knee;
+  * an [[overload]] block gives paired cells, one per wire, whose two generators run at the same
+    time: a closed-model capacity cell per wire, then one open-model cell per wire and step (a
+    percent of that wire's capacity, known only when the run measures it).
 
 Cells that come out identical from two blocks are measured once (the first block wins).
 Everything here is pure, so the expansion is unit-tested.
@@ -48,7 +51,7 @@ OPEN_MODEL_TOOLS = ("k6", "ghz", "oha")
 ENCODINGS = ("json", "protobuf")
 HTTP_VERSIONS = ("1.1", "2")
 COMPRESSIONS = ("identity", "gzip")
-ROLES = ("throughput", "latency", "reference", "cold", "sweep")
+ROLES = ("throughput", "latency", "reference", "cold", "sweep", "capacity", "overload")
 
 # settings a profile (or a block) may set, with their defaults
 DEFAULTS = {
@@ -65,7 +68,19 @@ BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurre
 BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role", "streams")
 SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
               "p99_limit_ms", "drop_limit", "tls")
-TOP_LEVEL = ("name", "description", "matrix", "sweep", "cpus", *DEFAULTS)
+OVERLOAD_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "percents", "concurrency",
+                 "capacity_concurrency", "duration_seconds", "warmup_seconds", "timeout_seconds", "drain_seconds")
+OVERLOAD_DEFAULTS = {
+    "cache_modes": ["hybrid"],
+    "percents": [50, 100, 150, 200, 300],
+    # open model: the connections per wire (oha: the most requests in flight; ghz --async: the
+    # connections its calls are spread over); a number, or { rest = N, grpc = M }
+    "concurrency": 1000,
+    "capacity_concurrency": 50,   # closed model: users per wire of the capacity window
+    "timeout_seconds": 10,        # a request's deadline: the services' tandem.limits.request-timeout
+    "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
+}
+TOP_LEVEL = ("name", "description", "matrix", "sweep", "overload", "cpus", *DEFAULTS)
 
 
 class ProfileError(ValueError):
@@ -98,10 +113,20 @@ class CellPlan:
     compression: str = "identity" # identity | gzip, as the client asks (REST Accept-Encoding, gRPC per call)
     # REST: a client that revalidates the copy it holds (If-None-Match) and is answered 304 with no body
     revalidate: bool = False
+    # overload: the pair this cell belongs to (its twin on the other wire runs at the same time), its
+    # step in percent of the wire's measured capacity (None: the capacity cell itself), a request's
+    # deadline, and the pause after each window
+    pair: str | None = None
+    step: float | None = None
+    timeout_seconds: float | None = None
+    drain_seconds: float = 0.0
 
     @property
     def id(self) -> str:
         op = self.operation + (f"{self.page_size}" if self.page_size else "")
+        if self.pair:
+            what = "capacity" if self.step is None else f"overload{self.step:g}"
+            return f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}-c{self.concurrency}-{what}"
         rate = f"-open{self.target_rate:g}" if self.model == "open" else ""
         # cells of the defaults (plain, JSON over HTTP/1.1, identity) keep the ids they had before
         # those dimensions
@@ -191,25 +216,16 @@ def normalise(raw: dict, source: str = "profile") -> dict:
         unknown = sorted(set(block) - set(SWEEP_KEYS))
         if unknown:
             raise ProfileError(f"{where}: unknown key(s) {unknown}; known: {sorted(SWEEP_KEYS)}")
-        for key in ("operations", "drivers", "rates"):
-            if not block.get(key) or not isinstance(block[key], list):
-                raise ProfileError(f"{where}: needs {key} = [...]")
-        _check_members(block["operations"], OPERATIONS, where, "operations")
-        _check_members(block["drivers"], DRIVERS, where, "drivers")
-        _check_members(block.get("cache_modes", []), CACHE_MODES, where, "cache_modes")
-        closed_only = [d for d in block["drivers"] if d.split("/")[1] not in OPEN_MODEL_TOOLS]
-        if closed_only:
-            raise ProfileError(f"{where}: {closed_only} cannot hold an arrival rate; open-model drivers: "
-                               f"{[d for d in DRIVERS if d.split('/')[1] in OPEN_MODEL_TOOLS]}")
-        if "ListGroups" in block["operations"] and not block.get("page_sizes"):
-            raise ProfileError(f"{where}: ListGroups needs page_sizes = [...]")
-        if sorted(block["rates"]) != block["rates"] or any(not isinstance(r, (int, float)) or r <= 0 for r in block["rates"]):
-            raise ProfileError(f"{where}: rates must be ascending numbers > 0, got {block['rates']!r}")
+        _check_open_block(block, where, "rates")
         _check_positive(block, where, ("concurrency", "duration_seconds", "p99_limit_ms", "drop_limit"))
     _check_non_negative(settings, source, ("warmup_seconds", "jit_warmup_seconds"))
+    overload = [_normalise_overload(block, f"{source}: [[overload]] #{i + 1}")
+                for i, block in enumerate(raw.get("overload") or [])]
     matrix = raw.get("matrix")
-    if not isinstance(matrix, list) or not matrix:
-        raise ProfileError(f"{source}: needs at least one [[matrix]] block")
+    if overload and matrix is None:
+        matrix = []
+    elif not isinstance(matrix, list) or not matrix:
+        raise ProfileError(f"{source}: needs at least one [[matrix]] (or [[overload]]) block")
     for i, block in enumerate(matrix):
         where = f"{source}: [[matrix]] #{i + 1}"
         unknown = sorted(set(block) - set(BLOCK_LISTS) - set(BLOCK_SETTINGS))
@@ -263,7 +279,51 @@ def normalise(raw: dict, source: str = "profile") -> dict:
         if block.get("target_rates") and open_blocked:
             raise ProfileError(f"{where}: {open_blocked} cannot hold an arrival rate (closed model only)")
     return {"name": name, "description": raw.get("description", ""), "settings": settings,
-            "matrix": matrix, "sweep": raw.get("sweep") or [], "source": source}
+            "matrix": matrix, "sweep": raw.get("sweep") or [], "overload": overload, "source": source}
+
+
+def _normalise_overload(block: dict, where: str) -> dict:
+    """An [[overload]] block with its defaults filled: one REST and one gRPC open-model driver, the
+    steps as ascending percents of capacity."""
+    unknown = sorted(set(block) - set(OVERLOAD_KEYS))
+    if unknown:
+        raise ProfileError(f"{where}: unknown key(s) {unknown}; known: {sorted(OVERLOAD_KEYS)}")
+    block = {**OVERLOAD_DEFAULTS, **block}
+    _check_open_block(block, where, "percents")
+    protocols = sorted(d.split("/")[0] for d in block["drivers"])
+    if protocols != ["grpc", "rest"]:
+        raise ProfileError(f"{where}: drivers must be one REST and one gRPC driver (both wires are loaded at "
+                           f"once), got {block['drivers']}")
+    concurrency = block["concurrency"]
+    if isinstance(concurrency, dict):
+        if set(concurrency) != {"rest", "grpc"}:
+            raise ProfileError(f"{where}: concurrency must be a number or {{ rest = N, grpc = M }}, got {concurrency!r}")
+        _check_positive(concurrency, where, ("rest", "grpc"))
+    else:
+        _check_positive(block, where, ("concurrency",))
+    _check_positive(block, where, ("capacity_concurrency", "duration_seconds", "timeout_seconds"))
+    _check_non_negative(block, where, ("warmup_seconds", "drain_seconds"))
+    return block
+
+
+def _check_open_block(block: dict, where: str, rates_key: str) -> None:
+    """What a [[sweep]] and an [[overload]] block share: operations and open-model drivers, a page
+    size for ListGroups, and ascending rates (or percents of a capacity) above 0."""
+    for key in ("operations", "drivers", rates_key):
+        if not block.get(key) or not isinstance(block[key], list):
+            raise ProfileError(f"{where}: needs {key} = [...]")
+    _check_members(block["operations"], OPERATIONS, where, "operations")
+    _check_members(block["drivers"], DRIVERS, where, "drivers")
+    _check_members(block.get("cache_modes", []), CACHE_MODES, where, "cache_modes")
+    closed_only = [d for d in block["drivers"] if d.split("/")[1] not in OPEN_MODEL_TOOLS]
+    if closed_only:
+        raise ProfileError(f"{where}: {closed_only} cannot hold an arrival rate; open-model drivers: "
+                           f"{[d for d in DRIVERS if d.split('/')[1] in OPEN_MODEL_TOOLS]}")
+    if "ListGroups" in block["operations"] and not block.get("page_sizes"):
+        raise ProfileError(f"{where}: ListGroups needs page_sizes = [...]")
+    rates = block[rates_key]
+    if sorted(rates) != rates or any(isinstance(r, bool) or not isinstance(r, (int, float)) or r <= 0 for r in rates):
+        raise ProfileError(f"{where}: {rates_key} must be ascending numbers > 0, got {rates!r}")
 
 
 def _check_members(values, allowed, where, key):
@@ -353,8 +413,40 @@ def expand(profile: dict) -> list[CellPlan]:
                                     sweep=sweep, sweep_limits=limits,
                                     **({"encoding": "protobuf", "http": "2"} if protocol == "grpc" else {}))
                     cells.setdefault(cell.id, cell)
+    for block in profile.get("overload", []):
+        for cell in overload_cells(block, settings):
+            cells.setdefault(cell.id, cell)
     # sorted is stable: within a mode and TLS setting, the cells keep the order of the blocks
     return sorted(cells.values(), key=lambda c: (CACHE_MODES.index(c.cache_mode), c.tls))
+
+
+def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
+    """Per operation, cache mode and page size, one pair: per wire a closed-model capacity cell, then
+    an open-model cell per step (its rate is the step's percent of the capacity the run measures)."""
+    cells = []
+    duration = float(block.get("duration_seconds", settings["duration_seconds"]))
+    conc = block["concurrency"]
+    per_wire = conc if isinstance(conc, dict) else {"rest": conc, "grpc": conc}
+    for op, mode in itertools.product(block["operations"], block["cache_modes"]):
+        temp = "none" if mode == "none" or op == "Hello" else "warm"
+        for size in (block["page_sizes"] if op == "ListGroups" else [None]):
+            pair = f"overload-{op}{size or ''}-{mode}-{temp}"
+            for step in [None, *block["percents"]]:
+                for driver in sorted(block["drivers"], key=lambda d: d.split("/")[0] != "rest"):
+                    protocol, tool = driver.split("/")
+                    cells.append(CellPlan(
+                        protocol=protocol, tool=tool, operation=op, page_size=size, cache_mode=mode, temperature=temp,
+                        model="closed" if step is None else "open",
+                        concurrency=int(block["capacity_concurrency"] if step is None else per_wire[protocol]),
+                        target_rate=None, duration_seconds=duration,
+                        warmup_seconds=float(block.get("warmup_seconds", settings["warmup_seconds"])) if step is None
+                        else 0.0,
+                        repetitions=int(settings["repetitions"]), starts=int(settings["starts"]),
+                        role="capacity" if step is None else "overload", pair=pair,
+                        step=None if step is None else float(step), timeout_seconds=float(block["timeout_seconds"]),
+                        drain_seconds=float(block["drain_seconds"]),
+                        **({"encoding": "protobuf", "http": "2"} if protocol == "grpc" else {})))
+    return cells
 
 
 def _check_body(source: str, tool: str, protocol: str, http: str, tls: bool, compression: str) -> None:

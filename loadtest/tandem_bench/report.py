@@ -127,10 +127,61 @@ def summary(run: dict) -> str:
         "Headline (geometric mean over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",
         *headline_lines(run["headline"]),
     ]
+    for pair in run.get("overload") or []:
+        parts += ["", *overload_lines(pair)]
+    overrides = (run["profile"].get("resolved") or {}).get("admissionOverrides")
+    if run.get("overload"):
+        parts.append("  services' admission settings: " + (", ".join(f"{k}={v}" for k, v in overrides.items())
+                                                           if overrides else "their defaults (tandem-domain.yml)"))
     if run.get("notes"):
         parts += ["", "Notes:", *(f"  - {n}" for n in run["notes"])]
     parts += ["", DASHBOARD_LINE]
     return "\n".join(parts)
+
+
+def _ratio(iv: dict | None) -> str:
+    if not iv or iv.get("value") is None:
+        return "-"
+    return f"{sig(iv['value'])}×" + (f" [{sig(iv['low'])}–{sig(iv['high'])}]" if iv.get("low") is not None else "")
+
+
+def overload_lines(pair: dict) -> list[str]:
+    """An overload pair: per wire its steps (offered rate, goodput, refusals, timeouts, accepted p99,
+    hit ratio, L1 flushes, admission limit), then its figures against the issue's goals."""
+    op = pair["operation"] + (f" n={pair['pageSize']}" if pair["pageSize"] else "")
+    lines = [f"Under overload: {op}, {pair['cacheMode']} {pair['temperature']}, both wires at once "
+             f"(deadline {sig(pair['timeoutSeconds'])} s; goodput and p99 with 95 % intervals):"]
+    header = ("step", "offered/s", "goodput/s [95% CI]", "refused/s", "timeouts", "late", "other err",
+              "p50 ms", "p99 ms [95% CI]", "hit % (min)", "L1 flushes", "limit", "flags")
+    for wire in pair["wires"]:
+        name = "REST" if wire["protocol"] == "rest" else "gRPC"
+        cap = wire["capacity"]
+        lines.append(f"  {name} ({wire['tool']}): capacity with both wires loaded "
+                     f"{interval(cap['goodputRps']) if cap else '-'} ok/s; peak goodput "
+                     f"{interval(wire['peak']['goodputRps']) if wire['peak'] else '-'} ok/s"
+                     + (f" at {sig(wire['peak']['step'])} %" if wire["peak"] else "")
+                     + ("" if "firstSaturatedStep" not in wire else
+                        "; no step saturated it" if wire["firstSaturatedStep"] is None else
+                        f"; saturated from {sig(wire['firstSaturatedStep'])} %"))
+        rows = [[f"{sig(st['step'])} %", sig(st["offeredRate"]), interval(st["goodputRps"]),
+                 sig(st["refusalsPerSecond"]), str(st["timeouts"]) if st["timeouts"] is not None else "-",
+                 str(st["lateAnswers"]) if st["lateAnswers"] is not None else "-",
+                 str(st["otherErrors"]) if st["otherErrors"] is not None else "-",
+                 sig(st["p50"]["value"]), interval(st["p99"]),
+                 f"{_pct(st['hitRatio'])} ({_pct(st['minHitRatio'])})",
+                 "-" if st["l1Flushes"] is None else
+                 (", ".join(f"{k} {v:g}" for k, v in st["l1Flushes"].items()) or "0"),
+                 sig(st["admissionLimit"]), ",".join(st["flags"]) or "-"] for st in wire["steps"]]
+        widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+        lines.append("    " + "  ".join(h.rjust(w) for h, w in zip(header, widths)).rstrip())
+        lines += ["    " + "  ".join(v.rjust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
+        for g in wire["goals"]:
+            bound = f"{'≤' if g['atMost'] else '≥'} {sig(g['bound'])}"
+            value = "-" if g["value"] is None else (
+                _ratio(g) if g["low"] is not None and g["low"] != g["high"] else sig(g["value"]))
+            why = f" — {g['reason']}" if g["reason"] else ""
+            lines.append(f"    goal {g['label']} {bound}: {value}  {g['status']}{why}")
+    return lines
 
 
 def _repetitions(cells) -> str:

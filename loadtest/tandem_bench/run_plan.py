@@ -28,8 +28,10 @@ def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
     dry run and the first progress line."""
     total = 0.0
     for cell in cells:
+        if cell.pair and cell.protocol != "rest":
+            continue   # an overload pair's gRPC twin runs at the same time as its REST cell
         total += cell.starts * (cell.warmup_seconds + TOOL_START_SECONDS)
-        total += cell.windows * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS)
+        total += cell.windows * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS + cell.drain_seconds)
     for config in service_configs_in_order(cells):
         starts = max(c.starts for c in cells if c.service_config == config)
         total += starts * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
@@ -64,7 +66,12 @@ def check_scale(profile: dict, cells: list[CellPlan], subjects: int = 10) -> lis
 def describe(cells: list[CellPlan]) -> str:
     lines = []
     for i, c in enumerate(cells, 1):
+        pair = ""
+        if c.pair:
+            pair = (f", {c.pair}: " + ("closed, both wires at once" if c.step is None else
+                                       f"{c.step:g} % of capacity, both wires at once") +
+                    f", deadline {c.timeout_seconds:g}s")
         lines.append(f"{i:>4}  {c.id}  ({c.starts} starts × {c.repetitions} × {c.duration_seconds:g}s, "
-                     f"warm-up {c.warmup_seconds:g}s, {c.role})")
+                     f"warm-up {c.warmup_seconds:g}s, {c.role}{pair})")
     return "\n".join(lines)
 

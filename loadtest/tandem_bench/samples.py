@@ -7,6 +7,11 @@ for coordinated omission (oha --latency-correction records it; ghz --async and k
 executor start each call on its schedule), else the actual send time; the latency is then timed
 from that instant, so a stalled server shows up as latency rather than as requests never sent.
 
+Each sample also has an outcome (OUTCOMES): answered, refused by the service's admission control
+(HTTP 503 / gRPC UNAVAILABLE, which is how the services say "at my limit, retry later"), timed out
+(HTTP 504 / gRPC DEADLINE_EXCEEDED: the request's deadline passed, on the client or the server), or
+failed otherwise. The overload profile counts refusals and timeouts apart from other errors.
+
 Readers (each tested on a recorded output in tests/fixtures/):
   k6      --out csv with K6_CSV_TIME_FORMAT=unix_micro: one row per metric sample; the row of
           http_req_duration (REST) or grpc_req_duration (gRPC) is one request, stamped when it ended
@@ -31,16 +36,48 @@ class SamplesError(ValueError):
     """The raw output cannot be read as per-request samples; the message names the file."""
 
 
+# a sample's outcome: answered (ok), refused (admission control), timed out, failed otherwise
+OK, REFUSED, TIMED_OUT, FAILED = 0, 1, 2, 3
+OUTCOMES = ("ok", "refused", "timedOut", "failed")
+REST_REFUSED, REST_TIMED_OUT = 503, 504
+GRPC_REFUSED, GRPC_TIMED_OUT = 14, 4          # UNAVAILABLE, DEADLINE_EXCEEDED
+GHZ_STATUS = {"OK": OK, "Unavailable": REFUSED, "DeadlineExceeded": TIMED_OUT}
+
+
+def http_outcomes(status: np.ndarray) -> np.ndarray:
+    """Outcome per HTTP status (below 400 answered; -1 or 0: no response at all, failed)."""
+    status = np.asarray(status, dtype=np.float64)
+    out = np.full(len(status), FAILED, dtype=np.int8)
+    out[(status >= 200) & (status < 400)] = OK
+    out[status == REST_REFUSED] = REFUSED
+    out[status == REST_TIMED_OUT] = TIMED_OUT
+    return out
+
+
 @dataclass
 class Samples:
     sent: np.ndarray        # float64 epoch seconds: intended (or actual) send time
     latency_us: np.ndarray  # float64 microseconds
     ok: np.ndarray          # bool
     body_bytes: float | None = None   # mean body bytes of the successful responses, when counted
+    # int8 per sample (OK, REFUSED, TIMED_OUT, FAILED); None: derived from ok (answered or failed)
+    outcome: np.ndarray | None = None
 
     def __post_init__(self):
         if not (len(self.sent) == len(self.latency_us) == len(self.ok)):
             raise SamplesError("sent, latency_us and ok differ in length")
+        if self.outcome is None:
+            self.outcome = np.where(self.ok, OK, FAILED).astype(np.int8)
+        elif len(self.outcome) != len(self.ok):
+            raise SamplesError("outcome and ok differ in length")
+
+    @property
+    def refused(self) -> int:
+        return int((self.outcome == REFUSED).sum())
+
+    @property
+    def timed_out(self) -> int:
+        return int((self.outcome == TIMED_OUT).sum())
 
     @property
     def requests(self) -> int:
@@ -93,9 +130,10 @@ def _nearest_rank(sorted_values: np.ndarray, percent: float) -> float:
     return float(sorted_values[max(rank, 1) - 1])
 
 
-def _make(sent, latency_us, ok, body_bytes=None) -> Samples:
+def _make(sent, latency_us, ok, body_bytes=None, outcome=None) -> Samples:
     return Samples(np.asarray(sent, dtype=np.float64), np.asarray(latency_us, dtype=np.float64),
-                   np.asarray(ok, dtype=bool), body_bytes)
+                   np.asarray(ok, dtype=bool), body_bytes,
+                   None if outcome is None else np.asarray(outcome, dtype=np.int8))
 
 
 # ---------------------------------------------------------------- k6
@@ -110,7 +148,7 @@ def from_k6_csv(path: str | Path, protocol: str) -> Samples:
     path = Path(path)
     metric = K6_DURATION[protocol]
     opener = gzip.open if path.suffix == ".gz" else open
-    sent, lat, ok = [], [], []
+    sent, lat, ok, outcome = [], [], [], []
     try:
         with opener(path, "rt", newline="") as f:
             reader = csv.DictReader(f)
@@ -126,15 +164,19 @@ def from_k6_csv(path: str | Path, protocol: str) -> Samples:
                 sent.append(ts / 1e6 - ms / 1000)
                 lat.append(ms * 1000)
                 status = row.get("status") or ""
+                code = int(status) if status.isdigit() else -1
                 if protocol == "rest":
-                    ok.append(status.isdigit() and 0 < int(status) < 400)
+                    ok.append(0 < code < 400)
+                    outcome.append(http_outcomes([code])[0])
                 else:
                     ok.append(status == "0")
+                    outcome.append(OK if code == 0 else REFUSED if code == GRPC_REFUSED
+                                   else TIMED_OUT if code == GRPC_TIMED_OUT else FAILED)
     except (OSError, csv.Error, ValueError, KeyError) as e:
         if isinstance(e, SamplesError):
             raise
         raise SamplesError(f"{path}: unreadable k6 CSV: {e}") from e
-    return _make(sent, lat, ok)
+    return _make(sent, lat, ok, outcome=outcome)
 
 
 # ---------------------------------------------------------------- ghz
@@ -163,7 +205,10 @@ def from_ghz(report: dict | str | Path) -> Samples:
     sent = [_rfc3339(d["timestamp"]) for d in details]
     lat = [d["latency"] / 1000 for d in details]
     ok = [not d.get("error") and d.get("status", "OK") == "OK" for d in details]
-    return _make(sent, lat, ok)
+    # a call with an error but status OK (ghz's own failure, e.g. a connection it could not open) failed
+    outcome = [OK if good else FAILED if d.get("status", "OK") == "OK" else GHZ_STATUS.get(d["status"], FAILED)
+               for good, d in zip(ok, details)]
+    return _make(sent, lat, ok, outcome=outcome)
 
 
 # ---------------------------------------------------------------- h2load
@@ -181,7 +226,7 @@ def from_h2load_log(path: str | Path) -> Samples:
     if data.shape[1] != 3:
         raise SamplesError(f"{path}: expected 3 tab-separated columns, got {data.shape[1]}")
     status = data[:, 1]
-    return _make(data[:, 0] / 1e6, data[:, 2], (status >= 200) & (status < 400))
+    return _make(data[:, 0] / 1e6, data[:, 2], (status >= 200) & (status < 400), outcome=http_outcomes(status))
 
 
 # ---------------------------------------------------------------- oha
@@ -207,14 +252,24 @@ def from_oha_db(path: str | Path, launched_at: float | None = None) -> Samples:
     latency_us = (a[:, 3] - a[:, 2]) * 1e6
     ok = (a[:, 4] >= 200) & (a[:, 4] < 400)
     body = float(a[ok, 5].mean()) if ok.any() else None
-    return _make(due, latency_us, ok, body)
+    return _make(due, latency_us, ok, body, outcome=http_outcomes(a[:, 4]))
 
 
 def oha_failures(report_path: str | Path) -> int:
     """Requests oha counted as errors (connection errors, deadline aborts) in its JSON report; they
     are not in its database."""
+    return sum(oha_error_counts(report_path))
+
+
+def oha_error_counts(report_path: str | Path) -> tuple[int, int]:
+    """(timed out, other) among the requests oha counted as errors: a request that outlived oha's
+    -t timeout is reported as "timeout" (oha 1.16 against a server answering after 1 s, -t 200ms:
+    errorDistribution {"timeout": 16}); "aborted due to deadline" is the end of the window, not a
+    request's deadline, and counts as other."""
     try:
         report = json.loads(Path(report_path).read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise SamplesError(f"{report_path}: not an oha JSON report: {e}") from e
-    return int(sum((report.get("errorDistribution") or {}).values()))
+    errors = report.get("errorDistribution") or {}
+    timed_out = sum(int(n) for msg, n in errors.items() if "timeout" in msg.lower() or "timed out" in msg.lower())
+    return timed_out, int(sum(errors.values())) - timed_out

@@ -120,7 +120,7 @@ class ServiceAccess:
         base = self.management_base(cell.protocol)
         if base is None:
             return {"jitMs": None, "jitCpuMs": None, "gcPauseMs": None, "gcPauses": None, "okCalls": None,
-                    "heapMaxBytes": None}
+                    "heapMaxBytes": None, "admissionLimit": None, "admissionRefused": None}
         out = probes.jvm_and_calls(base, cell.protocol, cell.operation,
                                    keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None)
         out["jitCpuMs"] = self.compiler_cpu_ms(cell.protocol)

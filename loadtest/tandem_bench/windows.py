@@ -8,7 +8,8 @@ Flags (code: when), on a window unless said otherwise:
                        generator's ceiling, not the service's
   dropped-arrivals     open model: more than 1 % of the arrivals due were never started
   rate-short           open model: the arrivals started fell more than 5 % short of the target rate
-  errors               more than 1 % of the requests failed
+  errors               more than 1 % of the requests failed (in an overload cell, refusals by
+                       admission control are its designed answer and counted apart, not here)
   hit-ratio            a cold window answered >= 10 % from cache, or a warm one <= 90 %
   unverified           gRPC through h2load: the service counted fewer successful calls than h2load
                        saw HTTP 200s (a gRPC error travels in trailers h2load does not read)
@@ -65,8 +66,10 @@ class WindowData:
 
 def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator_cores: int, hit_ratio,
           service_delta: dict, db_delta: dict, n_keys: int | None, notes: list, measured_service: str,
-          cpu_names: list[str]) -> tuple[dict, WindowData]:
-    """(window record as run.json holds it, its WindowData)."""
+          cpu_names: list[str], offered_rate: float | None = None) -> tuple[dict, WindowData]:
+    """(window record as run.json holds it, its WindowData). offered_rate: the arrival rate this
+    window was driven at, when it is not the cell's own (an overload step's rate is a percent of the
+    capacity measured in the same start and round)."""
     s = outcome.samples
     m = outcome.measurement
     span = s.span()
@@ -99,16 +102,20 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
                                                  "core(s): this figure is the generator's ceiling"))
     dropped = m.get("droppedIterations")
     achieved = None
+    rate = offered_rate if offered_rate is not None else cell.target_rate
     if cell.model == "open":
-        due = cell.target_rate * cell.duration_seconds
+        due = rate * cell.duration_seconds
         achieved = m.get("achievedRate") if m.get("achievedRate") is not None else requests / seconds
         if dropped and dropped > DROP_LIMIT * due:
             flags.append(flag("dropped-arrivals", f"{dropped} of {due:.0f} arrivals were never started "
                                                   f"(more than {DROP_LIMIT:.0%})"))
-        if achieved < RATE_SHORT * cell.target_rate:
-            flags.append(flag("rate-short", f"{achieved:.0f}/s started of the {cell.target_rate:g}/s asked for"))
-    if requests and errors / requests > ERROR_LIMIT:
-        flags.append(flag("errors", f"{errors} of {requests} requests failed"))
+        if achieved < RATE_SHORT * rate:
+            flags.append(flag("rate-short", f"{achieved:.0f}/s started of the {rate:g}/s asked for"))
+    refused = s.refused
+    failed = errors - refused if cell.pair else errors
+    if requests and failed / requests > ERROR_LIMIT:
+        flags.append(flag("errors", f"{failed} of {requests} requests failed"
+                                    + (" (refusals not counted)" if cell.pair else "")))
     overall = hit_ratio and hit_ratio.get("overall")
     if cell.temperature == "cold" and overall is not None and overall >= COLD_MAX_OVERALL:
         flags.append(flag("hit-ratio", f"cold window answered {overall:.1%} from cache"))
@@ -147,12 +154,25 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
         "flags": flags,
         "notes": notes,
     }
+    if cell.pair:
+        record.update(overload_counts(cell, s, m, errors, ok_lat, rate if cell.model == "open" else None))
     data = WindowData(throughput=ok / seconds, ok=ok, counts=pooled.histogram_counts(ok_lat),
                       lat_sum_us=float(ok_lat.sum()), lat_max_us=float(ok_lat.max()) if len(ok_lat) else None,
                       server_cpu=server_cpu,
                       eligible=not any(f["code"] not in NOT_EXCLUDING for f in flags),
                       jit=any(f["code"] == "jit" for f in flags))
     return record, data
+
+
+def overload_counts(cell, s, m: dict, errors: int, ok_lat: np.ndarray, offered_rate: float | None) -> dict:
+    """What an overload window adds to its record: the rate it was offered, how its errors split
+    (refused by admission control, timed out at the deadline, other), and the accepted requests
+    answered only after their deadline (latency from the due time, so a request the generator could
+    not even send in time counts)."""
+    timed_out = s.timed_out + int(m.get("timeouts") or 0)
+    late = int((ok_lat > cell.timeout_seconds * 1e6).sum()) if cell.timeout_seconds else 0
+    return {"offeredRate": offered_rate, "refusals": s.refused, "timeouts": timed_out,
+            "otherErrors": max(0, errors - s.refused - timed_out), "lateAnswers": late}
 
 
 # ---------------------------------------------------------------- figures over windows

@@ -13,7 +13,7 @@ export type RatioOrNull = number | null;
 export type Flags = Flag[];
 
 /**
- * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
+ * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
  */
 export interface Run {
   schemaVersion: 2;
@@ -33,6 +33,10 @@ export interface Run {
   environment: Environment;
   cells: Cell[];
   sweeps: Sweep[];
+  /**
+   * The overload pairs (profile [[overload]] blocks, issue #17): per pair and wire, the capacity measured with both wires loaded at once, each step's figures, and the goals with their status. Absent in runs without overload cells (and in runs older than it).
+   */
+  overload?: OverloadPair[];
   fits: Fit[];
   headline: Headline;
   /**
@@ -117,7 +121,7 @@ export interface Cell {
   starts: number;
   tls: boolean;
   sweep: StringOrNull;
-  role: 'throughput' | 'latency' | 'reference' | 'cold' | 'sweep';
+  role: 'throughput' | 'latency' | 'reference' | 'cold' | 'sweep' | 'capacity' | 'overload';
   /**
    * @minItems 1
    */
@@ -141,6 +145,14 @@ export interface Cell {
    * REST: the client revalidates a copy it holds (If-None-Match: *, answered 304 with no body; bodyBytes is 0). Absent in older runs = false.
    */
   revalidate?: boolean;
+  /**
+   * Overload cells only: the pair (both wires measured at the same time), the step in percent of the wire's measured capacity (null: the capacity cell, closed model) and a request's deadline in seconds.
+   */
+  overload?: {
+    pair: string;
+    step: number | null;
+    timeoutSeconds: NonNegativeOrNull;
+  };
 }
 /**
  * One measured window (a repetition in one service start).
@@ -196,6 +208,40 @@ export interface Window {
     p99: NonNegativeOrNull;
   }[];
   flags: Flags;
+  /**
+   * Overload cells: the arrival rate this window was driven at (a step's percent of the capacity of its start and round); null for a capacity window. Absent in other cells.
+   */
+  offeredRate?: number | null;
+  /**
+   * Overload cells: requests refused by admission control (HTTP 503 / gRPC UNAVAILABLE).
+   */
+  refusals?: number | null;
+  /**
+   * Overload cells: requests that reached their deadline (HTTP 504 / gRPC DEADLINE_EXCEEDED, or the generator's own timeout, set to the services' request timeout).
+   */
+  timeouts?: number | null;
+  /**
+   * Overload cells: failures that were neither refusals nor timeouts.
+   */
+  otherErrors?: number | null;
+  /**
+   * Overload cells: successful answers that came after the deadline, counted from the request's due time.
+   */
+  lateAnswers?: number | null;
+  /**
+   * Overload cells: the measured service's whole-L1 flushes during the window, by reason ({} none); null when its /actuator/cache did not report them.
+   */
+  l1Flushes?: {
+    [k: string]: number;
+  } | null;
+  /**
+   * Overload cells: the service's admission concurrency limit (tandem_admission_limit) read after the window; null when it has none.
+   */
+  admissionLimit?: number | null;
+  /**
+   * Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say.
+   */
+  admissionRefused?: number | null;
 }
 /**
  * Cache hits / lookups over the measured window, from the service's own counters; null when that level is not in play (cacheMode none, l2 under local, l1 under redis).
@@ -320,6 +366,85 @@ export interface Sweep {
     throughputRps: NonNegativeOrNull;
     reason: string;
   };
+}
+export interface OverloadPair {
+  id: string;
+  operation: 'GetGroup' | 'ListGroups' | 'Hello';
+  pageSize: number | null;
+  cacheMode: 'none' | 'local' | 'redis' | 'hybrid';
+  temperature: 'cold' | 'warm' | 'none';
+  tls: boolean;
+  percents: number[];
+  timeoutSeconds: NonNegativeOrNull;
+  wires: OverloadWire[];
+}
+export interface OverloadWire {
+  protocol: 'rest' | 'grpc';
+  tool: 'k6' | 'ghz' | 'h2load' | 'oha';
+  capacity: null | OverloadStep;
+  steps: OverloadStep[];
+  peak: null | {
+    step: number;
+    goodputRps: Interval;
+  };
+  goodputAt2xOverPeak: {
+    value: NonNegativeOrNull;
+    low: NonNegativeOrNull;
+    high: NonNegativeOrNull;
+  };
+  p99At2xOverUnloaded: {
+    value: NonNegativeOrNull;
+    low: NonNegativeOrNull;
+    high: NonNegativeOrNull;
+  };
+  pastDeadlineAt2x: number | null;
+  minHitRatio: RatioOrNull;
+  l1FlushCount: NonNegativeOrNull;
+  goals: OverloadGoal[];
+  /**
+   * The lowest step that served less than 95 % of its offered load (null: none did); absent in runs before it. Goals at 2× are undecided when the 2× step did not saturate.
+   */
+  firstSaturatedStep?: number | null;
+}
+export interface OverloadStep {
+  cellId: string;
+  step: number | null;
+  offeredRate: NonNegativeOrNull;
+  goodputRps: Interval;
+  requests: number;
+  refusals: number | null;
+  refusalsPerSecond: NonNegativeOrNull;
+  timeouts: number | null;
+  lateAnswers: number | null;
+  otherErrors: number | null;
+  p50: Interval;
+  p99: Interval;
+  hitRatio: RatioOrNull;
+  minHitRatio: RatioOrNull;
+  l1Flushes: {
+    [k: string]: number;
+  } | null;
+  admissionLimit: NonNegativeOrNull;
+  minAdmissionLimit: NonNegativeOrNull;
+  flags: string[];
+  /**
+   * The service's own count of refusals over the step's windows (null when it did not say); absent in runs before it.
+   */
+  admissionRefused?: number | null;
+}
+/**
+ * A goal of the issue: met when the whole interval is on its side of the bound, not met when all of it is on the other, undecided when it holds the bound, has none, or rests on windows whose generator could not offer the load (reason). Counts and the lowest hit ratio are exact (low = high = value).
+ */
+export interface OverloadGoal {
+  key: string;
+  label: string;
+  bound: number;
+  atMost: boolean;
+  value: number | null;
+  low: number | null;
+  high: number | null;
+  status: 'met' | 'not met' | 'undecided' | 'missing';
+  reason: StringOrNull;
 }
 /**
  * cycle time = a + b * pageSize, least squares over the cells' median latency (metric) at each page size; serverCpu the same over server CPU per request. One fit per wire, tool, cache state, concurrency, TLS and body (encoding, HTTP version, compression).

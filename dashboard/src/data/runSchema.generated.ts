@@ -7,7 +7,7 @@ export const runSchema: SchemaObject = {
  "$schema": "https://json-schema.org/draft/2020-12/schema",
  "$id": "https://tandem.invalid/loadtest/schema/run.schema.json",
  "title": "Tandem bench run (results/<run-id>/run.json)",
- "description": "One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.",
+ "description": "One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.",
  "type": "object",
  "additionalProperties": false,
  "required": [
@@ -64,6 +64,13 @@ export const runSchema: SchemaObject = {
    "type": "array",
    "items": {
     "$ref": "#/$defs/sweep"
+   }
+  },
+  "overload": {
+   "description": "The overload pairs (profile [[overload]] blocks, issue #17): per pair and wire, the capacity measured with both wires loaded at once, each step's figures, and the goals with their status. Absent in runs without overload cells (and in runs older than it).",
+   "type": "array",
+   "items": {
+    "$ref": "#/$defs/overloadPair"
    }
   },
   "fits": {
@@ -614,6 +621,65 @@ export const runSchema: SchemaObject = {
     },
     "flags": {
      "$ref": "#/$defs/flags"
+    },
+    "offeredRate": {
+     "description": "Overload cells: the arrival rate this window was driven at (a step's percent of the capacity of its start and round); null for a capacity window. Absent in other cells.",
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "refusals": {
+     "description": "Overload cells: requests refused by admission control (HTTP 503 / gRPC UNAVAILABLE).",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "timeouts": {
+     "description": "Overload cells: requests that reached their deadline (HTTP 504 / gRPC DEADLINE_EXCEEDED, or the generator's own timeout, set to the services' request timeout).",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "otherErrors": {
+     "description": "Overload cells: failures that were neither refusals nor timeouts.",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "lateAnswers": {
+     "description": "Overload cells: successful answers that came after the deadline, counted from the request's due time.",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "l1Flushes": {
+     "description": "Overload cells: the measured service's whole-L1 flushes during the window, by reason ({} none); null when its /actuator/cache did not report them.",
+     "type": [
+      "object",
+      "null"
+     ],
+     "additionalProperties": {
+      "type": "number",
+      "minimum": 0
+     }
+    },
+    "admissionLimit": {
+     "description": "Overload cells: the service's admission concurrency limit (tandem_admission_limit) read after the window; null when it has none.",
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "admissionRefused": {
+     "description": "Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say.",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
     }
    },
    "description": "One measured window (a repetition in one service start)."
@@ -969,7 +1035,9 @@ export const runSchema: SchemaObject = {
       "latency",
       "reference",
       "cold",
-      "sweep"
+      "sweep",
+      "capacity",
+      "overload"
      ]
     },
     "windows": {
@@ -1012,6 +1080,32 @@ export const runSchema: SchemaObject = {
     "revalidate": {
      "description": "REST: the client revalidates a copy it holds (If-None-Match: *, answered 304 with no body; bodyBytes is 0). Absent in older runs = false.",
      "type": "boolean"
+    },
+    "overload": {
+     "description": "Overload cells only: the pair (both wires measured at the same time), the step in percent of the wire's measured capacity (null: the capacity cell, closed model) and a request's deadline in seconds.",
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "pair",
+      "step",
+      "timeoutSeconds"
+     ],
+     "properties": {
+      "pair": {
+       "type": "string",
+       "minLength": 1
+      },
+      "step": {
+       "type": [
+        "number",
+        "null"
+       ],
+       "exclusiveMinimum": 0
+      },
+      "timeoutSeconds": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
     }
    },
    "allOf": [
@@ -1713,6 +1807,389 @@ export const runSchema: SchemaObject = {
        }
       }
      ]
+    }
+   }
+  },
+  "overloadStep": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "cellId",
+    "step",
+    "offeredRate",
+    "goodputRps",
+    "requests",
+    "refusals",
+    "refusalsPerSecond",
+    "timeouts",
+    "lateAnswers",
+    "otherErrors",
+    "p50",
+    "p99",
+    "hitRatio",
+    "minHitRatio",
+    "l1Flushes",
+    "admissionLimit",
+    "minAdmissionLimit",
+    "flags"
+   ],
+   "properties": {
+    "cellId": {
+     "type": "string"
+    },
+    "step": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "offeredRate": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "goodputRps": {
+     "$ref": "#/$defs/interval"
+    },
+    "requests": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "refusals": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "refusalsPerSecond": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "timeouts": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "lateAnswers": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "otherErrors": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "p50": {
+     "$ref": "#/$defs/interval"
+    },
+    "p99": {
+     "$ref": "#/$defs/interval"
+    },
+    "hitRatio": {
+     "$ref": "#/$defs/ratioOrNull"
+    },
+    "minHitRatio": {
+     "$ref": "#/$defs/ratioOrNull"
+    },
+    "l1Flushes": {
+     "type": [
+      "object",
+      "null"
+     ],
+     "additionalProperties": {
+      "type": "number",
+      "minimum": 0
+     }
+    },
+    "admissionLimit": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "minAdmissionLimit": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "flags": {
+     "type": "array",
+     "items": {
+      "type": "string"
+     }
+    },
+    "admissionRefused": {
+     "description": "The service's own count of refusals over the step's windows (null when it did not say); absent in runs before it.",
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    }
+   }
+  },
+  "overloadGoal": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "key",
+    "label",
+    "bound",
+    "atMost",
+    "value",
+    "low",
+    "high",
+    "status",
+    "reason"
+   ],
+   "properties": {
+    "key": {
+     "type": "string"
+    },
+    "label": {
+     "type": "string"
+    },
+    "bound": {
+     "type": "number"
+    },
+    "atMost": {
+     "type": "boolean"
+    },
+    "value": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "low": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "high": {
+     "type": [
+      "number",
+      "null"
+     ]
+    },
+    "status": {
+     "enum": [
+      "met",
+      "not met",
+      "undecided",
+      "missing"
+     ]
+    },
+    "reason": {
+     "$ref": "#/$defs/stringOrNull"
+    }
+   },
+   "description": "A goal of the issue: met when the whole interval is on its side of the bound, not met when all of it is on the other, undecided when it holds the bound, has none, or rests on windows whose generator could not offer the load (reason). Counts and the lowest hit ratio are exact (low = high = value)."
+  },
+  "overloadWire": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "protocol",
+    "tool",
+    "capacity",
+    "steps",
+    "peak",
+    "goodputAt2xOverPeak",
+    "p99At2xOverUnloaded",
+    "pastDeadlineAt2x",
+    "minHitRatio",
+    "l1FlushCount",
+    "goals"
+   ],
+   "properties": {
+    "protocol": {
+     "enum": [
+      "rest",
+      "grpc"
+     ]
+    },
+    "tool": {
+     "enum": [
+      "k6",
+      "ghz",
+      "h2load",
+      "oha"
+     ]
+    },
+    "capacity": {
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "$ref": "#/$defs/overloadStep"
+      }
+     ]
+    },
+    "steps": {
+     "type": "array",
+     "items": {
+      "$ref": "#/$defs/overloadStep"
+     }
+    },
+    "peak": {
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "step",
+        "goodputRps"
+       ],
+       "properties": {
+        "step": {
+         "type": "number"
+        },
+        "goodputRps": {
+         "$ref": "#/$defs/interval"
+        }
+       }
+      }
+     ]
+    },
+    "goodputAt2xOverPeak": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "value",
+      "low",
+      "high"
+     ],
+     "properties": {
+      "value": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "low": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "high": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
+    },
+    "p99At2xOverUnloaded": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "value",
+      "low",
+      "high"
+     ],
+     "properties": {
+      "value": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "low": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "high": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
+    },
+    "pastDeadlineAt2x": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 0
+    },
+    "minHitRatio": {
+     "$ref": "#/$defs/ratioOrNull"
+    },
+    "l1FlushCount": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "goals": {
+     "type": "array",
+     "items": {
+      "$ref": "#/$defs/overloadGoal"
+     }
+    },
+    "firstSaturatedStep": {
+     "description": "The lowest step that served less than 95 % of its offered load (null: none did); absent in runs before it. Goals at 2× are undecided when the 2× step did not saturate.",
+     "type": [
+      "number",
+      "null"
+     ]
+    }
+   }
+  },
+  "overloadPair": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "id",
+    "operation",
+    "pageSize",
+    "cacheMode",
+    "temperature",
+    "tls",
+    "percents",
+    "timeoutSeconds",
+    "wires"
+   ],
+   "properties": {
+    "id": {
+     "type": "string"
+    },
+    "operation": {
+     "enum": [
+      "GetGroup",
+      "ListGroups",
+      "Hello"
+     ]
+    },
+    "pageSize": {
+     "type": [
+      "integer",
+      "null"
+     ],
+     "minimum": 1
+    },
+    "cacheMode": {
+     "enum": [
+      "none",
+      "local",
+      "redis",
+      "hybrid"
+     ]
+    },
+    "temperature": {
+     "enum": [
+      "cold",
+      "warm",
+      "none"
+     ]
+    },
+    "tls": {
+     "type": "boolean"
+    },
+    "percents": {
+     "type": "array",
+     "items": {
+      "type": "number",
+      "exclusiveMinimum": 0
+     }
+    },
+    "timeoutSeconds": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "wires": {
+     "type": "array",
+     "items": {
+      "$ref": "#/$defs/overloadWire"
+     }
     }
    }
   }

@@ -1,5 +1,6 @@
 package dev.tandem.config;
 
+import dev.tandem.admission.AdmissionConfiguration;
 import dev.tandem.auth.AuthConfiguration;
 import dev.tandem.cache.CacheCatalog;
 import dev.tandem.cache.CacheConfiguration;
@@ -41,7 +42,8 @@ import java.time.Clock;
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties({DatabaseProperties.class, SeedProperties.class, LimitsProperties.class,
         CompressionProperties.class, ShutdownProperties.class, TlsProperties.class})
-@Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class, RateLimitConfiguration.class})
+@Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class, RateLimitConfiguration.class,
+        AdmissionConfiguration.class})
 public class TandemDomainConfiguration {
 
     /** Every cache the features declare; the cache sizes its per-cache state by it. */

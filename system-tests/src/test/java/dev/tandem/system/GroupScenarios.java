@@ -271,7 +271,7 @@ final class GroupScenarios {
                                 assertThat(g.count(table, g.id())).as(table).isZero();
                             }
                             assertThat(failure(() -> w.getGroup(get(g.id())))).isEqualTo(
-                                    new Wire.Failure("NOT_FOUND", List.of(), "group", String.valueOf(g.id()), ""));
+                                    new Wire.Failure("NOT_FOUND", List.of(), "group", String.valueOf(g.id()), null, ""));
                         }),
                 ok("DeleteGroup: at the current version", g -> g.group(10).renamed("Now at version 1"),
                         (w, g) -> w.deleteGroup(DeleteGroupRequest.newBuilder().setId(g.id()).setExpectedVersion(1).build()),

@@ -7,6 +7,7 @@ import com.google.rpc.BadRequest;
 import com.google.rpc.Code;
 import com.google.rpc.ErrorInfo;
 import com.google.rpc.ResourceInfo;
+import com.google.rpc.RetryInfo;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.CreateUserRequest;
@@ -38,6 +39,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.MetadataUtils;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -76,7 +78,7 @@ final class GrpcWire implements Wire, AutoCloseable {
 
     /** The codes the API reports for what a request asks (rather than for outages). */
     private static final Set<String> API_CODES = Set.of("INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS",
-            "FAILED_PRECONDITION", "ABORTED");
+            "FAILED_PRECONDITION", "ABORTED", "UNAVAILABLE");
 
     /**
      * The failure as a client library decodes it from the trailers. Every failure of API_CODES
@@ -86,12 +88,13 @@ final class GrpcWire implements Wire, AutoCloseable {
     private static Failure failure(StatusRuntimeException e) {
         com.google.rpc.Status status = StatusProto.fromThrowable(e);
         if (status == null) {
-            return new Failure(e.getStatus().getCode().name(), List.of(), null, null, e.getStatus().getDescription());
+            return new Failure(e.getStatus().getCode().name(), List.of(), null, null, null, e.getStatus().getDescription());
         }
         String code = Code.forNumber(status.getCode()).name();
         List<String> fields = new ArrayList<>();
         ResourceInfo resource = null;
         ErrorInfo errorInfo = null;
+        Duration retryAfter = null;
         try {
             for (Any detail : status.getDetailsList()) {
                 if (detail.is(BadRequest.class)) {
@@ -103,6 +106,9 @@ final class GrpcWire implements Wire, AutoCloseable {
                     resource = detail.unpack(ResourceInfo.class);
                 } else if (detail.is(ErrorInfo.class)) {
                     errorInfo = detail.unpack(ErrorInfo.class);
+                } else if (detail.is(RetryInfo.class)) {
+                    com.google.protobuf.Duration delay = detail.unpack(RetryInfo.class).getRetryDelay();
+                    retryAfter = Duration.ofSeconds(delay.getSeconds(), delay.getNanos());
                 }
             }
         } catch (InvalidProtocolBufferException bad) {
@@ -115,7 +121,7 @@ final class GrpcWire implements Wire, AutoCloseable {
                     "ErrorInfo " + errorInfo + " for " + code, e);
         }
         return new Failure(code, fields, resource == null ? null : resource.getResourceType(),
-                resource == null ? null : resource.getResourceName(), status.getMessage());
+                resource == null ? null : resource.getResourceName(), retryAfter, status.getMessage());
     }
 
     private static void check(boolean condition, String what, StatusRuntimeException e) {

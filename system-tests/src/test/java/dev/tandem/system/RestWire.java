@@ -180,7 +180,9 @@ final class RestWire implements Wire {
             HttpResponse<byte[]> response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
             String text = new String(response.body(), StandardCharsets.UTF_8);
             if (response.statusCode() >= 400) {
-                throw failure(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), text);
+                throw failure(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                        response.headers().firstValue("Retry-After").map(s -> Duration.ofSeconds(Long.parseLong(s))).orElse(null),
+                        text);
             }
             if (response.statusCode() != expectedStatus) {
                 throw new AssertionError(method + " " + path + " answered " + response.statusCode()
@@ -211,14 +213,16 @@ final class RestWire implements Wire {
 
     /** The HTTP status each gRPC code the API reports is answered with (RestErrors' mapping). */
     private static final Map<String, Integer> HTTP_STATUS = Map.of(
-            "INVALID_ARGUMENT", 400, "NOT_FOUND", 404, "ALREADY_EXISTS", 409, "FAILED_PRECONDITION", 409, "ABORTED", 409);
+            "INVALID_ARGUMENT", 400, "NOT_FOUND", 404, "ALREADY_EXISTS", 409, "FAILED_PRECONDITION", 409, "ABORTED", 409,
+            "UNAVAILABLE", 503);
 
     /**
      * The problem+json answer as a failure. Every problem has the HTTP status of its code (in the
      * status line and in {@code status}), a title and a detail, and a description for each field
      * violation (checked for the codes of HTTP_STATUS); {@code resource} names the resource to blame.
      */
-    private static Failure failure(int status, String type, String body) throws InvalidProtocolBufferException {
+    private static Failure failure(int status, String type, Duration retryAfter, String body)
+            throws InvalidProtocolBufferException {
         if (!type.startsWith("application/problem+json")) {
             throw new AssertionError("error " + status + " is not problem+json but '" + type + "': " + body);
         }
@@ -242,7 +246,7 @@ final class RestWire implements Wire {
         }
         Struct resource = problem.getFieldsOrDefault("resource", Value.getDefaultInstance()).getStructValue();
         return new Failure(code, fields, resource.getFieldsCount() == 0 ? null : resource.getFieldsOrThrow("type").getStringValue(),
-                resource.getFieldsCount() == 0 ? null : resource.getFieldsOrThrow("name").getStringValue(), body);
+                resource.getFieldsCount() == 0 ? null : resource.getFieldsOrThrow("name").getStringValue(), retryAfter, body);
     }
 
     private static void problemCheck(boolean condition, String what, String body) {

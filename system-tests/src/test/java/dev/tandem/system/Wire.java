@@ -23,6 +23,7 @@ import dev.tandem.proto.v1.StudySession;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
@@ -63,20 +64,25 @@ interface Wire {
     /**
      * A failed call, reduced to what both wires must agree on: the status name, the fields named and
      * the resource to blame (google.rpc.ResourceInfo's type and name; REST problem {@code resource}),
-     * null where the service names none.
+     * null where the service names none. Also when the client is told to retry (REST Retry-After,
+     * gRPC RetryInfo; null if not), which the comparison leaves out: it is a property of the refusal,
+     * checked by the tests that expect one.
      */
     final class Failure extends RuntimeException {
         final String code;
         final List<String> fields;
         final String resourceType;
         final String resourceName;
+        final Duration retryAfter;
 
-        Failure(String code, List<String> fields, String resourceType, String resourceName, String detail) {
+        Failure(String code, List<String> fields, String resourceType, String resourceName, Duration retryAfter,
+                String detail) {
             super(code + " " + fields + " " + resourceType + "/" + resourceName + ": " + detail);
             this.code = code;
             this.fields = fields.stream().sorted().toList();
             this.resourceType = resourceType;
             this.resourceName = resourceName;
+            this.retryAfter = retryAfter;
         }
 
         @Override

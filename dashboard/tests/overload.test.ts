@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { flushCount, goalRows, goodputChart, overloadPairs, pairName, refusalsAndP99Charts, saturationNotes, stepFlag } from '../src/data/charts/overload';
+import { PROTOCOL_COLOURS } from '../src/data/style';
+import { readRun, RUN_A, RUN_B } from './helpers';
+
+const run = readRun(RUN_A);
+const [pair] = overloadPairs(run);
+
+describe('overload pairs', () => {
+  it('a run without overload cells (older runs, other profiles) has none', () => {
+    expect(overloadPairs(readRun(RUN_B))).toEqual([]);
+    expect(pairName(pair)).toBe('GetGroup · hybrid warm');
+  });
+
+  it('goodput against the offered load: one series per wire in its colour, intervals as error bars, the offered load dashed', () => {
+    const spec = goodputChart(pair);
+    expect(spec.kind).toBe('line');
+    expect(spec.errorBars).toBe(true);
+    const goodput = spec.series.filter((s) => s.label.endsWith('goodput'));
+    expect(goodput.map((s) => [s.label, s.protocol])).toEqual([['REST · oha goodput', 'rest'], ['gRPC · ghz goodput', 'grpc']]);
+    const rest = pair.wires[0];
+    expect(goodput[0].data.map((d) => d && [d.x, d.y, d.low, d.high])).toEqual(
+      rest.steps.map((s) => [s.offeredRate, s.goodputRps.value, s.goodputRps.low, s.goodputRps.high]),
+    );
+    const offered = spec.series.find((s) => s.label === 'REST · oha offered')!;
+    expect(offered.dash).toBeTruthy();
+    expect(offered.partnerOf).toBe('REST · oha goodput');
+    expect(offered.data.every((d) => d !== null && d.x === d.y)).toBe(true);
+    // each wire's capacity, marked on the x axis
+    expect(spec.markers!.map((m) => [m.protocol, m.x])).toEqual([['rest', 9000], ['grpc', 13000]]);
+    expect(spec.table.rows).toHaveLength(pair.wires.reduce((n, w) => n + w.steps.length, 0));
+  });
+
+  it('a step whose generator could not offer its load is greyed, with the reason in the notes and the table', () => {
+    const flagged = pair.wires[0].steps.find((s) => s.step === 200)!;
+    expect(stepFlag(flagged)).toBe('the generator could not offer the load (rate-short)');
+    const spec = goodputChart(pair);
+    const point = spec.series[0].data.find((d) => d?.cellId === flagged.cellId)!;
+    expect(point.flag).toContain('rate-short');
+    expect(spec.notes).toEqual([
+      'REST · oha: saturated from 150 % of capacity (served less than 95 % of the load offered)',
+      'gRPC · ghz: saturated from 150 % of capacity (served less than 95 % of the load offered)',
+      `Greyed: ${flagged.cellId} — the generator could not offer the load (rate-short)`,
+    ]);
+    expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('refusals per second and the accepted p99 (log scale, with intervals) per wire', () => {
+    const [refusals, p99] = refusalsAndP99Charts(pair);
+    expect(refusals.series.map((s) => s.label)).toEqual(['REST · oha refused', 'gRPC · ghz refused']);
+    expect(refusals.series[1].data.map((d) => d!.y)).toEqual(pair.wires[1].steps.map((s) => s.refusalsPerSecond));
+    expect(p99.yLog).toBe(true);
+    expect(p99.errorBars).toBe(true);
+    const grpc300 = pair.wires[1].steps.at(-1)!;
+    expect(p99.series[1].data.at(-1)).toMatchObject({ x: grpc300.offeredRate, y: grpc300.p99.value, low: grpc300.p99.low });
+  });
+
+  it('a run from before the saturation check says nothing of it; a wire no step saturated is named', () => {
+    const { firstSaturatedStep: _, ...older } = pair.wires[0];
+    expect(saturationNotes({ ...pair, wires: [older] })).toEqual([]);
+    expect(saturationNotes({ ...pair, wires: [{ ...pair.wires[0], firstSaturatedStep: null }] })[0]).toMatch(/^REST · oha: no step saturated it/);
+  });
+
+  it('L1 flushes are summed over their reasons', () => {
+    const grpc300 = pair.wires[1].steps.at(-1)!;
+    expect(flushCount(grpc300)).toBe(2);
+    expect(flushCount({ ...grpc300, l1Flushes: null })).toBeNull();
+    expect(goodputChart(pair).table.rows.at(-1)).toContain(2);
+  });
+
+  it('the goals of both wires, each with its bound, its figure and the status the bench gave it', () => {
+    const rows = goalRows(pair);
+    expect(rows).toHaveLength(10);
+    expect(rows[0]).toMatchObject({ wire: 'rest', colour: PROTOCOL_COLOURS.rest, bound: '≥ 0.8' });
+    expect(rows[0].goal.status).toBe('undecided');
+    expect(rows[0].figure).toMatch(/^\d\.\d+ \[\d\.\d+–\d\.\d+\]$/);
+    const flushes = rows.find((r) => r.wire === 'grpc' && r.goal.key === 'l1Flushes')!;
+    expect([flushes.bound, flushes.figure, flushes.goal.status]).toEqual(['≤ 0', '2', 'not met']);
+    expect(new Set(rows.map((r) => r.goal.status))).toEqual(new Set(['met', 'not met', 'undecided']));
+  });
+});

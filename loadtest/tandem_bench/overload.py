@@ -1,0 +1,223 @@
+"""The overload record of a run (issue #17): per overload pair and wire, the capacity, every step's
+figures, and the goals with their verdicts. Pure given the cells' windows (unit-tested on built
+windows, no servers).
+
+A pair (profile [[overload]] block) measures, in every start and round, a closed-model capacity
+window of both wires at once and then each step, both wires at once, at a percent of that
+capacity. Per step and wire, over its windows:
+
+  offeredRate     the arrival rate asked for (median over windows: each window's is a percent of the
+                  capacity of its own start and round)
+  goodputRps      successful responses per second, with its bootstrap interval
+  refusals        answered 503 / UNAVAILABLE (admission control), in all and per second;
+                  admissionRefused is the service's own count (tandem_admission_refused_total)
+  timeouts        timed out at the deadline (504 / DEADLINE_EXCEEDED, or the generator's own timeout)
+  lateAnswers     accepted, but answered after the deadline counted from the request's due time
+  otherErrors     every other failure
+  p50/p99         of the accepted requests, timed from their due time (coordinated omission corrected)
+  hitRatio        the warm cache's overall hit ratio: median and lowest over the windows
+  l1Flushes       by reason, summed over the windows (the service's /actuator/cache counters)
+  admissionLimit  the service's concurrency limit read after each window (median; lowest)
+
+Goals per wire (the issue's, "at 2× the saturating rate"), each with a status by the rule the
+dashboard applies to the hot path's goals (decomposition.ts goalStatus): met when the whole 95 %
+interval is on the goal's side of the bound, not met when all of it is on the other side,
+undecided when it holds the bound or there is none. Counts (timeouts, flushes) and the lowest hit
+ratio have no sampling interval: every window is counted, so their interval is the value itself.
+A goal measured in windows whose generator could not offer the load (generator-saturated,
+rate-short, dropped-arrivals) is undecided whatever its value: the step did not happen as planned.
+So is a goal at 2× when that step did not saturate the wire (it served at least SERVED of what it
+was offered, refusing next to nothing): the capacity window then underestimated the capacity (too
+few users for the closed loop to fill the service), and "2×" was not past saturation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import pooled, windows
+
+DOUBLE = 200.0                    # "2× the saturating rate", in percent of capacity
+GOODPUT_KEPT = 0.8                # goodput at 2× ÷ peak, at least
+P99_GROWTH = 10.0                 # accepted p99 at 2× ÷ unloaded p99, at most
+WARM_HIT_RATIO = 0.97             # every step, at least
+GENERATOR_FLAGS = ("generator-saturated", "rate-short", "dropped-arrivals")
+SERVED = 0.95                     # a step whose goodput is at least this share of its offered load is not saturated
+WIRES = ("rest", "grpc")
+
+
+def goal_status(value, low, high, bound: float, at_most: bool) -> str:
+    """met / not met / undecided / missing, as the dashboard's goalStatus."""
+    if value is None:
+        return "missing"
+    if low is None or high is None:
+        return "undecided"
+    within = (lambda x: x <= bound) if at_most else (lambda x: x >= bound)
+    if within(low) and within(high):
+        return "met"
+    if not within(low) and not within(high):
+        return "not met"
+    return "undecided"
+
+
+def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, high=None, *,
+          exact: bool = False, generator_flags: list | None = None, unsaturated: str | None = None) -> dict:
+    if exact:
+        low = high = value
+    status = goal_status(value, low, high, bound, at_most)
+    reason = None
+    if generator_flags and status != "missing":
+        status, reason = "undecided", ("the generator could not offer the load in every window it rests on ("
+                                       + ", ".join(sorted(set(generator_flags))) + ")")
+    elif unsaturated and status != "missing":
+        status, reason = "undecided", unsaturated
+    return {"key": key, "label": label, "bound": bound, "atMost": at_most, "value": value, "low": low,
+            "high": high, "status": status, "reason": reason}
+
+
+def _sum(windows_: list, key: str):
+    vals = [w.get(key) for w in windows_]
+    return None if any(v is None for v in vals) else sum(vals)
+
+
+def _flushes(windows_: list) -> dict | None:
+    total: dict = {}
+    for w in windows_:
+        if w.get("l1Flushes") is None:
+            return None
+        for reason, n in w["l1Flushes"].items():
+            total[reason] = total.get(reason, 0) + n
+    return total
+
+
+def _median(vals: list):
+    vals = [v for v in vals if v is not None]
+    return float(np.median(vals)) if vals else None
+
+
+def step_record(run, draws) -> dict:
+    """One wire's figures at one step (or the capacity window, step None) from its CellRun."""
+    ws = run.windows
+    seconds = sum(w["seconds"] for w in ws)
+    hits = [w["hitRatio"]["overall"] for w in ws]
+    refusals = _sum(ws, "refusals")
+    p50 = pooled.bootstrap(run.data, draws, windows.percentile_ms(50))
+    p99 = pooled.bootstrap(run.data, draws, windows.percentile_ms(99))
+    return {
+        "cellId": run.plan.id,
+        "step": run.plan.step,
+        "offeredRate": _median([w.get("offeredRate") for w in ws]),
+        "goodputRps": pooled.bootstrap(run.data, draws, windows.throughput),
+        "requests": sum(w["requests"] for w in ws),
+        "refusals": refusals,
+        "admissionRefused": _sum(ws, "admissionRefused"),
+        "refusalsPerSecond": refusals / seconds if refusals is not None and seconds else None,
+        "timeouts": _sum(ws, "timeouts"),
+        "lateAnswers": _sum(ws, "lateAnswers"),
+        "otherErrors": _sum(ws, "otherErrors"),
+        "p50": p50,
+        "p99": p99,
+        "hitRatio": _median(hits),
+        "minHitRatio": min((h for h in hits if h is not None), default=None),
+        "l1Flushes": _flushes(ws),
+        "admissionLimit": _median([w.get("admissionLimit") for w in ws]),
+        "minAdmissionLimit": min((w["admissionLimit"] for w in ws if w.get("admissionLimit") is not None),
+                                 default=None),
+        "flags": sorted({f["code"] for w in ws for f in w["flags"]}),
+    }
+
+
+def saturated(step: dict | None) -> bool | None:
+    """Whether a step was past the wire's capacity: it served less than SERVED of its offered load.
+    None without the figures."""
+    if step is None or step["offeredRate"] is None or step["goodputRps"]["value"] is None:
+        return None
+    return step["goodputRps"]["value"] < SERVED * step["offeredRate"]
+
+
+def _generator_flags(*steps) -> list:
+    return [code for s in steps if s for code in s["flags"] if code in GENERATOR_FLAGS]
+
+
+def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict:
+    """A wire's capacity, steps and goals. draws_for(run) → the bootstrap draws of its group."""
+    capacity = step_record(capacity_run, draws_for(capacity_run)) if capacity_run else None
+    steps = [step_record(r, draws_for(r)) for r in sorted(step_runs, key=lambda r: r.plan.step)]
+    by_step = {s["step"]: (s, r) for s, r in zip(steps, sorted(step_runs, key=lambda r: r.plan.step))}
+    peak = max(steps, key=lambda s: s["goodputRps"]["value"] or -1, default=None)
+    peak_run = by_step[peak["step"]][1] if peak else None
+    double, double_run = by_step.get(DOUBLE, (None, None))
+    unloaded, unloaded_run = (steps[0], by_step[steps[0]["step"]][1]) if steps else (None, None)
+    wire = "REST" if protocol == "rest" else "gRPC"
+
+    def ratio(num_run, den_run, figure):
+        if num_run is None or den_run is None:
+            return {"value": None, "low": None, "high": None}
+        r, _ = pooled.ratio_interval(num_run.data, draws_for(num_run), figure,
+                                     den_run.data, draws_for(den_run), figure)
+        return r
+
+    kept = ratio(double_run, peak_run, windows.throughput)
+    growth = ratio(double_run, unloaded_run, windows.percentile_ms(99))
+    past_deadline = None
+    if double is not None and double["timeouts"] is not None and double["lateAnswers"] is not None:
+        past_deadline = double["timeouts"] + double["lateAnswers"]
+    hit_values = [s["minHitRatio"] for s in steps]
+    min_hit = None if not steps or any(v is None for v in hit_values) else min(hit_values)
+    flush_steps = [s["l1Flushes"] for s in steps]
+    flushes = None if not steps or any(f is None for f in flush_steps) else sum(sum(f.values()) for f in flush_steps)
+    unloaded_label = f"{unloaded['step']:g} %" if unloaded else "the lowest step"
+    first_saturated = next((s["step"] for s in steps if saturated(s)), None)
+    unsaturated = None
+    if saturated(double) is False:
+        unsaturated = (f"the 2× step did not saturate the wire (it served {double['goodputRps']['value']:.0f} of "
+                       f"{double['offeredRate']:.0f}/s offered): the capacity window underestimated the capacity; "
+                       "give it more users (capacity_concurrency)")
+    goals = [
+        _goal("goodputAt2xOverPeak", f"{wire} · goodput at 2× ÷ peak goodput", GOODPUT_KEPT, False,
+              kept["value"], kept["low"], kept["high"], generator_flags=_generator_flags(double, peak),
+              unsaturated=unsaturated),
+        _goal("p99At2xOverUnloaded", f"{wire} · accepted p99 at 2× ÷ at {unloaded_label}", P99_GROWTH, True,
+              growth["value"], growth["low"], growth["high"], generator_flags=_generator_flags(double, unloaded),
+              unsaturated=unsaturated),
+        _goal("pastDeadlineAt2x", f"{wire} · requests timed out or answered after their deadline at 2×", 0, True,
+              past_deadline, exact=True, generator_flags=_generator_flags(double), unsaturated=unsaturated),
+        _goal("minWarmHitRatio", f"{wire} · lowest warm hit ratio over every step's windows", WARM_HIT_RATIO, False,
+              min_hit, exact=True),
+        _goal("l1Flushes", f"{wire} · L1 flushes over every step", 0, True, flushes, exact=True),
+    ]
+    return {"protocol": protocol, "tool": (capacity_run or step_runs[0]).plan.tool,
+            "capacity": capacity, "steps": steps,
+            "peak": {"step": peak["step"], "goodputRps": peak["goodputRps"]} if peak else None,
+            "firstSaturatedStep": first_saturated,
+            "goodputAt2xOverPeak": kept, "p99At2xOverUnloaded": growth, "pastDeadlineAt2x": past_deadline,
+            "minHitRatio": min_hit, "l1FlushCount": flushes, "goals": goals}
+
+
+def records(runs: dict, draws: pooled.Plans, group_of) -> list[dict]:
+    """One record per overload pair of the run. runs: cell id → windows.CellRun; group_of(plan) →
+    the bootstrap group (cells measured in the same service processes share their draws)."""
+    pairs: dict[str, list] = {}
+    for run in runs.values():
+        if run.plan.pair and run.windows:
+            pairs.setdefault(run.plan.pair, []).append(run)
+
+    def draws_for(run):
+        return draws.for_group(group_of(run.plan), list(run.data))
+
+    out = []
+    for pair, pair_runs in pairs.items():
+        first = pair_runs[0].plan
+        wires = []
+        for protocol in WIRES:
+            mine = [r for r in pair_runs if r.plan.protocol == protocol]
+            if not mine:
+                continue
+            capacity = next((r for r in mine if r.plan.step is None), None)
+            wires.append(wire_record(protocol, capacity, [r for r in mine if r.plan.step is not None], draws_for))
+        out.append({
+            "id": pair, "operation": first.operation, "pageSize": first.page_size, "cacheMode": first.cache_mode,
+            "temperature": first.temperature, "tls": first.tls,
+            "percents": sorted({r.plan.step for r in pair_runs if r.plan.step is not None}),
+            "timeoutSeconds": first.timeout_seconds, "wires": wires,
+        })
+    return out

@@ -1,0 +1,344 @@
+"""The overload profile (issue #17) without servers: its [[overload]] blocks become paired cells, the
+generators' answers split into refusals, timeouts and other errors, paired windows carry their
+counts, and the pair's record (capacity, steps, goals with their status) is built, validated against
+the schema and printed."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tandem_bench import cachestats, loadgen, measure, overload, pooled, probes, profile, report, results, run_plan
+from tandem_bench import samples, windows
+from tandem_bench.headline import group_of
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+BASE = {"name": "t", "seed_scale": 100, "repetitions": 2, "starts": 2, "duration_seconds": 4, "warmup_seconds": 1,
+        "hot_keys": 50}
+BLOCK = {"operations": ["GetGroup"], "drivers": ["grpc/ghz", "rest/oha"], "percents": [50, 100, 200, 300]}
+
+
+def expand(**block):
+    return profile.expand(profile.normalise({**BASE, "overload": [{**BLOCK, **block}]}))
+
+
+# ---------------------------------------------------------------- the profile
+
+def test_an_overload_block_gives_a_capacity_pair_then_a_pair_per_step_rest_first():
+    cells = expand()
+    assert [c.id for c in cells][:4] == [
+        "rest-oha-GetGroup-hybrid-warm-c50-capacity", "grpc-ghz-GetGroup-hybrid-warm-c50-capacity",
+        "rest-oha-GetGroup-hybrid-warm-c1000-overload50", "grpc-ghz-GetGroup-hybrid-warm-c1000-overload50"]
+    assert len(cells) == 2 * 5
+    assert {c.pair for c in cells} == {"overload-GetGroup-hybrid-warm"}
+    capacity = [c for c in cells if c.step is None]
+    assert all(c.model == "closed" and c.role == "capacity" and c.warmup_seconds == 1 for c in capacity)
+    steps = [c for c in cells if c.step is not None]
+    assert all(c.model == "open" and c.role == "overload" and c.target_rate is None and c.warmup_seconds == 0
+               for c in steps)
+    assert all(c.timeout_seconds == 10 and c.repetitions == 2 and c.starts == 2 for c in cells)
+    grpc = next(c for c in cells if c.protocol == "grpc")
+    assert (grpc.encoding, grpc.http) == ("protobuf", "2")
+
+
+def test_each_wire_may_have_its_own_connections():
+    cells = expand(concurrency={"rest": 500, "grpc": 200})
+    assert {(c.protocol, c.concurrency) for c in cells if c.step} == {("rest", 500), ("grpc", 200)}
+    assert "rest-oha-GetGroup-hybrid-warm-c500-overload200" in [c.id for c in cells]
+
+
+def test_a_profile_of_overload_blocks_alone_needs_no_matrix_and_the_shipped_one_loads():
+    prof = profile.load("overload")
+    cells = profile.expand(prof)
+    assert prof["matrix"] == [] and {c.step for c in cells} == {None, 25, 50, 100, 150, 200, 300}
+    assert run_plan.check_scale(prof, cells) == []
+    # the two wires of a pair run at the same time: the estimate counts one of them, under 12 minutes
+    assert run_plan.estimate_seconds(prof, cells) < 12 * 60
+    assert "both wires at once" in run_plan.describe(cells)
+
+
+@pytest.mark.parametrize("block, message", [
+    ({"drivers": ["rest/oha", "rest/k6"]}, "one REST and one gRPC driver"),
+    ({"drivers": ["rest/oha", "grpc/h2load"]}, "cannot hold an arrival rate"),
+    ({"percents": [200, 100]}, "ascending"),
+    ({"percents": []}, "needs percents"),
+    ({"operations": ["ListGroups"]}, "page_sizes"),
+    ({"timeout_seconds": 0}, "timeout_seconds"),
+    ({"rates": [1]}, "unknown key"),
+    ({"concurrency": {"rest": 500}}, "rest = N, grpc = M"),
+    ({"concurrency": {"rest": 500, "grpc": 0}}, "grpc must be a number > 0"),
+])
+def test_bad_overload_blocks_are_refused(block, message):
+    with pytest.raises(profile.ProfileError, match=message):
+        expand(**block)
+
+
+# ---------------------------------------------------------------- what the generators answered
+
+def test_http_statuses_split_into_answers_refusals_timeouts_and_failures():
+    out = samples.http_outcomes(np.array([200, 304, 404, 503, 504, 500, -1]))
+    assert out.tolist() == [samples.OK, samples.OK, samples.FAILED, samples.REFUSED, samples.TIMED_OUT,
+                            samples.FAILED, samples.FAILED]
+
+
+def test_ghz_unavailable_is_a_refusal_not_another_error():
+    s = samples.from_ghz(FIXTURES / "ghz-errors.json")
+    assert s.refused == 20 and s.timed_out == 0 and s.succeeded == 180
+
+
+def test_ghz_deadline_exceeded_is_a_timeout():
+    report_ = {"details": [
+        {"timestamp": "2026-11-22T06:56:18.31Z", "latency": 10_000_000_000, "error": "deadline", "status": "DeadlineExceeded"},
+        {"timestamp": "2026-11-22T06:56:18.32Z", "latency": 1_000_000, "error": "", "status": "OK"},
+        {"timestamp": "2026-11-22T06:56:18.33Z", "latency": 1_000_000, "error": "bad", "status": "Internal"}]}
+    s = samples.from_ghz(report_)
+    assert s.outcome.tolist() == [samples.TIMED_OUT, samples.OK, samples.FAILED]
+
+
+def test_samples_without_outcomes_are_answered_or_failed():
+    s = samples.Samples(np.zeros(3), np.ones(3), np.array([True, False, True]))
+    assert s.outcome.tolist() == [samples.OK, samples.FAILED, samples.OK] and s.refused == 0
+
+
+def test_oha_reports_timeouts_apart_from_window_end_aborts(tmp_path):
+    path = tmp_path / "oha.json"
+    path.write_text(json.dumps({"errorDistribution": {"timeout": 3, "aborted due to deadline": 2,
+                                                      "connection refused": 1}}))
+    assert samples.oha_error_counts(path) == (3, 3)
+    assert samples.oha_failures(path) == 6
+
+
+def test_l1_flushes_of_a_window_by_reason():
+    before = cachestats.normalise({"caches": {}, "l1Flushes": {"log-gap": 1.0}})
+    after = cachestats.normalise({"caches": {}, "l1Flushes": {"log-gap": 3.0, "breaker": 0.0}})
+    assert cachestats.flushes_between(before, after) == {"log-gap": 2.0}
+    assert cachestats.flushes_between(before, before) == {}
+    assert cachestats.flushes_between(cachestats.normalise({"caches": {}}), after) is None
+
+
+def test_the_admission_limit_and_refusals_are_read_from_prometheus(monkeypatch):
+    text = ("# HELP tandem_admission_limit\ntandem_admission_limit 87.0\n"
+            "tandem_admission_refused_total 1234.0\njvm_compilation_time_ms_total 5.0\n")
+    monkeypatch.setattr(probes.services, "http_get", lambda url, timeout: (200, text.encode()))
+    out = probes.jvm_and_calls("http://x", "rest", "GetGroup", None)
+    assert out["admissionLimit"] == 87.0 and out["admissionRefused"] == 1234
+
+
+# ---------------------------------------------------------------- paired windows
+
+class FlatSampler:
+    """CPU seconds as if every tracked process used `cores` over any span."""
+
+    def __init__(self, cores=0.3):
+        self.cores = cores
+
+    def window(self, t0, t1, names):
+        return {**{n: self.cores * (t1 - t0) for n in names}, "other": 0.0}
+
+
+def outcome(n, ok_share=1.0, refused_share=0.0, timed_out=0, latency_us=500.0, seconds=4.0, late=0, t0=1000.0,
+            **measurement):
+    sent = t0 + np.linspace(0, seconds, n, endpoint=False)
+    idx = np.arange(n)
+    n_ok, n_refused = int(n * ok_share), int(n * refused_share)
+    ok = idx < n_ok
+    out = np.full(n, samples.FAILED, dtype=np.int8)
+    out[ok] = samples.OK
+    out[(idx >= n_ok) & (idx < n_ok + n_refused)] = samples.REFUSED
+    out[(idx >= n_ok + n_refused) & (idx < n_ok + n_refused + timed_out)] = samples.TIMED_OUT
+    lat = np.full(n, latency_us)
+    lat[:late] = 11e6
+    return loadgen.Outcome({"requests": n, **measurement}, 1.0, seconds, [], samples.Samples(sent, lat, ok, outcome=out))
+
+
+def build(cell, out, start=0, rnd=0, rate=None, hit=0.999, flushes=None, limit=200.0):
+    record, data = windows.build(
+        cell, start=start, rnd=rnd, order=1, outcome=out, sampler=measure.BothGenerators(FlatSampler()),
+        generator_cores=1, hit_ratio={"l1": hit, "l2": None, "overall": hit}, service_delta={}, db_delta={},
+        n_keys=None, notes=[], measured_service=f"{cell.protocol}-service", cpu_names=measure.CPU_NAMES,
+        offered_rate=rate)
+    record["l1Flushes"] = flushes if flushes is not None else {}
+    record["admissionLimit"] = limit
+    record["admissionRefused"] = record["refusals"]
+    record.pop("notes")
+    return record, data
+
+
+def cell_of(cells, protocol, step):
+    return next(c for c in cells if c.protocol == protocol and c.step == step)
+
+
+def test_a_paired_window_counts_refusals_timeouts_and_late_answers_apart_and_refusals_are_no_error_flag():
+    step = cell_of(expand(), "rest", 200)
+    record, _ = build(step, outcome(8000, ok_share=0.5, refused_share=0.45, timed_out=40, late=3), rate=2000)
+    assert record["offeredRate"] == 2000 and record["refusals"] == 3600 and record["timeouts"] == 40
+    assert record["otherErrors"] == 8000 - 4000 - 3600 - 40 and record["lateAnswers"] == 3
+    assert "errors" in {f["code"] for f in record["flags"]}   # 360 other failures of 8000: over 1 %
+    record, _ = build(step, outcome(8000, ok_share=0.5, refused_share=0.5), rate=2000)
+    assert record["otherErrors"] == 0 and not {f["code"] for f in record["flags"]} & {"errors", "rate-short"}
+
+
+def test_an_oha_timeout_without_a_response_counts_as_a_timeout():
+    record, _ = build(cell_of(expand(), "rest", 300), outcome(1000, ok_share=0.99, timeouts=7), rate=250)
+    assert record["timeouts"] == 7
+
+
+def test_a_paired_window_flags_a_rate_the_generator_could_not_offer():
+    record, _ = build(cell_of(expand(), "grpc", 300), outcome(4000), rate=3000)
+    assert "rate-short" in {f["code"] for f in record["flags"]}
+
+
+def test_both_generators_are_the_generator_of_a_paired_window():
+    cpu = measure.BothGenerators(FlatSampler(0.4)).window(0.0, 2.0, measure.CPU_NAMES)
+    assert cpu["generator"] == pytest.approx(2 * 0.4 * 2.0) and "generator-rest" not in cpu
+
+
+# ---------------------------------------------------------------- the pair's record and goals
+
+@pytest.mark.parametrize("value, low, high, at_most, status", [
+    (0.9, 0.85, 0.95, False, "met"), (0.7, 0.6, 0.75, False, "not met"), (0.8, 0.75, 0.85, False, "undecided"),
+    (0.9, None, None, False, "undecided"), (None, None, None, False, "missing"),
+    (3.0, 2.0, 4.0, True, "met"), (0, 0, 0, True, "met"), (2, 2, 2, True, "not met"),
+])
+def test_goal_status_follows_the_hot_path_goals_rule(value, low, high, at_most, status):
+    bound = 0.8 if not at_most else (10 if value and value > 2 else 0)
+    assert overload.goal_status(value, low, high, bound, at_most) == status
+
+
+# per wire: goodput at each step as a share of offered load (capacity 1000/s REST, 1500/s gRPC)
+KEPT = {25: 1.0, 50: 1.0, 100: 0.95, 200: 0.45, 300: 0.3}
+
+
+def pair_runs(kept=KEPT, flushes_at=None, hit_at_300=0.999):
+    plans = profile.expand(profile.normalise({**BASE, "overload": [{**BLOCK, "percents": sorted(kept)}]}))
+    runs = {}
+    for c in plans:
+        run = runs.setdefault(c.id, windows.CellRun(c))
+        capacity = 1000.0 if c.protocol == "rest" else 1500.0
+        for start in range(2):
+            for rnd in range(2):
+                jitter = 1 + 0.01 * (start * 2 + rnd)
+                if c.step is None:
+                    out = outcome(int(capacity * 4 * jitter))
+                    run.add_window(build(c, out, start, rnd))
+                    continue
+                rate = capacity * c.step / 100
+                n = int(rate * 4)
+                share = kept[c.step] * jitter
+                out = outcome(n, ok_share=min(share, 1.0), refused_share=1 - min(share, 1.0),
+                              latency_us=500.0 * (1 + c.step / 50))
+                run.add_window(build(c, out, start, rnd, rate=rate,
+                                     hit=hit_at_300 if c.step == 300 else 0.999,
+                                     flushes={"log-gap": 1.0} if flushes_at == c.step else {}))
+    return runs
+
+
+def records(runs):
+    return overload.records(runs, pooled.Plans(seed=1), group_of)
+
+
+def test_the_pair_record_has_capacity_steps_peak_and_the_goals_per_wire():
+    [pair] = records(pair_runs())
+    assert pair["id"] == "overload-GetGroup-hybrid-warm" and pair["percents"] == [25, 50, 100, 200, 300]
+    rest, grpc = pair["wires"]
+    assert (rest["protocol"], rest["tool"], grpc["protocol"], grpc["tool"]) == ("rest", "oha", "grpc", "ghz")
+    assert rest["capacity"]["goodputRps"]["value"] == pytest.approx(1000, rel=0.05)
+    steps = {s["step"]: s for s in rest["steps"]}
+    assert steps[200]["offeredRate"] == 2000 and steps[200]["refusals"] > 0 and steps[200]["timeouts"] == 0
+    assert steps[200]["admissionRefused"] == steps[200]["refusals"]
+    assert steps[200]["goodputRps"]["low"] is not None
+    assert rest["peak"]["step"] == 100
+    # 0.45 × 2000 ÷ 0.95 × 1000, on the point figures
+    assert rest["goodputAt2xOverPeak"]["value"] == pytest.approx(0.9 / 0.95, rel=0.03)
+    assert rest["p99At2xOverUnloaded"]["value"] == pytest.approx(5 / 1.5, rel=0.05)
+    goals = {g["key"]: g for g in rest["goals"]}
+    assert goals["goodputAt2xOverPeak"]["status"] == "met"
+    assert goals["p99At2xOverUnloaded"]["status"] == "met"
+    assert goals["pastDeadlineAt2x"]["value"] == 0 and goals["pastDeadlineAt2x"]["status"] == "met"
+    assert goals["minWarmHitRatio"]["status"] == "met" and goals["l1Flushes"]["status"] == "met"
+
+
+def test_goodput_that_collapses_past_saturation_is_not_met():
+    [pair] = records(pair_runs(kept={25: 1.0, 50: 1.0, 100: 0.95, 200: 0.2, 300: 0.1}))
+    goals = {g["key"]: g for g in pair["wires"][0]["goals"]}
+    assert goals["goodputAt2xOverPeak"]["status"] == "not met"
+
+
+def test_a_flush_or_a_cold_step_fails_the_cache_goals():
+    [pair] = records(pair_runs(flushes_at=300, hit_at_300=0.9))
+    goals = {g["key"]: g for g in pair["wires"][1]["goals"]}
+    assert goals["l1Flushes"]["value"] == 4 and goals["l1Flushes"]["status"] == "not met"
+    assert goals["minWarmHitRatio"]["value"] == pytest.approx(0.9) and goals["minWarmHitRatio"]["status"] == "not met"
+
+
+def test_a_goal_resting_on_a_step_the_generator_could_not_offer_is_undecided():
+    runs = pair_runs()
+    run = runs["rest-oha-GetGroup-hybrid-warm-c1000-overload200"]
+    run.windows[0]["flags"].append(windows.flag("rate-short", "1/s started"))
+    [pair] = records(runs)
+    goals = {g["key"]: g for g in pair["wires"][0]["goals"]}
+    assert goals["goodputAt2xOverPeak"]["status"] == "undecided" and "rate-short" in goals["goodputAt2xOverPeak"]["reason"]
+
+
+def test_a_run_with_an_overload_record_validates_and_its_summary_prints_the_goals():
+    run = json.loads((FIXTURES / "run-example.json").read_text())
+    runs = pair_runs()
+    run["overload"] = records(runs)
+    # its cells as assemble writes them: the pair and step, and a step's median offered rate
+    template = next(c for c in run["cells"] if c["model"] == "closed")
+    for r in runs.values():
+        c = r.plan
+        from tandem_bench.assemble import overload_fields
+        cell = {**template, "id": c.id, "protocol": c.protocol, "tool": c.tool, "transport": c.transport,
+                "model": c.model, "concurrency": c.concurrency, "connections": c.connections,
+                "targetRate": None, "role": c.role, "sweep": None, "windows": [
+                    {**template["windows"][0], **{k: w[k] for k in ("offeredRate", "refusals", "timeouts",
+                                                                     "otherErrors", "lateAnswers", "l1Flushes",
+                                                                     "admissionLimit", "admissionRefused")}}
+                    for w in r.windows[:1]],
+                "encoding": c.encoding, "http": c.http, **overload_fields(c, r.windows)}
+        run["cells"].append(cell)
+    assert results.validate_run(run) == []
+    text = report.summary(run)
+    assert "Under overload: GetGroup, hybrid warm, both wires at once" in text
+    assert "goal REST · goodput at 2× ÷ peak goodput ≥ 0.8" in text and "met" in text
+    assert "goal gRPC · L1 flushes over every step ≤ 0: 0  met" in text
+    assert "services' admission settings: their defaults" in text
+    run["profile"]["resolved"]["admissionOverrides"] = {"TANDEM_ADMISSION_ENABLED": "false"}
+    assert "services' admission settings: TANDEM_ADMISSION_ENABLED=false" in report.summary(run)
+
+
+def test_older_runs_without_overload_still_validate():
+    run = json.loads((FIXTURES / "run-example.json").read_text())
+    assert "overload" not in run and results.validate_run(run) == []
+
+
+def test_a_real_smoke_sized_overload_run_validates_and_reports():
+    """run-overload-smoke.json: the whole chain ran (bench.py with a smoke-sized overload profile)."""
+    run = json.loads((FIXTURES / "run-overload-smoke.json").read_text())
+    assert results.validate_run(run) == []
+    [pair] = run["overload"]
+    assert [w["protocol"] for w in pair["wires"]] == ["rest", "grpc"]
+    for wire in pair["wires"]:
+        assert [s["step"] for s in wire["steps"]] == [50, 200] and wire["capacity"]["goodputRps"]["value"] > 0
+        assert all(s["admissionLimit"] is not None and s["l1Flushes"] is not None for s in wire["steps"])
+    steps = [c for c in run["cells"] if c.get("overload", {}).get("step")]
+    assert all(w["offeredRate"] > 0 and w["refusals"] is not None for c in steps for w in c["windows"])
+    assert "Under overload: GetGroup, hybrid warm" in report.summary(run)
+    assert all("firstSaturatedStep" in w for w in pair["wires"])
+    refused = [w for c in steps for w in c["windows"] if w["refusals"]]
+    assert refused and all(w["admissionRefused"] is not None for w in refused)
+
+
+def test_goals_at_2x_are_undecided_when_that_step_did_not_saturate_the_wire():
+    """The smoke run's lesson: a closed capacity window with too few users underestimates the
+    capacity, and a "2×" step that is served whole says nothing of overload."""
+    [pair] = records(pair_runs(kept={25: 1.0, 50: 1.0, 100: 1.0, 200: 0.99, 300: 0.9}))
+    rest = pair["wires"][0]
+    assert rest["firstSaturatedStep"] == 300
+    goals = {g["key"]: g for g in rest["goals"]}
+    for key in ("goodputAt2xOverPeak", "p99At2xOverUnloaded", "pastDeadlineAt2x"):
+        assert goals[key]["status"] == "undecided" and "did not saturate" in goals[key]["reason"]
+    assert goals["l1Flushes"]["status"] == "met"
+    [pair] = records(pair_runs())
+    assert pair["wires"][0]["firstSaturatedStep"] == 200

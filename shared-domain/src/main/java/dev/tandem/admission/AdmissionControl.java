@@ -1,0 +1,146 @@
+package dev.tandem.admission;
+
+import com.netflix.concurrency.limits.Limit;
+import com.netflix.concurrency.limits.Limiter;
+import com.netflix.concurrency.limits.limit.FixedLimit;
+import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limit.VegasLimit;
+import com.netflix.concurrency.limits.limiter.SimpleLimiter;
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * Admission control: at most {@code limit} requests run at once on an instance, and the limit adapts
+ * to what the instance can do (Netflix's concurrency-limits, see {@link AdmissionProperties.Algorithm}).
+ * A request over the limit is refused at once — 503 + Retry-After on REST, UNAVAILABLE + RetryInfo on
+ * gRPC — instead of waiting in a queue until every request is late.
+ *
+ * <p>Why a concurrency limit and not a queue bound: requests run on virtual threads, so nothing in
+ * the servers queues them; past saturation they all run at once, each taking a share of the two
+ * cores, and every one of them gets slower. A limit keeps the number running near what the cores
+ * can finish promptly; latency then stays that of an unloaded instance for the admitted ones.
+ *
+ * <p>The wires ask {@link #tryAdmit()} where a request enters (a servlet filter, a server
+ * interceptor) and report how it ended on the {@link Permit}. What is never limited is the wires'
+ * business too: the actuator and gRPC health (so a saturated instance still answers its probes and
+ * its metrics), and long-lived streams (they have their own limit).
+ */
+public final class AdmissionControl {
+
+    /** A request that was admitted; exactly one of its methods must be called when the request ends. */
+    public interface Permit {
+        /** It ended normally (whatever its answer): its latency is a sample for the limit. */
+        void completed();
+
+        /** It ended without a meaningful latency (the client went away, a failure before any work). */
+        void ignored();
+
+        /** It ran into a limit further down (a deadline, an unavailable database): the limit should shrink. */
+        void dropped();
+    }
+
+    private static final Permit UNLIMITED = new Permit() {
+        @Override
+        public void completed() {
+        }
+
+        @Override
+        public void ignored() {
+        }
+
+        @Override
+        public void dropped() {
+        }
+    };
+
+    private final AdmissionProperties properties;
+    private final @Nullable SimpleLimiter<Void> limiter;
+    private final Counter refused;
+
+    public AdmissionControl(AdmissionProperties properties, MeterRegistry meters) {
+        this(properties, meters, System::nanoTime);
+    }
+
+    /** With the clock the limiter measures latency by (tests drive it by hand). */
+    AdmissionControl(AdmissionProperties properties, MeterRegistry meters, LongSupplier nanoClock) {
+        this.properties = properties;
+        this.limiter = properties.enabled()
+                ? SimpleLimiter.newBuilder().named("tandem").limit(limit(properties)).nanoClock(nanoClock).build()
+                : null;
+        this.refused = Counter.builder("tandem.admission.refused")
+                .description("Requests refused because the instance was at its concurrency limit")
+                .register(meters);
+        if (limiter != null) {
+            Gauge.builder("tandem.admission.limit", limiter, SimpleLimiter::getLimit)
+                    .description("How many requests may run at once now").register(meters);
+            Gauge.builder("tandem.admission.in.flight", limiter, SimpleLimiter::getInflight)
+                    .description("Requests running now under the limit").register(meters);
+        }
+    }
+
+    private static Limit limit(AdmissionProperties p) {
+        // Gradient and Vegas see every request's latency (not a windowed average): a bench cell or a
+        // burst lasts seconds, and a window of about a second would react after it is over.
+        return switch (p.algorithm()) {
+            case FIXED -> FixedLimit.of(p.initialLimit());
+            case GRADIENT -> Gradient2Limit.newBuilder().initialLimit(p.initialLimit()).minLimit(p.minLimit())
+                    .maxConcurrency(p.maxLimit()).build();
+            case VEGAS -> VegasLimit.newBuilder().initialLimit(p.initialLimit()).maxConcurrency(p.maxLimit()).build();
+        };
+    }
+
+    /** A permit for one request, or null when the instance is at its limit (then answer {@link #refusal()}). */
+    public @Nullable Permit tryAdmit() {
+        if (limiter == null) {
+            return UNLIMITED;
+        }
+        Limiter.Listener listener = limiter.acquire(null).orElse(null);
+        if (listener == null) {
+            refused.increment();
+            return null;
+        }
+        return new Permit() {
+            @Override
+            public void completed() {
+                listener.onSuccess();
+            }
+
+            @Override
+            public void ignored() {
+                listener.onIgnore();
+            }
+
+            @Override
+            public void dropped() {
+                listener.onDropped();
+            }
+        };
+    }
+
+    /** What a refused request is answered: UNAVAILABLE (503), retry after {@code retry-after}. */
+    public DomainException refusal() {
+        int limit = limit();
+        return new DomainException(ErrorCode.UNAVAILABLE,
+                "the service is at its limit of " + limit + " requests in flight; retry after "
+                        + properties.retryAfter().toMillis() + " ms",
+                List.of(), null, null, properties.retryAfter(), Map.of("limit", String.valueOf(limit)), null);
+    }
+
+    /** How many requests may run at once now; {@code Integer.MAX_VALUE} when admission control is off. */
+    public int limit() {
+        return limiter == null ? Integer.MAX_VALUE : limiter.getLimit();
+    }
+
+    /** How many admitted requests are running now (0 when admission control is off). */
+    public int inFlight() {
+        return limiter == null ? 0 : limiter.getInflight();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.tandem.admission;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * {@code tandem.admission.*}: the concurrency limit in front of the shared service on both wires,
+ * documented with its defaults in tandem-domain.yml.
+ *
+ * @param enabled      false: every request is admitted (no limiter on the path at all)
+ * @param algorithm    how the limit moves (see {@link Algorithm})
+ * @param initialLimit requests in flight allowed before the algorithm has measured anything
+ * @param minLimit     the limit never falls below this, however slow requests get
+ * @param maxLimit     nor rises above this, however fast they are
+ * @param retryAfter   what a refused client is told to wait (REST Retry-After, gRPC RetryInfo)
+ */
+@ConfigurationProperties("tandem.admission")
+public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int initialLimit, int minLimit, int maxLimit,
+                                  Duration retryAfter) {
+
+    /** The limit algorithms of Netflix's concurrency-limits that a server can use unattended. */
+    public enum Algorithm {
+        /**
+         * Gradient2: the limit follows the ratio of the long-run average latency to the last
+         * window's, so it shrinks as soon as requests start queueing (latency grows while the work
+         * per request does not) and grows back when they stop.
+         */
+        GRADIENT,
+        /** TCP Vegas: the limit follows the estimated queue (in-flight × (1 − min latency ÷ latency)). */
+        VEGAS,
+        /** A fixed limit of {@code initial-limit}: a plain bulkhead, for tests and for comparison. */
+        FIXED
+    }
+
+    public AdmissionProperties {
+        enabled = enabled == null || enabled;
+        algorithm = algorithm == null ? Algorithm.GRADIENT : algorithm;
+        initialLimit = initialLimit == 0 ? 1000 : initialLimit;
+        minLimit = minLimit == 0 ? 20 : minLimit;
+        maxLimit = maxLimit == 0 ? 1000 : maxLimit;
+        retryAfter = retryAfter == null ? Duration.ofSeconds(1) : retryAfter;
+        if (minLimit < 1 || minLimit > maxLimit) {
+            throw new IllegalArgumentException("tandem.admission.min-limit must be between 1 and max-limit ("
+                    + maxLimit + "), got " + minLimit);
+        }
+        if (algorithm != Algorithm.FIXED && (initialLimit < minLimit || initialLimit > maxLimit)) {
+            throw new IllegalArgumentException("tandem.admission.initial-limit must be between min-limit (" + minLimit
+                    + ") and max-limit (" + maxLimit + "), got " + initialLimit);
+        }
+        if (initialLimit < 1) {
+            throw new IllegalArgumentException("tandem.admission.initial-limit must be at least 1, got " + initialLimit);
+        }
+        if (retryAfter.isNegative() || retryAfter.isZero()) {
+            throw new IllegalArgumentException("tandem.admission.retry-after must be positive, got " + retryAfter);
+        }
+    }
+}

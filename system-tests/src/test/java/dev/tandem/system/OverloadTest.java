@@ -1,0 +1,210 @@
+package dev.tandem.system;
+
+import dev.tandem.proto.v1.CreateUserRequest;
+import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.LocalServices;
+import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Both jars driven past their concurrency limit at once (#17): 32 clients on each wire read hot
+ * groups and create users as fast as they can, against instances whose adaptive limit (the default
+ * algorithm) may not exceed 4 requests in flight, so most requests are over it on any machine. Every
+ * answer must be a success or a well-formed refusal (UNAVAILABLE with a retry delay: 503 problem+json
+ * + Retry-After, RetryInfo), answered without waiting for a permit; nothing a refused write asked for
+ * is written, and every accepted one is; the instances answer normally afterwards, without a restart;
+ * and the cache did not flush its L1 meanwhile (nothing was lost, so nothing needed flushing).
+ */
+class OverloadTest {
+
+    private static final Duration LOAD = Duration.ofSeconds(8);
+    private static final int CLIENTS_PER_WIRE = 32;
+    private static final Map<String, String> LIMITED = Map.of(
+            "TANDEM_CACHE_MODE", "hybrid",
+            "TANDEM_ADMISSION_INITIAL_LIMIT", "4",
+            "TANDEM_ADMISSION_MIN_LIMIT", "2",
+            "TANDEM_ADMISSION_MAX_LIMIT", "4",
+            "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus,cache");
+    /**
+     * Not a speed figure: half the services' 10-s request timeout, a bound that tells a refusal made
+     * at once from a request that waited in a queue until it was late, even on a machine whose cores
+     * are shared with other builds (refusals took up to 3.6 s on one with a load average of 10).
+     */
+    private static final Duration REFUSED_WITHIN = Duration.ofSeconds(5);
+
+    static LocalServers servers;
+    static final int restPort = FreePort.pick();
+    static final int grpcPort = FreePort.pick();
+    static final int grpcManagementPort = FreePort.pick();
+    static ServiceProcess rest;
+    static ServiceProcess grpc;
+
+    /** What one wire's clients saw. */
+    static final class Outcomes {
+        final LongAdder admitted = new LongAdder();
+        final LongAdder refused = new LongAdder();
+        final AtomicLong slowestRefusalNanos = new AtomicLong();
+        final ConcurrentLinkedQueue<String> createdEmails = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<String> refusedEmails = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    }
+
+    @BeforeAll
+    static void startServices() {
+        servers = new LocalServers("overload", 13387, 16459);
+        servers.start();
+        rest = LocalServices.rest("overload-rest", servers, restPort, LocalServices.seeding(LIMITED));
+        grpc = LocalServices.grpc("overload-grpc", servers, grpcPort, grpcManagementPort, LIMITED);
+    }
+
+    @AfterAll
+    static void stopEverything() {
+        try {
+            if (grpc != null) {
+                grpc.close();
+            }
+            if (rest != null) {
+                rest.close();
+            }
+        } finally {
+            if (servers != null) {
+                servers.close();
+            }
+        }
+    }
+
+    @Test
+    void refusalsAreFastAndWellFormedNothingIsLostAndBothRecoverWithoutARestart() throws Exception {
+        List<String> cacheEndpoints = List.of("http://127.0.0.1:" + restPort + "/actuator/cache",
+                "http://127.0.0.1:" + grpcManagementPort + "/actuator/cache");
+        try (GrpcWire grpcWire = new GrpcWire(grpcPort)) {
+            List<Wire> wires = List.of(new RestWire(restPort), grpcWire);
+            for (Wire wire : wires) {
+                for (long id = 1; id <= 20; id++) {
+                    wire.getGroup(group(id));
+                }
+            }
+            List<String> flushesBefore = cacheEndpoints.stream().map(OverloadTest::l1Flushes).toList();
+
+            AtomicBoolean running = new AtomicBoolean(true);
+            Map<Wire, Outcomes> outcomes = Map.of(wires.get(0), new Outcomes(), wires.get(1), new Outcomes());
+            List<Thread> clients = new ArrayList<>();
+            for (Wire wire : wires) {
+                Outcomes seen = outcomes.get(wire);
+                for (int c = 0; c < CLIENTS_PER_WIRE; c++) {
+                    int client = c;
+                    clients.add(Thread.ofPlatform().start(() -> {
+                        for (long n = 0; running.get(); n++) {
+                            boolean write = n % 5 == 0;
+                            String email = "overload-" + wire.name().toLowerCase() + "-" + client + "-" + n + "@example.test";
+                            long started = System.nanoTime();
+                            try {
+                                if (write) {
+                                    wire.createUser(CreateUserRequest.newBuilder().setName("Overload " + client + " " + n)
+                                            .setEmail(email).build());
+                                    seen.createdEmails.add(email);
+                                } else {
+                                    wire.getGroup(group(1 + n % 20));
+                                }
+                                seen.admitted.increment();
+                            } catch (Wire.Failure failure) {
+                                long took = System.nanoTime() - started;
+                                if (!failure.code.equals("UNAVAILABLE") || failure.retryAfter == null
+                                        || failure.retryAfter.isZero()) {
+                                    seen.failures.add(wire.name() + ": " + failure.getMessage());
+                                    continue;
+                                }
+                                seen.refused.increment();
+                                seen.slowestRefusalNanos.accumulateAndGet(took, Math::max);
+                                if (write) {
+                                    seen.refusedEmails.add(email);
+                                }
+                            } catch (RuntimeException | AssertionError e) {
+                                seen.failures.add(wire.name() + ": " + e);
+                            }
+                        }
+                    }));
+                }
+            }
+            Thread.sleep(LOAD.toMillis());
+            running.set(false);
+            for (Thread client : clients) {
+                client.join(Duration.ofSeconds(60));
+            }
+
+            TestDatabase database = TestDatabase.of(servers);
+            for (Wire wire : wires) {
+                Outcomes seen = outcomes.get(wire);
+                System.out.printf("[overload] %s: %d admitted, %d refused in %d s, slowest refusal %d ms; "
+                                + "%d users created, %d creations refused%n", wire.name(), seen.admitted.sum(),
+                        seen.refused.sum(), LOAD.toSeconds(), Duration.ofNanos(seen.slowestRefusalNanos.get()).toMillis(),
+                        seen.createdEmails.size(), seen.refusedEmails.size());
+                assertThat(seen.failures).as("%s answers that were neither a success nor a refusal", wire.name()).isEmpty();
+                assertThat(seen.refused.sum()).as("%s requests refused (the load was over the limit)", wire.name()).isPositive();
+                assertThat(seen.admitted.sum()).as("%s requests admitted", wire.name()).isPositive();
+                assertThat(Duration.ofNanos(seen.slowestRefusalNanos.get())).as("%s slowest refusal", wire.name())
+                        .isLessThan(REFUSED_WITHIN);
+                for (String email : seen.createdEmails) {
+                    assertThat(database.value("SELECT COUNT(*) FROM users WHERE email = ?", email))
+                            .as("accepted creation of %s", email).isEqualTo("1");
+                }
+                for (String email : seen.refusedEmails) {
+                    assertThat(database.value("SELECT COUNT(*) FROM users WHERE email = ?", email))
+                            .as("refused creation of %s", email).isEqualTo("0");
+                }
+            }
+
+            // Recovered, in the same processes: every request is admitted again.
+            assertThat(rest.isAlive() && grpc.isAlive()).isTrue();
+            for (Wire wire : wires) {
+                for (long id = 1; id <= 20; id++) {
+                    assertThat(wire.getGroup(group(id)).getId()).isEqualTo(id);
+                }
+            }
+            assertThat(cacheEndpoints.stream().map(OverloadTest::l1Flushes).toList())
+                    .as("L1 flushes by reason, per instance: none while nothing was lost").isEqualTo(flushesBefore);
+        }
+    }
+
+    private static GetGroupRequest group(long id) {
+        return GetGroupRequest.newBuilder().setId(id).build();
+    }
+
+    /** The instance's {@code l1Flushes} member of /actuator/cache (flushes by reason), as JSON text. */
+    private static String l1Flushes(String url) {
+        try {
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as("GET " + url).isEqualTo(200);
+            com.google.protobuf.Struct.Builder status = com.google.protobuf.Struct.newBuilder();
+            com.google.protobuf.util.JsonFormat.parser().merge(response.body(), status);
+            return com.google.protobuf.util.JsonFormat.printer().print(status.getFieldsOrThrow("l1Flushes"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
