@@ -122,8 +122,8 @@ public final class OtlpReceiver implements AutoCloseable {
     }
 
     /**
-     * The trace as an indented tree, one span a line with its kind and the attributes named in
-     * {@code shown} (those it has), children in start order under their parent; spans whose parent
+     * The trace as an indented tree, one span a line with its kind, its duration and the attributes
+     * named in {@code shown} (those it has), children in start order under their parent; spans whose parent
      * was not received are roots.
      */
     public static String tree(List<Span> trace, List<String> shown) {
@@ -141,10 +141,13 @@ public final class OtlpReceiver implements AutoCloseable {
         List<String> attributes = new ArrayList<>();
         for (String key : shown) {
             if (span.attributes().containsKey(key)) {
-                attributes.add(key + "=" + span.attribute(key));
+                // One line a span: a multi-line value (SQL) is collapsed and cut.
+                String value = span.attribute(key).strip().replaceAll("\\s+", " ");
+                attributes.add(key + "=" + (value.length() > 60 ? value.substring(0, 60) + "…" : value));
             }
         }
-        out.append("  ".repeat(depth)).append(span.name()).append(" [").append(span.kind().toLowerCase()).append(']');
+        out.append("  ".repeat(depth)).append(span.name()).append(" [").append(span.kind().toLowerCase()).append("] ")
+                .append(span.durationMicros()).append(" µs");
         if (!attributes.isEmpty()) {
             out.append(' ').append(String.join(" ", attributes));
         }
