@@ -95,6 +95,7 @@ public final class TracedReads {
         wire.send(groupId, warm.traceparent());
         List<OtlpReceiver.Span> warmTrace = receiver.awaitTrace(warm.traceId(), EXPORTED_WITHIN, hasServerSpan());
         String warmTree = OtlpReceiver.tree(warmTrace, SHOWN);
+        System.out.println("warm GetGroup " + groupId + ":\n" + warmTree);
         OtlpReceiver.Span warmServer = only(warmTrace, s -> s.kind().equals("SERVER"), "the server span", warmTree);
         OtlpReceiver.Span warmL1 = child(warmTrace, child(warmTrace, warmServer, "GroupService#get", warmTree),
                 "l1 group", warmTree);
