@@ -165,6 +165,8 @@ class Services:
                       MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache",
                       # the API ports stay plain; TLS, when asked for, is on the extra ports below
                       TANDEM_TLS_ENABLED="false",
+                      # an untraced service, whatever the shell says (tracing's cost: scripts/tracing-cost.sh)
+                      TANDEM_TRACING_ENABLED="false",
                       SERVER_HTTP2_ENABLED="true" if http2 else "false")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
                   "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE", "TANDEM_TLS_CERTIFICATE",
