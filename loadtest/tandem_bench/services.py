@@ -175,6 +175,8 @@ class Services:
                       # machine, on loopback) are exempt by address: by configuration, not by code
                       TANDEM_RATE_LIMIT_ENABLED="true",
                       TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES=BENCH_CLIENT_ADDRESSES,
+                      # an untraced service, whatever the shell says (tracing's cost: scripts/tracing-cost.sh)
+                      TANDEM_TRACING_ENABLED="false",
                       SERVER_HTTP2_ENABLED="true" if http2 else "false")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
                   "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE", "TANDEM_TLS_CERTIFICATE",

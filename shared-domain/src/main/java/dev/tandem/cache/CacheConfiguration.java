@@ -1,6 +1,7 @@
 package dev.tandem.cache;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tandem.tracing.DomainObservations;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.Delay;
@@ -31,12 +32,14 @@ public class CacheConfiguration {
     @Bean
     TieredCache tieredCache(CacheProperties properties, CacheCatalog catalog,
                             ObjectProvider<RedisConnectionFactory> redis, ObjectProvider<MeterRegistry> registry,
-                            Clock clock, DataSource dataSource, Environment environment) {
+                            ObjectProvider<DomainObservations> observations, Clock clock, DataSource dataSource,
+                            Environment environment) {
         // The services' actuator provides the registry that /actuator/prometheus scrapes; the
         // domain alone (tests, make seed) has none, and then the meters are only kept locally.
         boolean cached = properties.mode() != CacheMode.NONE;
         return new TieredCache(properties, catalog, properties.mode().usesL2() ? redis.getObject() : null,
-                registry.getIfAvailable(SimpleMeterRegistry::new), clock, dataSource,
+                registry.getIfAvailable(SimpleMeterRegistry::new),
+                observations.getIfAvailable(DomainObservations::off).registry(), clock, dataSource,
                 cached ? followerConnection(environment) : null);
     }
 

@@ -160,21 +160,23 @@ final class L2Tier {
     /**
      * Stores {@code value} where {@code seen} found nothing, unless that would be unsafe (see the
      * class comment). Never throws: a fill that fails is only a later miss.
+     *
+     * @return whether the value was stored
      */
-    <V> void fill(CacheName<V> cache, Seen<V> seen, V value) {
+    <V> boolean fill(CacheName<V> cache, Seen<V> seen, V value) {
         long ttlMs = ttlMs(cache, value);
         if (ttlMs <= 0) {
-            return;
+            return false;
         }
         try {
             byte[] bytes = frame(cache.encode(value));
             if (cache.subjectScoped()) {
-                redis.setIfAbsent(seen.dataKey, bytes, ttlMs);
-            } else if (seen.claim != null) {
-                redis.setOverClaim(seen.dataKey, seen.claim, bytes, ttlMs);
+                return redis.setIfAbsent(seen.dataKey, bytes, ttlMs);
             }
+            return seen.claim != null && redis.setOverClaim(seen.dataKey, seen.claim, bytes, ttlMs);
         } catch (RedisGateway.Unavailable e) {
             // Counted by the gateway; the next reader misses.
+            return false;
         }
     }
 

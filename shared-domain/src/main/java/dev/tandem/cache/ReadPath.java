@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import io.micrometer.observation.Observation;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import java.util.Optional;
@@ -23,22 +24,26 @@ import java.util.function.Supplier;
  * another point in time into the transaction's consistent view. Outside a transaction the loader
  * opens its own, so its snapshot is younger than the miss (and the claim) that asked for it, which
  * is what the fill's race checks assume.
+ *
+ * <p>While tracing is on, each level asked is a span ({@link CacheSpans}); off, the spans are null.
  */
 final class ReadPath {
 
     private final CacheMode mode;
     private final CacheCatalog catalog;
     private final CacheMetrics metrics;
+    private final CacheSpans spans;
     private final L1Tier l1;
     private final L2Tier l2;
     private final BooleanSupplier l1Trusted;
     private final BooleanSupplier l2Readable;
 
-    ReadPath(CacheMode mode, CacheCatalog catalog, CacheMetrics metrics, L1Tier l1, L2Tier l2,
+    ReadPath(CacheMode mode, CacheCatalog catalog, CacheMetrics metrics, CacheSpans spans, L1Tier l1, L2Tier l2,
              BooleanSupplier l1Trusted, BooleanSupplier l2Readable) {
         this.mode = mode;
         this.catalog = catalog;
         this.metrics = metrics;
+        this.spans = spans;
         this.l1 = l1;
         this.l2 = l2;
         this.l1Trusted = l1Trusted;
@@ -53,13 +58,27 @@ final class ReadPath {
         catalog.require(cache);
         if (l1 != null) {
             if (l1Trusted.getAsBoolean()) {
-                Optional<V> hit = l1.getIfPresent(cache, key);
-                if (hit != null) {
-                    metrics.hit(cache, CacheMetrics.Level.L1);
-                    return hit;
+                Observation span = spans.start(CacheSpans.L1, cache, key);
+                try (Observation.Scope scope = CacheSpans.open(span)) {
+                    Optional<V> hit = l1.getIfPresent(cache, key);
+                    if (hit != null) {
+                        metrics.hit(cache, CacheMetrics.Level.L1);
+                        CacheSpans.result(span, CacheSpans.HIT);
+                        return hit;
+                    }
+                    metrics.miss(cache, CacheMetrics.Level.L1);
+                    CacheSpans.result(span, CacheSpans.MISS);
+                    Optional<V> loaded = l1.load(cache, key, () -> belowL1(cache, key, loader), l1Trusted);
+                    if (span != null) {
+                        CacheSpans.fill(span, l1.getIfPresent(cache, key) != null);
+                    }
+                    return loaded;
+                } catch (RuntimeException | Error e) {
+                    CacheSpans.error(span, e);
+                    throw e;
+                } finally {
+                    CacheSpans.stop(span);
                 }
-                metrics.miss(cache, CacheMetrics.Level.L1);
-                return l1.load(cache, key, () -> belowL1(cache, key, loader), l1Trusted);
             }
             metrics.bypass(cache);
         }
@@ -68,29 +87,43 @@ final class ReadPath {
 
     private <V> Optional<V> belowL1(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
         if (l2 != null && l2Readable.getAsBoolean()) {
-            long started = System.nanoTime();
-            L2Tier.Seen<V> seen = null;
-            try {
-                seen = l2.read(cache, key);
-            } catch (RedisGateway.Unavailable e) {
-                // Counted by the gateway; MySQL answers.
-            }
-            if (seen != null) {
-                if (seen.hit()) {
-                    metrics.hit(cache, CacheMetrics.Level.L2);
-                    metrics.l2Load(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-                    return Optional.of(seen.value);
-                }
-                metrics.miss(cache, CacheMetrics.Level.L2);
-                Optional<V> loaded = fromSource(cache, loader);
-                if (loaded.isPresent()) {
-                    // Over the claim the read saw, or not at all (see L2Tier).
-                    l2.fill(cache, seen, loaded.get());
-                }
-                return loaded;
+            Observation span = spans.start(CacheSpans.L2, cache, key);
+            try (Observation.Scope scope = CacheSpans.open(span)) {
+                return throughL2(cache, key, loader, span);
+            } catch (RuntimeException | Error e) {
+                CacheSpans.error(span, e);
+                throw e;
+            } finally {
+                CacheSpans.stop(span);
             }
         }
         return fromSource(cache, loader);
+    }
+
+    private <V> Optional<V> throughL2(CacheName<V> cache, Object key, Supplier<Optional<V>> loader, Observation span) {
+        long started = System.nanoTime();
+        L2Tier.Seen<V> seen = null;
+        try {
+            seen = l2.read(cache, key);
+        } catch (RedisGateway.Unavailable e) {
+            // Counted by the gateway; MySQL answers.
+            CacheSpans.result(span, CacheSpans.UNAVAILABLE);
+        }
+        if (seen == null) {
+            return fromSource(cache, loader);
+        }
+        if (seen.hit()) {
+            metrics.hit(cache, CacheMetrics.Level.L2);
+            metrics.l2Load(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            CacheSpans.result(span, CacheSpans.HIT);
+            return Optional.of(seen.value);
+        }
+        metrics.miss(cache, CacheMetrics.Level.L2);
+        CacheSpans.result(span, CacheSpans.MISS);
+        Optional<V> loaded = fromSource(cache, loader);
+        // Over the claim the read saw, or not at all (see L2Tier).
+        CacheSpans.fill(span, loaded.isPresent() && l2.fill(cache, seen, loaded.get()));
+        return loaded;
     }
 
     private <V> Optional<V> fromSource(CacheName<V> cache, Supplier<Optional<V>> loader) {

@@ -7,6 +7,7 @@ import io.lettuce.core.event.connection.ReconnectAttemptEvent;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -77,18 +78,21 @@ public class TieredCache implements SmartLifecycle {
     /** A cache that does nothing: mode none, no caches, no Redis, no log. */
     public static TieredCache disabled() {
         return new TieredCache(new CacheProperties(CacheMode.NONE, null, null, null, null, null, null),
-                CacheCatalog.of(), null, new SimpleMeterRegistry(), Clock.systemUTC(), null, null);
+                CacheCatalog.of(), null, new SimpleMeterRegistry(), ObservationRegistry.NOOP, Clock.systemUTC(), null,
+                null);
     }
 
     /**
      * @param catalog               every cache the features declared: reads and invalidations of
      *                              other caches are refused, and per-cache state is sized by it
+     * @param observations          where the read path's spans go ({@link CacheSpans}); NOOP: none
      * @param applicationDataSource the services' DataSource: the log is appended to inside their transactions
      * @param followerDataSource    a connection of the follower's own (closed with the cache when it is
      *                              AutoCloseable), so that following never waits for the request pool
      */
     public TieredCache(CacheProperties properties, CacheCatalog catalog, RedisConnectionFactory connectionFactory,
-                       MeterRegistry registry, Clock clock, DataSource applicationDataSource,
+                       MeterRegistry registry, ObservationRegistry observations, Clock clock,
+                       DataSource applicationDataSource,
                        DataSource followerDataSource) {
         this.properties = properties;
         this.catalog = catalog;
@@ -123,7 +127,7 @@ public class TieredCache implements SmartLifecycle {
             this.follower = null;
         }
         this.followerConnection = followerDataSource instanceof AutoCloseable closeable ? closeable : null;
-        this.reads = new ReadPath(mode, catalog, metrics, l1, l2, this::l1Trusted,
+        this.reads = new ReadPath(mode, catalog, metrics, new CacheSpans(observations), l1, l2, this::l1Trusted,
                 () -> follower.l2Readable() && redis.breaker().getState() != CircuitBreaker.State.OPEN);
         this.writes = new WritePath(mode, catalog, invalidationLog, l1, l2, follower, metrics);
         registerGauges(registry);

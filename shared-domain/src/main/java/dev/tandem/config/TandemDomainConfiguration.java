@@ -19,8 +19,11 @@ import dev.tandem.seed.SeedProperties;
 import dev.tandem.seed.SeedRunner;
 import dev.tandem.shutdown.ShutdownProperties;
 import dev.tandem.tls.TlsProperties;
+import dev.tandem.tracing.DomainObservations;
+import dev.tandem.tracing.TracingConfiguration;
 import dev.tandem.user.UserCaches;
 import dev.tandem.user.UserService;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.context.annotation.Bean;
@@ -43,7 +46,7 @@ import java.time.Clock;
 @EnableConfigurationProperties({DatabaseProperties.class, SeedProperties.class, LimitsProperties.class,
         CompressionProperties.class, ShutdownProperties.class, TlsProperties.class})
 @Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class, RateLimitConfiguration.class,
-        AdmissionConfiguration.class})
+        AdmissionConfiguration.class, TracingConfiguration.class})
 public class TandemDomainConfiguration {
 
     /** Every cache the features declare; the cache sizes its per-cache state by it. */
@@ -59,7 +62,7 @@ public class TandemDomainConfiguration {
 
     /** Every JDBC call held to its request's deadline (static: a post-processor is created before other beans). */
     @Bean
-    static GuardedDataSource guardedDataSource() {
-        return new GuardedDataSource();
+    static GuardedDataSource guardedDataSource(ObjectProvider<DomainObservations> observations) {
+        return new GuardedDataSource(observations);
     }
 }
