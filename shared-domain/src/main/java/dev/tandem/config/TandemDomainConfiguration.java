@@ -12,6 +12,7 @@ import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.error.Validation;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupService;
+import dev.tandem.group.watch.WatchProperties;
 import dev.tandem.limits.LimitsProperties;
 import dev.tandem.seed.SeedProperties;
 import dev.tandem.seed.SeedRunner;
@@ -39,7 +40,7 @@ import java.time.Clock;
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties({DatabaseProperties.class, SeedProperties.class, LimitsProperties.class,
-        CompressionProperties.class, ShutdownProperties.class, TlsProperties.class})
+        CompressionProperties.class, ShutdownProperties.class, TlsProperties.class, WatchProperties.class})
 @Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class})
 public class TandemDomainConfiguration {
 
