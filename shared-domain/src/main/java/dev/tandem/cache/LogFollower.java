@@ -200,6 +200,9 @@ final class LogFollower {
         }
         List<InvalidationLog.Entry> entries = invalidationLog.read(highestSeen, holes.keySet(), BATCH);
         long now = System.nanoTime();
+        if (highestSeen == 0 && !entries.isEmpty()) {
+            highestSeen = startingFloor(entries.getFirst());
+        }
         for (InvalidationLog.Entry e : entries) {
             holes.remove(e.seq());
             for (long s = highestSeen + 1; s < e.seq(); s++) {
@@ -218,6 +221,22 @@ final class LogFollower {
         appliedByWriter.headSet(holes.isEmpty() ? highestSeen + 1 : ((TreeMap<Long, Long>) holes).firstKey()).clear();
         return entries.size() < BATCH;
     }
+
+    /**
+     * Where a follower that has seen nothing yet starts: below the first row it reads are the rows
+     * purged before it started (the log's numbers keep growing: millions after a while), and only the
+     * last few of those numbers can still be transactions in flight. A number below a row older than
+     * {@code hole-timeout} is older than that itself: given up at once. Otherwise at most
+     * {@link #IN_FLIGHT_AT_START} numbers below the first row are waited for as holes, far more than
+     * the transactions all instances' pools can have open; without the bound, a new instance would
+     * wait for every purged number of the log's life (and ask for all of them in every pass).
+     */
+    private long startingFloor(InvalidationLog.Entry first) {
+        boolean old = Duration.between(first.createdAt(), clock.instant()).toNanos() > holeTimeoutNanos;
+        return Math.max(0, first.seq() - 1 - (old ? 0 : IN_FLIGHT_AT_START));
+    }
+
+    private static final int IN_FLIGHT_AT_START = 10_000;
 
     /** Relays every row of {@code entries} whose marker is not in Redis; records the ones it could not. */
     private void relayWhatIsMissing(List<InvalidationLog.Entry> entries) {
