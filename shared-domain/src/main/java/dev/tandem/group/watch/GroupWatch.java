@@ -207,6 +207,7 @@ public class GroupWatch implements DisposableBean {
             if (e.code() == ErrorCode.NOT_FOUND) {
                 return new GroupEvent.Deleted(position, groupId);
             }
+            log.warn("Could not read group {} for its watchers ({}); ending their watches", groupId, e.getMessage());
             return new GroupEvent.Reconnect(before, "could not read the group after a change: " + e.getMessage());
         } catch (RuntimeException e) {
             log.warn("Could not read group {} for its watchers; ending their watches", groupId, e);
