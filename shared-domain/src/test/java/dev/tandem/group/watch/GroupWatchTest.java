@@ -82,8 +82,12 @@ class GroupWatchTest {
         Recorder before = open(group.id(), OptionalLong.empty());
         before.nextChange();
         rename(group.id(), "Seen before leaving");
-        long seen = before.nextChange(g -> g.name().equals("Seen before leaving")).position();
+        before.nextChange(g -> g.name().equals("Seen before leaving"));
         before.watch.cancel();
+        // The position of a client that has seen every change so far. (Not the event's own position:
+        // that lags while the follower waits for a hole below the change, and a resume from it then
+        // rightly sends the state again.)
+        long seen = jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
 
         // Nothing missed: the first state it gets is the next change's, not a repeat.
         Recorder upToDate = open(group.id(), OptionalLong.of(seen));
