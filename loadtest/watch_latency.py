@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import queue
+import random
 import shutil
 import subprocess
 import sys
@@ -131,11 +131,13 @@ def call(base: urllib.parse.SplitResult, token: str, method: str, path: str, bod
     return response.status
 
 
-def load(base, token: str, group: int, user: int, stop: threading.Event):
-    """Join and leave one group (not the watched one) as fast as answers come back."""
+def load(base, token: str, group: int, user: int, stop: threading.Event, done: list[int]):
+    """Join and leave one group (not the watched one) as fast as answers come back; counts the writes applied."""
     while not stop.is_set():
-        call(base, token, "POST", f"/api/v1/groups/{group}/members", {"userId": user})
-        call(base, token, "DELETE", f"/api/v1/groups/{group}/members/{user}")
+        for method, path, body in (("POST", f"/api/v1/groups/{group}/members", {"userId": user}),
+                                   ("DELETE", f"/api/v1/groups/{group}/members/{user}", None)):
+            if call(base, token, method, path, body) in (201, 204):
+                done[0] += 1
 
 
 def main() -> int:
@@ -147,6 +149,8 @@ def main() -> int:
     parser.add_argument("--user", type=int, default=100, help="a user who is not a member of --group")
     parser.add_argument("--writes", type=int, default=200)
     parser.add_argument("--load", type=int, default=4, help="writer threads on other groups")
+    parser.add_argument("--pause", type=float, default=0.2,
+                        help="most seconds between a write being seen and the next write (uniformly random)")
     parser.add_argument("--grpcurl", default=shutil.which("grpcurl") or "grpcurl")
     args = parser.parse_args()
     base = urllib.parse.urlsplit(args.rest)
@@ -156,8 +160,9 @@ def main() -> int:
     grpc_process = watch_grpc(args.grpc, args.group, receipts["grpc"], args.grpcurl)
     stop = threading.Event()
     # Group g + 1 .. g + load, users user - 1, user - 2, ...: distinct pairs, none on the watched group.
-    loaders = [threading.Thread(target=load, args=(base, args.token, args.group + 1 + i, args.user - 1 - i, stop),
-                                daemon=True) for i in range(args.load)]
+    load_writes = [0]
+    loaders = [threading.Thread(target=load, args=(base, args.token, args.group + 1 + i, args.user - 1 - i, stop,
+                                                   load_writes), daemon=True) for i in range(args.load)]
     time.sleep(2)  # both watchers have their first state
     for thread in loaders:
         thread.start()
@@ -170,12 +175,16 @@ def main() -> int:
     latencies: dict[str, list[float]] = {"rest": [], "grpc": []}
     from_send: dict[str, list[float]] = {"rest": [], "grpc": []}
     missed = 0
+    load_started = time.monotonic()
     try:
         for i in range(args.writes):
             for seen in receipts.values():
                 with seen.condition:
                     seen.seen.clear()
             joining = i % 2 == 0
+            # A random pause: a write made right after the last one was seen would land just after
+            # a pass of the log every time, and measure the whole poll interval.
+            time.sleep(random.uniform(0, args.pause))
             sent = time.monotonic()
             status = (call(base, args.token, "POST", f"/api/v1/groups/{args.group}/members", {"userId": args.user})
                       if joining else
@@ -197,6 +206,9 @@ def main() -> int:
     finally:
         stop.set()
         grpc_process.terminate()
+    seconds = time.monotonic() - load_started
+    print(f"watch-latency: {args.writes} watched writes and {load_writes[0]} load writes "
+          f"({load_writes[0] / seconds:.0f}/s) in {seconds:.1f} s")
 
     for wire, values in latencies.items():
         if values:
