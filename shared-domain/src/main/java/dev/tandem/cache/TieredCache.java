@@ -314,6 +314,15 @@ public class TieredCache implements SmartLifecycle {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Closes the follower's connection when the bean is destroyed (Spring calls a bean's public
+     * close()), not in {@link #stop()}: a stopped context may be started again (Spring's test
+     * framework pauses a context it does not use for a while), and the follower then reads on.
+     */
+    public void close() {
+        stop();
         if (followerConnection != null) {
             try {
                 followerConnection.close();
