@@ -63,6 +63,9 @@ cd "$OUT"   # anything Schemathesis or Hypothesis writes stays in the git-ignore
 CMD=("$ST" --config-file "$ROOT/scripts/api-fuzz.toml" run "$BASE/v3/api-docs"
   --url "$BASE"
   -H "Authorization: Bearer $TOKEN"
+  # GET /api/v1/groups/{id}/events is a stream that ends only when the group is deleted: every valid
+  # request would hang until --request-timeout. Its answers are tested by GroupEventsRestTest.
+  --exclude-operation-id WatchGroup
   --checks not_a_server_error,gateway_timeout_only_after_the_clients_own_timeout,response_schema_conformance,status_code_conformance,content_type_conformance
   --phases coverage,fuzzing,stateful
   --mode all

@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * same configuration, so they all share one application context.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "spring.grpc.server.port=0")
+        // Watches: heartbeats often and a limit low enough to reach (WatchGroupGrpcTest).
+        properties = {"spring.grpc.server.port=0", "tandem.watch.heartbeat=500ms", "tandem.watch.max-watchers=4"})
 @UseTestDatabase
 @Import(ServerProbes.class)
 public abstract class GrpcIntegrationTest {

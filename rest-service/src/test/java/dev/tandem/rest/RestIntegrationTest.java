@@ -26,7 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * real MariaDB (database {@code tandem_test_rest}) reset to seed scale 1 before every test. Every
  * subclass has the same configuration, so they all share one application context.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// Watches: heartbeats often and a limit low enough to reach (GroupEventsRestTest).
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"tandem.watch.heartbeat=500ms", "tandem.watch.max-watchers=4"})
 @AutoConfigureRestTestClient
 @UseTestDatabase
 @Import(TestRoutes.class)

@@ -54,6 +54,11 @@ public final class Invalidation {
         return Collections.unmodifiableSet(targets);
     }
 
+    /** Whether {@code key} of {@code cache} is one of the targets. */
+    public boolean names(CacheName<?> cache, Object key) {
+        return targets.contains(new Target(cache, key));
+    }
+
     boolean isEmpty() {
         return targets.isEmpty();
     }

@@ -86,6 +86,37 @@ final class InvalidationLog {
                 .list();
     }
 
+    /**
+     * Whether a row above {@code after} is a flush or names {@code key} of {@code cache} — or the log
+     * cannot vouch that none is: {@code after} is above every row (the log was recreated since) or
+     * below the oldest row kept (rows may have been purged). On the application's DataSource, not
+     * the follower's one connection: a request thread asks, and must not hold up the follower.
+     */
+    boolean changedSince(long after, CacheName<?> cache, Object key) {
+        long[] range = transactional.sql("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM cache_invalidations")
+                .query((rs, row) -> new long[]{rs.getLong(1), rs.getLong(2)}).single();
+        if (after > range[1] || after < range[0] - 1) {
+            return true;
+        }
+        long from = after;
+        while (true) {
+            List<Entry> rows = transactional.sql("SELECT seq, kind, targets, created_at FROM cache_invalidations "
+                            + "WHERE seq > ? ORDER BY seq LIMIT 1000")
+                    .param(from)
+                    .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getTimestamp(4)))
+                    .list();
+            for (Entry e : rows) {
+                if (CommittedChange.of(e).touches(cache, key)) {
+                    return true;
+                }
+            }
+            if (rows.size() < 1000) {
+                return false;
+            }
+            from = rows.getLast().seq();
+        }
+    }
+
     /** The rows of {@code seqs} that are in the log. */
     List<Entry> readSeqs(Collection<Long> seqs) {
         if (seqs.isEmpty()) {

@@ -83,6 +83,12 @@ final class LogFollower {
     private final String instanceId;
     /** The instances that noted themselves as followers in the last 30 s (this one included). */
     private volatile List<String> followers = List.of();
+    /** Who hears of the changes read (group watches); written at start-up, read by the follower thread. */
+    private final List<LogSubscriber> subscribers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** What the current pass read, for the subscribers; follower thread only. */
+    private final List<CommittedChange> readThisPass = new ArrayList<>();
+    /** The position last handed to the subscribers (-1 before the first pass); read by request threads. */
+    private volatile long positionNotified = -1;
 
     LogFollower(InvalidationLog invalidationLog, L1Tier l1, L2Tier l2, CacheMetrics metrics, Clock clock,
                 CacheProperties properties) {
@@ -118,6 +124,19 @@ final class LogFollower {
         appliedByWriter.add(seq);
     }
 
+    void subscribe(LogSubscriber subscriber) {
+        subscribers.add(subscriber);
+    }
+
+    /** Every row up to this seq has been read (or given up as a hole); see {@link LogSubscriber}. */
+    long position() {
+        return Math.max(0, positionNotified);
+    }
+
+    private long followedUpTo() {
+        return holes.isEmpty() ? highestSeen : ((TreeMap<Long, Long>) holes).firstKey() - 1;
+    }
+
     /** Redis may have lost acknowledged writes (a reconnect, a new cluster topology): re-check every row. */
     void recheckAll() {
         recheck = true;
@@ -142,6 +161,7 @@ final class LogFollower {
                 log.info("The invalidation log was not read for {} ms (longer than its retention): flushing L1",
                         TimeUnit.NANOSECONDS.toMillis(started - lastPassStartNanos));
                 flushL1("log-gap");
+                readThisPass.add(CommittedChange.missedRows());
             }
             if (caughtUp) {
                 lastPassStartNanos = started;
@@ -150,6 +170,7 @@ final class LogFollower {
                 trustedUntilNanos = started + boundNanos;
             }
             purgeNowAndThen(started);
+            notifySubscribers();
             if (failing) {
                 failing = false;
                 log.info("Reading the invalidation log again");
@@ -172,12 +193,16 @@ final class LogFollower {
             highestSeen = 0;
             holes.clear();
             flushL1("log-restarted");
+            readThisPass.add(CommittedChange.missedRows());
         }
         if (max == highestSeen && holes.isEmpty()) {
             return true;
         }
         List<InvalidationLog.Entry> entries = invalidationLog.read(highestSeen, holes.keySet(), BATCH);
         long now = System.nanoTime();
+        if (highestSeen == 0 && !entries.isEmpty()) {
+            highestSeen = startingFloor(entries.getFirst());
+        }
         for (InvalidationLog.Entry e : entries) {
             holes.remove(e.seq());
             for (long s = highestSeen + 1; s < e.seq(); s++) {
@@ -188,6 +213,7 @@ final class LogFollower {
         relayWhatIsMissing(entries);
         for (InvalidationLog.Entry e : entries) {
             apply(e);
+            readThisPass.add(CommittedChange.of(e));
         }
         expireHoles(now);
         holeCount = holes.size();
@@ -195,6 +221,22 @@ final class LogFollower {
         appliedByWriter.headSet(holes.isEmpty() ? highestSeen + 1 : ((TreeMap<Long, Long>) holes).firstKey()).clear();
         return entries.size() < BATCH;
     }
+
+    /**
+     * Where a follower that has seen nothing yet starts: below the first row it reads are the rows
+     * purged before it started (the log's numbers keep growing: millions after a while), and only the
+     * last few of those numbers can still be transactions in flight. A number below a row older than
+     * {@code hole-timeout} is older than that itself: given up at once. Otherwise at most
+     * {@link #IN_FLIGHT_AT_START} numbers below the first row are waited for as holes, far more than
+     * the transactions all instances' pools can have open; without the bound, a new instance would
+     * wait for every purged number of the log's life (and ask for all of them in every pass).
+     */
+    private long startingFloor(InvalidationLog.Entry first) {
+        boolean old = Duration.between(first.createdAt(), clock.instant()).toNanos() > holeTimeoutNanos;
+        return Math.max(0, first.seq() - 1 - (old ? 0 : IN_FLIGHT_AT_START));
+    }
+
+    private static final int IN_FLIGHT_AT_START = 10_000;
 
     /** Relays every row of {@code entries} whose marker is not in Redis; records the ones it could not. */
     private void relayWhatIsMissing(List<InvalidationLog.Entry> entries) {
@@ -245,6 +287,24 @@ final class LogFollower {
             // first complete pass say how long an invalidation takes to arrive.
             Duration lag = Duration.between(e.createdAt(), clock.instant());
             metrics.invalidationLag.record(lag.isNegative() ? Duration.ZERO : lag);
+        }
+    }
+
+    /** After the pass applied what it read: subscribers hear of it when there is anything new. */
+    private void notifySubscribers() {
+        long position = followedUpTo();
+        if (readThisPass.isEmpty() && position == positionNotified) {
+            return;
+        }
+        List<CommittedChange> changes = List.copyOf(readThisPass);
+        readThisPass.clear();
+        positionNotified = position;
+        for (LogSubscriber subscriber : subscribers) {
+            try {
+                subscriber.followed(changes, position);
+            } catch (RuntimeException e) {
+                log.error("A log subscriber failed; the follower goes on", e);
+            }
         }
     }
 
@@ -326,7 +386,7 @@ final class LogFollower {
             return;
         }
         lastPurgeNanos = now;
-        long followedUpTo = holes.isEmpty() ? highestSeen : ((TreeMap<Long, Long>) holes).firstKey() - 1;
+        long followedUpTo = followedUpTo();
         Instant wallNow = clock.instant();
         invalidationLog.purge(wallNow.minus(retention), followedUpTo);
         invalidationLog.noteFollower(instanceId, followedUpTo, wallNow);

@@ -212,6 +212,44 @@ public class TieredCache implements SmartLifecycle {
         writes.flushAll(reason);
     }
 
+    // ---- the committed-change log, for features that push changes to clients ------------------
+
+    /** Whether this instance follows the invalidation log (every mode but none). */
+    public boolean followsLog() {
+        return follower != null;
+    }
+
+    /**
+     * {@code subscriber} hears of every committed change this instance reads from the log, from the
+     * next pass on (see {@link LogSubscriber}). Only when {@link #followsLog()}.
+     */
+    public void subscribe(LogSubscriber subscriber) {
+        requireLog();
+        follower.subscribe(subscriber);
+    }
+
+    /** The position subscribers were last told of (0 before the first pass). */
+    public long logPosition() {
+        requireLog();
+        return follower.position();
+    }
+
+    /**
+     * Whether a change committed after log position {@code after} may have changed {@code key} of
+     * {@code cache}: a row above it names it or is a flush, or the log no longer holds (or never
+     * held) the rows right above it. One read of the log's retained rows on the primary.
+     */
+    public boolean changedSince(long after, CacheName<?> cache, Object key) {
+        requireLog();
+        return invalidationLog.changedSince(after, cache, key);
+    }
+
+    private void requireLog() {
+        if (follower == null) {
+            throw new IllegalStateException("tandem.cache.mode=none keeps no invalidation log");
+        }
+    }
+
     // ---- lifecycle ---------------------------------------------------------------------------
 
     @Override
@@ -280,6 +318,15 @@ public class TieredCache implements SmartLifecycle {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Closes the follower's connection when the bean is destroyed (Spring calls a bean's public
+     * close()), not in {@link #stop()}: a stopped context may be started again (Spring's test
+     * framework pauses a context it does not use for a while), and the follower then reads on.
+     */
+    public void close() {
+        stop();
         if (followerConnection != null) {
             try {
                 followerConnection.close();

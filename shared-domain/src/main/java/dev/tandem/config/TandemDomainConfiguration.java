@@ -13,6 +13,7 @@ import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.error.Validation;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupService;
+import dev.tandem.group.watch.WatchProperties;
 import dev.tandem.limits.LimitsProperties;
 import dev.tandem.ratelimit.RateLimitConfiguration;
 import dev.tandem.seed.SeedProperties;
@@ -44,7 +45,7 @@ import java.time.Clock;
 @EntityScan(basePackageClasses = {GroupService.class, UserService.class})
 @EnableJpaRepositories(basePackageClasses = {GroupService.class, UserService.class})
 @EnableConfigurationProperties({DatabaseProperties.class, SeedProperties.class, LimitsProperties.class,
-        CompressionProperties.class, ShutdownProperties.class, TlsProperties.class})
+        CompressionProperties.class, ShutdownProperties.class, TlsProperties.class, WatchProperties.class})
 @Import({CacheConfiguration.class, AuthConfiguration.class, ReplicaConfiguration.class, RateLimitConfiguration.class,
         AdmissionConfiguration.class, TracingConfiguration.class})
 public class TandemDomainConfiguration {

@@ -18,6 +18,8 @@ public enum ErrorCode {
     RESOURCE_EXHAUSTED(Code.RESOURCE_EXHAUSTED, 429, "Resource exhausted"),
     DEADLINE_EXCEEDED(Code.DEADLINE_EXCEEDED, 504, "Deadline exceeded"),
     UNAVAILABLE(Code.UNAVAILABLE, 503, "Unavailable"),
+    /** What this deployment does not offer (watching without the invalidation log). */
+    UNIMPLEMENTED(Code.UNIMPLEMENTED, 501, "Not implemented"),
     INTERNAL(Code.INTERNAL, 500, "Internal error");
 
     private final Code rpcCode;

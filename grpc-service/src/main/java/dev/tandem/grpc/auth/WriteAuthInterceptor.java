@@ -49,6 +49,7 @@ public class WriteAuthInterceptor implements ServerInterceptor {
                     StudyGroupServiceGrpc.getListGroupsMethod(),
                     StudyGroupServiceGrpc.getGetLeaderboardMethod(),
                     StudyGroupServiceGrpc.getGetUserMethod(),
+                    StudyGroupServiceGrpc.getWatchGroupMethod(),
                     HelloServiceGrpc.getHelloMethod())
             .map(MethodDescriptor::getFullMethodName)
             .collect(Collectors.toUnmodifiableSet());

@@ -34,6 +34,8 @@ import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.proto.v1.StudySession;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
+import dev.tandem.proto.v1.WatchGroupRequest;
+import dev.tandem.proto.v1.WatchGroupResponse;
 import dev.tandem.user.NewUser;
 import dev.tandem.user.UserProto;
 import dev.tandem.user.UserService;
@@ -59,14 +61,21 @@ public class StudyGroupGrpcService implements StudyGroupServiceGrpc.AsyncService
 
     private final GroupService groups;
     private final UserService users;
+    private final WatchGroupStreams watches;
     private final PerEntry<GroupView, Group> groupMessages = new PerEntry<>(GroupProto::group);
     private final PerEntry<GroupPage, ListGroupsResponse> pageMessages = new PerEntry<>(GroupProto::page);
     private final PerEntry<LeaderboardView, Leaderboard> leaderboardMessages = new PerEntry<>(GroupProto::leaderboard);
     private final PerEntry<UserView, User> userMessages = new PerEntry<>(UserProto::user);
 
-    public StudyGroupGrpcService(GroupService groups, UserService users) {
+    public StudyGroupGrpcService(GroupService groups, UserService users, WatchGroupStreams watches) {
         this.groups = groups;
         this.users = users;
+        this.watches = watches;
+    }
+
+    @Override
+    public void watchGroup(WatchGroupRequest request, StreamObserver<WatchGroupResponse> responses) {
+        watches.start(request, responses);
     }
 
     @Override

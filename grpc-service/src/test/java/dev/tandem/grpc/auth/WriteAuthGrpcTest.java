@@ -90,7 +90,7 @@ class WriteAuthGrpcTest extends GrpcIntegrationTest {
                 .filter(WriteAuthInterceptor::isWrite).map(MethodDescriptor::getFullMethodName).sorted().toList();
         assertThat(writes).containsExactlyInAnyOrderElementsOf(
                 WRITES.keySet().stream().map(MethodDescriptor::getFullMethodName).toList());
-        assertThat(WriteAuthInterceptor.READS).hasSize(5);
+        assertThat(WriteAuthInterceptor.READS).hasSize(6);
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.tandem.proto.v1.RateGroupRequest;
 import dev.tandem.proto.v1.ScheduleSessionRequest;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.proto.v1.UpdateGroupRequest;
+import dev.tandem.proto.v1.WatchGroupRequest;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status.Code;
 
@@ -101,7 +102,11 @@ enum GrpcOperation {
             Rule.required("email")),
     GET_USER(StudyGroupServiceGrpc.getGetUserMethod(),
             rows -> GetUserRequest.newBuilder().setId(rows.outsider()).build(),
-            Rule.id("id", NOT_FOUND));
+            Rule.id("id", NOT_FOUND)),
+    WATCH_GROUP(StudyGroupServiceGrpc.getWatchGroupMethod(),
+            rows -> WatchGroupRequest.newBuilder().setId(rows.group()).build(),
+            Rule.id("id", NOT_FOUND),
+            Rule.optional("since"));
 
     /** The seeded rows a valid request acts on: a group with room, a non-owner member, an outsider. */
     record Rows(long group, long member, long outsider) {
@@ -156,7 +161,8 @@ enum GrpcOperation {
     }
 
     boolean isWrite() {
-        return this != GET_GROUP && this != LIST_GROUPS && this != GET_LEADERBOARD && this != GET_USER;
+        return this != GET_GROUP && this != LIST_GROUPS && this != GET_LEADERBOARD && this != GET_USER
+                && this != WATCH_GROUP;
     }
 
     /** The request's descriptor, from a default instance. */

@@ -188,8 +188,17 @@ class HostileInputGrpcTest extends GrpcIntegrationTest {
             channel = ClientInterceptors.intercept(authenticated, MetadataUtils.newAttachHeadersInterceptor(extra));
         }
         io.grpc.MethodDescriptor<byte[], byte[]> raw = operation.method.toBuilder(RAW_BYTES, RAW_BYTES).build();
-        return ClientCalls.blockingUnaryCall(channel, raw,
-                CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS), request);
+        CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS);
+        if (raw.getType() == io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING) {
+            // A stream (WatchGroup) answers with its first message, or fails before it; then it is cancelled.
+            io.grpc.ClientCall<byte[], byte[]> streaming = channel.newCall(raw, options);
+            try {
+                return ClientCalls.blockingServerStreamingCall(streaming, request).next();
+            } finally {
+                streaming.cancel("first message received", null);
+            }
+        }
+        return ClientCalls.blockingUnaryCall(channel, raw, options, request);
     }
 
     /** Row contents, not just counts: MariaDB's checksum of every row of each table. */

@@ -6,7 +6,7 @@ import dev.tandem.error.DomainException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.AsyncHandlerInterceptor;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
@@ -61,7 +61,7 @@ public class RequestTimeout implements WebMvcConfigurer {
         return Duration.ofMillis(Long.parseLong(value));
     }
 
-    private final class Interceptor implements HandlerInterceptor {
+    private final class Interceptor implements AsyncHandlerInterceptor {
 
         @Override
         public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
@@ -76,13 +76,28 @@ public class RequestTimeout implements WebMvcConfigurer {
             return true;
         }
 
+        /**
+         * A handler that returned a stream (the group watch's SSE) is done as a request: its deadline
+         * ends here, so the stream outlives the request timeout, and the binding does not stay on
+         * this container thread (afterCompletion does not run after the first dispatch of an async
+         * request; it runs after the last, which opens a deadline of its own).
+         */
+        @Override
+        public void afterConcurrentHandlingStarted(HttpServletRequest request, HttpServletResponse response,
+                                                   Object handler) {
+            afterCompletion(request, response, handler, null);
+        }
+
         @Override
         public void afterCompletion(HttpServletRequest request, HttpServletResponse response, Object handler,
                                     Exception ex) {
+            // Removed as they are closed: an async request's next dispatch opens its own.
             if (request.getAttribute(BINDING) instanceof RequestDeadline.Binding binding) {
+                request.removeAttribute(BINDING);
                 binding.close();
             }
             if (request.getAttribute(DEADLINE) instanceof RequestDeadline deadline) {
+                request.removeAttribute(DEADLINE);
                 deadline.close();
             }
         }

@@ -1,0 +1,77 @@
+package dev.tandem.grpc.group;
+
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.group.GroupProto;
+import dev.tandem.group.watch.GroupEvent;
+import dev.tandem.group.watch.GroupWatch;
+import dev.tandem.group.watch.WatchSink;
+import dev.tandem.grpc.error.GrpcErrors;
+import dev.tandem.proto.v1.GroupDeleted;
+import dev.tandem.proto.v1.Heartbeat;
+import dev.tandem.proto.v1.WatchGroupRequest;
+import dev.tandem.proto.v1.WatchGroupResponse;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import org.springframework.stereotype.Component;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * WatchGroup on the gRPC wire: {@link GroupWatch}'s events as WatchGroupResponse messages. A failure
+ * before the stream starts (unknown group, bad {@code since}, the watcher limit) is thrown, so
+ * GrpcErrors maps it like every other; after that the stream ends with OK after a deleted message,
+ * or with UNAVAILABLE (ErrorInfo metadata {@code position}) when this instance ends it.
+ *
+ * <p>Flow control: the watch sends only while the call is ready (the client's HTTP/2 window has
+ * room) and keeps one pending event meanwhile, so a slow client holds one message here, never a
+ * queue; grpc-java's onReady resumes it. A cancelled call frees the watch. No request deadline
+ * applies after the start: CallDeadlineInterceptor's deadline only bounds the SQL the handler runs,
+ * and the events are read on the watch's own threads.
+ */
+@Component
+class WatchGroupStreams {
+
+    private final GroupWatch watch;
+
+    WatchGroupStreams(GroupWatch watch) {
+        this.watch = watch;
+    }
+
+    void start(WatchGroupRequest request, StreamObserver<WatchGroupResponse> responses) {
+        ServerCallStreamObserver<WatchGroupResponse> call = (ServerCallStreamObserver<WatchGroupResponse>) responses;
+        GroupWatch.Watch started = watch.open(request.getId(), GroupWatch.position(request.getSince(), "since"),
+                new CallSink(call));
+        // Set before this method returns, so before grpc-java runs either (it runs them after it, in order).
+        call.setOnCancelHandler(started::cancel);
+        call.setOnReadyHandler(started::resume);
+    }
+
+    private record CallSink(ServerCallStreamObserver<WatchGroupResponse> call) implements WatchSink {
+
+        @Override
+        public boolean ready() {
+            return call.isReady();
+        }
+
+        @Override
+        public void send(GroupEvent event) {
+            WatchGroupResponse.Builder message = WatchGroupResponse.newBuilder()
+                    .setPosition(Long.toString(event.position()));
+            switch (event) {
+                case GroupEvent.Changed changed -> call.onNext(message.setGroup(GroupProto.group(changed.group())).build());
+                case GroupEvent.Heartbeat ignored -> call.onNext(message.setHeartbeat(Heartbeat.getDefaultInstance()).build());
+                case GroupEvent.Deleted deleted -> {
+                    call.onNext(message.setDeleted(GroupDeleted.newBuilder().setId(deleted.groupId())).build());
+                    call.onCompleted();
+                }
+                case GroupEvent.Reconnect reconnect -> call.onError(GrpcErrors.toStatusException(new DomainException(
+                        ErrorCode.UNAVAILABLE, reconnect.reason() + "; watch again with since=" + reconnect.position(),
+                        List.of(), null, null, Duration.ZERO, Map.of("position", Long.toString(reconnect.position())),
+                        null)));
+            }
+        }
+    }
+}

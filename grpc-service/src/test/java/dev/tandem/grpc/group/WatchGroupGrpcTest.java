@@ -1,0 +1,166 @@
+package dev.tandem.grpc.group;
+
+import com.google.protobuf.Duration;
+import com.google.rpc.RetryInfo;
+import dev.tandem.group.watch.GroupWatch;
+import dev.tandem.grpc.GrpcFailure;
+import dev.tandem.grpc.GrpcIntegrationTest;
+import dev.tandem.proto.v1.DeleteGroupRequest;
+import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.JoinGroupRequest;
+import dev.tandem.proto.v1.StudyGroupServiceGrpc;
+import dev.tandem.proto.v1.WatchGroupRequest;
+import dev.tandem.proto.v1.WatchGroupResponse;
+import dev.tandem.testsupport.Await;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.ClientCalls;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * WatchGroup on the gRPC wire: how GroupWatch's events and refusals look as a server stream (the
+ * watch rule itself is GroupWatchTest's). Heartbeat 500 ms and at most 4 watches (GrpcIntegrationTest).
+ */
+class WatchGroupGrpcTest extends GrpcIntegrationTest {
+
+    private static final long GROUP = 1;
+
+    @Autowired GroupWatch watch;
+    @Value("${tandem.watch.max-watchers}") int maxWatchers;
+
+    private final List<Stream> streams = new ArrayList<>();
+
+    @AfterEach
+    void cancelStreams() {
+        streams.forEach(s -> s.call.cancel("test over", null));
+        Await.until("every watch to be released", java.time.Duration.ofSeconds(10), () -> watch.watching() == 0);
+    }
+
+    @Test
+    void theFirstMessageIsTheGroupAndAWriteSendsItsNewState() {
+        Stream stream = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
+        WatchGroupResponse first = stream.next(WatchGroupResponse::hasGroup);
+        assertThat(first.getGroup()).isEqualTo(api().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()));
+        assertThat(first.getPosition()).matches("[0-9]+");
+
+        api().joinGroup(JoinGroupRequest.newBuilder().setGroupId(GROUP).setUserId(outsider()).build());
+
+        // (The seed's reset before the test may still send the same state once more.)
+        int members = first.getGroup().getMemberCount();
+        WatchGroupResponse changed = stream.next(m -> m.hasGroup() && m.getGroup().getMemberCount() != members);
+        assertThat(changed.getGroup().getMemberCount()).isEqualTo(members + 1);
+        assertThat(Long.parseLong(changed.getPosition())).isGreaterThanOrEqualTo(Long.parseLong(first.getPosition()));
+    }
+
+    @Test
+    void aWatchResumedFromItsLastPositionStartsWithTheChangeItMissed() {
+        Stream first = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
+        String seen = first.next(WatchGroupResponse::hasGroup).getPosition();
+        first.call.cancel("away", null);
+        api().joinGroup(JoinGroupRequest.newBuilder().setGroupId(GROUP).setUserId(outsider()).build());
+
+        Stream resumed = watch(WatchGroupRequest.newBuilder().setId(GROUP).setSince(seen).build());
+
+        assertThat(resumed.next(WatchGroupResponse::hasGroup).getGroup())
+                .isEqualTo(api().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()));
+    }
+
+    @Test
+    void deletionSendsDeletedAndEndsTheStreamWithOk() {
+        Stream stream = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
+        long version = stream.next(WatchGroupResponse::hasGroup).getGroup().getVersion();
+
+        api().deleteGroup(DeleteGroupRequest.newBuilder().setId(GROUP).setExpectedVersion(version).build());
+
+        WatchGroupResponse last = stream.next(WatchGroupResponse::hasDeleted);
+        assertThat(last.getDeleted().getId()).isEqualTo(GROUP);
+        assertThat(stream.messages.hasNext()).as("the stream ends (OK) after deleted").isFalse();
+    }
+
+    @Test
+    void anIdleStreamGetsHeartbeats() {
+        Stream stream = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
+        assertThat(stream.next(WatchGroupResponse::hasHeartbeat).getPosition()).matches("[0-9]+");
+    }
+
+    @Test
+    void anUnknownGroupIsNotFound() {
+        GrpcFailure.of(() -> watch(WatchGroupRequest.newBuilder().setId(999_999).build()).messages.hasNext())
+                .assertCode(Status.Code.NOT_FOUND);
+    }
+
+    @Test
+    void aSinceThatIsNoPositionIsInvalid() {
+        GrpcFailure.of(() -> watch(WatchGroupRequest.newBuilder().setId(GROUP).setSince("yesterday").build())
+                .messages.hasNext()).assertInvalid("since");
+    }
+
+    @Test
+    void watchesBeyondTheLimitAreRefusedWithResourceExhaustedAndRetryInfo() {
+        for (int i = 0; i < maxWatchers; i++) {
+            watch(WatchGroupRequest.newBuilder().setId(GROUP).build()).next(WatchGroupResponse::hasGroup);
+        }
+        StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+                () -> watch(WatchGroupRequest.newBuilder().setId(GROUP).build()).messages.hasNext());
+
+        assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(StatusProto.fromThrowable(refused).getDetailsList()).filteredOn(detail -> detail.is(RetryInfo.class))
+                .singleElement().satisfies(detail -> assertThat(detail.unpack(RetryInfo.class).getRetryDelay())
+                        .isEqualTo(Duration.newBuilder().setSeconds(5).build()));
+    }
+
+    @Test
+    void aCancelledStreamFreesItsPlace() {
+        Stream stream = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
+        stream.next(WatchGroupResponse::hasGroup);
+        assertThat(watch.watching()).isEqualTo(1);
+
+        stream.call.cancel("client leaves", null);
+
+        Await.until("the cancelled watch to be released", java.time.Duration.ofSeconds(10), () -> watch.watching() == 0);
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    /** A user of the seed who is not a member of group 1. */
+    private long outsider() {
+        return jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?)")
+                .param(GROUP).query(Long.class).single();
+    }
+
+    private Stream watch(WatchGroupRequest request) {
+        ClientCall<WatchGroupRequest, WatchGroupResponse> call = channel.newCall(StudyGroupServiceGrpc.getWatchGroupMethod(),
+                CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
+        Stream stream = new Stream(call, ClientCalls.blockingServerStreamingCall(call, request));
+        streams.add(stream);
+        return stream;
+    }
+
+    private record Stream(ClientCall<WatchGroupRequest, WatchGroupResponse> call, Iterator<WatchGroupResponse> messages) {
+        /** The next message that is {@code wanted}, skipping others (bounded by the call's deadline). */
+        WatchGroupResponse next(Predicate<WatchGroupResponse> wanted) {
+            while (true) {
+                WatchGroupResponse message = messages.next();
+                if (wanted.test(message)) {
+                    return message;
+                }
+            }
+        }
+    }
+}

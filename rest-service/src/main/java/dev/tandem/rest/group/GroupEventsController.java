@@ -1,0 +1,80 @@
+package dev.tandem.rest.group;
+
+import dev.tandem.group.watch.GroupEvent;
+import dev.tandem.group.watch.GroupWatch;
+import dev.tandem.group.watch.WatchSink;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * WatchGroup on the REST wire, as Server-Sent Events: {@link GroupWatch}'s events, each with
+ * {@code id:} its position. {@code event: group} carries the group as GetGroup's body does;
+ * {@code event: deleted} and {@code event: reconnect} end the stream; a heartbeat is a comment with
+ * an {@code id:} (an EventSource notes the position and fires no event). A reconnecting EventSource
+ * sends {@code Last-Event-ID}, which wins over the {@code since} of the URL it reconnects to.
+ *
+ * <p>A failure before the stream starts is an ordinary problem+json answer (RestErrors): 404 for
+ * an unknown group, 400 for a bad position, 429 at the watcher limit. No request timeout applies to
+ * the stream (no async timeout; RequestTimeout's deadline ends when the handler returns).
+ */
+@RestController
+@Tag(name = "StudyGroupService")
+@RequestMapping("/api/v1")
+public class GroupEventsController {
+
+    /** The header an EventSource sends when it reconnects: the id of the last event it received. */
+    public static final String LAST_EVENT_ID = "Last-Event-ID";
+
+    private final GroupWatch watch;
+
+    public GroupEventsController(GroupWatch watch) {
+        this.watch = watch;
+    }
+
+    @Operation(operationId = "WatchGroup")
+    @GetMapping(path = "/groups/{id}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    public SseEmitter watch(@PathVariable long id, @RequestParam(required = false) String since,
+                            @RequestHeader(name = LAST_EVENT_ID, required = false) String lastEventId) {
+        OptionalLong position = lastEventId != null && !lastEventId.isBlank()
+                ? GroupWatch.position(lastEventId, LAST_EVENT_ID) : GroupWatch.position(since, "since");
+        // No timeout: a watch is not a request, and ends by its own events or when the client leaves.
+        SseEmitter emitter = new SseEmitter(0L);
+        GroupWatch.Watch started = watch.open(id, position, new EmitterSink(emitter));
+        emitter.onCompletion(started::cancel);
+        emitter.onError(failure -> started.cancel());
+        emitter.onTimeout(started::cancel);
+        return emitter;
+    }
+
+    private record EmitterSink(SseEmitter emitter) implements WatchSink {
+
+        @Override
+        public void send(GroupEvent event) throws IOException {
+            SseEmitter.SseEventBuilder sse = SseEmitter.event().id(Long.toString(event.position()));
+            switch (event) {
+                case GroupEvent.Changed changed -> emitter.send(sse.name("group").data(changed.group(), MediaType.APPLICATION_JSON));
+                case GroupEvent.Heartbeat ignored -> emitter.send(sse.comment("heartbeat"));
+                case GroupEvent.Deleted deleted -> {
+                    emitter.send(sse.name("deleted").data(Map.of("id", deleted.groupId()), MediaType.APPLICATION_JSON));
+                    emitter.complete();
+                }
+                case GroupEvent.Reconnect reconnect -> {
+                    emitter.send(sse.name("reconnect").data(Map.of("reason", reconnect.reason()), MediaType.APPLICATION_JSON));
+                    emitter.complete();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,342 @@
+package dev.tandem.group.watch;
+
+import dev.tandem.cache.CommittedChange;
+import dev.tandem.cache.TieredCache;
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.group.GroupCaches;
+import dev.tandem.group.GroupService;
+import dev.tandem.group.GroupView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Service;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Watches of groups: a client names a group and gets its state, then its new state after every
+ * committed change that touched it, a heartbeat while nothing changes, and a last event when the
+ * group is deleted or this instance shuts down. Both wires serve it (WatchGroup, GET
+ * /api/v1/groups/{id}/events); they only map events to their stream.
+ *
+ * <p><b>Fed by the invalidation log.</b> Every write records what it made stale in the log in its
+ * own transaction, and every instance's log follower reads the log (see
+ * {@link dev.tandem.cache.LogFollower}); this class subscribes to what the follower read. A change
+ * made through any instance reaches the watchers of every instance, and a position is the log's:
+ * {@link #open} with {@code since} asks the log whether a change touched the group after it, so a
+ * client that reconnects gets the group's state again only if it missed a change — and always when
+ * the log no longer holds the rows after its position (it was away longer than
+ * {@code tandem.cache.log.retention}), since a state tells it everything a missed change would.
+ *
+ * <p><b>Threads.</b> The follower's thread only hands a pass over. One dispatcher thread takes the
+ * passes in order, reads each touched group once through the cache (in parallel, on virtual
+ * threads) and offers its state to the group's watchers. Each watcher keeps one pending event, the
+ * latest (a newer state replaces an unsent one; a heartbeat never replaces anything), so a slow
+ * client costs one event of memory, not a queue; a virtual thread sends it while the client takes
+ * it. No thread waits per idle watcher, and request threads are never used after {@link #open}.
+ */
+@Service
+public class GroupWatch implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupWatch.class);
+
+    /** One client's watch, as the wire holds it. */
+    public interface Watch {
+        /** The client went away (cancelled, disconnected): frees its place. Idempotent. */
+        void cancel();
+
+        /** The wire is ready for more after {@link WatchSink#ready()} said no: sends what is pending. */
+        void resume();
+    }
+
+    private final GroupService groups;
+    private final TieredCache cache;
+    private final WatchProperties properties;
+    private final Map<Long, Set<Watcher>> watchersByGroup = new ConcurrentHashMap<>();
+    private final AtomicInteger watching = new AtomicInteger();
+    private final ExecutorService dispatcher =
+            Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("tandem-watch-dispatch").factory());
+    private final ExecutorService readers =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("tandem-watch-read-", 0).factory());
+    private final ExecutorService senders =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("tandem-watch-send-", 0).factory());
+    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("tandem-watch-heartbeat").factory());
+    /** The position up to which every change has been offered to the watchers it touched. */
+    private volatile long dispatched;
+    private volatile boolean closing;
+
+    public GroupWatch(GroupService groups, TieredCache cache, WatchProperties properties) {
+        this.groups = groups;
+        this.cache = cache;
+        this.properties = properties;
+        if (cache.followsLog()) {
+            cache.subscribe((changes, position) -> {
+                if (!dispatcher.isShutdown()) {
+                    dispatcher.execute(() -> dispatch(changes, position));
+                }
+            });
+            long every = properties.heartbeat().toNanos();
+            heartbeats.scheduleWithFixedDelay(this::heartbeat, every, every, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * A client's position as it sent it ({@code since}, {@code Last-Event-ID}): empty when
+     * {@code text} is null or blank, else a non-negative integer, else INVALID_ARGUMENT naming
+     * {@code field}.
+     */
+    public static OptionalLong position(String text, String field) {
+        if (text == null || text.isBlank()) {
+            return OptionalLong.empty();
+        }
+        String value = text.strip();
+        // At most 18 digits: no overflow, and no sign, exponent or fraction gets through.
+        if (!value.matches("[0-9]{1,18}")) {
+            throw DomainException.invalid(field, "must be a position from an earlier event (a non-negative integer), got '"
+                    + (value.length() > 40 ? value.substring(0, 40) + "..." : value) + "'");
+        }
+        return OptionalLong.of(Long.parseLong(value));
+    }
+
+    /**
+     * Starts watching group {@code groupId} into {@code sink}. Without {@code since} the first event
+     * is the group's current state; with it, only if a change touched the group after that position
+     * (or the log cannot tell). Throws before anything is sent: NOT_FOUND for an unknown group,
+     * RESOURCE_EXHAUSTED when this instance serves {@code tandem.watch.max-watchers} already,
+     * UNAVAILABLE while it shuts down, UNIMPLEMENTED with {@code tandem.cache.mode=none} (no log).
+     */
+    public Watch open(long groupId, OptionalLong since, WatchSink sink) {
+        if (!cache.followsLog()) {
+            throw new DomainException(ErrorCode.UNIMPLEMENTED, "watching groups needs the invalidation log, which this "
+                    + "instance does not keep (tandem.cache.mode=none)");
+        }
+        if (closing) {
+            throw new DomainException(ErrorCode.UNAVAILABLE, "this instance is shutting down; watch again",
+                    List.of(), null, null, properties.retryAfter(), Map.of(), null);
+        }
+        if (watching.incrementAndGet() > properties.maxWatchers()) {
+            watching.decrementAndGet();
+            throw new DomainException(ErrorCode.RESOURCE_EXHAUSTED, "this instance serves "
+                    + properties.maxWatchers() + " watches already (tandem.watch.max-watchers); retry later",
+                    List.of(), null, null, properties.retryAfter(),
+                    Map.of("max_watchers", String.valueOf(properties.maxWatchers())), null);
+        }
+        Watcher watcher = new Watcher(groupId, sink);
+        // Registered before the group is read: a change committed from now on reaches it.
+        watchersByGroup.compute(groupId, (id, watchers) -> {
+            Set<Watcher> set = watchers == null ? ConcurrentHashMap.newKeySet() : watchers;
+            set.add(watcher);
+            return set;
+        });
+        try {
+            long position = dispatched;
+            GroupView group = groups.get(groupId);
+            if (since.isEmpty() || cache.changedSince(since.getAsLong(), GroupCaches.GROUP, groupId)) {
+                watcher.offer(new GroupEvent.Changed(position, group));
+            }
+            return watcher;
+        } catch (RuntimeException e) {
+            watcher.cancel();
+            throw e;
+        }
+    }
+
+    /** How many watches this instance serves now. */
+    public int watching() {
+        return watching.get();
+    }
+
+    /** On the dispatcher thread: every watched group a change touched is read once and offered. */
+    private void dispatch(List<CommittedChange> changes, long position) {
+        Set<Long> touched = new HashSet<>();
+        for (CommittedChange change : changes) {
+            if (change.flush()) {
+                touched.addAll(watchersByGroup.keySet());
+                break;
+            }
+            for (Long groupId : watchersByGroup.keySet()) {
+                if (change.touches(GroupCaches.GROUP, groupId)) {
+                    touched.add(groupId);
+                }
+            }
+        }
+        long before = dispatched;
+        List<Callable<Void>> reads = new ArrayList<>(touched.size());
+        for (long groupId : touched) {
+            reads.add(() -> {
+                offer(groupId, read(groupId, position, before));
+                return null;
+            });
+        }
+        try {
+            readers.invokeAll(reads);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        dispatched = Math.max(dispatched, position);
+    }
+
+    /**
+     * The group's state after the changes up to {@code position}; when it cannot be read (the database
+     * is down), the watch ends with the position {@code before} them, so that the client's next watch
+     * finds the change it did not get.
+     */
+    private GroupEvent read(long groupId, long position, long before) {
+        try {
+            return new GroupEvent.Changed(position, groups.get(groupId));
+        } catch (DomainException e) {
+            if (e.code() == ErrorCode.NOT_FOUND) {
+                return new GroupEvent.Deleted(position, groupId);
+            }
+            log.warn("Could not read group {} for its watchers ({}); ending their watches", groupId, e.getMessage());
+            return new GroupEvent.Reconnect(before, "could not read the group after a change: " + e.getMessage());
+        } catch (RuntimeException e) {
+            log.warn("Could not read group {} for its watchers; ending their watches", groupId, e);
+            return new GroupEvent.Reconnect(before, "could not read the group after a change");
+        }
+    }
+
+    private void offer(long groupId, GroupEvent event) {
+        Set<Watcher> watchers = watchersByGroup.get(groupId);
+        if (watchers != null) {
+            watchers.forEach(w -> w.offer(event));
+        }
+    }
+
+    private void heartbeat() {
+        GroupEvent.Heartbeat beat = new GroupEvent.Heartbeat(dispatched);
+        watchersByGroup.values().forEach(watchers -> watchers.forEach(w -> w.offer(beat)));
+    }
+
+    /**
+     * As the context starts closing — before the servers stop accepting and wait for what is in
+     * flight, which a watch never stops being — every watch gets its last event and ends, and new
+     * ones are refused with UNAVAILABLE, so clients watch again through another instance.
+     */
+    @EventListener(ContextClosedEvent.class)
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    public void shutDown() {
+        closing = true;
+        GroupEvent.Reconnect last = new GroupEvent.Reconnect(dispatched, "this instance is shutting down");
+        watchersByGroup.values().forEach(watchers -> watchers.forEach(w -> w.offer(last)));
+        if (watching.get() > 0) {
+            log.info("Shutting down: ended {} group watches (their clients watch again from position {})",
+                    watching.get(), last.position());
+        }
+    }
+
+    @Override
+    public void destroy() {
+        heartbeats.shutdownNow();
+        dispatcher.shutdownNow();
+        readers.shutdownNow();
+        senders.shutdownNow();
+    }
+
+    /** One client's watch: at most one pending event, sent by a virtual thread while there is one. */
+    private final class Watcher implements Watch {
+        private final long groupId;
+        private final WatchSink sink;
+        private GroupEvent pending;
+        private long offered = -1;
+        private boolean sending;
+        private boolean lastOffered;
+        private boolean ended;
+
+        Watcher(long groupId, WatchSink sink) {
+            this.groupId = groupId;
+            this.sink = sink;
+        }
+
+        synchronized void offer(GroupEvent event) {
+            if (ended || lastOffered) {
+                return;
+            }
+            if (event instanceof GroupEvent.Heartbeat) {
+                if (pending != null) {
+                    return;
+                }
+            } else if (event instanceof GroupEvent.Changed && event.position() < offered) {
+                // An older state than one already offered (the first read raced a change).
+                return;
+            }
+            pending = event;
+            offered = Math.max(offered, event.position());
+            lastOffered = event.last();
+            sendPending();
+        }
+
+        /** Starts a sender unless one runs; under the lock. */
+        private void sendPending() {
+            if (!sending && pending != null) {
+                sending = true;
+                senders.execute(this::send);
+            }
+        }
+
+        private void send() {
+            while (true) {
+                GroupEvent event;
+                synchronized (this) {
+                    if (ended || pending == null || !sink.ready()) {
+                        sending = false;
+                        return;
+                    }
+                    event = pending;
+                    pending = null;
+                }
+                try {
+                    sink.send(event);
+                } catch (Exception e) {
+                    log.debug("Watch of group {} ended: the client is gone ({})", groupId, e.toString());
+                    cancel();
+                    return;
+                }
+                if (event.last()) {
+                    cancel();
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public synchronized void resume() {
+            sendPending();
+        }
+
+        @Override
+        public void cancel() {
+            synchronized (this) {
+                if (ended) {
+                    return;
+                }
+                ended = true;
+                pending = null;
+            }
+            watchersByGroup.computeIfPresent(groupId, (id, watchers) -> {
+                watchers.remove(this);
+                return watchers.isEmpty() ? null : watchers;
+            });
+            watching.decrementAndGet();
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.tandem.group.watch;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * {@code tandem.watch.*}, the group watches (WatchGroup, GET /api/v1/groups/{id}/events),
+ * documented with their defaults in tandem-domain.yml.
+ *
+ * @param heartbeat   how often a watch that has nothing to say sends a heartbeat: it keeps proxies
+ *                    from closing an idle connection and moves the client's position on
+ * @param maxWatchers how many watches one instance serves at once; one more is refused with
+ *                    RESOURCE_EXHAUSTED / 429 and Retry-After
+ * @param retryAfter  the Retry-After of that refusal, and of a watch refused during shutdown
+ */
+@ConfigurationProperties("tandem.watch")
+public record WatchProperties(Duration heartbeat, int maxWatchers, Duration retryAfter) {
+
+    public WatchProperties {
+        heartbeat = heartbeat == null ? Duration.ofSeconds(15) : heartbeat;
+        maxWatchers = maxWatchers == 0 ? 1000 : maxWatchers;
+        retryAfter = retryAfter == null ? Duration.ofSeconds(5) : retryAfter;
+        if (heartbeat.isNegative() || heartbeat.isZero()) {
+            throw new IllegalArgumentException("tandem.watch.heartbeat must be positive, got " + heartbeat);
+        }
+        if (maxWatchers < 1) {
+            throw new IllegalArgumentException("tandem.watch.max-watchers must be at least 1, got " + maxWatchers);
+        }
+    }
+}

@@ -1,0 +1,297 @@
+package dev.tandem.group.watch;
+
+import dev.tandem.cache.TieredCache;
+import dev.tandem.error.DomainException;
+import dev.tandem.error.ErrorCode;
+import dev.tandem.group.GroupChanges;
+import dev.tandem.group.GroupFields;
+import dev.tandem.group.GroupService;
+import dev.tandem.group.GroupView;
+import dev.tandem.group.NewGroup;
+import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.UseTestDatabase;
+import dev.tandem.user.NewUser;
+import dev.tandem.user.UserService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The watch rule, against the real MariaDB and Redis: changes made through GroupService reach a
+ * watcher through the invalidation log, as states, and a watch resumes, ends and is refused as
+ * GroupWatch documents. The wires' tests only check how each maps this to its stream.
+ */
+@SpringBootTest(properties = {"tandem.watch.heartbeat=300ms", "tandem.watch.max-watchers=3"})
+@UseTestDatabase
+class GroupWatchTest {
+
+    /** Not a timing assertion: only a bound so that a lost event fails the test instead of hanging it. */
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Autowired GroupWatch watch;
+    @Autowired GroupService groups;
+    @Autowired UserService users;
+    @Autowired TieredCache cache;
+    @Autowired WatchProperties properties;
+    @Autowired JdbcClient jdbc;
+
+    private final List<GroupWatch.Watch> opened = new ArrayList<>();
+
+    @AfterEach
+    void cancelWatches() {
+        opened.forEach(GroupWatch.Watch::cancel);
+    }
+
+    @Test
+    void everyChangeReachesTheWatcherAsTheGroupsNewState() throws Exception {
+        GroupView group = newGroup();
+        Recorder client = open(group.id(), OptionalLong.empty());
+
+        GroupEvent.Changed first = client.nextChange();
+        assertThat(first.group()).isEqualTo(group);
+        // (The group's creation may still be handed over after the watch began: its state again.)
+        groups.join(group.id(), newUser());
+        GroupEvent.Changed joined = client.nextChange(g -> g.memberCount() != 1);
+        rename(group.id(), "Renamed once");
+        GroupEvent.Changed renamed = client.nextChange(g -> !g.name().equals(group.name()));
+
+        assertThat(joined.group().memberCount()).isEqualTo(2);
+        assertThat(renamed.group().name()).isEqualTo("Renamed once");
+        assertThat(renamed.group().memberCount()).isEqualTo(2);
+        assertThat(List.of(first.position(), joined.position(), renamed.position())).isSorted();
+    }
+
+    @Test
+    void aResumedWatchSendsTheStateOnlyWhenItMissedAChange() throws Exception {
+        GroupView group = newGroup();
+        Recorder before = open(group.id(), OptionalLong.empty());
+        before.nextChange();
+        rename(group.id(), "Seen before leaving");
+        before.nextChange(g -> g.name().equals("Seen before leaving"));
+        before.watch.cancel();
+        // The position of a client that has seen every change so far. (Not the event's own position:
+        // that lags while the follower waits for a hole below the change, and a resume from it then
+        // rightly sends the state again.)
+        long seen = jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+
+        // Nothing missed: the first state it gets is the next change's, not a repeat.
+        Recorder upToDate = open(group.id(), OptionalLong.of(seen));
+        rename(group.id(), "Changed after resuming");
+        assertThat(upToDate.nextChange().group().name()).isEqualTo("Changed after resuming");
+        upToDate.watch.cancel();
+
+        // A change while away: the state is sent at once.
+        rename(group.id(), "Changed while away");
+        Recorder away = open(group.id(), OptionalLong.of(seen));
+        assertThat(away.nextChange().group().name()).isEqualTo("Changed while away");
+    }
+
+    @Test
+    void aPositionTheLogNoLongerCoversGetsTheState() throws Exception {
+        GroupView group = newGroup();
+        GroupView other = newGroup();
+        Recorder watcher = open(group.id(), OptionalLong.empty());
+        long seen = watcher.nextChange().position();
+        watcher.watch.cancel();
+        // Only the other group changes, and the rows right after the position are purged (as the
+        // retention does): the log can no longer say that nothing touched the group.
+        rename(other.id(), "Other 1");
+        rename(other.id(), "Other 2");
+        long newest = jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+        jdbc.sql("DELETE FROM cache_invalidations WHERE seq < ?").param(newest).update();
+
+        assertThat(open(group.id(), OptionalLong.of(seen)).nextChange().group().id()).isEqualTo(group.id());
+        // A position beyond the log (the log was recreated since): the same.
+        assertThat(open(group.id(), OptionalLong.of(newest + 1_000_000)).nextChange().group().id())
+                .isEqualTo(group.id());
+    }
+
+    @Test
+    void deletionEndsTheWatchWithADeletedEvent() throws Exception {
+        GroupView group = newGroup();
+        Recorder client = open(group.id(), OptionalLong.empty());
+        client.nextChange();
+        int watching = watch.watching();
+
+        groups.delete(group.id(), 0);
+
+        assertThat(client.next(e -> e instanceof GroupEvent.Deleted))
+                .isInstanceOfSatisfying(GroupEvent.Deleted.class, d -> assertThat(d.groupId()).isEqualTo(group.id()));
+        Await.until("the ended watch to free its place", WAIT, () -> watch.watching() == watching - 1);
+    }
+
+    @Test
+    void anUnknownGroupIsNotFoundAndHoldsNoPlace() {
+        int watching = watch.watching();
+        assertThatThrownBy(() -> watch.open(999_999_999L, OptionalLong.empty(), new Recorder()))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(watch.watching()).isEqualTo(watching);
+    }
+
+    @Test
+    void watchesBeyondTheLimitAreRefusedUntilOneEnds() throws Exception {
+        GroupView group = newGroup();
+        for (int i = 0; i < properties.maxWatchers(); i++) {
+            open(group.id(), OptionalLong.empty());
+        }
+        assertThatThrownBy(() -> watch.open(group.id(), OptionalLong.empty(), new Recorder()))
+                .isInstanceOfSatisfying(DomainException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+                    assertThat(e.retryAfter()).contains(properties.retryAfter());
+                });
+        opened.getFirst().cancel();
+        assertThat(open(group.id(), OptionalLong.empty()).nextChange().group().id()).isEqualTo(group.id());
+    }
+
+    @Test
+    void anIdleWatchGetsHeartbeats() throws Exception {
+        Recorder client = open(newGroup().id(), OptionalLong.empty());
+        assertThat(client.next(e -> e instanceof GroupEvent.Heartbeat)).isNotNull();
+    }
+
+    @Test
+    void aSlowClientGetsOnlyTheLatestState() throws Exception {
+        GroupView group = newGroup();
+        Recorder slow = new Recorder();
+        slow.ready = false;
+        slow.watch = track(watch.open(group.id(), OptionalLong.empty(), slow));
+        Recorder fast = open(group.id(), OptionalLong.empty());
+        fast.nextChange();
+        for (String name : List.of("Slow 1", "Slow 2", "Slow 3")) {
+            rename(group.id(), name);
+        }
+        // Once the fast client has the last state, the slow one has been offered it too.
+        fast.nextChange(g -> g.name().equals("Slow 3"));
+
+        slow.ready = true;
+        slow.watch.resume();
+
+        assertThat(slow.nextChange().group().name()).isEqualTo("Slow 3");
+        assertThat(slow.events).noneMatch(e -> e instanceof GroupEvent.Changed);
+    }
+
+    @Test
+    void shutdownEndsEveryWatchAndRefusesNewOnes() throws Exception {
+        GroupWatch closing = new GroupWatch(groups, cache, properties);
+        try {
+            GroupView group = newGroup();
+            Recorder client = new Recorder();
+            closing.open(group.id(), OptionalLong.empty(), client);
+            client.nextChange();
+
+            closing.shutDown();
+
+            assertThat(client.next(e -> e.last())).isInstanceOf(GroupEvent.Reconnect.class);
+            Await.until("the ended watch to free its place", WAIT, () -> closing.watching() == 0);
+            assertThatThrownBy(() -> closing.open(group.id(), OptionalLong.empty(), new Recorder()))
+                    .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+        } finally {
+            closing.destroy();
+        }
+    }
+
+    @Test
+    void withoutTheLogThereIsNothingToWatch() {
+        GroupWatch withoutLog = new GroupWatch(groups, TieredCache.disabled(), properties);
+        try {
+            assertThatThrownBy(() -> withoutLog.open(newGroup().id(), OptionalLong.empty(), new Recorder()))
+                    .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNIMPLEMENTED));
+        } finally {
+            withoutLog.destroy();
+        }
+    }
+
+    @Test
+    void aPositionIsANonNegativeInteger() {
+        assertThat(GroupWatch.position(null, "since")).isEmpty();
+        assertThat(GroupWatch.position(" ", "since")).isEmpty();
+        assertThat(GroupWatch.position("42", "since")).hasValue(42);
+        for (String bad : Set.of("-1", "1e3", "x", "1.5", "9999999999999999999")) {
+            assertThatThrownBy(() -> GroupWatch.position(bad, "Last-Event-ID"))
+                    .isInstanceOfSatisfying(DomainException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                        assertThat(e.violations().getFirst().field()).isEqualTo("Last-Event-ID");
+                    });
+        }
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    private Recorder open(long groupId, OptionalLong since) {
+        Recorder recorder = new Recorder();
+        recorder.watch = track(watch.open(groupId, since, recorder));
+        return recorder;
+    }
+
+    private GroupWatch.Watch track(GroupWatch.Watch w) {
+        opened.add(w);
+        return w;
+    }
+
+    private GroupView newGroup() {
+        return groups.create(new NewGroup("Watched group", "algorithms", "", 10, newUser()));
+    }
+
+    private long newUser() {
+        return users.create(new NewUser("watcher", "watcher-" + System.nanoTime() + "@example.test")).id();
+    }
+
+    private void rename(long id, String name) {
+        long version = groups.get(id).version();
+        groups.update(new GroupChanges(id, new GroupFields(name, null, null, 0), Set.of("name"), version));
+    }
+
+    /** A client: records what it is sent, and takes events only while {@link #ready}. */
+    static final class Recorder implements WatchSink {
+        final BlockingQueue<GroupEvent> events = new LinkedBlockingQueue<>();
+        volatile boolean ready = true;
+        GroupWatch.Watch watch;
+
+        @Override
+        public boolean ready() {
+            return ready;
+        }
+
+        @Override
+        public void send(GroupEvent event) {
+            events.add(event);
+        }
+
+        GroupEvent next(Predicate<GroupEvent> wanted) throws InterruptedException {
+            long until = System.nanoTime() + WAIT.toNanos();
+            while (System.nanoTime() < until) {
+                GroupEvent e = events.poll(100, TimeUnit.MILLISECONDS);
+                if (e != null && wanted.test(e)) {
+                    return e;
+                }
+                if (e != null && e.last()) {
+                    throw new AssertionError("the watch ended with " + e + " before the event wanted");
+                }
+            }
+            throw new AssertionError("no such event within " + WAIT);
+        }
+
+        GroupEvent.Changed nextChange() throws InterruptedException {
+            return nextChange(g -> true);
+        }
+
+        GroupEvent.Changed nextChange(Predicate<GroupView> wanted) throws InterruptedException {
+            return (GroupEvent.Changed) next(e -> e instanceof GroupEvent.Changed c && wanted.test(c.group()));
+        }
+    }
+}
