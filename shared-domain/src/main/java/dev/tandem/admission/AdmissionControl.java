@@ -23,10 +23,16 @@ import java.util.function.LongSupplier;
  * A request over the limit is refused at once — 503 + Retry-After on REST, UNAVAILABLE + RetryInfo on
  * gRPC — instead of waiting in a queue until every request is late.
  *
- * <p>Why a concurrency limit and not a queue bound: requests run on virtual threads, so nothing in
- * the servers queues them; past saturation they all run at once, each taking a share of the two
- * cores, and every one of them gets slower. A limit keeps the number running near what the cores
- * can finish promptly; latency then stays that of an unloaded instance for the admitted ones.
+ * <p>Why a concurrency limit and not a queue bound: requests run on virtual threads, so no bounded
+ * pool queues them; past saturation they all run at once, each taking a share of the cores, and
+ * every one of them gets slower. A limit keeps the number running near what the cores can finish.
+ *
+ * <p><b>Off by default</b>, because of what the overload bench showed (README, "Under overload"): a
+ * request still waits for a carrier thread <em>before</em> the filter or interceptor that asks for
+ * a permit runs, so under overload the wait is in front of the limit. On gRPC, refusing there cut
+ * goodput at twice the saturating rate from 2,864 to 335 calls a second and bounded no latency.
+ * Admitting before the hand-off (grpc-java's ServerCallExecutorSupplier runs on the transport
+ * thread) is the step that would make it pay.
  *
  * <p>The wires ask {@link #tryAdmit()} where a request enters (a servlet filter, a server
  * interceptor) and report how it ended on the {@link Permit}. What is never limited is the wires'

@@ -8,7 +8,7 @@ import java.time.Duration;
  * {@code tandem.admission.*}: the concurrency limit in front of the shared service on both wires,
  * documented with its defaults in tandem-domain.yml.
  *
- * @param enabled      false: every request is admitted (no limiter on the path at all)
+ * @param enabled      false (the default): every request is admitted (no limiter on the path at all)
  * @param algorithm    how the limit moves (see {@link Algorithm})
  * @param initialLimit requests in flight allowed before the algorithm has measured anything
  * @param minLimit     the limit never falls below this, however slow requests get
@@ -34,7 +34,7 @@ public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int init
     }
 
     public AdmissionProperties {
-        enabled = enabled == null || enabled;
+        enabled = enabled != null && enabled;
         algorithm = algorithm == null ? Algorithm.GRADIENT : algorithm;
         initialLimit = initialLimit == 0 ? 1000 : initialLimit;
         minLimit = minLimit == 0 ? 20 : minLimit;

@@ -41,6 +41,7 @@ class OverloadTest {
     private static final int CLIENTS_PER_WIRE = 32;
     private static final Map<String, String> LIMITED = Map.of(
             "TANDEM_CACHE_MODE", "hybrid",
+            "TANDEM_ADMISSION_ENABLED", "true",
             "TANDEM_ADMISSION_INITIAL_LIMIT", "4",
             "TANDEM_ADMISSION_MIN_LIMIT", "2",
             "TANDEM_ADMISSION_MAX_LIMIT", "4",

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * lock held by the test, another call is refused at once with UNAVAILABLE, RetryInfo and ErrorInfo,
  * health checks are still answered, and once the update is through calls are admitted again.
  */
-@TestPropertySource(properties = {"tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
+@TestPropertySource(properties = {"tandem.admission.enabled=true", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
         "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s"})
 class AdmissionGrpcTest extends GrpcIntegrationTest {
 

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lock held by the test, another request is refused at once with 503 problem+json and Retry-After,
  * the actuator still answers, and once the update is through requests are admitted again.
  */
-@TestPropertySource(properties = {"tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
+@TestPropertySource(properties = {"tandem.admission.enabled=true", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
         "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s"})
 class AdmissionRestTest extends RestIntegrationTest {
 
