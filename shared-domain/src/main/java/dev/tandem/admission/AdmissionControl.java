@@ -103,6 +103,11 @@ public final class AdmissionControl {
         };
     }
 
+    /** Whether requests are limited at all: when not, a wire need not ask (nor wrap anything per request). */
+    public boolean enabled() {
+        return limiter != null;
+    }
+
     /** A permit for one request, or null when the instance is at its limit (then answer {@link #refusal()}). */
     public @Nullable Permit tryAdmit() {
         if (limiter == null) {

@@ -44,7 +44,8 @@ public class AdmissionInterceptor implements ServerInterceptor {
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                       ServerCallHandler<Q, R> next) {
         MethodDescriptor<Q, R> method = call.getMethodDescriptor();
-        if (method.getType() != MethodDescriptor.MethodType.UNARY || !WriteAuthInterceptor.isApi(method)) {
+        if (!admission.enabled() || method.getType() != MethodDescriptor.MethodType.UNARY
+                || !WriteAuthInterceptor.isApi(method)) {
             return next.startCall(call, headers);
         }
         AdmissionControl.Permit permit = admission.tryAdmit();

@@ -47,7 +47,7 @@ public class AdmissionFilter extends OncePerRequestFilter {
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return request.getRequestURI().startsWith(managementPrefix);
+        return !admission.enabled() || request.getRequestURI().startsWith(managementPrefix);
     }
 
     @Override
