@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from . import cachestats, keys, loadgen, probes, profile, watch, windows
+from . import cachestats, keys, loadgen, probes, profile, services, watch, windows
 from .console import say
 from .service_access import SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
@@ -158,10 +158,13 @@ class Measure:
         REST at random moments, the load writers at the cell's rate (watch.measure)."""
         self.order += 1
         watched, load = watch.pairs_for(self.scale, cell.concurrency, watch.load_threads(cell.target_rate))
-        result = watch.measure(rest_base=self.rest_base(False), grpc_address=self.grpc_address(False),
-                               token=self.write_token, protocols=[cell.protocol], watched=watched, load=load,
-                               seconds=cell.duration_seconds, write_rate=cell.target_rate,
-                               pause_seconds=cell.pause_ms / 1000, grpcurl=loadgen.tool_path("grpcurl"))
+        try:
+            result = watch.measure(rest_base=self.rest_base(False), grpc_address=self.grpc_address(False),
+                                   token=self.write_token, protocols=[cell.protocol], watched=watched, load=load,
+                                   seconds=cell.duration_seconds, write_rate=cell.target_rate,
+                                   pause_seconds=cell.pause_ms / 1000, grpcurl=loadgen.tool_path("grpcurl"))
+        except (watch.WatchError, OSError) as e:
+            raise services.ServiceError(f"{cell.id}: {e}") from e
         if not self.target:
             self.services.check_alive()
         record = watch.window_record(result, cell.protocol, start=start, rnd=rnd, order=self.order)

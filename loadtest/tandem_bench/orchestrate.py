@@ -25,7 +25,9 @@ What happens, in order (scripts/bench.sh has already installed the tools and bui
      no-cache windows cycle over the hot keys. Around each window the service's cache, JIT, GC and
      call counters and MariaDB's row counters are read, and every process's CPU is sampled
      (windows.build turns it all into the window's record and flags). After the last start of a
-     configuration, its rate sweeps run.
+     configuration, its rate sweeps run. WatchGroup cells (watch.py) come last in each start they
+     are measured in: their writes make groups stale. Traced cells are a configuration of their own
+     (services started with tracing on, spans to an OTLP sink in this process: otlp_sink.py).
   5. The run is assembled (pooled percentiles, bootstrap intervals, fits, headline ratios with
      verdicts, sweeps with knees, notes), validated against the schema and written; the summary
      table is printed.
@@ -226,13 +228,13 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
             for pair_cells in pairs.values():
                 if start < max(c.starts for c in pair_cells):
                     self.overload(pair_cells, start)
-            # after the rounds: their writes make stale what the cells above read warm
-            for cell in watch_cells:
-                for rnd in range(cell.repetitions if start < cell.starts else 0):
-                    self.watch_window(cell, start, rnd)
             if start == n_starts - 1:
                 for sweep_cells in sweeps.values():
                     self.sweep(sweep_cells)
+            # last: their writes make stale what the cells above read warm (the next start flushes)
+            for cell in watch_cells:
+                for rnd in range(cell.repetitions if start < cell.starts else 0):
+                    self.watch_window(cell, start, rnd)
         if not self.target:
             self.services.stop()
 

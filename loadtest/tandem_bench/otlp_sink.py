@@ -9,6 +9,7 @@ the service's, and what the service spends making, batching, encoding and sendin
 """
 from __future__ import annotations
 
+import gzip
 import http.server
 import sys
 import threading
@@ -69,9 +70,10 @@ class OtlpSink:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 try:
-                    spans = span_count(body) if "protobuf" in (self.headers.get("Content-Type") or "") else 0
-                except (ValueError, IndexError):
-                    spans = 0
+                    message = gzip.decompress(body) if self.headers.get("Content-Encoding") == "gzip" else body
+                    spans = span_count(message) if "protobuf" in (self.headers.get("Content-Type") or "") else 0
+                except (ValueError, IndexError, OSError):
+                    spans = 0   # not OTLP protobuf (JSON, or broken): counted as an export without spans
                 sink._add(self.path, len(body), spans)
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-protobuf")

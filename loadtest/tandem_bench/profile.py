@@ -55,7 +55,7 @@ OPEN_MODEL_TOOLS = ("k6", "ghz", "oha")
 ENCODINGS = ("json", "protobuf")
 HTTP_VERSIONS = ("1.1", "2")
 COMPRESSIONS = ("identity", "gzip")
-ROLES = ("throughput", "latency", "reference", "cold", "sweep", "capacity", "overload", "watch")
+ROLES = ("throughput", "latency", "reference", "cold", "sweep", "capacity", "overload")
 # WatchGroup cells ([[watch]] blocks): per wire, the client that holds the watches open (REST: the
 # bench's own Server-Sent Events reader; gRPC: grpcurl, which prints each message as it arrives)
 WATCH = "WatchGroup"

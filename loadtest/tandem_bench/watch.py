@@ -40,6 +40,10 @@ WRITES_PER_LOAD_THREAD = 40
 MIN_SAMPLES_P99 = 100           # a p99 of fewer changes is not one (nearest rank: the largest)
 
 
+class WatchError(RuntimeError):
+    """A watch could not be opened or never showed the group's state."""
+
+
 def sse_events(lines):
     """The events of a text/event-stream, from its lines: dicts of their fields ("comment" for ':' lines)."""
     event: dict[str, str] = {}
@@ -236,7 +240,7 @@ def measure(*, rest_base: str, grpc_address: str, token: str, protocols: list[st
         for pair, ws in watches.items():
             for w in ws:
                 if w.receipts.first_after(0, None, FIRST_STATE_TIMEOUT_SECONDS) is None:
-                    raise RuntimeError(f"the {w.protocol} watch of group {pair[0]} got no first state within "
+                    raise WatchError(f"the {w.protocol} watch of group {pair[0]} got no first state within "
                                        f"{FIRST_STATE_TIMEOUT_SECONDS} s")
         stop = threading.Event()
 

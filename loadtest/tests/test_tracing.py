@@ -1,6 +1,7 @@
 """The bench and tracing (README, "Tracing"): services are untraced unless a cell of the tracing
 dimension asks, traced ones export to the bench's own OTLP sink (which counts what arrives), and
 traced cells get service starts of their own."""
+import gzip
 import urllib.request
 
 import pytest
@@ -73,7 +74,11 @@ def test_the_sink_answers_every_export_and_counts_per_service():
                                              headers={"Content-Type": "application/x-protobuf"})
             with urllib.request.urlopen(request, timeout=5) as r:
                 assert r.status == 200 and r.read() == b""
-        assert sink.spans("rest-service") == 5 and sink.spans("grpc-service") == 5
+        # an exporter set to compress its exports
+        request = urllib.request.Request(sink.endpoint("grpc-service"), data=gzip.compress(export_request([[2]])),
+                                         headers={"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"})
+        urllib.request.urlopen(request, timeout=5).read()
+        assert sink.spans("rest-service") == 5 and sink.spans("grpc-service") == 7
         assert sink.counts()["/rest-service/v1/traces"]["exports"] == 2
 
 
