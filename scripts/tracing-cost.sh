@@ -38,17 +38,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The OTLP sink: takes every export and answers 200 with an empty ExportTraceServiceResponse.
-python3 - "$SINK" <<'PY' &
-import sys, http.server
-class Sink(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.send_response(200); self.send_header("Content-Type", "application/x-protobuf")
-        self.send_header("Content-Length", "0"); self.end_headers()
-    def log_message(self, *args): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Sink).serve_forever()
-PY
+# The OTLP sink (loadtest/tandem_bench/otlp_sink.py, the bench's own): takes every export and
+# answers 200 with an empty ExportTraceServiceResponse.
+PYTHONPATH="$ROOT/loadtest" python3 -m tandem_bench.otlp_sink "$SINK" &
 SINK_PID=$!
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

@@ -133,6 +133,13 @@ describe('resolveFilters and selectCells on run A', () => {
     expect(selectCells(A.cells, r, ['concurrency'])).toHaveLength(2 * 5 + 2 * 2);
   });
 
+  it('never charts a traced cell: its untraced twin is the service as deployed', () => {
+    const r = resolveFilters(A.cells, DEFAULT_FILTERS);
+    const selected = selectCells(A.cells, r);
+    const traced = selected.map((c) => ({ ...c, id: `${c.id}-traced`, tracing: true }));
+    expect(selectCells([...A.cells, ...traced], r)).toEqual(selected);
+  });
+
   it('charts the default body only: a REST cell asked for Protobuf, HTTP/2 or gzip would stand in for the JSON one', () => {
     const r = resolveFilters(A.cells, DEFAULT_FILTERS);
     const json = selectCells(A.cells, r).find((c) => c.protocol === 'rest' && c.cacheMode === 'hybrid' && c.temperature === 'warm')!;

@@ -9,7 +9,7 @@ import os
 import zlib
 from datetime import datetime
 
-from . import headline, keys, overload, pooled, stats, windows
+from . import headline, keys, overload, pooled, stats, watch, windows
 from .service_start import body_key
 
 
@@ -41,6 +41,7 @@ class Assemble:
                 "connections": c.connections, "targetRate": c.target_rate,
                 "durationSeconds": c.duration_seconds, "warmupSeconds": c.warmup_seconds,
                 "repetitions": c.repetitions, "starts": 1 if self.target else c.starts, "tls": c.tls,
+                "tracing": c.tracing,
                 "encoding": c.encoding, "http": c.http, "compression": c.compression,
                 "revalidate": c.revalidate, "sweep": c.sweep, "role": c.role, "windows": run.windows, "summary": summary,
                 "flags": window_flags + cell_flags, "headlineEligible": bool(run.eligible()),
@@ -50,6 +51,7 @@ class Assemble:
         head = headline.compute(self.runs, draws, self.body_bytes)
         sweeps = sweep_records(records, self.cells)
         overloads = overload.records(self.runs, draws, headline.group_of)
+        watches = watch.records(self.watch_runs, self.cells)
         hot = self.settings["hot_keys"]
         resolved = {
             "database": None if self.target else self.db_name,
@@ -68,6 +70,10 @@ class Assemble:
             resolved["admissionOverrides"] = overrides
         if self.tls_files:
             resolved["tlsCertificate"] = str(self.tls_files.certificate)
+        if self.otlp_sink:
+            # what the traced services exported, per service (its own path of the sink)
+            resolved["tracingSink"] = {"endpoint": self.otlp_sink.endpoint("<service>"),
+                                       "received": self.otlp_sink.counts()}
         env["jvm"] = {"options": self.services.java_opts, "heapMaxBytes": self.heap_max}
         load_end = os.getloadavg()
         notes = [
@@ -89,6 +95,8 @@ class Assemble:
             "the gRPC frame's 5-byte prefix). h2load sends one pre-encoded request (the first hot key) per cell; "
             "its gRPC successes are checked against the service's own count of successful calls.",
             *([TLS_NOTE] if any(c.tls for c in self.cells) else []),
+            *([TRACING_NOTE] if any(c.tracing for c in self.cells) else []),
+            *([watch.WATCH_NOTE] if watches else []),
             *self.notes, *condense_fit_notes(fit_notes),
         ]
         return {
@@ -97,9 +105,11 @@ class Assemble:
                         **{k: v for k, v in self.prof["settings"].items()}, "matrix": self.prof["matrix"],
                         "sweep": self.prof.get("sweep", []),
                         **({"overload": self.prof["overload"]} if self.prof.get("overload") else {}),
+                        **({"watch": self.prof["watch"]} if self.prof.get("watch") else {}),
                         "resolved": resolved},
             "environment": env, "cells": records, "sweeps": sweeps, "fits": fits, "headline": head,
             **({"overload": overloads} if overloads else {}),
+            **({"watch": watches} if watches else {}),
             "notes": notes + ([OVERLOAD_NOTE] if overloads else []),
         }
 
@@ -173,6 +183,16 @@ TLS_NOTE = (
     "bytes include TLS's overhead (record headers and authentication tags, and the handshake of "
     "connections opened in the window), so they exceed the plain cells' by more than the payload. "
     "Compare TLS with plain through the tlsOverPlain* ratios, which pair cells of this run only.")
+
+
+TRACING_NOTE = (
+    "Traced cells (tracing: true): services started with tandem.tracing.enabled=true and every request sampled "
+    "(management.tracing.sampling.probability 1.0), exporting their spans over OTLP/HTTP to a sink in the bench's "
+    "process (each service to its own path; profile.resolved.tracingSink counts what arrived, and each traced "
+    "window's exportedSpans what arrived during it: batches leave every 5 s or per 512 spans, so a window's count "
+    "lags its requests). They are measured in service starts of their own, after the untraced starts of the same "
+    "cache mode, so traced ÷ untraced also holds the spread between starts (the tracedOverUntraced* intervals "
+    "resample both sides' starts). The other headline ratios use untraced cells only.")
 
 
 def condense_fit_notes(notes: list[str]) -> list[str]:

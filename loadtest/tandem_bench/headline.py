@@ -50,6 +50,11 @@ STEP_NAMES = tuple(f"step{step}{figure}" for step in STEPS for figure in ("Serve
 # The hot path against the framework's floor and under many users, per wire (issue 14's goals): warm
 # GetGroup ÷ the wire's hello-world in server CPU per request (closed, many users) and in p50 at one
 # user, and warm ListGroups throughput at 500 users ÷ at 50. Present when the run has the cells.
+# What tracing costs per wire (the tracing dimension): cells against services started traced (every
+# request sampled, spans exported) ÷ the same cells against untraced ones; present when the run has them.
+TRACING_NAMES = tuple(f"tracedOverUntraced{figure}{suffix}" for figure in ("ServerCpu", "Throughput")
+                      for suffix in ("Rest", "Grpc"))
+
 HOT_PATH_NAMES = tuple(f"{figure}{suffix}" for figure in ("getGroupOverHelloServerCpu", "getGroupOverHelloP50",
                                                           "users500Over50Throughput")
                        for suffix in ("Rest", "Grpc"))
@@ -92,6 +97,13 @@ DESCRIPTIONS = {
                                         "goal ≤ 1.15" for suffix, wire in (("Rest", "REST"), ("Grpc", "gRPC"))},
     **{f"users500Over50Throughput{suffix}": f"{wire} warm ListGroups successful requests per second at 500 users ÷ "
                                             "at 50 (closed, same tool and page size); goal ≥ 0.9 with no errors"
+       for suffix, wire in (("Rest", "REST"), ("Grpc", "gRPC"))},
+    **{f"tracedOverUntracedServerCpu{suffix}": f"{wire} server CPU per request with tracing on (every request "
+                                               "sampled, spans exported over OTLP) ÷ off, same cell otherwise; "
+                                               "above 1: what tracing costs the server"
+       for suffix, wire in (("Rest", "REST"), ("Grpc", "gRPC"))},
+    **{f"tracedOverUntracedThroughput{suffix}": f"{wire} successful requests per second with tracing on ÷ off, "
+                                                "closed cells, same cell otherwise"
        for suffix, wire in (("Rest", "REST"), ("Grpc", "gRPC"))},
 }
 
@@ -225,15 +237,30 @@ def compute(runs: dict, draws: pooled.Plans, body_bytes: dict) -> dict:
     """runs: cell id → windows.CellRun; body_bytes: (protocol, operation, page size, encoding,
     compression) → bytes."""
     # overload cells are their own record (overload.py): a step's rate is a share of a measured capacity
-    plans = [r.plan for r in runs.values() if r.plan.pair is None]
+    everything = [r.plan for r in runs.values() if r.plan.pair is None]
+    # the headlines describe the service as deployed by default: untraced (tracing's own pairs below)
+    plans = [c for c in everything if not c.tracing]
     out = {}
     for name, (pairs, figure) in pair_specs(plans).items():
         out[name] = _headline(name, pairs, figure, runs, draws)
     out["jsonOverProtobufBodyBytes"] = _body_headline(body_bytes)
-    for name, (pairs, figure) in (step_specs(plans) | hot_path_specs(plans)).items():
+    for name, (pairs, figure) in (step_specs(plans) | hot_path_specs(plans) | tracing_specs(everything)).items():
         if pairs:
             out[name] = _headline(name, pairs, figure, runs, draws)
-    return {name: out[name] for name in NAMES + STEP_NAMES + HOT_PATH_NAMES if name in out}
+    return {name: out[name] for name in NAMES + STEP_NAMES + HOT_PATH_NAMES + TRACING_NAMES if name in out}
+
+
+def tracing_specs(plans: list) -> dict[str, tuple[list, Callable]]:
+    """Traced ÷ untraced, per wire: closed cells (many users) equal in everything but tracing."""
+    match = ("tool", "operation", "page_size", "cache_mode", "temperature", "concurrency", "streams", "tls",
+             "model", "target_rate", "encoding", "http", "compression", "revalidate")
+    specs = {}
+    for protocol, suffix in (("rest", "Rest"), ("grpc", "Grpc")):
+        pairs = _pairs(plans, lambda c, p=protocol: c.protocol == p and c.tracing and is_capacity(c),
+                       lambda c, p=protocol: c.protocol == p and not c.tracing and is_capacity(c), match)
+        specs[f"tracedOverUntracedServerCpu{suffix}"] = (pairs, windows.server_cpu_us)
+        specs[f"tracedOverUntracedThroughput{suffix}"] = (pairs, windows.throughput)
+    return specs
 
 
 def _draws(draws: pooled.Plans, run) -> list:

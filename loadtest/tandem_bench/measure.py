@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from . import cachestats, keys, loadgen, probes, profile, windows
+from . import cachestats, keys, loadgen, probes, profile, services, watch, windows
 from .console import say
 from .service_access import SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
@@ -127,8 +127,10 @@ class Measure:
                                   duration=cell.duration_seconds, which=which, tag=tag, raw=True)
         n_keys = len(key_list) if key_list is not None else None
         cache_before, service_before, db_before = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
+        spans_before = self.exported_spans(cell)
         outcome = self.generate(inv)
         cache_after, service_after, db_after = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
+        spans_after = self.exported_spans(cell)
         if not self.target:
             self.services.check_alive()
         if service_after.get("heapMaxBytes"):
@@ -136,11 +138,43 @@ class Measure:
         hit, notes = cache_figures(cell, cache_before, cache_after)
         notes = list(outcome.notes) + notes
         calls = probes.delta(service_before, service_after)
-        run.add_window(windows.build(
+        record, data = windows.build(
             cell, start=start, rnd=rnd, order=self.order, outcome=outcome, sampler=self.sampler,
             generator_cores=self.placement.generator_cores, hit_ratio=hit, service_delta=calls,
             db_delta=probes.delta(db_before, db_after), n_keys=n_keys, notes=notes,
-            measured_service=SERVICE_NAMES[cell.protocol], cpu_names=CPU_NAMES))
+            measured_service=SERVICE_NAMES[cell.protocol], cpu_names=CPU_NAMES)
+        if spans_before is not None:
+            record["exportedSpans"] = spans_after - spans_before
+        run.add_window((record, data))
+
+    def exported_spans(self, cell: profile.CellPlan) -> int | None:
+        """Spans the cell's service has exported so far (traced cells), as the bench's sink counted them."""
+        if not cell.tracing or self.otlp_sink is None:
+            return None
+        return self.otlp_sink.spans(SERVICE_NAMES[cell.protocol])
+
+    def watch_window(self, cell: profile.CellPlan, start: int, rnd: int) -> None:
+        """One window of a WatchGroup cell: its watches on its wire, their groups changed through
+        REST at random moments, the load writers at the cell's rate (watch.measure)."""
+        self.order += 1
+        watched, load = watch.pairs_for(self.scale, cell.concurrency, watch.load_threads(cell.target_rate))
+        try:
+            result = watch.measure(rest_base=self.rest_base(False), grpc_address=self.grpc_address(False),
+                                   token=self.write_token, protocols=[cell.protocol], watched=watched, load=load,
+                                   seconds=cell.duration_seconds, write_rate=cell.target_rate,
+                                   pause_seconds=cell.pause_ms / 1000, grpcurl=loadgen.tool_path("grpcurl"))
+        except (watch.WatchError, OSError) as e:
+            raise services.ServiceError(f"{cell.id}: {e}") from e
+        if not self.target:
+            self.services.check_alive()
+        record = watch.window_record(result, cell.protocol, start=start, rnd=rnd, order=self.order)
+        self.watch_runs.setdefault(cell.id, []).append(
+            (record, result.from_answer_ms[cell.protocol], result.from_request_ms[cell.protocol]))
+        lat = record["latencyMs"]
+        say(f"[{self.order}] {cell.id} s{start + 1}r{rnd + 1}: {record['changes']} changes, change to client p50 "
+            f"{windows.fmt_ms(lat['p50'])}, p99 {windows.fmt_ms(lat['p99'])}, max {windows.fmt_ms(lat['max'])}, "
+            f"{record['missed']} missed, {record['achievedWriteRate']:,.0f} load writes/s"
+            + (f", ERRORS {'; '.join(record['errors'])}" if record["errors"] else ""))
 
     def sweep(self, cells: list[profile.CellPlan]) -> None:
         """One sweep's points in ascending rate, each after a short warm-up at its rate, until a

@@ -25,7 +25,9 @@ What happens, in order (scripts/bench.sh has already installed the tools and bui
      no-cache windows cycle over the hot keys. Around each window the service's cache, JIT, GC and
      call counters and MariaDB's row counters are read, and every process's CPU is sampled
      (windows.build turns it all into the window's record and flags). After the last start of a
-     configuration, its rate sweeps run.
+     configuration, its rate sweeps run. WatchGroup cells (watch.py) come last in each start they
+     are measured in: their writes make groups stale. Traced cells are a configuration of their own
+     (services started with tracing on, spans to an OTLP sink in this process: otlp_sink.py).
   5. The run is assembled (pooled percentiles, bootstrap intervals, fits, headline ratios with
      verdicts, sweeps with knees, notes), validated against the schema and written; the summary
      table is printed.
@@ -51,8 +53,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import (cachestats, cpu, environment, keys, loadgen, profile, report, results, run_plan, servers, services,
-               toolchain, windows, wire)
+from . import (cachestats, cpu, environment, keys, loadgen, otlp_sink, profile, report, results, run_plan, servers,
+               services, toolchain, windows, wire)
 from .assemble import Assemble
 from .console import mmss, say
 from .measure import Measure
@@ -127,6 +129,10 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         self.load_at_start = (0.0, 0.0, 0.0)
         # the certificate of the TLS cells (scripts/tls-cert.sh), made when the profile has any
         self.tls_files: services.TlsFiles | None = None
+        # where traced services send their spans, started with the first traced start
+        self.otlp_sink: otlp_sink.OtlpSink | None = None
+        # WatchGroup cells: cell id → its windows' (record, latencies from the answer, from the request)
+        self.watch_runs: dict[str, list] = {}
 
     # ------------------------------------------------------------ the run
 
@@ -182,11 +188,14 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         finished = datetime.now(timezone.utc)
         return self.assemble(run_id, started, finished, env)
 
-    def measure_config(self, mode: str) -> None:
-        cells = [c for c in self.cells if c.service_config == mode]
+    def measure_config(self, config: str) -> None:
+        """Every start of one service configuration (a cache mode, traced or not) and its cells."""
+        cells = [c for c in self.cells if c.service_config == config]
+        mode, traced = cells[0].cache_mode, cells[0].tracing
         tls = any(c.tls for c in cells)
         http2 = any(c.protocol == "rest" and c.http == "2" for c in cells)
-        rounds_cells = [c for c in cells if c.sweep is None and c.pair is None]
+        watch_cells = [c for c in cells if c.operation == profile.WATCH]
+        rounds_cells = [c for c in cells if c.sweep is None and c.pair is None and c.operation != profile.WATCH]
         sweeps: dict[str, list] = {}
         pairs: dict[str, list] = {}
         for c in cells:
@@ -201,7 +210,7 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
             if self.target:
                 self.check_target_mode(mode)
             else:
-                self.start_services(mode, tls, start, http2)
+                self.start_services(mode, tls, start, http2, traced=traced)
             self.jit_warmup(mode, cells)
             if not self.target:
                 self.pin_services()
@@ -222,6 +231,10 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
             if start == n_starts - 1:
                 for sweep_cells in sweeps.values():
                     self.sweep(sweep_cells)
+            # last: their writes make stale what the cells above read warm (the next start flushes)
+            for cell in watch_cells:
+                for rnd in range(cell.repetitions if start < cell.starts else 0):
+                    self.watch_window(cell, start, rnd)
         if not self.target:
             self.services.stop()
 
@@ -303,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         bench.services.stop()
         bench.servers.stop()
+        if bench.otlp_sink:
+            bench.otlp_sink.close()
         signal.signal(signal.SIGTERM, previous)
     try:
         path = results.write_run(run, args.results_dir)

@@ -10,6 +10,10 @@ without producing impossible cells:
   * ListGroups has a page size (one cell per page size), the other operations none;
   * a block with target_rates gives open-model cells (one per rate), otherwise closed-model ones;
   * tls = [false, true] measures each cell over plain TCP and over TLS (default [false]: plain);
+  * tracing = [false, true] measures each cell against untraced services and against services
+    started traced, exporting every request's spans to the bench's OTLP sink (default [false]);
+  * a [[watch]] block gives WatchGroup cells, one per wire, write rate and cache mode: change-to-
+    client latency of group watches while writers change other groups at the block's rate;
   * a [[sweep]] block gives one open-model cell per rate, run in ascending order until the p99 or
     the dropped arrivals pass the block's limits: the latency-vs-throughput curve and its knee;
   * an [[overload]] block gives paired cells, one per wire, whose two generators run at the same
@@ -52,6 +56,10 @@ ENCODINGS = ("json", "protobuf")
 HTTP_VERSIONS = ("1.1", "2")
 COMPRESSIONS = ("identity", "gzip")
 ROLES = ("throughput", "latency", "reference", "cold", "sweep", "capacity", "overload")
+# WatchGroup cells ([[watch]] blocks): per wire, the client that holds the watches open (REST: the
+# bench's own Server-Sent Events reader; gRPC: grpcurl, which prints each message as it arrives)
+WATCH = "WatchGroup"
+WATCH_CLIENTS = {"rest": "sse", "grpc": "grpcurl"}
 
 # settings a profile (or a block) may set, with their defaults
 DEFAULTS = {
@@ -64,7 +72,7 @@ DEFAULTS = {
     "hot_keys": 500,              # the key set that warm (and no-cache) cells cycle over
 }
 BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
-               "target_rates", "tls", "encodings", "http", "compression", "revalidate")
+               "target_rates", "tls", "tracing", "encodings", "http", "compression", "revalidate")
 BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role", "streams")
 SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
               "p99_limit_ms", "drop_limit", "tls")
@@ -80,7 +88,16 @@ OVERLOAD_DEFAULTS = {
     "timeout_seconds": 10,        # a request's deadline: the services' tandem.limits.request-timeout
     "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
 }
-TOP_LEVEL = ("name", "description", "matrix", "sweep", "overload", "cpus", *DEFAULTS)
+WATCH_KEYS = ("protocols", "cache_modes", "watchers", "write_rates", "duration_seconds", "repetitions", "starts",
+              "pause_ms")
+WATCH_DEFAULTS = {
+    "protocols": ["rest", "grpc"],
+    "cache_modes": ["hybrid"],
+    "watchers": 4,         # watched groups, each with its own watch and its own writer
+    "write_rates": [0],    # load writes per second (joins and leaves of other groups), besides the watched ones
+    "pause_ms": 200,       # most a watched group's writer waits (uniformly random) before its next change
+}
+TOP_LEVEL = ("name", "description", "matrix", "sweep", "overload", "watch", "cpus", *DEFAULTS)
 
 
 class ProfileError(ValueError):
@@ -103,6 +120,8 @@ class CellPlan:
     repetitions: int
     # over TLS (the same services' second port, tandem.tls.extra-port) or plain TCP
     tls: bool = False
+    # against services started traced (tandem.tracing.enabled, spans exported to the bench's sink)
+    tracing: bool = False
     starts: int = 1
     role: str = "reference"
     streams: int = 1              # h2load: requests in flight per connection (concurrency / streams connections)
@@ -120,10 +139,15 @@ class CellPlan:
     step: float | None = None
     timeout_seconds: float | None = None
     drain_seconds: float = 0.0
+    # WatchGroup: the most a watched group's writer pauses before its next change
+    pause_ms: float | None = None
 
     @property
     def id(self) -> str:
         op = self.operation + (f"{self.page_size}" if self.page_size else "")
+        if self.operation == WATCH:
+            # concurrency: the watches held open; target_rate: the load writes per second
+            return f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-c{self.concurrency}-w{self.target_rate:g}"
         if self.pair:
             what = "capacity" if self.step is None else f"overload{self.step:g}"
             return f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}-c{self.concurrency}-{what}"
@@ -131,6 +155,7 @@ class CellPlan:
         # cells of the defaults (plain, JSON over HTTP/1.1, identity) keep the ids they had before
         # those dimensions
         tls = "-tls" if self.tls else ""
+        tls += "-traced" if self.tracing else ""
         sweep = "-sweep" if self.sweep else ""
         streams = f"-m{self.streams}" if self.streams > 1 else ""
         body = ""
@@ -144,9 +169,10 @@ class CellPlan:
 
     @property
     def service_config(self) -> str:
-        """What the services are started with for this cell: its cache mode. A TLS cell runs against
+        """What the services are started with for this cell: its cache mode, and whether they trace
+        (a process-wide setting: traced cells need starts of their own). A TLS cell runs against
         the same processes as its plain twin, through their TLS ports (tandem.tls.extra-port)."""
-        return self.cache_mode
+        return self.cache_mode + ("+traced" if self.tracing else "")
 
     @property
     def driver(self) -> str:
@@ -221,11 +247,12 @@ def normalise(raw: dict, source: str = "profile") -> dict:
     _check_non_negative(settings, source, ("warmup_seconds", "jit_warmup_seconds"))
     overload = [_normalise_overload(block, f"{source}: [[overload]] #{i + 1}")
                 for i, block in enumerate(raw.get("overload") or [])]
+    watch = [_normalise_watch(block, f"{source}: [[watch]] #{i + 1}") for i, block in enumerate(raw.get("watch") or [])]
     matrix = raw.get("matrix")
-    if overload and matrix is None:
+    if (overload or watch) and matrix is None:
         matrix = []
     elif not isinstance(matrix, list) or not matrix:
-        raise ProfileError(f"{source}: needs at least one [[matrix]] (or [[overload]]) block")
+        raise ProfileError(f"{source}: needs at least one [[matrix]] (or [[overload]] or [[watch]]) block")
     for i, block in enumerate(matrix):
         where = f"{source}: [[matrix]] #{i + 1}"
         unknown = sorted(set(block) - set(BLOCK_LISTS) - set(BLOCK_SETTINGS))
@@ -246,7 +273,7 @@ def normalise(raw: dict, source: str = "profile") -> dict:
             for v in block.get(key, []):
                 if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                     raise ProfileError(f"{where}: {key} must hold integers >= 1, got {v!r}")
-        for key in ("tls", "revalidate"):
+        for key in ("tls", "tracing", "revalidate"):
             for v in block.get(key, []):
                 if not isinstance(v, bool):
                     raise ProfileError(f"{where}: {key} must hold true and/or false, got {v!r}")
@@ -279,7 +306,30 @@ def normalise(raw: dict, source: str = "profile") -> dict:
         if block.get("target_rates") and open_blocked:
             raise ProfileError(f"{where}: {open_blocked} cannot hold an arrival rate (closed model only)")
     return {"name": name, "description": raw.get("description", ""), "settings": settings,
-            "matrix": matrix, "sweep": raw.get("sweep") or [], "overload": overload, "source": source}
+            "matrix": matrix, "sweep": raw.get("sweep") or [], "overload": overload, "watch": watch,
+            "source": source}
+
+
+def _normalise_watch(block: dict, where: str) -> dict:
+    """A [[watch]] block with its defaults filled. Watches follow the invalidation log, which cache
+    mode none does not have (the services answer UNIMPLEMENTED / 501)."""
+    unknown = sorted(set(block) - set(WATCH_KEYS))
+    if unknown:
+        raise ProfileError(f"{where}: unknown key(s) {unknown}; known: {sorted(WATCH_KEYS)}")
+    block = {**WATCH_DEFAULTS, **block}
+    for key in ("protocols", "cache_modes", "write_rates"):
+        if not isinstance(block[key], list) or not block[key]:
+            raise ProfileError(f"{where}: {key} must be a non-empty list")
+    _check_members(block["protocols"], tuple(WATCH_CLIENTS), where, "protocols")
+    _check_members(block["cache_modes"], CACHE_MODES[1:], where, "cache_modes (a watch needs the invalidation log: "
+                   "not none)")
+    for v in block["write_rates"]:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise ProfileError(f"{where}: write_rates must hold numbers >= 0, got {v!r}")
+    if isinstance(block["watchers"], bool) or not isinstance(block["watchers"], int) or block["watchers"] < 1:
+        raise ProfileError(f"{where}: watchers must be an integer >= 1, got {block['watchers']!r}")
+    _check_positive(block, where, ("duration_seconds", "repetitions", "starts", "pause_ms"))
+    return block
 
 
 def _normalise_overload(block: dict, where: str) -> dict:
@@ -360,9 +410,10 @@ def expand(profile: dict) -> list[CellPlan]:
         bodies = list(itertools.product(block.get("encodings") or ["json"], block.get("http") or ["1.1"],
                                         block.get("compression") or ["identity"],
                                         list(dict.fromkeys(block.get("revalidate") or [False]))))
-        for op, driver, mode, conc, rate, tls, (encoding, http, compression, revalidate) in itertools.product(
+        tracing_values = list(dict.fromkeys(block.get("tracing") or [False]))
+        for op, driver, mode, conc, rate, tls, tracing, (encoding, http, compression, revalidate) in itertools.product(
                 block["operations"], block["drivers"], block.get("cache_modes", ["none"]),
-                block["concurrency"], rates, tls_values, bodies):
+                block["concurrency"], rates, tls_values, tracing_values, bodies):
             protocol, tool = driver.split("/")
             if protocol == "grpc":
                 # what gRPC always is; the block's encodings and HTTP versions are REST's
@@ -392,7 +443,8 @@ def expand(profile: dict) -> list[CellPlan]:
                                 model="open" if rate is not None else "closed",
                                 concurrency=conc, target_rate=float(rate) if rate is not None else None,
                                 duration_seconds=float(duration), warmup_seconds=float(warmup),
-                                repetitions=int(reps), tls=tls, starts=int(settings["starts"]), role=role,
+                                repetitions=int(reps), tls=tls, tracing=tracing, starts=int(settings["starts"]),
+                                role=role,
                                 streams=int(block.get("streams", 1)), encoding=encoding, http=http,
                                 compression=compression, revalidate=revalidate)
                 cells.setdefault(cell.id, cell)
@@ -416,8 +468,28 @@ def expand(profile: dict) -> list[CellPlan]:
     for block in profile.get("overload", []):
         for cell in overload_cells(block, settings):
             cells.setdefault(cell.id, cell)
-    # sorted is stable: within a mode and TLS setting, the cells keep the order of the blocks
-    return sorted(cells.values(), key=lambda c: (CACHE_MODES.index(c.cache_mode), c.tls))
+    for block in profile.get("watch", []):
+        for cell in watch_cells(block, settings):
+            cells.setdefault(cell.id, cell)
+    # sorted is stable: within a mode, tracing and TLS setting, the cells keep the order of the blocks
+    return sorted(cells.values(), key=lambda c: (CACHE_MODES.index(c.cache_mode), c.tracing, c.tls))
+
+
+def watch_cells(block: dict, settings: dict) -> list[CellPlan]:
+    """Per cache mode, write rate and wire, one WatchGroup cell: `watchers` watches held open on
+    that wire, each on a group its own writer changes (through REST) at random moments, while load
+    writers change other groups at the write rate."""
+    cells = []
+    for mode, rate, protocol in itertools.product(block["cache_modes"], block["write_rates"], block["protocols"]):
+        cells.append(CellPlan(
+            protocol=protocol, tool=WATCH_CLIENTS[protocol], operation=WATCH, page_size=None, cache_mode=mode,
+            temperature="none", model="closed", concurrency=int(block["watchers"]), target_rate=float(rate),
+            duration_seconds=float(block.get("duration_seconds", settings["duration_seconds"])), warmup_seconds=0.0,
+            repetitions=int(block.get("repetitions", settings["repetitions"])),
+            # at most the profile's: a block may measure in the first starts only
+            starts=min(int(block.get("starts", settings["starts"])), int(settings["starts"])), role="watch", pause_ms=float(block["pause_ms"]),
+            **({"encoding": "protobuf", "http": "2"} if protocol == "grpc" else {})))
+    return cells
 
 
 def overload_cells(block: dict, settings: dict) -> list[CellPlan]:

@@ -42,6 +42,7 @@ COLUMNS = [
     ("protocol", False, lambda c: c["protocol"]),
     ("tool", False, lambda c: c["tool"]),
     ("tls", False, lambda c: "tls" if c["tls"] else "-"),
+    ("traced", False, lambda c: "traced" if c.get("tracing") else "-"),
     ("cache", False, lambda c: c["cacheMode"]),
     ("temp", False, lambda c: c["temperature"]),
     ("operation", False, lambda c: c["operation"] + (f" n={c['pageSize']}" if c["pageSize"] else "")),
@@ -64,7 +65,7 @@ COLUMNS = [
 def _sort_key(c):
     return (OP_ORDER[c["operation"]], c["pageSize"] or 0, c["model"], c["concurrency"],
             CACHE_ORDER[c["cacheMode"]], TEMP_ORDER[c["temperature"]], c["protocol"], c["tool"], c["tls"],
-            c["targetRate"] or 0)
+            bool(c.get("tracing")), c["targetRate"] or 0)
 
 
 def table(cells) -> str:
@@ -129,6 +130,8 @@ def summary(run: dict) -> str:
     ]
     for pair in run.get("overload") or []:
         parts += ["", *overload_lines(pair)]
+    if run.get("watch"):
+        parts += ["", *watch_lines(run["watch"])]
     overrides = (run["profile"].get("resolved") or {}).get("admissionOverrides")
     if run.get("overload"):
         parts.append("  services' admission settings: " + (", ".join(f"{k}={v}" for k, v in overrides.items())
@@ -182,6 +185,26 @@ def overload_lines(pair: dict) -> list[str]:
             why = f" — {g['reason']}" if g["reason"] else ""
             lines.append(f"    goal {g['label']} {bound}: {value}  {g['status']}{why}")
     return lines
+
+
+def watch_lines(records: list[dict]) -> list[str]:
+    """The WatchGroup cells: change-to-client latency per wire, cache mode and load write rate."""
+    header = ("wire", "client", "cache", "watches", "load writes/s (achieved)", "changes", "missed",
+              "p50 ms", "p99 ms", "max ms", "window p50s ms", "from request p50/p99 ms")
+    rows = []
+    for r in records:
+        s = r["summary"]
+        lat, req, spread = s["latencyMs"], s["fromRequestMs"], s["windowP50Ms"]
+        rows.append(["REST" if r["protocol"] == "rest" else "gRPC", r["client"], r["cacheMode"], str(r["watchers"]),
+                     f"{sig(r['writeRate'])} ({sig(s['achievedWriteRate'])})", str(s["changes"]),
+                     str(s["missed"]) + (f", {s['errors']} errors" if s["errors"] else ""),
+                     sig(lat["p50"]), sig(lat["p99"]), sig(lat["max"]),
+                     "-" if spread is None else f"{sig(spread['min'])}–{sig(spread['max'])}",
+                     f"{sig(req['p50'])}/{sig(req['p99'])}"])
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(header)]
+    return ["Change to client (WatchGroup: from a write's answer to the watch's receipt; p99 from 100 changes):",
+            "  " + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+            *("  " + "  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows)]
 
 
 def _repetitions(cells) -> str:

@@ -4,7 +4,7 @@ the cells, and the dry run's listing. profile.py turns a TOML file into cells; t
 """
 from __future__ import annotations
 
-from .profile import CACHE_MODES, CellPlan
+from .profile import CACHE_MODES, WATCH, CellPlan
 
 
 def modes_in_order(cells: list[CellPlan]) -> list[str]:
@@ -21,6 +21,7 @@ def service_configs_in_order(cells: list[CellPlan]) -> list[str]:
 TOOL_START_SECONDS = 0.8
 PROBE_SECONDS = 0.4          # counters read before and after each window
 SERVICE_START_SECONDS = 25
+WATCH_SETUP_SECONDS = 3      # a WatchGroup window's watches opened and given their first state
 
 
 def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
@@ -30,6 +31,9 @@ def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
     for cell in cells:
         if cell.pair and cell.protocol != "rest":
             continue   # an overload pair's gRPC twin runs at the same time as its REST cell
+        if cell.operation == WATCH:
+            total += cell.windows * (cell.duration_seconds + WATCH_SETUP_SECONDS)
+            continue
         total += cell.starts * (cell.warmup_seconds + TOOL_START_SECONDS)
         total += cell.windows * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS + cell.drain_seconds)
     for config in service_configs_in_order(cells):
@@ -71,7 +75,12 @@ def describe(cells: list[CellPlan]) -> str:
             pair = (f", {c.pair}: " + ("closed, both wires at once" if c.step is None else
                                        f"{c.step:g} % of capacity, both wires at once") +
                     f", deadline {c.timeout_seconds:g}s")
+        if c.operation == WATCH:
+            lines.append(f"{i:>4}  {c.id}  ({c.starts} starts × {c.repetitions} × {c.duration_seconds:g}s, "
+                         f"{c.concurrency} watches, {c.target_rate:g} load writes/s, watch)")
+            continue
+        traced = ", traced" if c.tracing else ""
         lines.append(f"{i:>4}  {c.id}  ({c.starts} starts × {c.repetitions} × {c.duration_seconds:g}s, "
-                     f"warm-up {c.warmup_seconds:g}s, {c.role}{pair})")
+                     f"warm-up {c.warmup_seconds:g}s, {c.role}{traced}{pair})")
     return "\n".join(lines)
 

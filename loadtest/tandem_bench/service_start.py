@@ -10,7 +10,7 @@ import concurrent.futures
 import json
 import time
 
-from . import cachestats, keys, loadgen, probes, profile, services, wire
+from . import cachestats, keys, loadgen, otlp_sink, probes, profile, services, wire
 from . import target as targets
 from .console import say
 
@@ -35,16 +35,21 @@ BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measu
 
 
 class ServiceStart:
-    def start_services(self, mode: str, tls: bool, start: int, http2: bool = False) -> None:
+    def start_services(self, mode: str, tls: bool, start: int, http2: bool = False, traced: bool = False) -> None:
         """tls: also serve TLS on the extra ports (the mode has TLS cells); http2: REST speaks HTTP/2
-        too (the mode has REST cells over HTTP/2; an HTTP/1.1 client still gets HTTP/1.1)."""
+        too (the mode has REST cells over HTTP/2; an HTTP/1.1 client still gets HTTP/1.1); traced:
+        trace every request and export its spans to the bench's OTLP sink (started here once)."""
         if tls and self.tls_files is None:
             self.tls_files = services.tls_certificate()
+        if traced and self.otlp_sink is None:
+            self.otlp_sink = otlp_sink.OtlpSink().__enter__()
         p = self.ports
         tls_ports = f"; over TLS REST {p.rest_base_for(True)}, gRPC {p.grpc_address_for(True)}" if tls else ""
-        say(f"\nbench: start {start + 1}: rest-service and grpc-service with TANDEM_CACHE_MODE={mode}"
+        traced_text = f", traced (spans to {self.otlp_sink.endpoint('<service>')})" if traced else ""
+        say(f"\nbench: start {start + 1}: rest-service and grpc-service with TANDEM_CACHE_MODE={mode}{traced_text}"
             f" (REST {p.rest_base}{' with HTTP/2' if http2 else ''}, gRPC {p.grpc_address}{tls_ports}) ...")
-        seconds = self.services.start(mode, self.tls_files if tls else None, http2=http2)
+        seconds = self.services.start(mode, self.tls_files if tls else None, http2=http2,
+                                      tracing=self.otlp_sink if traced else None)
         # not pinned yet: the JIT warm-up runs with every core (see pin_services)
         for name, pid in self.services.pids().items():
             self.sampler.track(name, pid)
@@ -83,7 +88,9 @@ class ServiceStart:
         passed. A fixed 8 s left the first window of each start compiling for its whole 3 s (runs
         results/20261124T030625Z-quick-b16f784 and results/20261124T032104Z-quick-b16f784)."""
         cap = self.settings["jit_warmup_seconds"]
-        if cap <= 0:
+        # a WatchGroup cell's path is the log's and the writes', which its own window warms
+        cells = [c for c in cells if c.operation != profile.WATCH]
+        if cap <= 0 or not cells:
             return
         # per operation, every way a cell reaches a service (port, representation, HTTP version,
         # compression), and the plain default on both wires, so that both services warm together
@@ -159,6 +166,8 @@ class ServiceStart:
         count on both wires; each cell's own kind, and JSON and Protobuf uncompressed (the
         headline's JSON ÷ Protobuf)."""
         for c in cells:
+            if c.operation == profile.WATCH:
+                continue
             for k in {body_key(c), ("rest", c.operation, c.page_size, "json", "identity"),
                       ("grpc", c.operation, c.page_size, "protobuf", "identity")}:
                 if k in self.body_bytes:

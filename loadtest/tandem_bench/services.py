@@ -163,7 +163,9 @@ class Services:
         self.tls = False     # whether the running services also serve TLS (on ports.rest_tls / grpc_tls)
         self.services: list[Service] = []
 
-    def _define(self, mode: str, tls: TlsFiles | None = None, http2: bool = False) -> list[Service]:
+    def _define(self, mode: str, tls: TlsFiles | None = None, http2: bool = False, tracing=None) -> list[Service]:
+        """tracing: None for untraced services, or the OTLP sink (otlp_sink.OtlpSink) traced ones
+        export every request's spans to, each service to its own path of it."""
         common = dict(os.environ, TANDEM_DB_NAME=self.db_name, TANDEM_SEED_MODE="off", TANDEM_CACHE_MODE=mode,
                       TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix,
                       # the cache's actuator endpoint (counters, flush) next to health and prometheus
@@ -175,13 +177,21 @@ class Services:
                       # machine, on loopback) are exempt by address: by configuration, not by code
                       TANDEM_RATE_LIMIT_ENABLED="true",
                       TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES=BENCH_CLIENT_ADDRESSES,
-                      # an untraced service, whatever the shell says (tracing's cost: scripts/tracing-cost.sh)
-                      TANDEM_TRACING_ENABLED="false",
+                      # untraced unless the cell asks (the tracing dimension), whatever the shell says;
+                      # traced: every request sampled (the costliest setting, the one README's table
+                      # measures), whatever the shell says either
+                      TANDEM_TRACING_ENABLED="true" if tracing else "false",
                       SERVER_HTTP2_ENABLED="true" if http2 else "false")
         for k in ("SERVER_PORT", "SPRING_GRPC_SERVER_PORT", "MANAGEMENT_SERVER_PORT", "TANDEM_SEED_EXIT",
                   "TANDEM_SEED_SCALE", "SPRING_MAIN_WEB_APPLICATION_TYPE", "TANDEM_TLS_CERTIFICATE",
-                  "TANDEM_TLS_PRIVATE_KEY", "TANDEM_TLS_EXTRA_PORT"):
+                  "TANDEM_TLS_PRIVATE_KEY", "TANDEM_TLS_EXTRA_PORT", "MANAGEMENT_TRACING_SAMPLING_PROBABILITY",
+                  "MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT"):
             common.pop(k, None)
+        traced = {}
+        if tracing:
+            common["MANAGEMENT_TRACING_SAMPLING_PROBABILITY"] = "1.0"
+            traced = {name: dict(MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT=tracing.endpoint(name))
+                      for name in ("rest-service", "grpc-service")}
         if tls:
             common.update(TANDEM_TLS_CERTIFICATE=str(tls.certificate), TANDEM_TLS_PRIVATE_KEY=str(tls.private_key))
         p = self.ports
@@ -189,21 +199,23 @@ class Services:
         grpc_tls = dict(TANDEM_TLS_EXTRA_PORT=str(p.grpc_tls)) if tls else {}
         return [
             Service("rest-service", ROOT / "rest-service/target/rest-service.jar",
-                    dict(common, SERVER_PORT=str(p.rest), **rest_tls), f"{p.rest_base}/actuator/health",
+                    dict(common, SERVER_PORT=str(p.rest), **rest_tls, **traced.get("rest-service", {})),
+                    f"{p.rest_base}/actuator/health",
                     (p.rest,) + ((p.rest_tls,) if tls else ())),
             Service("grpc-service", ROOT / "grpc-service/target/grpc-service.jar",
-                    dict(common, SERVER_PORT=str(p.grpc_management), SPRING_GRPC_SERVER_PORT=str(p.grpc), **grpc_tls),
+                    dict(common, SERVER_PORT=str(p.grpc_management), SPRING_GRPC_SERVER_PORT=str(p.grpc), **grpc_tls,
+                         **traced.get("grpc-service", {})),
                     f"{p.grpc_management_base}/actuator/health",
                     (p.grpc, p.grpc_management) + ((p.grpc_tls,) if tls else ())),
         ]
 
-    def start(self, mode: str, tls: TlsFiles | None = None, http2: bool = False) -> float:
+    def start(self, mode: str, tls: TlsFiles | None = None, http2: bool = False, tracing=None) -> float:
         """Starts both services with TANDEM_CACHE_MODE=mode (and TLS on their extra ports when `tls`
         names a certificate, REST with HTTP/2 when `http2`) and waits until both are UP. Returns the
         seconds it took."""
         if self.services:
             self.stop()
-        services = self._define(mode, tls, http2)
+        services = self._define(mode, tls, http2, tracing)
         for s in services:
             if not s.jar.exists():
                 raise ServiceError(f"missing {s.jar.relative_to(ROOT)}: build first (./mvnw -B -q package -DskipTests)")
@@ -216,7 +228,8 @@ class Services:
         for s in services:
             log = open(self.log_dir / f"{s.name}.log", "ab")
             log.write(f"==== {time.strftime('%FT%TZ', time.gmtime())} starting {s.name}, "
-                      f"TANDEM_CACHE_MODE={mode} TANDEM_TLS_EXTRA_PORT={s.env.get('TANDEM_TLS_EXTRA_PORT', '(none)')}\n".encode())
+                      f"TANDEM_CACHE_MODE={mode} TANDEM_TLS_EXTRA_PORT={s.env.get('TANDEM_TLS_EXTRA_PORT', '(none)')} "
+                      f"TANDEM_TRACING_ENABLED={s.env['TANDEM_TRACING_ENABLED']}\n".encode())
             log.flush()
             # own session: a Ctrl-C on the terminal reaches the bench, which then stops the services
             s.process = subprocess.Popen([*self.launch_prefix, self.java, *self.java_opts, "-jar", str(s.jar)],

@@ -74,6 +74,8 @@ def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
             continue
         # plain and TLS cells are fitted apart; a cell without the field (older runs) is plain
         key = (*(cell[k] for k in FIT_KEYS), bool(cell.get("tls", False)), *body_of(cell))
+        if cell.get("tracing"):
+            key += ("traced",)   # fitted apart from the untraced cells
         groups.setdefault(key, []).append(cell)
 
     fits, notes = [], []
@@ -86,6 +88,10 @@ def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
         body = tuple(labels[k] for k in BODY_KEYS)
         if body != BODY_DEFAULTS[labels["protocol"]]:
             label += " ({}, HTTP/{}, {})".format(*body)
+        traced = key[-1] == "traced"
+        if traced:
+            labels["tracing"] = True
+            label += " traced"
         try:
             line = fit_linear(points)
         except FitError as e:

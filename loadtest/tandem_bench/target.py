@@ -219,6 +219,12 @@ def plan(cells: list, reported_mode: str, target: Target, complete: bool, why: s
         notes.append(f"{len(kept) - len(tls_kept)} {'plain' if target.tls else 'TLS'} cell(s) not run: the target "
                      f"speaks {'TLS' if target.tls else 'plain HTTP/h2c'} only")
     kept = tls_kept
+    own = [c for c in kept if c.tracing or c.operation == "WatchGroup"]
+    if own:
+        kept = [c for c in kept if c not in own]
+        notes.append(f"{len(own)} traced or WatchGroup cell(s) not run: traced cells need services the bench starts "
+                     "traced, and WatchGroup cells write to the groups they watch (the bench writes to its own "
+                     "database only)")
     if not can_flush:
         cold = [c for c in kept if c.temperature == "cold"]
         if cold:

@@ -106,3 +106,20 @@ def test_index_schema():
     bad = copy.deepcopy(good)
     bad["runs"][0]["path"] = "../etc/passwd"
     assert errors(INDEX, bad)
+
+
+def test_traced_cells_and_watch_records_are_optional_and_valid(example):
+    from tandem_bench import profile, watch
+    doc = copy.deepcopy(example)
+    assert "watch" not in doc and "tracing" not in doc["cells"][0]     # older runs stay valid
+    doc["cells"][0]["tracing"] = True
+    doc["cells"][0]["windows"][0]["exportedSpans"] = 30000
+    settings = {"repetitions": 1, "starts": 1, "duration_seconds": 5}
+    cell = profile.watch_cells(dict(profile.WATCH_DEFAULTS), settings)[0]
+    result = watch.Result({"rest": [50.0, 60.0]}, {"rest": [52.0, 63.0]}, changes=2, missed={"rest": 0},
+                          load_writes=0, seconds=5.0)
+    doc["watch"] = watch.records({cell.id: [(watch.window_record(result, "rest", start=0, rnd=0, order=1),
+                                             [50.0, 60.0], [52.0, 63.0])]}, [cell])
+    assert errors(RUN, doc) == []
+    doc["watch"][0]["cacheMode"] = "none"
+    assert any(e.startswith("$.watch[0].cacheMode") for e in errors(RUN, doc))

@@ -234,3 +234,28 @@ def test_the_hot_path_goals_pair_each_wire_with_its_own_hello_world_and_fifty_us
         assert [(p["numeratorCellId"].endswith("-c500"), p["denominatorCellId"].endswith("-c50")) for p in users] == \
             [(True, True)]
         assert head[f"users500Over50Throughput{suffix}"]["value"] == pytest.approx(1, rel=0.02)
+
+
+def test_tracing_is_priced_against_the_untraced_twin_and_kept_out_of_the_other_headlines():
+    # traced services serve 6,000 a second where untraced ones serve 9,000, at the same CPU: 1.5 × the CPU
+    # per request; the traced cells pair with their own untraced twins only, per wire
+    cells = [plan(protocol=p, tool=t, tracing=traced) for p, t in (("rest", "oha"), ("grpc", "h2load"))
+             for traced in (False, True)]
+    runs = {c.id: _run(c, [6000 if c.tracing else 9000] * 4) for c in cells}
+    head = compute(runs, Plans(seed=1), {})
+    for suffix, wire, tool in (("Rest", "rest", "oha"), ("Grpc", "grpc", "h2load")):
+        cpu = head[f"tracedOverUntracedServerCpu{suffix}"]
+        assert [(p["numeratorCellId"], p["denominatorCellId"]) for p in cpu["pairs"]] == \
+            [(f"{wire}-{tool}-GetGroup-hybrid-warm-c50-traced", f"{wire}-{tool}-GetGroup-hybrid-warm-c50")]
+        assert cpu["value"] == pytest.approx(1.5, rel=0.02) and cpu["verdict"] == "finding"
+        assert head[f"tracedOverUntracedThroughput{suffix}"]["value"] == pytest.approx(2 / 3, rel=0.02)
+    # gRPC ÷ REST compares untraced services only
+    pairs = head["grpcOverRestThroughputWarm"]["pairs"]
+    assert [(p["numeratorCellId"], p["denominatorCellId"]) for p in pairs] == \
+        [("grpc-h2load-GetGroup-hybrid-warm-c50", "rest-oha-GetGroup-hybrid-warm-c50")]
+
+
+def test_a_run_without_traced_cells_has_no_tracing_headlines():
+    grpc = plan()
+    assert not any(name.startswith("tracedOverUntraced")
+                   for name in compute({grpc.id: _run(grpc, [9000] * 4)}, Plans(seed=1), {}))

@@ -13,7 +13,7 @@ export type RatioOrNull = number | null;
 export type Flags = Flag[];
 
 /**
- * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
+ * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs and the WatchGroup cells (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
  */
 export interface Run {
   schemaVersion: 2;
@@ -37,6 +37,10 @@ export interface Run {
    * The overload pairs (profile [[overload]] blocks, issue #17): per pair and wire, the capacity measured with both wires loaded at once, each step's figures, and the goals with their status. Absent in runs without overload cells (and in runs older than it).
    */
   overload?: OverloadPair[];
+  /**
+   * The WatchGroup cells (profile [[watch]] blocks, issue #16): change-to-client latency per wire under write load. Absent in runs without them (and in runs older than them).
+   */
+  watch?: WatchCell[];
   fits: Fit[];
   headline: Headline;
   /**
@@ -153,6 +157,10 @@ export interface Cell {
     step: number | null;
     timeoutSeconds: NonNegativeOrNull;
   };
+  /**
+   * Measured against services started traced (tandem.tracing.enabled, every request sampled, spans exported over OTLP/HTTP to the bench's sink), in starts of their own. Absent in older runs = false.
+   */
+  tracing?: boolean;
 }
 /**
  * One measured window (a repetition in one service start).
@@ -242,6 +250,10 @@ export interface Window {
    * Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say.
    */
   admissionRefused?: number | null;
+  /**
+   * Traced cells: the spans the measured service's exports brought to the bench's OTLP sink during the window (batched, so they lag its requests by up to the export's schedule delay). Absent for untraced cells.
+   */
+  exportedSpans?: number;
 }
 /**
  * Cache hits / lookups over the measured window, from the service's own counters; null when that level is not in play (cacheMode none, l2 under local, l1 under redis).
@@ -447,6 +459,110 @@ export interface OverloadGoal {
   reason: StringOrNull;
 }
 /**
+ * A WatchGroup cell (profile [[watch]] block): change-to-client latency of group watches on one wire while load writers change other groups at writeRate.
+ */
+export interface WatchCell {
+  id: string;
+  protocol: 'rest' | 'grpc';
+  /**
+   * what held the watches open: sse (the bench's Server-Sent Events reader) or grpcurl
+   */
+  client: 'sse' | 'grpcurl';
+  cacheMode: 'local' | 'redis' | 'hybrid';
+  /**
+   * watches held open, each on a group of its own
+   */
+  watchers: number;
+  /**
+   * load writes per second asked for
+   */
+  writeRate: number;
+  /**
+   * most a watched group's writer waited (uniformly random) before each change
+   */
+  pauseMs: number;
+  durationSeconds: NonNegative;
+  starts: number;
+  repetitions: number;
+  /**
+   * @minItems 1
+   */
+  windows: WatchWindow[];
+  summary: {
+    changes: number;
+    missed: number;
+    errors: number;
+    achievedWriteRate: NonNegative;
+    latencyMs: WatchLatency2;
+    fromRequestMs: WatchLatency2;
+    /**
+     * the smallest and largest window p50
+     */
+    windowP50Ms: {
+      min: NonNegative;
+      max: NonNegative;
+    } | null;
+  };
+}
+export interface WatchWindow {
+  start: number;
+  round: number;
+  order: number;
+  seconds: NonNegative;
+  /**
+   * changes made to the watched groups
+   */
+  changes: number;
+  /**
+   * changes a watch did not show within 10 s
+   */
+  missed: number;
+  /**
+   * load writes applied (joins and leaves of other groups)
+   */
+  loadWrites: number;
+  achievedWriteRate: NonNegative;
+  latencyMs: WatchLatency;
+  fromRequestMs: WatchLatency1;
+  errors: string[];
+}
+/**
+ * from each change's write answer to the watch's receipt
+ */
+export interface WatchLatency {
+  n: number;
+  p50: NonNegativeOrNull;
+  /**
+   * null below 100 changes
+   */
+  p99: number | null;
+  max: NonNegativeOrNull;
+}
+/**
+ * from each change's write request to the watch's receipt (an upper bound)
+ */
+export interface WatchLatency1 {
+  n: number;
+  p50: NonNegativeOrNull;
+  /**
+   * null below 100 changes
+   */
+  p99: number | null;
+  max: NonNegativeOrNull;
+}
+/**
+ * Change-to-client latency in ms over a set of changes: their count, nearest-rank p50 and p99 (null below 100 changes), and the largest.
+ */
+export interface WatchLatency2 {
+  n: number;
+  p50: NonNegativeOrNull;
+  /**
+   * null below 100 changes
+   */
+  p99: number | null;
+  max: NonNegativeOrNull;
+}
+/**
  * cycle time = a + b * pageSize, least squares over the cells' median latency (metric) at each page size; serverCpu the same over server CPU per request. One fit per wire, tool, cache state, concurrency, TLS and body (encoding, HTTP version, compression).
  */
 export interface Fit {
@@ -511,9 +627,13 @@ export interface Fit {
     serverCpuUs?: number;
   }[];
   cellIds: string[];
+  /**
+   * Fitted over traced cells (present only then).
+   */
+  tracing?: true;
 }
 /**
- * The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire) are present only when the run has the cells they pair.
+ * The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins.
  */
 export interface Headline {
   grpcOverRestP50Warm: HeadlineFigure;
@@ -542,6 +662,10 @@ export interface Headline {
   getGroupOverHelloP50Grpc?: HeadlineFigure;
   users500Over50ThroughputRest?: HeadlineFigure;
   users500Over50ThroughputGrpc?: HeadlineFigure;
+  tracedOverUntracedServerCpuRest?: HeadlineFigure;
+  tracedOverUntracedServerCpuGrpc?: HeadlineFigure;
+  tracedOverUntracedThroughputRest?: HeadlineFigure;
+  tracedOverUntracedThroughputGrpc?: HeadlineFigure;
 }
 export interface HeadlineFigure {
   description: string;

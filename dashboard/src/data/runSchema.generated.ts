@@ -7,7 +7,7 @@ export const runSchema: SchemaObject = {
  "$schema": "https://json-schema.org/draft/2020-12/schema",
  "$id": "https://tandem.invalid/loadtest/schema/run.schema.json",
  "title": "Tandem bench run (results/<run-id>/run.json)",
- "description": "One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.",
+ "description": "One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs and the WatchGroup cells (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.",
  "type": "object",
  "additionalProperties": false,
  "required": [
@@ -71,6 +71,13 @@ export const runSchema: SchemaObject = {
    "type": "array",
    "items": {
     "$ref": "#/$defs/overloadPair"
+   }
+  },
+  "watch": {
+   "description": "The WatchGroup cells (profile [[watch]] blocks, issue #16): change-to-client latency per wire under write load. Absent in runs without them (and in runs older than them).",
+   "type": "array",
+   "items": {
+    "$ref": "#/$defs/watchCell"
    }
   },
   "fits": {
@@ -680,6 +687,11 @@ export const runSchema: SchemaObject = {
       "null"
      ],
      "minimum": 0
+    },
+    "exportedSpans": {
+     "description": "Traced cells: the spans the measured service's exports brought to the bench's OTLP sink during the window (batched, so they lag its requests by up to the export's schedule delay). Absent for untraced cells.",
+     "type": "integer",
+     "minimum": 0
     }
    },
    "description": "One measured window (a repetition in one service start)."
@@ -1106,6 +1118,10 @@ export const runSchema: SchemaObject = {
        "$ref": "#/$defs/nonNegativeOrNull"
       }
      }
+    },
+    "tracing": {
+     "description": "Measured against services started traced (tandem.tracing.enabled, every request sampled, spans exported over OTLP/HTTP to the bench's sink), in starts of their own. Absent in older runs = false.",
+     "type": "boolean"
     }
    },
    "allOf": [
@@ -1446,6 +1462,10 @@ export const runSchema: SchemaObject = {
      "items": {
       "type": "string"
      }
+    },
+    "tracing": {
+     "description": "Fitted over traced cells (present only then).",
+     "const": true
     }
    }
   },
@@ -1640,9 +1660,21 @@ export const runSchema: SchemaObject = {
     },
     "users500Over50ThroughputGrpc": {
      "$ref": "#/$defs/headlineFigure"
+    },
+    "tracedOverUntracedServerCpuRest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "tracedOverUntracedServerCpuGrpc": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "tracedOverUntracedThroughputRest": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "tracedOverUntracedThroughputGrpc": {
+     "$ref": "#/$defs/headlineFigure"
     }
    },
-   "description": "The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire) are present only when the run has the cells they pair."
+   "description": "The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins."
   },
   "sweep": {
    "type": "object",
@@ -2189,6 +2221,231 @@ export const runSchema: SchemaObject = {
      "type": "array",
      "items": {
       "$ref": "#/$defs/overloadWire"
+     }
+    }
+   }
+  },
+  "watchLatency": {
+   "description": "Change-to-client latency in ms over a set of changes: their count, nearest-rank p50 and p99 (null below 100 changes), and the largest.",
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "n",
+    "p50",
+    "p99",
+    "max"
+   ],
+   "properties": {
+    "n": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "p50": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "p99": {
+     "description": "null below 100 changes",
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "max": {
+     "$ref": "#/$defs/nonNegativeOrNull"
+    }
+   }
+  },
+  "watchWindow": {
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "start",
+    "round",
+    "order",
+    "seconds",
+    "changes",
+    "missed",
+    "loadWrites",
+    "achievedWriteRate",
+    "latencyMs",
+    "fromRequestMs",
+    "errors"
+   ],
+   "properties": {
+    "start": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "round": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "order": {
+     "type": "integer",
+     "minimum": 0
+    },
+    "seconds": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "changes": {
+     "description": "changes made to the watched groups",
+     "type": "integer",
+     "minimum": 0
+    },
+    "missed": {
+     "description": "changes a watch did not show within 10 s",
+     "type": "integer",
+     "minimum": 0
+    },
+    "loadWrites": {
+     "description": "load writes applied (joins and leaves of other groups)",
+     "type": "integer",
+     "minimum": 0
+    },
+    "achievedWriteRate": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "latencyMs": {
+     "description": "from each change's write answer to the watch's receipt",
+     "$ref": "#/$defs/watchLatency"
+    },
+    "fromRequestMs": {
+     "description": "from each change's write request to the watch's receipt (an upper bound)",
+     "$ref": "#/$defs/watchLatency"
+    },
+    "errors": {
+     "type": "array",
+     "items": {
+      "type": "string"
+     }
+    }
+   }
+  },
+  "watchCell": {
+   "description": "A WatchGroup cell (profile [[watch]] block): change-to-client latency of group watches on one wire while load writers change other groups at writeRate.",
+   "type": "object",
+   "additionalProperties": false,
+   "required": [
+    "id",
+    "protocol",
+    "client",
+    "cacheMode",
+    "watchers",
+    "writeRate",
+    "pauseMs",
+    "durationSeconds",
+    "starts",
+    "repetitions",
+    "windows",
+    "summary"
+   ],
+   "properties": {
+    "id": {
+     "type": "string",
+     "minLength": 1
+    },
+    "protocol": {
+     "enum": [
+      "rest",
+      "grpc"
+     ]
+    },
+    "client": {
+     "description": "what held the watches open: sse (the bench's Server-Sent Events reader) or grpcurl",
+     "enum": [
+      "sse",
+      "grpcurl"
+     ]
+    },
+    "cacheMode": {
+     "enum": [
+      "local",
+      "redis",
+      "hybrid"
+     ]
+    },
+    "watchers": {
+     "description": "watches held open, each on a group of its own",
+     "type": "integer",
+     "minimum": 1
+    },
+    "writeRate": {
+     "description": "load writes per second asked for",
+     "$ref": "#/$defs/nonNegative"
+    },
+    "pauseMs": {
+     "description": "most a watched group's writer waited (uniformly random) before each change",
+     "$ref": "#/$defs/nonNegative"
+    },
+    "durationSeconds": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "starts": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "repetitions": {
+     "type": "integer",
+     "minimum": 1
+    },
+    "windows": {
+     "type": "array",
+     "minItems": 1,
+     "items": {
+      "$ref": "#/$defs/watchWindow"
+     }
+    },
+    "summary": {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "changes",
+      "missed",
+      "errors",
+      "achievedWriteRate",
+      "latencyMs",
+      "fromRequestMs",
+      "windowP50Ms"
+     ],
+     "properties": {
+      "changes": {
+       "type": "integer",
+       "minimum": 0
+      },
+      "missed": {
+       "type": "integer",
+       "minimum": 0
+      },
+      "errors": {
+       "type": "integer",
+       "minimum": 0
+      },
+      "achievedWriteRate": {
+       "$ref": "#/$defs/nonNegative"
+      },
+      "latencyMs": {
+       "$ref": "#/$defs/watchLatency"
+      },
+      "fromRequestMs": {
+       "$ref": "#/$defs/watchLatency"
+      },
+      "windowP50Ms": {
+       "description": "the smallest and largest window p50",
+       "type": [
+        "object",
+        "null"
+       ],
+       "additionalProperties": false,
+       "required": [
+        "min",
+        "max"
+       ],
+       "properties": {
+        "min": {
+         "$ref": "#/$defs/nonNegative"
+        },
+        "max": {
+         "$ref": "#/$defs/nonNegative"
+        }
+       }
+      }
      }
     }
    }

@@ -133,9 +133,12 @@ export function isDefaultBody(c: { protocol: Protocol; encoding?: string; http?:
 }
 
 export function selectCells(cells: Cell[], r: Resolved, free: FilterDim[] = []): Cell[] {
+  // traced cells (the bench's tracing dimension) are priced by their headline ratios, never charted
+  // beside the untraced service's
   return cells.filter(
     (c) =>
       isDefaultBody(c) &&
+      c.tracing !== true &&
       c.operation === r.operation &&
       c.model === r.model &&
       isTls(c) === r.tls &&

@@ -18,6 +18,10 @@ export const HEADLINES: { key: string; label: string; hint: string }[] = [
   { key: 'tlsOverPlainP50Grpc', label: 'gRPC · TLS ÷ plain p50 latency', hint: 'above 1: what TLS adds to a call' },
   { key: 'tlsOverPlainThroughputRest', label: 'REST · TLS ÷ plain throughput', hint: 'below 1: the capacity HTTPS costs' },
   { key: 'tlsOverPlainThroughputGrpc', label: 'gRPC · TLS ÷ plain throughput', hint: 'below 1: the capacity TLS costs' },
+  { key: 'tracedOverUntracedServerCpuRest', label: 'REST · traced ÷ untraced server CPU per request', hint: 'above 1: what tracing every request costs' },
+  { key: 'tracedOverUntracedServerCpuGrpc', label: 'gRPC · traced ÷ untraced server CPU per request', hint: 'above 1: what tracing every request costs' },
+  { key: 'tracedOverUntracedThroughputRest', label: 'REST · traced ÷ untraced throughput', hint: 'below 1: the capacity tracing costs' },
+  { key: 'tracedOverUntracedThroughputGrpc', label: 'gRPC · traced ÷ untraced throughput', hint: 'below 1: the capacity tracing costs' },
 ];
 
 function Headlines({ run }: { run: Run }) {
