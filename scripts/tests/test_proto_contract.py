@@ -30,14 +30,15 @@ COMMON_PROTOS = re.compile(r"BOOT-INF/lib/proto-google-common-protos-[0-9][^/]*\
 
 # A new RPC of StudyGroupService as STANDARD wants it: a server stream, as WatchGroup will be.
 LAST_RPC = '    option (google.api.http) = {get: "/api/v1/users/{id}"};\n  }\n'
-STANDARD_STREAMING_RPC = "\n  rpc WatchGroup(WatchGroupRequest) returns (stream WatchGroupResponse);\n"
+# A new server-streaming RPC with STANDARD names (the proto's own WatchGroup is one already).
+STANDARD_STREAMING_RPC = "\n  rpc WatchLeaderboard(WatchLeaderboardRequest) returns (stream WatchLeaderboardResponse);\n"
 STANDARD_STREAMING_MESSAGES = """
-message WatchGroupRequest {
-  int64 group_id = 1;
+message WatchLeaderboardRequest {
+  int32 limit = 1;
 }
 
-message WatchGroupResponse {
-  Group group = 1;
+message WatchLeaderboardResponse {
+  Leaderboard leaderboard = 1;
 }
 """
 
