@@ -1,33 +1,32 @@
 package dev.tandem.grpc.admission;
 
 import dev.tandem.admission.AdmissionControl;
-import dev.tandem.grpc.auth.WriteAuthInterceptor;
 import dev.tandem.grpc.error.GrpcErrors;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.StatusException;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.stereotype.Component;
 
-import java.util.concurrent.atomic.AtomicReference;
-
 /**
- * Admission control on gRPC ({@link AdmissionControl}): a call over the instance's concurrency limit
- * is closed UNAVAILABLE with RetryInfo (and ErrorInfo) before the service sees it.
+ * Admission control on gRPC ({@link AdmissionControl}) carried out: a call refused where it arrived
+ * ({@link AdmissionAtArrival}) is closed UNAVAILABLE with RetryInfo (and ErrorInfo) before the
+ * service sees it, still on the transport thread; an admitted one gives its permit back when it is
+ * closed, reporting how it ended.
  *
  * <p>Never limited: what is not the API (grpc-java's {@code grpc.health.v1.Health}, reflection), so a
  * saturated instance still answers its health checks, and streaming calls, which live long and have
- * their own limit. Ordered right after the metadata size check and the rate limit (a client over its
- * own rate takes no permit from the others), before write auth and the deadline: a refusal costs as
- * little as a call can.
+ * their own limit. The permit is taken before any interceptor runs; this one is ordered right after
+ * the metadata size check and the rate limit, whose refusals give their permit back at once (the
+ * call's context ends), and before write auth and the deadline.
  */
 @Component
 @GlobalServerInterceptor
@@ -35,30 +34,30 @@ import java.util.concurrent.atomic.AtomicReference;
 public class AdmissionInterceptor implements ServerInterceptor {
 
     private final AdmissionControl admission;
+    private final ObjectProvider<AdmissionAtArrival> arrival;
 
-    public AdmissionInterceptor(AdmissionControl admission) {
+    public AdmissionInterceptor(AdmissionControl admission, ObjectProvider<AdmissionAtArrival> arrival) {
         this.admission = admission;
+        this.arrival = arrival;
     }
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                       ServerCallHandler<Q, R> next) {
-        MethodDescriptor<Q, R> method = call.getMethodDescriptor();
-        if (!admission.enabled() || method.getType() != MethodDescriptor.MethodType.UNARY
-                || !WriteAuthInterceptor.isApi(method)) {
+        if (!admission.enabled() || !AdmissionAtArrival.limits(call.getMethodDescriptor())) {
             return next.startCall(call, headers);
         }
-        AdmissionControl.Permit permit = admission.tryAdmit();
-        if (permit == null) {
+        AdmissionAtArrival.Decision decision = arrival.getObject().claim();
+        if (!(decision instanceof AdmissionAtArrival.Admitted admitted)) {
+            // Refused where it arrived (or, never expected, undecided: refused rather than run unlimited).
             StatusException refused = GrpcErrors.toStatusException(admission.refusal());
             call.close(refused.getStatus(), refused.getTrailers() == null ? new Metadata() : refused.getTrailers());
             return new ServerCall.Listener<>() {
             };
         }
-        AdmittedCall<Q, R> admitted = new AdmittedCall<>(call, permit);
         ServerCall.Listener<Q> listener;
         try {
-            listener = next.startCall(admitted, headers);
+            listener = next.startCall(new AdmittedCall<>(call, admitted), headers);
         } catch (RuntimeException e) {
             admitted.release(null);
             throw e;
@@ -75,14 +74,14 @@ public class AdmissionInterceptor implements ServerInterceptor {
         };
     }
 
-    /** The call with its permit, given back exactly once: when the call is closed, or cancelled first. */
+    /** The call with its permit, given back when the call is closed, with the status it was closed with. */
     private static final class AdmittedCall<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
 
-        private final AtomicReference<AdmissionControl.Permit> permit;
+        private final AdmissionAtArrival.Admitted admitted;
 
-        AdmittedCall(ServerCall<Q, R> call, AdmissionControl.Permit permit) {
+        AdmittedCall(ServerCall<Q, R> call, AdmissionAtArrival.Admitted admitted) {
             super(call);
-            this.permit = new AtomicReference<>(permit);
+            this.admitted = admitted;
         }
 
         @Override
@@ -90,22 +89,7 @@ public class AdmissionInterceptor implements ServerInterceptor {
             try {
                 super.close(status, trailers);
             } finally {
-                release(status);
-            }
-        }
-
-        /** {@code status}: how the call ended; null when the client went away first. */
-        void release(Status status) {
-            AdmissionControl.Permit held = permit.getAndSet(null);
-            if (held == null) {
-                return;
-            }
-            switch (status == null ? Status.Code.CANCELLED : status.getCode()) {
-                // Something further down was the limit (the database, a deadline): shrink.
-                // (RESOURCE_EXHAUSTED is a limit on the client, not on this instance: it counts as done.)
-                case UNAVAILABLE, DEADLINE_EXCEEDED -> held.dropped();
-                case CANCELLED, UNKNOWN, INTERNAL -> held.ignored();
-                default -> held.completed();
+                admitted.release(status);
             }
         }
     }

@@ -8,7 +8,9 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.testsupport.RowLock;
+import io.grpc.Metadata;
 import io.grpc.Status;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
@@ -18,7 +20,16 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.TestPropertySource;
 
+import dev.tandem.admission.AdmissionControl;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -28,13 +39,32 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 /**
  * Admission control on gRPC with a limit of one call in flight: while an update waits for a row
  * lock held by the test, another call is refused at once with UNAVAILABLE, RetryInfo and ErrorInfo,
- * health checks are still answered, and once the update is through calls are admitted again.
+ * health checks are still answered, and once the update is through calls are admitted again. And
+ * the refusal is made where the call arrives: it is answered while the call executor runs nothing.
  */
 @TestPropertySource(properties = {"tandem.admission.enabled=true", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
         "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s"})
 class AdmissionGrpcTest extends GrpcIntegrationTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
+
+    /** The server's call executor, which a test can hold (open unless a test holds it). */
+    @Autowired HoldableCallExecutor callExecutor;
+    @Autowired AdmissionControl admission;
+
+    @TestConfiguration(proxyBeanMethods = false)
+    static class HoldableExecutorConfiguration {
+        /** Puts the service's own call executor behind a hold, before Boot hands it to the server. */
+        @Bean
+        static BeanPostProcessor holdableCallExecutor() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    return bean instanceof GrpcServerExecutorProvider provider ? new HoldableCallExecutor(provider) : bean;
+                }
+            };
+        }
+    }
 
     @Value("${spring.datasource.url}") String url;
     @Value("${spring.datasource.username}") String user;
@@ -73,5 +103,98 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
         assertThat(update.get(BOUND.toSeconds(), TimeUnit.SECONDS).getName()).isEqualTo("Renamed once admitted");
         assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId())
                 .as("admitted again once the permit is back").isEqualTo(2);
+    }
+
+    @Test
+    void aRefusalIsAnsweredWhereTheCallArrivesWithoutWaitingForTheCallExecutor() throws Exception {
+        CompletableFuture<Group> admitted;
+        try (HoldableCallExecutor.Hold ignored = callExecutor.hold()) {
+            admitted = CompletableFuture.supplyAsync(() -> api().getGroup(GetGroupRequest.newBuilder().setId(2).build()));
+            awaitInFlight(1);
+
+            // Before admission moved to the transport thread, this call queued behind the held
+            // executor with the admitted one and ran out of its deadline.
+            StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+                    () -> api().withDeadlineAfter(BOUND.toSeconds(), TimeUnit.SECONDS)
+                            .getGroup(GetGroupRequest.newBuilder().setId(3).build()));
+
+            assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+            assertThat(StatusProto.fromThrowable(refused).getDetailsList()).anyMatch(d -> d.is(RetryInfo.class));
+            assertThat(admitted).as("the admitted call waits for the executor").isNotDone();
+        }
+        assertThat(admitted.get(BOUND.toSeconds(), TimeUnit.SECONDS).getId()).isEqualTo(2);
+        awaitInFlight(0);
+    }
+
+    @Test
+    void aCallThatAnEarlierInterceptorClosesGivesItsPermitBack() throws Exception {
+        // The permit is taken where the call arrives, before any interceptor: the metadata limit's
+        // refusal must not keep it, or with a limit of one the instance would refuse everything after.
+        Metadata filler = new Metadata();
+        filler.put(Metadata.Key.of("x-filler", Metadata.ASCII_STRING_MARSHALLER), "a".repeat(16 * 1024));
+        StatusRuntimeException tooBig = catchThrowableOfType(StatusRuntimeException.class,
+                () -> api().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(filler))
+                        .getGroup(GetGroupRequest.newBuilder().setId(2).build()));
+        assertThat(tooBig.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+
+        awaitInFlight(0);
+        assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId()).isEqualTo(2);
+    }
+
+    private void awaitInFlight(int calls) throws InterruptedException {
+        long give = System.nanoTime() + BOUND.toNanos();
+        while (admission.inFlight() != calls) {
+            assertThat(System.nanoTime()).as("calls in flight reach %d", calls).isLessThan(give);
+            Thread.sleep(10);
+        }
+    }
+
+    /** The service's call executor, which a test can hold: work handed over meanwhile waits. */
+    static final class HoldableCallExecutor implements GrpcServerExecutorProvider, AutoCloseable {
+
+        private final GrpcServerExecutorProvider service;
+        private volatile CountDownLatch held = new CountDownLatch(0);
+
+        HoldableCallExecutor(GrpcServerExecutorProvider service) {
+            this.service = service;
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (service instanceof AutoCloseable closeable) {
+                closeable.close();
+            }
+        }
+
+        @Override
+        public Executor getExecutor() {
+            Executor threads = service.getExecutor();
+            return task -> {
+                CountDownLatch gate = held;
+                threads.execute(() -> {
+                    try {
+                        gate.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    task.run();
+                });
+            };
+        }
+
+        interface Hold extends AutoCloseable {
+            @Override
+            void close();
+        }
+
+        /** Work handed over from now on waits until the hold is closed. */
+        Hold hold() {
+            CountDownLatch gate = new CountDownLatch(1);
+            held = gate;
+            return () -> {
+                held = new CountDownLatch(0);
+                gate.countDown();
+            };
+        }
     }
 }

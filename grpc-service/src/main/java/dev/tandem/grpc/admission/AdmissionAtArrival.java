@@ -1,0 +1,117 @@
+package dev.tandem.grpc.admission;
+
+import dev.tandem.admission.AdmissionControl;
+import dev.tandem.grpc.auth.WriteAuthInterceptor;
+import io.grpc.Context;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
+import io.grpc.Status;
+import org.jspecify.annotations.Nullable;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Where a gRPC call is admitted or refused: on the transport thread, as it arrives, before it is
+ * handed to the call executor.
+ *
+ * <p>Why there: grpc-java runs every call on the server's executor (a virtual thread per call here),
+ * and an interceptor runs only once the call has a thread. Past saturation the carriers are busy, so a
+ * call asking an interceptor for a permit had already waited behind every call queued before it, and
+ * each refusal still paid the hand-off. The overload bench measured that (README, "Under overload"):
+ * accepted calls waited 4.5 s and goodput at twice the saturating rate fell from 2,864 to 335 calls a
+ * second. grpc-java's {@link ServerCallExecutorSupplier} is asked per call where the call's method
+ * is looked up; with the server's default executor direct, that is the transport (event loop) thread.
+ * An admitted call is sent to the call executor with its permit already held, so the queue in front
+ * of the executor is bounded by the limit; a refused call stays on the event loop, where
+ * {@link AdmissionInterceptor} closes it without ever taking a thread.
+ *
+ * <p>The decision travels to the interceptor through the call's {@link Context} (the same object
+ * while the call's method is looked up and while its interceptors run). It is also released when
+ * that context ends, so a permit comes back even when an earlier interceptor (the rate limit, the
+ * metadata check) closes the call before admission sees it.
+ *
+ * <p>Installed only when admission control is on: off, the server keeps its executor as it was and
+ * no call pays for any of this.
+ */
+public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
+
+    /** What the interceptor is told about a call. */
+    sealed interface Decision permits Refused, Admitted {
+    }
+
+    /** The call is over the limit: close it at once, where it is (the transport thread). */
+    record Refused() implements Decision {
+    }
+
+    static final Refused REFUSED = new Refused();
+
+    private final AdmissionControl admission;
+    private final Executor calls;
+    private final Map<Context, Decision> decisions = new ConcurrentHashMap<>();
+
+    public AdmissionAtArrival(AdmissionControl admission, Executor calls) {
+        this.admission = admission;
+        this.calls = calls;
+    }
+
+    /** What admission control limits: unary calls of the API (not health, reflection or streams). */
+    static boolean limits(MethodDescriptor<?, ?> method) {
+        return method.getType() == MethodDescriptor.MethodType.UNARY && WriteAuthInterceptor.isApi(method);
+    }
+
+    @Override
+    public <Q, R> @Nullable Executor getExecutor(ServerCall<Q, R> call, Metadata headers) {
+        if (!limits(call.getMethodDescriptor())) {
+            return calls;
+        }
+        Context context = Context.current();
+        AdmissionControl.Permit permit = admission.tryAdmit();
+        Decision decision = permit == null ? REFUSED : new Admitted(permit);
+        decisions.put(context, decision);
+        context.addListener(ended -> {
+            if (decisions.remove(ended) instanceof Admitted unclaimed) {
+                unclaimed.release(null);
+            }
+        }, Runnable::run);
+        // null keeps the server's default executor, which is direct: the refusal never takes a thread.
+        return permit == null ? null : calls;
+    }
+
+    /**
+     * The decision made for the call whose context is current, handed over once; null for a call this
+     * did not decide (one it does not limit).
+     */
+    @Nullable Decision claim() {
+        return decisions.remove(Context.current());
+    }
+
+    /** An admitted call's permit, given back exactly once however the call ends. */
+    static final class Admitted implements Decision {
+
+        private final AtomicReference<AdmissionControl.Permit> permit;
+
+        Admitted(AdmissionControl.Permit permit) {
+            this.permit = new AtomicReference<>(permit);
+        }
+
+        /** {@code status}: how the call ended; null when the client went away or nothing answered it. */
+        void release(@Nullable Status status) {
+            AdmissionControl.Permit held = permit.getAndSet(null);
+            if (held == null) {
+                return;
+            }
+            switch (status == null ? Status.Code.CANCELLED : status.getCode()) {
+                // Something further down was the limit (the database, a deadline): shrink.
+                // (RESOURCE_EXHAUSTED is a limit on the client, not on this instance: it counts as done.)
+                case UNAVAILABLE, DEADLINE_EXCEEDED -> held.dropped();
+                case CANCELLED, UNKNOWN, INTERNAL -> held.ignored();
+                default -> held.completed();
+            }
+        }
+    }
+}
