@@ -3,11 +3,8 @@ package dev.tandem.system;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
+import dev.tandem.testsupport.ServicePair;
 import dev.tandem.testsupport.Await;
-import dev.tandem.testsupport.FreePort;
-import dev.tandem.testsupport.LocalServers;
-import dev.tandem.testsupport.LocalServices;
-import dev.tandem.testsupport.ServiceProcess;
 import dev.tandem.testsupport.TestDatabase;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -51,26 +48,15 @@ class MysqlOutageTest {
     private static final Duration BOUND = Duration.ofSeconds(120);
     private static final String SUBJECT = "outage";
 
-    static LocalServers servers;
-    static ServiceProcess restService;
-    static ServiceProcess grpcService;
-    static int restPort;
-    static int grpcPort;
-    static int grpcManagementPort;
+    static ServicePair pair;
     static ManagedChannel channel;
     static StudyGroupServiceGrpc.StudyGroupServiceBlockingStub grpcApi;
     static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void startServersAndBothServices() {
-        servers = new LocalServers("outage-db", 13317, 16389);
-        servers.start();
-        restPort = FreePort.pick();
-        grpcPort = FreePort.pick();
-        grpcManagementPort = FreePort.pick();
-        restService = LocalServices.rest("rest-service-outage", servers, restPort, LocalServices.seeding(Map.of()));
-        grpcService = LocalServices.grpc("grpc-service-outage", servers, grpcPort, grpcManagementPort, Map.of());
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
+        pair = ServicePair.start("outage-db", 13317, 16389, Map.of());
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", pair.grpcPort).usePlaintext().build();
         Metadata token = new Metadata();
         token.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + DevTokens.devWriter());
         grpcApi = StudyGroupServiceGrpc.newBlockingStub(channel)
@@ -83,22 +69,16 @@ class MysqlOutageTest {
             if (channel != null) {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             }
-            if (grpcService != null) {
-                grpcService.close();
-            }
-            if (restService != null) {
-                restService.close();
-            }
         } finally {
-            if (servers != null) {
-                servers.close();
+            if (pair != null) {
+                pair.close();
             }
         }
     }
 
     @Test
     void failuresAreUnavailableWhileMariaDbIsDownAndEverythingRecoversWithoutARestart() throws Exception {
-        OutageLoad load = new OutageLoad(restPort, grpcApi, SUBJECT);
+        OutageLoad load = new OutageLoad(pair.restPort, grpcApi, SUBJECT);
         load.start();
         try {
             await(() -> load.okWrites("REST") >= 5 && load.okWrites("gRPC") >= 5, "writes succeed on both wires");
@@ -106,7 +86,7 @@ class MysqlOutageTest {
             assertThat(load.restGet("/api/v1/groups/1").statusCode()).isEqualTo(200);
             grpcApi.withDeadlineAfter(30, TimeUnit.SECONDS).getGroup(GetGroupRequest.newBuilder().setId(1).build());
 
-            servers.stop("mariadb");
+            pair.servers.stop("mariadb");
             try {
                 int restFailed = load.failedWrites("REST");
                 int grpcFailed = load.failedWrites("gRPC");
@@ -121,7 +101,7 @@ class MysqlOutageTest {
                 assertThat(grpcApi.withDeadlineAfter(30, TimeUnit.SECONDS)
                         .getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
             } finally {
-                servers.start("mariadb");
+                pair.servers.start("mariadb");
             }
 
             await(() -> restHealth() == 200, "REST health UP again");
@@ -143,11 +123,11 @@ class MysqlOutageTest {
     // ---- health ----------------------------------------------------------------------------------
 
     private static int restHealth() {
-        return healthStatus(restPort);
+        return healthStatus(pair.restPort);
     }
 
     private static int managementHealth() {
-        return healthStatus(grpcManagementPort);
+        return healthStatus(pair.grpcManagementPort);
     }
 
     /** The status of /actuator/health; the health check itself must answer within the bound of the request. */
@@ -179,7 +159,7 @@ class MysqlOutageTest {
     // ---- the database afterwards -----------------------------------------------------------------
 
     private static void verifyTheDatabase(Iterable<OutageLoad.Attempt> attempts) {
-        TestDatabase db = TestDatabase.of(servers);
+        TestDatabase db = TestDatabase.of(pair.servers);
         List<String> wrong = new ArrayList<>();
         int ok = 0;
         int failed = 0;

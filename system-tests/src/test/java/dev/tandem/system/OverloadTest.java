@@ -2,10 +2,7 @@ package dev.tandem.system;
 
 import dev.tandem.proto.v1.CreateUserRequest;
 import dev.tandem.proto.v1.GetGroupRequest;
-import dev.tandem.testsupport.FreePort;
-import dev.tandem.testsupport.LocalServers;
-import dev.tandem.testsupport.LocalServices;
-import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.ServicePair;
 import dev.tandem.testsupport.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,12 +50,7 @@ class OverloadTest {
      */
     private static final Duration REFUSED_WITHIN = Duration.ofSeconds(5);
 
-    static LocalServers servers;
-    static final int restPort = FreePort.pick();
-    static final int grpcPort = FreePort.pick();
-    static final int grpcManagementPort = FreePort.pick();
-    static ServiceProcess rest;
-    static ServiceProcess grpc;
+    static ServicePair pair;
 
     /** What one wire's clients saw. */
     static final class Outcomes {
@@ -72,34 +64,21 @@ class OverloadTest {
 
     @BeforeAll
     static void startServices() {
-        servers = new LocalServers("overload", 13387, 16459);
-        servers.start();
-        rest = LocalServices.rest("overload-rest", servers, restPort, LocalServices.seeding(LIMITED));
-        grpc = LocalServices.grpc("overload-grpc", servers, grpcPort, grpcManagementPort, LIMITED);
+        pair = ServicePair.start("overload", 13387, 16459, LIMITED);
     }
 
     @AfterAll
     static void stopEverything() {
-        try {
-            if (grpc != null) {
-                grpc.close();
-            }
-            if (rest != null) {
-                rest.close();
-            }
-        } finally {
-            if (servers != null) {
-                servers.close();
-            }
+        if (pair != null) {
+            pair.close();
         }
     }
 
     @Test
     void refusalsAreFastAndWellFormedNothingIsLostAndBothRecoverWithoutARestart() throws Exception {
-        List<String> cacheEndpoints = List.of("http://127.0.0.1:" + restPort + "/actuator/cache",
-                "http://127.0.0.1:" + grpcManagementPort + "/actuator/cache");
-        try (GrpcWire grpcWire = new GrpcWire(grpcPort)) {
-            List<Wire> wires = List.of(new RestWire(restPort), grpcWire);
+        List<String> cacheEndpoints = pair.actuator("cache");
+        try (GrpcWire grpcWire = new GrpcWire(pair.grpcPort)) {
+            List<Wire> wires = List.of(new RestWire(pair.restPort), grpcWire);
             for (Wire wire : wires) {
                 for (long id = 1; id <= 20; id++) {
                     wire.getGroup(group(id));
@@ -153,7 +132,7 @@ class OverloadTest {
                 client.join(Duration.ofSeconds(60));
             }
 
-            TestDatabase database = TestDatabase.of(servers);
+            TestDatabase database = TestDatabase.of(pair.servers);
             for (Wire wire : wires) {
                 Outcomes seen = outcomes.get(wire);
                 System.out.printf("[overload] %s: %d admitted, %d refused in %d s, slowest refusal %d ms; "
@@ -176,7 +155,7 @@ class OverloadTest {
             }
 
             // Recovered, in the same processes: every request is admitted again.
-            assertThat(rest.isAlive() && grpc.isAlive()).isTrue();
+            assertThat(pair.alive()).isTrue();
             for (Wire wire : wires) {
                 for (long id = 1; id <= 20; id++) {
                     assertThat(wire.getGroup(group(id)).getId()).isEqualTo(id);

@@ -1,10 +1,7 @@
 package dev.tandem.system;
 
 import dev.tandem.proto.v1.Group;
-import dev.tandem.testsupport.FreePort;
-import dev.tandem.testsupport.LocalServers;
-import dev.tandem.testsupport.LocalServices;
-import dev.tandem.testsupport.ServiceProcess;
+import dev.tandem.testsupport.ServicePair;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,7 +29,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StalenessUnderLoadTest {
 
-    private static final Map<String, String> HYBRID = Map.of("TANDEM_CACHE_MODE", "hybrid");
     /** tandem.cache.staleness-bound, as both instances run with it (the default). */
     private static final Duration BOUND = Duration.ofSeconds(1);
     /**
@@ -46,12 +42,7 @@ class StalenessUnderLoadTest {
     private static final int READERS_PER_WIRE = 8;
     private static final long GROUP = 1;
 
-    static LocalServers servers;
-    static final int restPort = FreePort.pick();
-    static final int grpcPort = FreePort.pick();
-    static final int grpcManagementPort = FreePort.pick();
-    static ServiceProcess rest;
-    static ServiceProcess grpc;
+    static ServicePair pair;
 
     record Write(long version, long returnedNanos) {
     }
@@ -61,41 +52,28 @@ class StalenessUnderLoadTest {
 
     @BeforeAll
     static void startServices() {
-        servers = new LocalServers("staleness-load", 13357, 16429);
-        servers.start();
-        rest = LocalServices.rest("staleness-rest", servers, restPort, LocalServices.seeding(HYBRID));
-        grpc = LocalServices.grpc("staleness-grpc", servers, grpcPort, grpcManagementPort, Map.of("TANDEM_CACHE_MODE",
-                "hybrid", "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus,cache"));
+        pair = ServicePair.start("staleness-load", 13357, 16429, Map.of("TANDEM_CACHE_MODE", "hybrid",
+                "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus,cache"));
     }
 
     @AfterAll
     static void stopEverything() {
-        try {
-            if (grpc != null) {
-                grpc.close();
-            }
-            if (rest != null) {
-                rest.close();
-            }
-        } finally {
-            if (servers != null) {
-                servers.close();
-            }
+        if (pair != null) {
+            pair.close();
         }
     }
 
     @Test
     void noReadIsStalerThanTheBoundWhileBothInstancesAreSaturated() throws Exception {
-        RestWire restWire = new RestWire(restPort);
-        try (GrpcWire grpcWire = new GrpcWire(grpcPort)) {
+        RestWire restWire = new RestWire(pair.restPort);
+        try (GrpcWire grpcWire = new GrpcWire(pair.grpcPort)) {
             List<Wire> wires = List.of(restWire, grpcWire);
             List<Write> writes = new CopyOnWriteArrayList<>();
             ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
             LongAdder otherReads = new LongAdder();
             AtomicBoolean running = new AtomicBoolean(true);
-            List<String> cacheEndpoints = List.of("http://127.0.0.1:" + restPort + "/actuator/cache",
-                    "http://127.0.0.1:" + grpcManagementPort + "/actuator/cache");
+            List<String> cacheEndpoints = pair.actuator("cache");
             Group first = restWire.getGroup(get(GROUP));
             List<double[]> before = cacheEndpoints.stream().map(StalenessUnderLoadTest::groupCounters).toList();
             writes.add(new Write(first.getVersion(), System.nanoTime()));
