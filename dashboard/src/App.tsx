@@ -212,6 +212,7 @@ export function App() {
 function RunSummary({ run }: { run: Run }) {
   const e = run.environment;
   const p = e.placement;
+  const q = p?.serviceCpuQuota;
   const bits = [
     `started ${run.startedAt}`,
     e.cpuModel && `${e.cpuModel}`,
@@ -220,6 +221,8 @@ function RunSummary({ run }: { run: Run }) {
     e.jdk && `JDK ${e.jdk}`,
     p && p.method === 'taskset' && `pinned: services CPU ${p.services ?? '—'}, generator CPU ${p.generator ?? '—'}`,
     p && p.method === 'none' && 'not pinned to CPUs',
+    q && q.method !== 'none' && `services capped at ${q.cores} core (${q.method})`,
+    q && q.method === 'none' && q.cores !== null && `service CPU cap of ${q.cores} core asked, not applied`,
     e.gitCommit && `commit ${String(e.gitCommit).slice(0, 10)}${e.gitDirty ? ' (dirty)' : ''}`,
   ].filter(Boolean);
   return <p className="run-summary">{bits.join(' · ')}</p>;

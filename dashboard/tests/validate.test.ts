@@ -160,6 +160,13 @@ describe('validateRun: the v2 shape, with clear messages', () => {
     });
     expect(check((r) => delete r.environment.placement)).toEqual({ ok: false, reason: '$.environment.placement: expected an object, missing' });
     expect(check((r) => (r.environment.cores = null)).ok).toBe(true);
+    // the services' CPU cap: absent in older runs, checked when present
+    const cap = { cores: 0.4, method: 'cgroup-v1', periodMicros: 10000, quotaMicros: 4000, note: 'capped' };
+    expect(check((r) => (r.environment.placement.serviceCpuQuota = cap)).ok).toBe(true);
+    expect(check((r) => (r.environment.placement.serviceCpuQuota = { ...cap, method: 'cgroups' }))).toEqual({
+      ok: false,
+      reason: '$.environment.placement.serviceCpuQuota.method: expected one of cgroup-v2|cgroup-v1|none, got "cgroups"',
+    });
   });
 });
 

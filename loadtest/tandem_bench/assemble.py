@@ -78,6 +78,7 @@ class Assemble:
         load_end = os.getloadavg()
         notes = [
             f"Placement: {self.placement.note}.",
+            *([f"Service CPU cap: {self.cpu_quota.note}."] if self.cpu_quota.cores is not None else []),
             "Throughput counts successful requests only, per second of the measured span (first request sent to "
             "last response); errors are their own figure. Latency percentiles are pooled from every window's "
             "requests (HdrHistogram), and reported only with enough samples (p99 from 1,000, p99.9 from 10,000).",

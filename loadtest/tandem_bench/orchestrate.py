@@ -17,7 +17,8 @@ What happens, in order (scripts/bench.sh has already installed the tools and bui
      TLS port each, TANDEM_TLS_EXTRA_PORT, with a certificate from scripts/tls-cert.sh, so that TLS
      and plain cells measure the same processes), their caches flushed, the JIT warmed (hot keys
      with oha and h2load on every port the cells use, the miss path with k6 over reserved keys;
-     excluded), and then pinned. Response body bytes are fetched with curl on both wires.
+     excluded), and then pinned (and, when the profile sets service_cpu_quota, capped together in a
+     cgroup: cpu_quota.py). Response body bytes are fetched with curl on both wires.
   4. Then `repetitions` rounds: each cell gets one window per round, in an order rotated every
      round and reversed every other one (windows.interleave). Before a cell's first window in a
      start: a warm-up at its concurrency (excluded; it primes warm cells) and more warm-up until
@@ -32,7 +33,7 @@ What happens, in order (scripts/bench.sh has already installed the tools and bui
      verdicts, sweeps with knees, notes), validated against the schema and written; the summary
      table is printed.
 Whatever happens (failure, Ctrl-C, SIGTERM), the services it started and the servers it started
-are stopped.
+are stopped, and the CPU cap's cgroup is emptied and removed.
 
 Where the steps are: Bench (below) holds a run's state and its loop (run, measure_config); its
 mixins hold the steps, service_start.py step 3, measure.py step 4 and assemble.py step 5, and
@@ -53,7 +54,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import (cachestats, cpu, environment, keys, loadgen, otlp_sink, profile, report, results, run_plan, servers,
+from . import (cachestats, cpu, cpu_quota, environment, keys, loadgen, otlp_sink, profile, report, results, run_plan, servers,
                services, toolchain, windows, wire)
 from .assemble import Assemble
 from .console import mmss, say
@@ -111,6 +112,8 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         self.servers = servers.Servers()
         self.placement = cpu.Placement.plan(os.cpu_count() or 1, self.settings.get("cpus")) if not target else \
             cpu.Placement("none", None, None, "against a target: nothing pinned (its processes are not the bench's)")
+        # the services' CPU cap (profile service_cpu_quota): its group is made when the run begins
+        self.cpu_quota = cpu_quota.CpuQuota.uncapped(self.settings.get("service_cpu_quota"), "not set up yet")
         self.services = services.Services(self.java_bin, ports, self.db_name, work_dir / "logs", say=say,
                                           java_opts=JAVA_OPTIONS + self.placement.service_java_options(),
                                           launch_prefix=self.placement.service_launch_prefix())
@@ -154,11 +157,12 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
             self.notes.append(servers.ensure_seeded(self.java_bin, self.db_name, self.scale,
                                                     self.work / "logs" / "seed.log", say=say))
         self.placement.pin_self()
+        self.set_up_cpu_quota()
         server_pids = servers.server_pids() if not self.target else {}
         self.placement.pin_services(server_pids.values())
         env = environment.collect(self.java_bin)
         env.update(h2load=toolchain.tool_version("h2load"), oha=toolchain.tool_version("oha"),
-                   placement=self.placement.describe())
+                   placement={**self.placement.describe(), "serviceCpuQuota": self.cpu_quota.describe()})
         if self.target:
             # the local servers' versions say nothing of the target's; its endpoints say where it was
             env.update(redis=None, mariadb=None, target=self.target.describe(),
@@ -183,10 +187,26 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
             for mode in starts:
                 self.measure_config(mode)
         self.services.stop()
+        self.release_cpu_quota()
         if not self.target:
             self.placement.release(server_pids.values())
         finished = datetime.now(timezone.utc)
         return self.assemble(run_id, started, finished, env)
+
+    def set_up_cpu_quota(self) -> None:
+        asked = self.settings.get("service_cpu_quota")
+        if self.target:
+            self.cpu_quota = cpu_quota.CpuQuota.uncapped(asked, "against a target: nothing capped (its processes "
+                                                                "are not the bench's)")
+        else:
+            self.cpu_quota = cpu_quota.CpuQuota.setup(asked)
+        if asked is not None:
+            say(f"bench: service CPU cap: {self.cpu_quota.note}")
+
+    def release_cpu_quota(self) -> None:
+        """The JVMs out of the capped group and the group removed (also when the run fails)."""
+        for problem in self.cpu_quota.release():
+            say(f"bench: service CPU cap: {problem}")
 
     def measure_config(self, config: str) -> None:
         """Every start of one service configuration (a cache mode, traced or not) and its cells."""
@@ -310,10 +330,11 @@ def main(argv: list[str] | None = None) -> int:
         say("\nbench: interrupted; stopping what it started")
         return 130
     except (services.ServiceError, loadgen.LoadGenError, cachestats.CacheEndpointError, targets.TargetError,
-            subprocess.CalledProcessError) as e:
+            subprocess.CalledProcessError, cpu_quota.CpuQuotaError) as e:
         say(f"\nbench: FAILED: {e}\n(logs in {work / 'logs'})")
         return 1
     finally:
+        bench.release_cpu_quota()
         bench.services.stop()
         bench.servers.stop()
         if bench.otlp_sink:

@@ -31,6 +31,7 @@ estimated duration, seed scale check, dry-run listing) is in run_plan.py.
 from __future__ import annotations
 
 import itertools
+import os
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -97,7 +98,7 @@ WATCH_DEFAULTS = {
     "write_rates": [0],    # load writes per second (joins and leaves of other groups), besides the watched ones
     "pause_ms": 200,       # most a watched group's writer waits (uniformly random) before its next change
 }
-TOP_LEVEL = ("name", "description", "matrix", "sweep", "overload", "watch", "cpus", *DEFAULTS)
+TOP_LEVEL = ("name", "description", "matrix", "sweep", "overload", "watch", "cpus", "service_cpu_quota", *DEFAULTS)
 
 
 class ProfileError(ValueError):
@@ -237,6 +238,14 @@ def normalise(raw: dict, source: str = "profile") -> dict:
                 or not all(isinstance(v, str) for v in cpus.values()):
             raise ProfileError(f'{source}: cpus must be {{ services = "0", generator = "1" }} (taskset CPU lists)')
         settings["cpus"] = cpus
+    quota = raw.get("service_cpu_quota")
+    if quota is not None:
+        # of one core, for both service JVMs together (cpu_quota.py); absent: no cap
+        cores = os.cpu_count() or 1
+        if isinstance(quota, bool) or not isinstance(quota, (int, float)) or not 0 < quota <= cores:
+            raise ProfileError(f"{source}: service_cpu_quota must be a number in (0, {cores}] (the cores the two "
+                               f"services may use together, e.g. 0.4; this machine has {cores}), got {quota!r}")
+        settings["service_cpu_quota"] = float(quota)
     for i, block in enumerate(raw.get("sweep") or []):
         where = f"{source}: [[sweep]] #{i + 1}"
         unknown = sorted(set(block) - set(SWEEP_KEYS))

@@ -74,6 +74,11 @@ class ServiceStart:
         (cpu.Placement.service_launch_prefix now starts them on every core)."""
         self.placement.pin_services(self.services.pids().values())
         say(f"bench: pinned: {self.placement.note}")
+        # capped at the same moment, for the same reason: the warm-up is not measured, and a
+        # capped JIT would take longer to settle (cpu_quota.py)
+        if self.cpu_quota.capped:
+            self.cpu_quota.apply(self.services.pids().values())
+            say(f"bench: capped: {self.cpu_quota.note}")
 
     def jit_warmup(self, mode: str, cells: list[profile.CellPlan]) -> None:
         """Both wires, every operation, excluded, in passes until the JIT of both services has

@@ -51,6 +51,7 @@ def check_smoke_run(run: dict) -> None:
     assert env["cores"] and env["jdk"] and env["k6"] and env["ghz"] and env["h2load"] and env["oha"]
     if (env["cores"] or 1) >= 2:
         assert env["placement"]["method"] == "taskset" and env["placement"]["generator"]
+    assert env["placement"]["serviceCpuQuota"]["method"] == "none"   # the smoke profile caps nothing
     assert [s["id"] for s in run["sweeps"]] and all(s["points"] for s in run["sweeps"])
     for name, h in run["headline"].items():
         assert h["verdict"] in ("finding", "inconclusive", "flagged", "missing"), name

@@ -51,6 +51,7 @@ def test_a_profile_of_overload_blocks_alone_needs_no_matrix_and_the_shipped_one_
     prof = profile.load("overload")
     cells = profile.expand(prof)
     assert prof["matrix"] == [] and {c.step for c in cells} == {None, 25, 50, 100, 150, 200, 300}
+    assert prof["settings"]["service_cpu_quota"] == 0.4   # the generator core's headroom (overload.toml)
     assert run_plan.check_scale(prof, cells) == []
     # the two wires of a pair run at the same time: the estimate counts one of them, under 12 minutes
     assert run_plan.estimate_seconds(prof, cells) < 12 * 60

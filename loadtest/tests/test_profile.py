@@ -1,4 +1,6 @@
 """Expanding a profile into cells: the cartesian product, the schema's rules, order, errors."""
+import os
+
 import pytest
 
 from tandem_bench import profile, run_plan
@@ -261,3 +263,14 @@ def test_revalidation_is_a_dimension_of_rest_get_group_cells_on_the_native_gener
                     "temperatures": ["warm"], "concurrency": [50], "revalidate": [True], **block})
     with pytest.raises(profile.ProfileError, match="true and/or false"):
         expand({"operations": ["GetGroup"], "drivers": ["rest/oha"], "concurrency": [50], "revalidate": ["yes"]})
+
+
+def test_a_service_cpu_quota_is_a_share_of_the_machine_s_cores_and_absent_by_default():
+    hello = {"matrix": [{"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}]}
+    assert "service_cpu_quota" not in profile.normalise({**BASE, **hello})["settings"]
+    assert profile.normalise({**BASE, **hello, "service_cpu_quota": 0.4})["settings"]["service_cpu_quota"] == 0.4
+    cores = os.cpu_count() or 1
+    assert profile.normalise({**BASE, **hello, "service_cpu_quota": cores})["settings"]["service_cpu_quota"] == cores
+    for bad in (0, -0.5, cores + 0.1, "0.4", True, [0.4]):
+        with pytest.raises(profile.ProfileError, match=rf"service_cpu_quota must be a number in \(0, {cores}\]"):
+            profile.normalise({**BASE, **hello, "service_cpu_quota": bad})

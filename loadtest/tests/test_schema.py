@@ -123,3 +123,17 @@ def test_traced_cells_and_watch_records_are_optional_and_valid(example):
     assert errors(RUN, doc) == []
     doc["watch"][0]["cacheMode"] = "none"
     assert any(e.startswith("$.watch[0].cacheMode") for e in errors(RUN, doc))
+
+
+def test_the_service_cpu_cap_record_is_optional_and_checked(example, tmp_path):
+    from tandem_bench.cpu_quota import CpuQuota
+    assert "serviceCpuQuota" not in example["environment"]["placement"]      # older runs stay valid
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1")
+    for cap in (CpuQuota.setup(None), CpuQuota.setup(0.4, root=tmp_path / "nothing"),
+                CpuQuota.setup(0.4, root=tmp_path, name="t")):
+        doc = copy.deepcopy(example)
+        doc["environment"]["placement"]["serviceCpuQuota"] = cap.describe()
+        assert errors(RUN, doc) == []
+    doc["environment"]["placement"]["serviceCpuQuota"]["method"] = "cgroups"
+    assert any(e.startswith("$.environment.placement.serviceCpuQuota.method") for e in errors(RUN, doc))

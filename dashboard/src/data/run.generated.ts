@@ -83,7 +83,7 @@ export interface Environment {
   h2load: StringOrNull;
   oha: StringOrNull;
   /**
-   * Which CPUs each role ran on (taskset CPU lists), or none pinned.
+   * Which CPUs each role ran on (taskset CPU lists), or none pinned; and the services' CPU cap, if any.
    */
   placement: {
     method: 'taskset' | 'none';
@@ -91,6 +91,16 @@ export interface Environment {
     servers: StringOrNull;
     generator: StringOrNull;
     note: string;
+    /**
+     * The CPU cap on the two service JVMs together (profile service_cpu_quota, loadtest/tandem_bench/cpu_quota.py): the cores asked for (null: none asked), how it was applied (a cgroup, or none, the note saying why), the CFS period and quota in microseconds. Absent in runs made before the setting existed.
+     */
+    serviceCpuQuota?: {
+      cores: number | null;
+      method: 'cgroup-v2' | 'cgroup-v1' | 'none';
+      periodMicros: number | null;
+      quotaMicros: number | null;
+      note: string;
+    };
   };
   /**
    * The services' JVM options and the heap maximum they reported.

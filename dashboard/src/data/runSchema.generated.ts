@@ -301,9 +301,54 @@ export const runSchema: SchemaObject = {
       },
       "note": {
        "type": "string"
+      },
+      "serviceCpuQuota": {
+       "description": "The CPU cap on the two service JVMs together (profile service_cpu_quota, loadtest/tandem_bench/cpu_quota.py): the cores asked for (null: none asked), how it was applied (a cgroup, or none, the note saying why), the CFS period and quota in microseconds. Absent in runs made before the setting existed.",
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "cores",
+        "method",
+        "periodMicros",
+        "quotaMicros",
+        "note"
+       ],
+       "properties": {
+        "cores": {
+         "type": [
+          "number",
+          "null"
+         ],
+         "exclusiveMinimum": 0
+        },
+        "method": {
+         "enum": [
+          "cgroup-v2",
+          "cgroup-v1",
+          "none"
+         ]
+        },
+        "periodMicros": {
+         "type": [
+          "integer",
+          "null"
+         ],
+         "minimum": 1
+        },
+        "quotaMicros": {
+         "type": [
+          "integer",
+          "null"
+         ],
+         "minimum": 1
+        },
+        "note": {
+         "type": "string"
+        }
+       }
       }
      },
-     "description": "Which CPUs each role ran on (taskset CPU lists), or none pinned."
+     "description": "Which CPUs each role ran on (taskset CPU lists), or none pinned; and the services' CPU cap, if any."
     },
     "jvm": {
      "type": "object",
