@@ -1,5 +1,6 @@
 package dev.tandem.rest.representation;
 
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.HttpHeaders;
@@ -27,8 +28,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
  * tag must differ between representations whose bytes differ (JSON, protobuf).
  *
  * <p>It runs after content negotiation (this is where the selected media type is known) and before
- * the body is written, so a 304 costs no serialisation. The hash is one of the view's
- * {@link WireForms}: a warm read hashes once per cached entry.
+ * the body is written, so a 304 costs no serialisation. The whole header value (hash,
+ * representation, quotes) is one of the view's {@link WireForms}: a warm read hashes and formats
+ * once per cached entry and representation, and then only looks the tag up.
  */
 @ControllerAdvice
 final class ConditionalGets implements ResponseBodyAdvice<Object> {
@@ -48,28 +50,40 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
     public Object beforeBodyWrite(Object body, MethodParameter returnType, MediaType contentType,
                                   Class<? extends HttpMessageConverter<?>> converterType,
                                   ServerHttpRequest request, ServerHttpResponse response) {
-        Representations.EntityTag declared = body == null ? Representations.EntityTag.NONE : forms.tag(body);
-        if (declared == Representations.EntityTag.NONE
-                || !HttpMethod.GET.equals(request.getMethod())
+        if (body == null
                 || !(request instanceof ServletServerHttpRequest servletRequest)
-                || !(response instanceof ServletServerHttpResponse servletResponse)) {
+                || !(response instanceof ServletServerHttpResponse servletResponse)
+                || !HttpMethod.GET.matches(servletRequest.getServletRequest().getMethod())) {
             return body;
         }
-        String tag = (declared == Representations.EntityTag.WEAK ? "W/\"" : "\"") + forms.contentHash(body) + "."
-                + representation(contentType) + "\"";
+        String tag = forms.entityTag(body, isProtobuf(contentType));
+        if (tag == null) {
+            return body;
+        }
+        HttpServletRequest http = servletRequest.getServletRequest();
         HttpServletResponse servlet = servletResponse.getServletResponse();
         servlet.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
         servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
-        // Spring's own evaluation of If-None-Match (lists, "*", weak comparison); it sets the ETag
-        // header, and the status to 304 when the client's copy is current
-        if (new ServletWebRequest(servletRequest.getServletRequest(), servlet).checkNotModified(tag)) {
+        if (http.getHeader(HttpHeaders.IF_NONE_MATCH) == null) {
+            // What Spring's checkNotModified does for a GET without If-None-Match (it ignores
+            // If-Match on a GET, and the dates when there is no Last-Modified): a 200 gets the
+            // tag unless one is set. Done here, it costs no ServletWebRequest per request.
+            if (servlet.getStatus() == HttpServletResponse.SC_OK && servlet.getHeader(HttpHeaders.ETAG) == null) {
+                servlet.setHeader(HttpHeaders.ETAG, tag);
+            }
+            return body;
+        }
+        // Spring's own evaluation of If-None-Match (lists, weak comparison; "*" it matches only on
+        // unsafe methods, so a GET with it is answered 200); it sets the ETag header, and the
+        // status to 304 when the client's copy is current
+        if (new ServletWebRequest(http, servlet).checkNotModified(tag)) {
             return null;
         }
         return body;
     }
 
-    private static String representation(MediaType contentType) {
+    private static boolean isProtobuf(MediaType contentType) {
         return contentType != null && (contentType.isCompatibleWith(ProtobufRepresentation.X_PROTOBUF)
-                || contentType.isCompatibleWith(ProtobufRepresentation.PROTOBUF)) ? "pb" : "json";
+                || contentType.isCompatibleWith(ProtobufRepresentation.PROTOBUF));
     }
 }
