@@ -3,6 +3,7 @@ package dev.tandem.rest.representation;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.MethodParameter;
+import org.springframework.http.ETag;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
@@ -14,6 +15,8 @@ import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
+
+import java.util.Enumeration;
 
 /**
  * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
@@ -73,13 +76,37 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
             }
             return body;
         }
-        // Spring's own evaluation of If-None-Match (lists, weak comparison; "*" it matches only on
-        // unsafe methods, so a GET with it is answered 200); it sets the ETag header, and the
-        // status to 304 when the client's copy is current
+        if (namesAnyTag(http)) {
+            // RFC 9110 13.1.2: "*" is false whenever there is a current representation, and a GET
+            // whose If-None-Match is false is answered 304. Spring evaluates "*" only for unsafe
+            // methods (spring-framework#24881) and would send the whole body; the bench's
+            // revalidating client sends "*". Otherwise as Spring answers a current tag.
+            if (servlet.getStatus() != HttpServletResponse.SC_OK) {
+                return body;
+            }
+            servlet.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
+            if (servlet.getHeader(HttpHeaders.ETAG) == null) {
+                servlet.setHeader(HttpHeaders.ETAG, tag);
+            }
+            return null;
+        }
+        // Spring's own evaluation of If-None-Match (lists, weak comparison); it sets the ETag
+        // header, and the status to 304 when the client's copy is current
         if (new ServletWebRequest(http, servlet).checkNotModified(tag)) {
             return null;
         }
         return body;
+    }
+
+    private static boolean namesAnyTag(HttpServletRequest http) {
+        for (Enumeration<String> values = http.getHeaders(HttpHeaders.IF_NONE_MATCH); values.hasMoreElements(); ) {
+            for (ETag named : ETag.parse(values.nextElement())) {
+                if (named.isWildcard()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean isProtobuf(MediaType contentType) {

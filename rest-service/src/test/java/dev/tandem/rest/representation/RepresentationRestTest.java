@@ -20,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
 
@@ -182,6 +183,23 @@ class RepresentationRestTest extends RestIntegrationTest {
         HttpResponse<String> revalidated = send(request("/api/v1/groups/1").header("If-None-Match", "W/" + tag));
         assertThat(revalidated.statusCode()).isEqualTo(304);
         assertThat(revalidated.headers().firstValue("ETag")).hasValue(tag);
+    }
+
+    /**
+     * {@code If-None-Match: *} is false whenever a current representation exists (RFC 9110
+     * 13.1.2), so a GET is answered 304, in a list too; a missing resource has none and is a 404.
+     */
+    @Test
+    void anyTagRevalidatesWhateverTheCurrentOneIs() throws Exception {
+        String tag = send(request("/api/v1/groups/1")).headers().firstValue("ETag").orElseThrow();
+        for (String any : List.of("*", "\"other\", *")) {
+            HttpResponse<String> revalidated = send(request("/api/v1/groups/1").header("If-None-Match", any));
+            assertThat(revalidated.statusCode()).as(any).isEqualTo(304);
+            assertThat(revalidated.body()).as(any).isEmpty();
+            assertThat(revalidated.headers().firstValue("ETag")).as(any).hasValue(tag);
+        }
+        assertThat(send(request("/api/v1/groups?page_size=5").header("If-None-Match", "*")).statusCode()).isEqualTo(304);
+        assertThat(send(request("/api/v1/groups/9999").header("If-None-Match", "*")).statusCode()).isEqualTo(404);
     }
 
     @Test
