@@ -1,7 +1,9 @@
 package dev.tandem.rest.representation;
 
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.MethodParameter;
+import org.springframework.http.ETag;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
@@ -13,6 +15,8 @@ import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
+
+import java.util.Enumeration;
 
 /**
  * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
@@ -27,8 +31,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
  * tag must differ between representations whose bytes differ (JSON, protobuf).
  *
  * <p>It runs after content negotiation (this is where the selected media type is known) and before
- * the body is written, so a 304 costs no serialisation. The hash is one of the view's
- * {@link WireForms}: a warm read hashes once per cached entry.
+ * the body is written, so a 304 costs no serialisation. The whole header value (hash,
+ * representation, quotes) is one of the view's {@link WireForms}: a warm read hashes and formats
+ * once per cached entry and representation, and then only looks the tag up.
  */
 @ControllerAdvice
 final class ConditionalGets implements ResponseBodyAdvice<Object> {
@@ -48,28 +53,64 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
     public Object beforeBodyWrite(Object body, MethodParameter returnType, MediaType contentType,
                                   Class<? extends HttpMessageConverter<?>> converterType,
                                   ServerHttpRequest request, ServerHttpResponse response) {
-        Representations.EntityTag declared = body == null ? Representations.EntityTag.NONE : forms.tag(body);
-        if (declared == Representations.EntityTag.NONE
-                || !HttpMethod.GET.equals(request.getMethod())
+        if (body == null
                 || !(request instanceof ServletServerHttpRequest servletRequest)
-                || !(response instanceof ServletServerHttpResponse servletResponse)) {
+                || !(response instanceof ServletServerHttpResponse servletResponse)
+                || !HttpMethod.GET.matches(servletRequest.getServletRequest().getMethod())) {
             return body;
         }
-        String tag = (declared == Representations.EntityTag.WEAK ? "W/\"" : "\"") + forms.contentHash(body) + "."
-                + representation(contentType) + "\"";
+        String tag = forms.entityTag(body, isProtobuf(contentType));
+        if (tag == null) {
+            return body;
+        }
+        HttpServletRequest http = servletRequest.getServletRequest();
         HttpServletResponse servlet = servletResponse.getServletResponse();
         servlet.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
         servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
-        // Spring's own evaluation of If-None-Match (lists, "*", weak comparison); it sets the ETag
+        if (http.getHeader(HttpHeaders.IF_NONE_MATCH) == null) {
+            // What Spring's checkNotModified does for a GET without If-None-Match (it ignores
+            // If-Match on a GET, and the dates when there is no Last-Modified): a 200 gets the
+            // tag unless one is set. Done here, it costs no ServletWebRequest per request.
+            if (servlet.getStatus() == HttpServletResponse.SC_OK && servlet.getHeader(HttpHeaders.ETAG) == null) {
+                servlet.setHeader(HttpHeaders.ETAG, tag);
+            }
+            return body;
+        }
+        if (namesAnyTag(http)) {
+            // RFC 9110 13.1.2: "*" is false whenever there is a current representation, and a GET
+            // whose If-None-Match is false is answered 304. Spring evaluates "*" only for unsafe
+            // methods (spring-framework#24881) and would send the whole body; the bench's
+            // revalidating client sends "*". Otherwise as Spring answers a current tag.
+            if (servlet.getStatus() != HttpServletResponse.SC_OK) {
+                return body;
+            }
+            servlet.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
+            if (servlet.getHeader(HttpHeaders.ETAG) == null) {
+                servlet.setHeader(HttpHeaders.ETAG, tag);
+            }
+            return null;
+        }
+        // Spring's own evaluation of If-None-Match (lists, weak comparison); it sets the ETag
         // header, and the status to 304 when the client's copy is current
-        if (new ServletWebRequest(servletRequest.getServletRequest(), servlet).checkNotModified(tag)) {
+        if (new ServletWebRequest(http, servlet).checkNotModified(tag)) {
             return null;
         }
         return body;
     }
 
-    private static String representation(MediaType contentType) {
+    private static boolean namesAnyTag(HttpServletRequest http) {
+        for (Enumeration<String> values = http.getHeaders(HttpHeaders.IF_NONE_MATCH); values.hasMoreElements(); ) {
+            for (ETag named : ETag.parse(values.nextElement())) {
+                if (named.isWildcard()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean isProtobuf(MediaType contentType) {
         return contentType != null && (contentType.isCompatibleWith(ProtobufRepresentation.X_PROTOBUF)
-                || contentType.isCompatibleWith(ProtobufRepresentation.PROTOBUF)) ? "pb" : "json";
+                || contentType.isCompatibleWith(ProtobufRepresentation.PROTOBUF));
     }
 }

@@ -30,6 +30,9 @@ final class WireForms {
         volatile byte[] json;
         volatile byte[] protobuf;
         volatile String contentHash;
+        /** The ETag header values, quoted (and W/ when weak), one per representation. */
+        volatile String jsonTag;
+        volatile String protobufTag;
     }
 
     private final Map<Class<?>, Representations.Response> responses;
@@ -45,10 +48,29 @@ final class WireForms {
         return responses.containsKey(view);
     }
 
-    /** What a GET answering {@code view} says about its version; NONE for a type no feature declared. */
-    Representations.EntityTag tag(Object view) {
+    /**
+     * The ETag header value of a GET answering {@code view} in the JSON or the protobuf
+     * representation: the content hash, the representation's name, quoted, W/ when the view's
+     * tag is weak. Null for a view whose type declares no tag (or that no feature declared).
+     * Made once per view and representation, so a warm read only looks it up.
+     */
+    String entityTag(Object view, boolean protobufRepresentation) {
         Representations.Response declared = responses.get(view.getClass());
-        return declared == null ? Representations.EntityTag.NONE : declared.tag();
+        if (declared == null || declared.tag() == Representations.EntityTag.NONE) {
+            return null;
+        }
+        Forms known = forms.of(view);
+        String tag = protobufRepresentation ? known.protobufTag : known.jsonTag;
+        if (tag == null) {
+            tag = (declared.tag() == Representations.EntityTag.WEAK ? "W/\"" : "\"") + contentHash(view) + "."
+                    + (protobufRepresentation ? "pb" : "json") + "\"";
+            if (protobufRepresentation) {
+                known.protobufTag = tag;
+            } else {
+                known.jsonTag = tag;
+            }
+        }
+        return tag;
     }
 
     byte[] json(Object view) {
@@ -75,7 +97,7 @@ final class WireForms {
      * A hash of the view's canonical content, its tandem.v1 message: equal for equal content
      * whichever representation a client reads.
      */
-    String contentHash(Object view) {
+    private String contentHash(Object view) {
         Forms known = forms.of(view);
         String hash = known.contentHash;
         if (hash == null) {

@@ -20,6 +20,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.zip.GZIPInputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,6 +160,46 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(binaryTag).endsWith(".pb\"").isNotEqualTo(tag);
         assertThat(send(request("/api/v1/groups/1").header("Accept", PROTOBUF).header("If-None-Match", tag))
                 .statusCode()).isEqualTo(200);
+    }
+
+    /**
+     * On a GET only If-None-Match is evaluated: If-Match and, with no Last-Modified sent, the date
+     * conditions leave a full 200 with the tag, as Spring's checkNotModified does (ConditionalGets
+     * answers a GET without If-None-Match itself). A weak form of the current tag matches.
+     */
+    @Test
+    void onlyIfNoneMatchMakesAGetConditional() throws Exception {
+        String tag = send(request("/api/v1/groups/1")).headers().firstValue("ETag").orElseThrow();
+        Map<String, String> ignored = Map.of("If-Match", "\"other\"",
+                "If-Modified-Since", "Wed, 21 Oct 2099 07:28:00 GMT",
+                "If-Unmodified-Since", "Wed, 21 Oct 2015 07:28:00 GMT");
+        for (Map.Entry<String, String> condition : ignored.entrySet()) {
+            HttpResponse<String> answer = send(request("/api/v1/groups/1").header(condition.getKey(), condition.getValue()));
+            assertThat(answer.statusCode()).as(condition.getKey()).isEqualTo(200);
+            assertThat(answer.headers().firstValue("ETag")).as(condition.getKey()).hasValue(tag);
+            assertThat(answer.headers().firstValue("Cache-Control")).as(condition.getKey()).hasValue("no-cache");
+            assertThat(json.readTree(answer.body()).get("id").asLong()).as(condition.getKey()).isEqualTo(1);
+        }
+        HttpResponse<String> revalidated = send(request("/api/v1/groups/1").header("If-None-Match", "W/" + tag));
+        assertThat(revalidated.statusCode()).isEqualTo(304);
+        assertThat(revalidated.headers().firstValue("ETag")).hasValue(tag);
+    }
+
+    /**
+     * {@code If-None-Match: *} is false whenever a current representation exists (RFC 9110
+     * 13.1.2), so a GET is answered 304, in a list too; a missing resource has none and is a 404.
+     */
+    @Test
+    void anyTagRevalidatesWhateverTheCurrentOneIs() throws Exception {
+        String tag = send(request("/api/v1/groups/1")).headers().firstValue("ETag").orElseThrow();
+        for (String any : List.of("*", "\"other\", *")) {
+            HttpResponse<String> revalidated = send(request("/api/v1/groups/1").header("If-None-Match", any));
+            assertThat(revalidated.statusCode()).as(any).isEqualTo(304);
+            assertThat(revalidated.body()).as(any).isEmpty();
+            assertThat(revalidated.headers().firstValue("ETag")).as(any).hasValue(tag);
+        }
+        assertThat(send(request("/api/v1/groups?page_size=5").header("If-None-Match", "*")).statusCode()).isEqualTo(304);
+        assertThat(send(request("/api/v1/groups/9999").header("If-None-Match", "*")).statusCode()).isEqualTo(404);
     }
 
     @Test
