@@ -393,6 +393,13 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     timed_out, failed = raw.oha_error_counts(inv.out_file)
     failures = timed_out + failed
     report = json.loads(inv.out_file.read_text())
+    full_reads = (report.get("statusCodeDistribution") or {}).get("200", 0)
+    if inv.revalidate and full_reads:
+        # A revalidating cell answered 200 measures full reads under another name: Spring 7 answered
+        # If-None-Match: * with 200 and the body until the service handled "*" itself (#14).
+        _discard(db)
+        raise LoadGenError(f"a revalidating client (If-None-Match: *) was answered 200 with the body {full_reads} "
+                           "times: the service does not answer it 304, so the cell would measure full reads")
     summary = report.get("summary") or {}
     samples = raw.from_oha_db(db, launched_at) if inv.raw else None
     requests = (samples.requests if samples else 0) + failures

@@ -64,6 +64,34 @@ def test_a_revalidating_client_sends_if_none_match_and_its_304s_are_successes(re
     assert outcome.samples.succeeded == 3
 
 
+def test_a_revalidating_cell_answered_with_full_bodies_fails_instead_of_measuring_full_reads(tmp_path):
+    # Spring 7 answers If-None-Match: * on a GET with 200 and the body; until the service handled
+    # "*" itself, the bench's "revalidated" cells measured full reads.
+    class FullBodies(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            body = b'{"id":1}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FullBodies)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with pytest.raises(loadgen.LoadGenError, match="answered 200"):
+            loadgen.run(_oha_three_gets(base, tmp_path, raw=True, revalidate=True), grpc_address="127.0.0.1:1",
+                        rest_base=base, proto_paths=[])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def _oha_three_gets(base, tmp_path, raw=False, **kw):
     """oha as the bench runs it: one user, three GETs of one group from the recorder."""
     uris = tmp_path / "uris"
