@@ -14,15 +14,18 @@ from tandem_bench import loadgen, services
 
 
 @pytest.fixture
-def recorder():
+def recorder(request):
+    """A server that records the headers of each GET. It answers If-None-Match: * with 304, as the
+    service does, unless parametrized with {"answers_any_tag": False} (as Spring alone does)."""
     seen = []
+    answers_any_tag = getattr(request, "param", {}).get("answers_any_tag", True)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_GET(self):
             seen.append(dict((k.lower(), v) for k, v in self.headers.items()))
-            if self.headers.get("If-None-Match") == "*":
+            if answers_any_tag and self.headers.get("If-None-Match") == "*":
                 self.send_response(304)
                 self.send_header("ETag", '"1.json"')
                 self.end_headers()
@@ -64,32 +67,14 @@ def test_a_revalidating_client_sends_if_none_match_and_its_304s_are_successes(re
     assert outcome.samples.succeeded == 3
 
 
-def test_a_revalidating_cell_answered_with_full_bodies_fails_instead_of_measuring_full_reads(tmp_path):
+@pytest.mark.parametrize("recorder", [{"answers_any_tag": False}], indirect=True)
+def test_a_revalidating_cell_answered_with_full_bodies_fails_instead_of_measuring_full_reads(recorder, tmp_path):
     # Spring 7 answers If-None-Match: * on a GET with 200 and the body; until the service handled
     # "*" itself, the bench's "revalidated" cells measured full reads.
-    class FullBodies(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self):
-            body = b'{"id":1}'
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FullBodies)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        with pytest.raises(loadgen.LoadGenError, match="answered 200"):
-            loadgen.run(_oha_three_gets(base, tmp_path, raw=True, revalidate=True), grpc_address="127.0.0.1:1",
-                        rest_base=base, proto_paths=[])
-    finally:
-        server.shutdown()
-        server.server_close()
+    base, _ = recorder
+    with pytest.raises(loadgen.LoadGenError, match="answered 200"):
+        loadgen.run(_oha_three_gets(base, tmp_path, raw=True, revalidate=True), grpc_address="127.0.0.1:1",
+                    rest_base=base, proto_paths=[])
 
 
 def _oha_three_gets(base, tmp_path, raw=False, **kw):
