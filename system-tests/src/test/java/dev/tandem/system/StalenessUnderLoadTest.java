@@ -40,6 +40,8 @@ class StalenessUnderLoadTest {
     private static final Duration MARGIN = Duration.ofMillis(250);
     private static final Duration LOAD = Duration.ofSeconds(20);
     private static final int READERS_PER_WIRE = 8;
+    /** Reads past an untrusted L1 (its follower late under the load) may be this share of the reads, a moment of the run. */
+    private static final double BYPASSES_AT_MOST = 0.05;
     private static final long GROUP = 1;
 
     static ServicePair pair;
@@ -74,8 +76,9 @@ class StalenessUnderLoadTest {
             LongAdder otherReads = new LongAdder();
             AtomicBoolean running = new AtomicBoolean(true);
             List<String> cacheEndpoints = pair.actuator("cache");
+            List<String> metricEndpoints = pair.actuator("prometheus");
             Group first = restWire.getGroup(get(GROUP));
-            List<double[]> before = cacheEndpoints.stream().map(StalenessUnderLoadTest::groupCounters).toList();
+            List<double[]> before = groupCounters(cacheEndpoints, metricEndpoints);
             writes.add(new Write(first.getVersion(), System.nanoTime()));
 
             List<Thread> threads = new ArrayList<>();
@@ -127,7 +130,7 @@ class StalenessUnderLoadTest {
                 t.join(Duration.ofSeconds(30));
             }
 
-            List<double[]> after = cacheEndpoints.stream().map(StalenessUnderLoadTest::groupCounters).toList();
+            List<double[]> after = groupCounters(cacheEndpoints, metricEndpoints);
             long allowed = BOUND.plus(MARGIN).toNanos();
             List<String> stale = new ArrayList<>();
             long worstNanos = 0;
@@ -158,17 +161,23 @@ class StalenessUnderLoadTest {
                 double l1Hits = after.get(i)[0] - before.get(i)[0];
                 double l1Misses = after.get(i)[1] - before.get(i)[1];
                 double l2Hits = after.get(i)[2] - before.get(i)[2];
+                double bypasses = after.get(i)[3] - before.get(i)[3];
                 double hitRatio = (l1Hits + l2Hits) / (l1Hits + l1Misses);
                 System.out.printf("[staleness under load] %s: group cache hit ratio %.4f (L1 hits %.0f, L1 misses %.0f, "
-                        + "L2 hits %.0f)%n", cacheEndpoints.get(i), hitRatio, l1Hits, l1Misses, l2Hits);
+                        + "of them %.0f past an untrusted L1, L2 hits %.0f)%n", cacheEndpoints.get(i), hitRatio, l1Hits,
+                        l1Misses, bypasses, l2Hits);
                 // Each write makes the next read of its group a miss on each instance, for every reader
                 // that asks before the first one has refilled L1: at most READERS_PER_WIRE per write and
-                // instance. Twice that, plus a first miss per hot group, leaves room for a moment of
-                // reading past a late follower's L1; a cache that stopped serving under the load
-                // would miss tens of thousands of times.
+                // instance. Twice that, plus a first miss per hot group, bounds the misses the writes
+                // explain; a cache that stopped serving under the load would miss tens of thousands of
+                // times. Reads past L1 while a starved follower is late (bypasses, also counted as misses)
+                // are the design's answer to starvation, not a cold cache: they are bounded apart, as a
+                // moment of the run rather than the run.
                 double explained = 2.0 * READERS_PER_WIRE * (writes.size() - 1) + 20;
-                assertThat(l1Misses).as("L1 misses at %s beyond those the writes explain (%.0f); hit ratio %.4f",
+                assertThat(l1Misses - bypasses).as("L1 misses at %s beyond those the writes explain (%.0f); hit ratio %.4f",
                         cacheEndpoints.get(i), explained, hitRatio).isLessThanOrEqualTo(explained);
+                assertThat(bypasses).as("reads at %s past an untrusted L1", cacheEndpoints.get(i))
+                        .isLessThanOrEqualTo(BYPASSES_AT_MOST * (l1Hits + l1Misses));
             }
             assertThat(failures).as("failed requests").isEmpty();
             assertThat(writes.size()).as("writes made").isGreaterThan(20);
@@ -177,21 +186,47 @@ class StalenessUnderLoadTest {
         }
     }
 
+    /** Per instance, {L1 hits, L1 misses, L2 hits, L1 bypasses} of the group cache. */
+    private static List<double[]> groupCounters(List<String> cacheEndpoints, List<String> metricEndpoints) {
+        List<double[]> counters = new ArrayList<>();
+        for (int i = 0; i < cacheEndpoints.size(); i++) {
+            double[] levels = groupCounters(cacheEndpoints.get(i));
+            counters.add(new double[]{levels[0], levels[1], levels[2], groupBypasses(metricEndpoints.get(i))});
+        }
+        return counters;
+    }
+
+    /** Reads of the group cache that skipped L1 because the log was not read through in time (Prometheus). */
+    private static double groupBypasses(String url) {
+        return get(url).lines()
+                .filter(line -> line.startsWith("tandem_cache_l1_bypasses_total{") && line.contains("cache=\"group\""))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
     /** {L1 hits, L1 misses, L2 hits} of the group cache, from an instance's /actuator/cache. */
     private static double[] groupCounters(String url) {
         try {
-            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as("GET " + url).isEqualTo(200);
             com.google.protobuf.Struct.Builder status = com.google.protobuf.Struct.newBuilder();
-            com.google.protobuf.util.JsonFormat.parser().merge(response.body(), status);
+            com.google.protobuf.util.JsonFormat.parser().merge(get(url), status);
             com.google.protobuf.Struct group = status.getFieldsOrThrow("caches").getStructValue().getFieldsOrThrow("group")
                     .getStructValue();
             com.google.protobuf.Struct l1 = group.getFieldsOrThrow("l1").getStructValue();
             com.google.protobuf.Struct l2 = group.getFieldsOrThrow("l2").getStructValue();
             return new double[]{l1.getFieldsOrThrow("hits").getNumberValue(), l1.getFieldsOrThrow("misses").getNumberValue(),
                     l2.getFieldsOrThrow("hits").getNumberValue()};
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static String get(String url) {
+        try {
+            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as("GET " + url).isEqualTo(200);
+            return response.body();
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
