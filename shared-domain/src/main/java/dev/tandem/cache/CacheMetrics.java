@@ -20,6 +20,7 @@ final class CacheMetrics {
     static final String LOAD = "tandem.cache.load";
     static final String L1_BYPASSES = "tandem.cache.l1.bypasses";
     static final String L1_FLUSHES = "tandem.cache.l1.flushes";
+    static final String L1_REFRESHES = "tandem.cache.l1.refreshes";
     static final String L1_SIZE = "tandem.cache.l1.size";
     static final String L1_SAFE = "tandem.cache.l1.safe";
     static final String L2_DECODE_FAILURES = "tandem.cache.l2.decode.failures";
@@ -52,6 +53,8 @@ final class CacheMetrics {
     private final Timer[] dbLoads;
     private final Counter[] bypasses;
     private final Counter[] decodeFailures;
+    /** Per cache and {@link L1Tier.Refresh} outcome. */
+    private final Counter[][] refreshes;
     private final Map<String, Counter> flushes = new ConcurrentHashMap<>();
     private final Map<String, Counter> redisErrors = new ConcurrentHashMap<>();
     final Counter invalidationsSent;
@@ -74,6 +77,7 @@ final class CacheMetrics {
         dbLoads = new Timer[slots];
         bypasses = new Counter[slots];
         decodeFailures = new Counter[slots];
+        refreshes = new Counter[slots][L1Tier.Refresh.values().length];
         for (CacheName<?> cache : catalog.all()) {
             int c = cache.index();
             for (Level level : Level.values()) {
@@ -90,6 +94,12 @@ final class CacheMetrics {
                     .description("Reads that skipped L1 because the log was not read through within the staleness bound "
                             + "(each also counts as an L1 miss)")
                     .tags("cache", cache.id()).register(registry);
+            for (L1Tier.Refresh outcome : L1Tier.Refresh.values()) {
+                refreshes[c][outcome.ordinal()] = Counter.builder(L1_REFRESHES)
+                        .description("Hot L1 entries reloaded in the background before they expire (refresh-after), "
+                                + "by outcome: replaced, superseded (an invalidation or another fill came first), failed")
+                        .tags("cache", cache.id(), "result", outcome.tag()).register(registry);
+            }
             decodeFailures[c] = Counter.builder(L2_DECODE_FAILURES)
                     .description("L2 values that did not decode (or had an unknown format) and were deleted")
                     .tags("cache", cache.id()).register(registry);
@@ -125,6 +135,14 @@ final class CacheMetrics {
 
     void miss(CacheName<?> cache, Level level) {
         misses[cache.index()][level.ordinal()].increment();
+    }
+
+    void refreshed(CacheName<?> cache, L1Tier.Refresh outcome) {
+        refreshes[cache.index()][outcome.ordinal()].increment();
+    }
+
+    long refreshes(CacheName<?> cache, L1Tier.Refresh outcome) {
+        return (long) refreshes[cache.index()][outcome.ordinal()].count();
     }
 
     /** A read L1 did not answer because it is not trusted: a bypass, and an L1 miss as far as hit ratios go. */

@@ -43,13 +43,29 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      *                    so entries filled together do not expire together; only shorter, so ttl
      *                    stays the most an entry lives
      * @param negativeTtl how long a "not found" lives at most
+     * @param refreshAfter a hit on an entry older than this also reloads it in the background, so a
+     *                     hot entry is replaced before it expires instead of making its readers wait
+     *                     (L1Tier, "Refresh ahead"); below the shortest lifetime, ttl × (1 − ttlJitter).
+     *                     Absent: three quarters of that lifetime; 0 or negative: no refresh ahead
      */
-    public record L1(int maxEntries, Duration ttl, double ttlJitter, Duration negativeTtl) {
+    public record L1(int maxEntries, Duration ttl, double ttlJitter, Duration negativeTtl, Duration refreshAfter) {
         public L1 {
             maxEntries = maxEntries <= 0 ? 10_000 : maxEntries;
             ttl = orDefault(ttl, Duration.ofSeconds(60));
             requireJitter("tandem.cache.l1.ttl-jitter", ttlJitter);
             negativeTtl = orDefault(negativeTtl, Duration.ofSeconds(2));
+            Duration shortestLifetime = Duration.ofNanos(Math.round(ttl.toNanos() * (1 - ttlJitter)));
+            if (refreshAfter == null) {
+                refreshAfter = Duration.ofNanos(shortestLifetime.toNanos() / 4 * 3);
+            } else if (refreshAfter.isZero() || refreshAfter.isNegative()) {
+                refreshAfter = Duration.ZERO;
+            } else if (refreshAfter.compareTo(shortestLifetime) >= 0) {
+                // It would refresh only entries that may already have expired: some hot entries
+                // would still expire under their readers, which is what it is there to prevent.
+                throw new IllegalArgumentException("tandem.cache.l1.refresh-after (" + refreshAfter
+                        + ") must be below the shortest L1 lifetime, tandem.cache.l1.ttl x (1 - ttl-jitter) = "
+                        + shortestLifetime + " (0 turns refresh ahead off)");
+            }
         }
     }
 
@@ -92,7 +108,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
 
     public CacheProperties {
         mode = mode == null ? CacheMode.HYBRID : mode;
-        l1 = l1 == null ? new L1(0, null, 0.1, null) : l1;
+        l1 = l1 == null ? new L1(0, null, 0.1, null, null) : l1;
         l2 = l2 == null ? new L2(null, 0.1, null) : l2;
         redis = redis == null ? new Redis(null, null, null, null) : redis;
         stalenessBound = orDefault(stalenessBound, Duration.ofSeconds(1));

@@ -14,7 +14,10 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
@@ -46,10 +49,73 @@ import java.util.function.Supplier;
  * longer be found and leave by size or TTL. (Only subjects that writes name get a generation; a
  * subject no write ever named stays at generation 0, so arbitrary subjects in requests do not grow
  * the map.)
+ *
+ * <p><b>Refresh ahead.</b> The TTL is a safety net, not what keeps L1 correct (invalidations do),
+ * yet a hot entry that simply expired made every reader that came during its reload a miss that
+ * waited for it; on a saturated instance the reload waits behind the queue too, so each expiry
+ * turned into hundreds of misses (the overload bench's warm hit ratio). So a hit on a value entry
+ * older than {@code refresh-after} also starts its reload, once per entry and in the background,
+ * and the reader gets the entry it found. The reload goes through the levels below L1 like any
+ * miss, and its result replaces the entry only under the same conditions as a load's is kept
+ * (no invalidation or flush for its scope meanwhile, L1 still trusted) and only if the entry is
+ * still the one it refreshed (an atomic replace of that very future): a refresh never puts back a
+ * value that an invalidation removed. A key nobody reads past that age is not refreshed and
+ * expires as before; "not found" entries are never refreshed.
  */
 final class L1Tier {
 
     private static final int STRIPES = 256;
+
+    /** How a refresh ended, for the metrics. */
+    enum Refresh {
+        /** The entry was replaced by the reloaded value. */
+        REPLACED,
+        /** An invalidation, a flush, another fill or an untrusted L1 came first: the result was dropped. */
+        SUPERSEDED,
+        /** The reload failed; the entry stays (until it expires) and a later hit may try again. */
+        FAILED;
+
+        String tag() {
+            return name().toLowerCase();
+        }
+    }
+
+    /** The levels below L1 for one key: what a refresh reloads from (ReadPath's, so a refresh reads as a miss does). */
+    interface Below {
+        <V> Optional<V> load(CacheName<V> cache, Object key, Supplier<Optional<V>> loader);
+    }
+
+    /** Told how each refresh ended (the metrics). */
+    interface RefreshOutcomes {
+        void refreshed(CacheName<?> cache, Refresh outcome);
+    }
+
+    /**
+     * An L1 entry: its value (once loaded) and when it becomes due for a refresh, by the cache's
+     * ticker. At most one refresh per entry is in flight, and a successful one replaces the entry.
+     */
+    private static final class Fill extends CompletableFuture<Optional<?>> {
+
+        private static final AtomicIntegerFieldUpdater<Fill> REFRESHING =
+                AtomicIntegerFieldUpdater.newUpdater(Fill.class, "refreshing");
+
+        private final long refreshDueNanos;
+        private volatile int refreshing;
+
+        Fill(long refreshDueNanos) {
+            this.refreshDueNanos = refreshDueNanos;
+        }
+
+        /** True for the one caller that may refresh this entry now: it is due and no refresh is running. */
+        boolean claimRefresh(long nowNanos) {
+            return nowNanos - refreshDueNanos >= 0 && refreshing == 0 && REFRESHING.compareAndSet(this, 0, 1);
+        }
+
+        /** The refresh failed: a later hit may try again. */
+        void refreshFailed() {
+            refreshing = 0;
+        }
+    }
 
     private final CacheCatalog catalog;
     /** Per cache, by {@link CacheName#index()} (see {@link CacheCatalog}). */
@@ -57,19 +123,35 @@ final class L1Tier {
     private final AtomicLong[] epochs;
     private final AtomicLongArray[] stripes;
     private final ConcurrentHashMap<String, AtomicLong>[] generations;
+    private final Ticker ticker;
+    /** 0: no refresh ahead. */
+    private final long refreshAfterNanos;
+    private final Executor refreshes;
+    private final RefreshOutcomes outcomes;
 
     /** The L1 key of a subject-scoped entry: the entry's key in its subject's current generation. */
     private record Generational(Object key, long generation) {
     }
 
-    L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog) {
-        this(config, clock, catalog, Ticker.systemTicker());
+    L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog, RefreshOutcomes outcomes) {
+        // A virtual thread per refresh: a reload blocks on Redis and JDBC like a request does, and
+        // must not wait for (or hold) a thread of some pool that requests need.
+        this(config, clock, catalog, Ticker.systemTicker(),
+                Thread.ofVirtual().name("tandem-cache-refresh-", 0)::start, outcomes);
     }
 
-    /** {@code ticker} is what Caffeine measures lifetimes with: a test's stopped one makes them exact. */
+    /**
+     * {@code ticker} is what Caffeine measures lifetimes with (and what refresh-after is measured
+     * with): a test's stopped one makes them exact. {@code refreshes} runs the refreshes.
+     */
     @SuppressWarnings("unchecked")
-    L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog, Ticker ticker) {
+    L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog, Ticker ticker, Executor refreshes,
+           RefreshOutcomes outcomes) {
         this.catalog = catalog;
+        this.ticker = ticker;
+        this.refreshAfterNanos = config.refreshAfter().toNanos();
+        this.refreshes = refreshes;
+        this.outcomes = outcomes;
         caches = new AsyncCache[catalog.slots()];
         epochs = new AtomicLong[catalog.slots()];
         stripes = new AtomicLongArray[catalog.slots()];
@@ -96,7 +178,8 @@ final class L1Tier {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Expiry<Object, Optional<?>> expiry(CacheName<?> cache, CacheProperties.L1 config, Clock clock) {
-        return Expiry.creating((key, value) -> {
+        // writing, not creating: a refresh replaces an entry, and the new value's lifetime starts then.
+        return Expiry.writing((key, value) -> {
             // "Not found" entries are jittered too: a burst of misses on absent ids (a scan, a
             // fuzzer) would otherwise come back to MySQL in one wave. negativeTtl stays their bound.
             if (value.isEmpty()) {
@@ -133,6 +216,64 @@ final class L1Tier {
     }
 
     /**
+     * The entry, or null when L1 does not hold a finished one, as {@link #getIfPresent(CacheName, Object)};
+     * a hit on a value older than refresh-after also starts its refresh from {@code below} (see the
+     * class comment), which {@code stillSafe} is asked about as a load's result is.
+     */
+    @SuppressWarnings("unchecked")
+    <V> Optional<V> getIfPresent(CacheName<V> cache, Object key, Supplier<Optional<V>> loader, Below below,
+                                 BooleanSupplier stillSafe) {
+        Object l1Key = l1Key(cache, key);
+        CompletableFuture<Optional<?>> entry = caches[cache.index()].getIfPresent(l1Key);
+        if (entry == null || !entry.isDone() || entry.isCompletedExceptionally()) {
+            return null;
+        }
+        Optional<V> value = (Optional<V>) entry.join();
+        if (refreshAfterNanos > 0 && value.isPresent() && entry instanceof Fill fill
+                && fill.claimRefresh(ticker.read())) {
+            refresh(cache, key, l1Key, fill, loader, below, stillSafe);
+        }
+        return value;
+    }
+
+    private <V> void refresh(CacheName<V> cache, Object key, Object l1Key, Fill due, Supplier<Optional<V>> loader,
+                             Below below, BooleanSupplier stillSafe) {
+        Map<Object, CompletableFuture<Optional<?>>> l1 = caches[cache.index()].asMap();
+        // Noted before the reload reads anything, as a load notes them (see load).
+        int stripe = stripe(cache.scopeOf(key));
+        long epoch = epochs[cache.index()].get();
+        long version = stripes[cache.index()].get(stripe);
+        Runnable reload = () -> {
+            Optional<V> result;
+            try {
+                result = below.load(cache, key, loader);
+            } catch (RuntimeException | Error e) {
+                due.refreshFailed();
+                outcomes.refreshed(cache, Refresh.FAILED);
+                return;
+            }
+            Fill next = new Fill(ticker.read() + refreshAfterNanos);
+            next.complete(result);
+            // replace(key, due, next) only succeeds while the entry is still the future this refresh
+            // started from: an invalidation or flush that removed it, or a newer fill, wins.
+            boolean replaced = !moved(cache, stripe, epoch, version) && stillSafe.getAsBoolean()
+                    && l1.replace(l1Key, due, next);
+            if (replaced && moved(cache, stripe, epoch, version)) {
+                // The invalidation came between the check and the replace.
+                l1.remove(l1Key, next);
+                replaced = false;
+            }
+            outcomes.refreshed(cache, replaced ? Refresh.REPLACED : Refresh.SUPERSEDED);
+        };
+        try {
+            refreshes.execute(reload);
+        } catch (RejectedExecutionException e) {
+            due.refreshFailed();
+            outcomes.refreshed(cache, Refresh.FAILED);
+        }
+    }
+
+    /**
      * Gets {@code key}, running {@code source} on this thread if L1 does not hold it and no other
      * reader is loading it already (then that load's result is awaited). {@code stillSafe} is asked
      * once the load is done: a result is kept only if L1 is still trusted then and no invalidation
@@ -145,7 +286,7 @@ final class L1Tier {
         long epoch = epochs[cache.index()].get();
         long version = stripes[cache.index()].get(stripe);
         key = l1Key(cache, key);
-        CompletableFuture<Optional<?>> mine = new CompletableFuture<>();
+        CompletableFuture<Optional<?>> mine = new Fill(ticker.read() + refreshAfterNanos);
         CompletableFuture<Optional<?>> loading = l1.putIfAbsent(key, mine);
         if (loading != null) {
             try {
@@ -239,7 +380,8 @@ final class L1Tier {
         return out;
     }
 
-    private static int stripe(Object scope) {
+    /** The counter stripe of a scope (package-private for the tests that need two scopes of one stripe). */
+    static int stripe(Object scope) {
         int h = scope.hashCode() * 0x9E3779B9;
         return (h ^ (h >>> 16)) & (STRIPES - 1);
     }

@@ -37,6 +37,8 @@ final class ReadPath {
     private final L2Tier l2;
     private final BooleanSupplier l1Trusted;
     private final BooleanSupplier l2Readable;
+    /** What an L1 refresh reloads from: the levels below L1, as a miss reads them. */
+    private final L1Tier.Below below = this::belowL1;
 
     ReadPath(CacheMode mode, CacheCatalog catalog, CacheMetrics metrics, CacheSpans spans, L1Tier l1, L2Tier l2,
              BooleanSupplier l1Trusted, BooleanSupplier l2Readable) {
@@ -60,7 +62,7 @@ final class ReadPath {
             if (l1Trusted.getAsBoolean()) {
                 Observation span = spans.start(CacheSpans.L1, cache, key);
                 try (Observation.Scope scope = CacheSpans.open(span)) {
-                    Optional<V> hit = l1.getIfPresent(cache, key);
+                    Optional<V> hit = l1.getIfPresent(cache, key, loader, below, l1Trusted);
                     if (hit != null) {
                         metrics.hit(cache, CacheMetrics.Level.L1);
                         CacheSpans.result(span, CacheSpans.HIT);

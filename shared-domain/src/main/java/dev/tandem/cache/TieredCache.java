@@ -99,7 +99,7 @@ public class TieredCache implements SmartLifecycle {
         this.mode = properties.mode();
         this.connectionFactory = connectionFactory;
         this.metrics = new CacheMetrics(registry, catalog);
-        this.l1 = mode.usesL1() ? new L1Tier(properties.l1(), clock, catalog) : null;
+        this.l1 = mode.usesL1() ? new L1Tier(properties.l1(), clock, catalog, metrics::refreshed) : null;
         if (mode.usesL2()) {
             if (connectionFactory == null) {
                 throw new IllegalStateException("tandem.cache.mode=" + mode + " needs Redis (spring.data.redis.*)");

@@ -9,6 +9,7 @@ import dev.tandem.proto.v1.Group;
 import dev.tandem.testsupport.Concurrently;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -162,5 +164,33 @@ class CacheBehaviourTest {
             assertThat(none.cache.metrics().misses(c, CacheMetrics.Level.L1)).isZero();
             assertThat(none.cache.metrics().misses(c, CacheMetrics.Level.L2)).isZero();
         });
+    }
+
+    /**
+     * Refresh ahead against the real servers: one reader keeps reading a group for more than two
+     * L1 lifetimes. Each expiry would make its next read a miss (two of them in this run); refreshed
+     * in the background from refresh-after on, the entry never expires under it. (With
+     * tandem.cache.l1.refresh-after=0, as the cache was before refresh ahead, this fails with 2 misses.)
+     */
+    @Test
+    void aHotEntryIsRefreshedBeforeItExpiresSoItsReaderNeverMisses() {
+        Duration ttl = Duration.ofSeconds(5);
+        Instance h = Instance.named("hybrid-refresh", CacheMode.HYBRID, List.of("--tandem.cache.l1.ttl=" + ttl.toMillis() + "ms",
+                "--tandem.cache.l1.ttl-jitter=0", "--tandem.cache.l1.refresh-after=500ms"));
+        h.resetData();
+        GroupView first = h.groups.get(1);
+        long misses = h.cache.metrics().misses(GroupCaches.GROUP, CacheMetrics.Level.L1);
+        long replaced = h.cache.metrics().refreshes(GroupCaches.GROUP, L1Tier.Refresh.REPLACED);
+        long end = System.nanoTime() + ttl.multipliedBy(2).plusSeconds(1).toNanos();
+        int reads = 0;
+        while (System.nanoTime() < end) {
+            assertThat(h.groups.get(1)).isEqualTo(first);
+            reads++;
+            LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+        }
+        assertThat(h.cache.metrics().misses(GroupCaches.GROUP, CacheMetrics.Level.L1) - misses)
+                .as("L1 misses in %d reads over two lifetimes", reads).isZero();
+        assertThat(h.cache.metrics().refreshes(GroupCaches.GROUP, L1Tier.Refresh.REPLACED) - replaced)
+                .as("refreshes that replaced the entry").isGreaterThanOrEqualTo(2);
     }
 }
