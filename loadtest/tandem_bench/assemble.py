@@ -68,6 +68,11 @@ class Assemble:
         overrides = {k: v for k, v in sorted(os.environ.items()) if k.startswith("TANDEM_ADMISSION_")}
         if overrides:
             resolved["admissionOverrides"] = overrides
+        # likewise a cache setting (TANDEM_CACHE_L1_REFRESH_AFTER=0 make bench ...); the mode is the bench's own
+        cache = {k: v for k, v in sorted(os.environ.items())
+                 if k.startswith("TANDEM_CACHE_") and k not in ("TANDEM_CACHE_MODE", "TANDEM_CACHE_REDIS_KEY_PREFIX")}
+        if cache:
+            resolved["cacheOverrides"] = cache
         if self.tls_files:
             resolved["tlsCertificate"] = str(self.tls_files.certificate)
         if self.otlp_sink:

@@ -132,10 +132,12 @@ def summary(run: dict) -> str:
         parts += ["", *overload_lines(pair)]
     if run.get("watch"):
         parts += ["", *watch_lines(run["watch"])]
-    overrides = (run["profile"].get("resolved") or {}).get("admissionOverrides")
+    resolved = run["profile"].get("resolved") or {}
     if run.get("overload"):
-        parts.append("  services' admission settings: " + (", ".join(f"{k}={v}" for k, v in overrides.items())
-                                                           if overrides else "their defaults (tandem-domain.yml)"))
+        for what, key in (("admission", "admissionOverrides"), ("cache", "cacheOverrides")):
+            overrides = resolved.get(key)
+            parts.append(f"  services' {what} settings: " + (", ".join(f"{k}={v}" for k, v in overrides.items())
+                                                             if overrides else "their defaults (tandem-domain.yml)"))
     if run.get("notes"):
         parts += ["", "Notes:", *(f"  - {n}" for n in run["notes"])]
     parts += ["", DASHBOARD_LINE]

@@ -327,8 +327,12 @@ def test_a_run_with_an_overload_record_validates_and_its_summary_prints_the_goal
     assert "goal REST · goodput at 2× ÷ peak goodput ≥ 0.8" in text and "met" in text
     assert "goal gRPC · L1 flushes over every step ≤ 0: 0  met" in text
     assert "services' admission settings: their defaults" in text
+    assert "services' cache settings: their defaults" in text
     run["profile"]["resolved"]["admissionOverrides"] = {"TANDEM_ADMISSION_ENABLED": "false"}
-    assert "services' admission settings: TANDEM_ADMISSION_ENABLED=false" in report.summary(run)
+    run["profile"]["resolved"]["cacheOverrides"] = {"TANDEM_CACHE_L1_REFRESH_AFTER": "0"}
+    text = report.summary(run)
+    assert "services' admission settings: TANDEM_ADMISSION_ENABLED=false" in text
+    assert "services' cache settings: TANDEM_CACHE_L1_REFRESH_AFTER=0" in text
 
 
 def test_older_runs_without_overload_still_validate():
