@@ -46,7 +46,8 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      * @param refreshAfter a hit on an entry older than this also reloads it in the background, so a
      *                     hot entry is replaced before it expires instead of making its readers wait
      *                     (L1Tier, "Refresh ahead"); below the shortest lifetime, ttl × (1 − ttlJitter).
-     *                     Absent: three quarters of that lifetime; 0 or negative: no refresh ahead
+     *                     Absent: half that lifetime, which leaves the other half for the reload
+     *                     on a saturated instance; 0 or negative: no refresh ahead
      */
     public record L1(int maxEntries, Duration ttl, double ttlJitter, Duration negativeTtl, Duration refreshAfter) {
         public L1 {
@@ -56,7 +57,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
             negativeTtl = orDefault(negativeTtl, Duration.ofSeconds(2));
             Duration shortestLifetime = Duration.ofNanos(Math.round(ttl.toNanos() * (1 - ttlJitter)));
             if (refreshAfter == null) {
-                refreshAfter = Duration.ofNanos(shortestLifetime.toNanos() / 4 * 3);
+                refreshAfter = shortestLifetime.dividedBy(2);
             } else if (refreshAfter.isZero() || refreshAfter.isNegative()) {
                 refreshAfter = Duration.ZERO;
             } else if (refreshAfter.compareTo(shortestLifetime) >= 0) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -54,8 +57,8 @@ import java.util.function.Supplier;
  * yet a hot entry that simply expired made every reader that came during its reload a miss that
  * waited for it; on a saturated instance the reload waits behind the queue too, so each expiry
  * turned into hundreds of misses (the overload bench's warm hit ratio). So a hit on a value entry
- * older than {@code refresh-after} also starts its reload, once per entry and in the background,
- * and the reader gets the entry it found. The reload goes through the levels below L1 like any
+ * older than {@code refresh-after} also starts its reload, once per entry and in the background
+ * (on threads of its own, {@link #refreshThreads()}), and the reader gets the entry it found. The reload goes through the levels below L1 like any
  * miss, and its result replaces the entry only under the same conditions as a load's is kept
  * (no invalidation or flush for its scope meanwhile, L1 still trusted) and only if the entry is
  * still the one it refreshed (an atomic replace of that very future): a refresh never puts back a
@@ -134,10 +137,23 @@ final class L1Tier {
     }
 
     L1Tier(CacheProperties.L1 config, Clock clock, CacheCatalog catalog, RefreshOutcomes outcomes) {
-        // A virtual thread per refresh: a reload blocks on Redis and JDBC like a request does, and
-        // must not wait for (or hold) a thread of some pool that requests need.
-        this(config, clock, catalog, Ticker.systemTicker(),
-                Thread.ofVirtual().name("tandem-cache-refresh-", 0)::start, outcomes);
+        this(config, clock, catalog, Ticker.systemTicker(), refreshThreads(), outcomes);
+    }
+
+    /**
+     * Where refreshes run: two platform threads of their own (daemons, gone after 30 s idle) with a
+     * bounded queue. Not a virtual thread per refresh: a refresh blocks on Redis and JDBC several
+     * times, and a virtual thread that unblocks queues again behind every runnable request, so on
+     * a saturated instance a refresh took longer than its entry had left to live and the entry
+     * expired under its readers anyway (the overload bench, refreshes superseded by the expiry).
+     * Platform threads compete with the carrier threads in the kernel's scheduler instead, as the
+     * log follower does. A full queue drops the refresh; a later hit asks again.
+     */
+    private static Executor refreshThreads() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
+                Thread.ofPlatform().daemon().name("tandem-cache-refresh-", 0).factory());
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /**

@@ -259,8 +259,11 @@ public class TieredCache implements SmartLifecycle {
             return;
         }
         watchForFailovers();
-        // A platform thread of its own at the highest priority, and a connection of its own: a
-        // saturated request pool or executor must not delay the passes that keep L1 trusted.
+        // A platform thread of its own and a connection of its own: a saturated request pool or
+        // executor must not delay the passes that keep L1 trusted. The kernel schedules it beside
+        // the carrier threads, outside the virtual threads' queue. (Its Java priority is only a
+        // hint: HotSpot on Linux ignores it unless -XX:ThreadPriorityPolicy=1 and the right to
+        // lower a nice value; /proc shows the thread at nice 0 under the bench.)
         followerThread = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
                 .priority(Thread.MAX_PRIORITY).name("tandem-cache-log").factory());
         followerThread.scheduleWithFixedDelay(follower::pass, 0, properties.log().pollInterval().toNanos(),

@@ -234,8 +234,8 @@ class L1RefreshAheadTest {
         yaml.setResources(new ClassPathResource("tandem-domain.yml"));
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources().addFirst(new PropertiesPropertySource("yml", yaml.getObject()));
-        // Three quarters of the shortest lifetime, 60 s x (1 - 0.1).
-        assertThat(bind(environment).refreshAfter()).isEqualTo(Duration.ofMillis(40_500));
+        // Half the shortest lifetime, 60 s x (1 - 0.1).
+        assertThat(bind(environment).refreshAfter()).isEqualTo(Duration.ofSeconds(27));
 
         environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env",
                 Map.of("TANDEM_CACHE_L1_REFRESH_AFTER", "30s")));
