@@ -37,8 +37,13 @@ final class ReadPath {
     private final L2Tier l2;
     private final BooleanSupplier l1Trusted;
     private final BooleanSupplier l2Readable;
-    /** What an L1 refresh reloads from: the levels below L1, as a miss reads them. */
-    private final L1Tier.Below below = this::belowL1;
+    /**
+     * What an L1 refresh reloads from: the levels below L1, as a miss reads them, but not counted as
+     * gets (a refresh is counted in tandem.cache.l1.refreshes). Counted, its L2 hits would follow no
+     * L1 miss, and the hit ratio "(L1 hits + L2 hits) ÷ L1 lookups" would take them for reads that
+     * L1 missed and L2 answered.
+     */
+    private final L1Tier.Below below = this::refreshFromBelowL1;
 
     ReadPath(CacheMode mode, CacheCatalog catalog, CacheMetrics metrics, CacheSpans spans, L1Tier l1, L2Tier l2,
              BooleanSupplier l1Trusted, BooleanSupplier l2Readable) {
@@ -70,7 +75,7 @@ final class ReadPath {
                     }
                     metrics.miss(cache, CacheMetrics.Level.L1);
                     CacheSpans.result(span, CacheSpans.MISS);
-                    Optional<V> loaded = l1.load(cache, key, () -> belowL1(cache, key, loader), l1Trusted);
+                    Optional<V> loaded = l1.load(cache, key, () -> belowL1(cache, key, loader, true), l1Trusted);
                     if (span != null) {
                         CacheSpans.fill(span, l1.getIfPresent(cache, key) != null);
                     }
@@ -84,14 +89,19 @@ final class ReadPath {
             }
             metrics.bypass(cache);
         }
-        return belowL1(cache, key, loader);
+        return belowL1(cache, key, loader, true);
     }
 
-    private <V> Optional<V> belowL1(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
+    private <V> Optional<V> refreshFromBelowL1(CacheName<V> cache, Object key, Supplier<Optional<V>> loader) {
+        return belowL1(cache, key, loader, false);
+    }
+
+    /** {@code counted}: a reader's get (hits, misses and load times recorded), not a refresh. */
+    private <V> Optional<V> belowL1(CacheName<V> cache, Object key, Supplier<Optional<V>> loader, boolean counted) {
         if (l2 != null && l2Readable.getAsBoolean()) {
             Observation span = spans.start(CacheSpans.L2, cache, key);
             try (Observation.Scope scope = CacheSpans.open(span)) {
-                return throughL2(cache, key, loader, span);
+                return throughL2(cache, key, loader, span, counted);
             } catch (RuntimeException | Error e) {
                 CacheSpans.error(span, e);
                 throw e;
@@ -99,10 +109,11 @@ final class ReadPath {
                 CacheSpans.stop(span);
             }
         }
-        return fromSource(cache, loader);
+        return fromSource(cache, loader, counted);
     }
 
-    private <V> Optional<V> throughL2(CacheName<V> cache, Object key, Supplier<Optional<V>> loader, Observation span) {
+    private <V> Optional<V> throughL2(CacheName<V> cache, Object key, Supplier<Optional<V>> loader, Observation span,
+                                      boolean counted) {
         long started = System.nanoTime();
         L2Tier.Seen<V> seen = null;
         try {
@@ -112,23 +123,30 @@ final class ReadPath {
             CacheSpans.result(span, CacheSpans.UNAVAILABLE);
         }
         if (seen == null) {
-            return fromSource(cache, loader);
+            return fromSource(cache, loader, counted);
         }
         if (seen.hit()) {
-            metrics.hit(cache, CacheMetrics.Level.L2);
-            metrics.l2Load(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            if (counted) {
+                metrics.hit(cache, CacheMetrics.Level.L2);
+                metrics.l2Load(cache).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            }
             CacheSpans.result(span, CacheSpans.HIT);
             return Optional.of(seen.value);
         }
-        metrics.miss(cache, CacheMetrics.Level.L2);
+        if (counted) {
+            metrics.miss(cache, CacheMetrics.Level.L2);
+        }
         CacheSpans.result(span, CacheSpans.MISS);
-        Optional<V> loaded = fromSource(cache, loader);
+        Optional<V> loaded = fromSource(cache, loader, counted);
         // Over the claim the read saw, or not at all (see L2Tier).
         CacheSpans.fill(span, loaded.isPresent() && l2.fill(cache, seen, loaded.get()));
         return loaded;
     }
 
-    private <V> Optional<V> fromSource(CacheName<V> cache, Supplier<Optional<V>> loader) {
+    private <V> Optional<V> fromSource(CacheName<V> cache, Supplier<Optional<V>> loader, boolean counted) {
+        if (!counted) {
+            return loader.get();
+        }
         long started = System.nanoTime();
         try {
             return loader.get();
