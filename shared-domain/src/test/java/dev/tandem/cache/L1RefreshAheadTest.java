@@ -1,12 +1,7 @@
 package dev.tandem.cache;
 
+import dev.tandem.DomainSettings;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.core.env.PropertiesPropertySource;
-import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.env.SystemEnvironmentPropertySource;
-import org.springframework.core.io.ClassPathResource;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -230,16 +225,11 @@ class L1RefreshAheadTest {
 
     @Test
     void refreshAfterIsATypedPropertyDerivedFromTheTtlThatTheEnvironmentOverrides() {
-        YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
-        yaml.setResources(new ClassPathResource("tandem-domain.yml"));
-        StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new PropertiesPropertySource("yml", yaml.getObject()));
         // Half the shortest lifetime, 60 s x (1 - 0.1).
-        assertThat(bind(environment).refreshAfter()).isEqualTo(Duration.ofSeconds(27));
-
-        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env",
-                Map.of("TANDEM_CACHE_L1_REFRESH_AFTER", "30s")));
-        assertThat(bind(environment).refreshAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(DomainSettings.bind("tandem.cache", CacheProperties.class).l1().refreshAfter())
+                .isEqualTo(Duration.ofSeconds(27));
+        assertThat(DomainSettings.bind("tandem.cache", CacheProperties.class,
+                Map.of("TANDEM_CACHE_L1_REFRESH_AFTER", "30s")).l1().refreshAfter()).isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test
@@ -251,9 +241,5 @@ class L1RefreshAheadTest {
         assertThat(new CacheProperties.L1(0, TTL, 0.1, null, Duration.ofSeconds(53)).refreshAfter())
                 .isEqualTo(Duration.ofSeconds(53));
         assertThat(new CacheProperties.L1(0, TTL, 0.1, null, Duration.ofSeconds(-1)).refreshAfter()).isZero();
-    }
-
-    private static CacheProperties.L1 bind(StandardEnvironment environment) {
-        return Binder.get(environment).bind("tandem.cache", CacheProperties.class).get().l1();
     }
 }

@@ -1,12 +1,7 @@
 package dev.tandem.cache;
 
+import dev.tandem.DomainSettings;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.core.env.PropertiesPropertySource;
-import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.env.SystemEnvironmentPropertySource;
-import org.springframework.core.io.ClassPathResource;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -91,17 +86,9 @@ class L1TtlJitterTest {
 
     @Test
     void theJitterIsATypedPropertyDefaultingToATenthThatTheEnvironmentOverrides() {
-        YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
-        yaml.setResources(new ClassPathResource("tandem-domain.yml"));
-        StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new PropertiesPropertySource("yml", yaml.getObject()));
-        assertThat(Binder.get(environment).bind("tandem.cache", CacheProperties.class).get().l1().ttlJitter())
-                .isEqualTo(0.1);
-
-        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env",
-                Map.of("TANDEM_CACHE_L1_TTL_JITTER", "0.25")));
-        assertThat(Binder.get(environment).bind("tandem.cache", CacheProperties.class).get().l1().ttlJitter())
-                .isEqualTo(0.25);
+        assertThat(DomainSettings.bind("tandem.cache", CacheProperties.class).l1().ttlJitter()).isEqualTo(0.1);
+        assertThat(DomainSettings.bind("tandem.cache", CacheProperties.class,
+                Map.of("TANDEM_CACHE_L1_TTL_JITTER", "0.25")).l1().ttlJitter()).isEqualTo(0.25);
     }
 
     @Test

@@ -1,17 +1,15 @@
 package dev.tandem.limits;
 
+import dev.tandem.DomainSettings;
 import dev.tandem.error.DomainException;
 import dev.tandem.group.GroupService;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.util.unit.DataSize;
 
 import java.util.Map;
-import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,13 +19,7 @@ class LimitsPropertiesTest {
 
     @Test
     void theDefaultsInTandemDomainYmlAreTheDocumentedOnes() {
-        YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
-        yaml.setResources(new ClassPathResource("tandem-domain.yml"));
-        Properties properties = yaml.getObject();
-        StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new org.springframework.core.env.PropertiesPropertySource("yml", properties));
-
-        LimitsProperties limits = Binder.get(environment).bind("tandem.limits", LimitsProperties.class).get();
+        LimitsProperties limits = DomainSettings.bind("tandem.limits", LimitsProperties.class);
 
         assertThat(limits.maxRequestBytes()).isEqualTo(DataSize.ofKilobytes(64));
         assertThat(limits.maxHeaderBytes()).isEqualTo(DataSize.ofKilobytes(8));

@@ -8,13 +8,8 @@ import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.ratelimit.ClientRateLimiter.Wire;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.tandem.DomainSettings;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.core.env.PropertiesPropertySource;
-import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.env.SystemEnvironmentPropertySource;
-import org.springframework.core.io.ClassPathResource;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -230,21 +225,16 @@ class ClientRateLimiterTest {
 
     @Test
     void theDefaultsAreOffAndEveryPropertyHasItsEnvironmentVariable() {
-        YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
-        yaml.setResources(new ClassPathResource("tandem-domain.yml"));
-        StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new PropertiesPropertySource("yml", yaml.getObject()));
-        RateLimitProperties defaults = Binder.get(environment).bind("tandem.rate-limit", RateLimitProperties.class).get();
+        RateLimitProperties defaults = DomainSettings.bind("tandem.rate-limit", RateLimitProperties.class);
         assertThat(defaults).isEqualTo(new RateLimitProperties(false, 100, 200, List.of(), List.of(), 100_000));
 
-        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env", Map.of(
+        assertThat(DomainSettings.bind("tandem.rate-limit", RateLimitProperties.class, Map.of(
                 "TANDEM_RATE_LIMIT_ENABLED", "true",
                 "TANDEM_RATE_LIMIT_REQUESTS_PER_SECOND", "0.5",
                 "TANDEM_RATE_LIMIT_BURST", "7",
                 "TANDEM_RATE_LIMIT_EXEMPT_SUBJECTS", "bench, ops",
                 "TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES", "127.0.0.1,::1",
-                "TANDEM_RATE_LIMIT_MAX_CLIENTS", "50")));
-        assertThat(Binder.get(environment).bind("tandem.rate-limit", RateLimitProperties.class).get())
+                "TANDEM_RATE_LIMIT_MAX_CLIENTS", "50")))
                 .isEqualTo(new RateLimitProperties(true, 0.5, 7, List.of("bench", "ops"), List.of("127.0.0.1", "::1"), 50));
     }
 }
