@@ -58,8 +58,9 @@ import java.util.function.Supplier;
  * waited for it; on a saturated instance the reload waits behind the queue too, so each expiry
  * turned into hundreds of misses (the overload bench's warm hit ratio). So a hit on a value entry
  * older than {@code refresh-after} also starts its reload, once per entry and in the background
- * (on threads of its own, {@link #refreshThreads()}), and the reader gets the entry it found. The reload goes through the levels below L1 like any
- * miss, and its result replaces the entry only under the same conditions as a load's is kept
+ * (on threads of its own, {@link #refreshThreads()}), and the reader gets the entry it found. The
+ * reload goes through the levels below L1 like any miss (not counted as a get: see ReadPath), and
+ * its result replaces the entry only under the same conditions as a load's is kept
  * (no invalidation or flush for its scope meanwhile, L1 still trusted) and only if the entry is
  * still the one it refreshed (an atomic replace of that very future): a refresh never puts back a
  * value that an invalidation removed. A key nobody reads past that age is not refreshed and
