@@ -61,12 +61,16 @@ def normalise(doc: dict) -> dict:
                 caches[name][level] = {"hits": _number(counters["hits"]),
                                        "misses": _number(counters["misses"])}
     errors = doc.get("redisErrors")
+    l1_doc = doc["l1"] if isinstance(doc.get("l1"), dict) else {}
     health = {
         "redisErrors": sum(v for v in errors.values() if isinstance(v, (int, float))) if isinstance(errors, dict) else 0,
         # whether L1 is served: only meaningful where there is an L1 (local, hybrid)
         "l1Trusted": doc["l1"].get("trusted") if isinstance(doc.get("l1"), dict) and doc["l1"].get("enabled", True)
         else None,
         "breaker": doc.get("breaker"),
+        # counters since the service started (absent from services older than refresh ahead)
+        "l1Bypasses": l1_doc.get("bypasses"),
+        "l1Refreshes": l1_doc.get("refreshes") if isinstance(l1_doc.get("refreshes"), dict) else None,
     }
     flushes = doc.get("l1Flushes")
     # L1 flushes so far, by reason (a whole-L1 flush: the invalidation log could not be trusted)
@@ -95,9 +99,25 @@ def health_notes(before: dict, after: dict) -> list[str]:
     if a.get("l1Trusted") is False:
         notes.append("L1 not trusted at the end of the window (the invalidation log was not read within the "
                      "staleness bound): reads bypassed L1")
+    bypassed = _moved(b.get("l1Bypasses"), a.get("l1Bypasses"))
+    if bypassed:
+        notes.append(f"{bypassed:g} reads bypassed L1 (not trusted: the invalidation log was not read within the "
+                     "staleness bound); each counts as an L1 miss")
+    refreshed = {k: _moved((b.get("l1Refreshes") or {}).get(k, 0), v) for k, v in (a.get("l1Refreshes") or {}).items()}
+    if refreshed.get("superseded") or refreshed.get("failed"):
+        notes.append("L1 refreshes ahead of expiry: " + ", ".join(f"{refreshed.get(k) or 0:g} {k}" for k in
+                                                                  ("replaced", "superseded", "failed"))
+                     + " (a superseded or failed one leaves its entry to expire under its readers)")
     if a.get("breaker") not in (None, "CLOSED", "DISABLED"):
         notes.append(f"Redis circuit breaker {a.get('breaker')} at the end of the window")
     return notes
+
+
+def _moved(before, after) -> float:
+    """How far a counter moved between two readings; 0 when either is missing or it went down."""
+    if not isinstance(before, (int, float)) or not isinstance(after, (int, float)):
+        return 0
+    return max(0, after - before)
 
 
 def _ratio(num: float, den: float) -> float | None:

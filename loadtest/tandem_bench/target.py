@@ -189,6 +189,11 @@ def combine(readings: list[Reading]) -> dict:
             health["l1Trusted"] = bool(health["l1Trusted"] is not False and h["l1Trusted"])
         if h.get("breaker") not in (None, "CLOSED", "DISABLED"):
             health["breaker"] = h["breaker"]
+        if h.get("l1Bypasses") is not None:
+            health["l1Bypasses"] = health.get("l1Bypasses", 0) + h["l1Bypasses"]
+        for outcome, n in (h.get("l1Refreshes") or {}).items():
+            refreshes = health.setdefault("l1Refreshes", {})
+            refreshes[outcome] = refreshes.get(outcome, 0) + n
     return {"mode": readings[0].mode if readings else None, "caches": caches, "health": health}
 
 

@@ -97,6 +97,20 @@ def test_health_notes():
     assert any("breaker OPEN" in n for n in notes)
 
 
+def test_health_notes_count_bypasses_and_refreshes_that_left_an_entry_to_expire():
+    def doc(bypasses, replaced, superseded, failed):
+        return cachestats.normalise({"mode": "hybrid", "caches": {}, "l1": {
+            "trusted": True, "bypasses": bypasses,
+            "refreshes": {"replaced": replaced, "superseded": superseded, "failed": failed}}})
+    assert cachestats.health_notes(doc(5, 10, 1, 0), doc(5, 400, 1, 0)) == []   # refreshes that replaced: normal
+    notes = cachestats.health_notes(doc(5, 10, 1, 0), doc(25, 30, 4, 2))
+    assert "20 reads bypassed L1" in notes[0]
+    assert "L1 refreshes ahead of expiry: 20 replaced, 3 superseded, 2 failed" in notes[1]
+    # a service without these counters (older than refresh ahead): no note, no error
+    old = cachestats.normalise({"mode": "hybrid", "caches": {}, "l1": {"trusted": True}})
+    assert cachestats.health_notes(old, old) == []
+
+
 def test_flush_sends_the_write_token():
     """DELETE /actuator/cache is a write: the services refuse it without a bearer token."""
     import http.server

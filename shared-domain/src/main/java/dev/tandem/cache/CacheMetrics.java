@@ -145,6 +145,28 @@ final class CacheMetrics {
         return (long) refreshes[cache.index()][outcome.ordinal()].count();
     }
 
+    /** Refreshes of every cache so far, by outcome ("replaced", "superseded", "failed"). */
+    Map<String, Long> refreshCounts() {
+        Map<String, Long> out = new java.util.LinkedHashMap<>();
+        for (L1Tier.Refresh outcome : L1Tier.Refresh.values()) {
+            long n = 0;
+            for (CacheName<?> cache : catalog.all()) {
+                n += refreshes(cache, outcome);
+            }
+            out.put(outcome.tag(), n);
+        }
+        return out;
+    }
+
+    /** Reads of every cache so far that skipped an untrusted L1. */
+    long bypasses() {
+        long n = 0;
+        for (CacheName<?> cache : catalog.all()) {
+            n += (long) bypasses[cache.index()].count();
+        }
+        return n;
+    }
+
     /** A read L1 did not answer because it is not trusted: a bypass, and an L1 miss as far as hit ratios go. */
     void bypass(CacheName<?> cache) {
         bypasses[cache.index()].increment();

@@ -41,8 +41,11 @@ final class CacheStatus {
             total.put(level.tag(), counts(totals[level.ordinal() * 2], totals[level.ordinal() * 2 + 1]));
         }
         out.put("total", total);
+        // bypasses: reads that skipped an untrusted L1; refreshes: hot entries reloaded ahead of
+        // their expiry, by outcome. The bench reads both to say why a warm window missed.
         out.put("l1", Map.of("enabled", cache.l1() != null, "trusted", cache.l1Trusted(),
-                "size", cache.l1() == null ? 0 : cache.l1().size()));
+                "size", cache.l1() == null ? 0 : cache.l1().size(),
+                "bypasses", metrics.bypasses(), "refreshes", metrics.refreshCounts()));
         if (cache.redis() != null) {
             out.put("l2", Map.of("enabled", true, "readable", cache.l2Readable()));
             out.put("breaker", cache.redis().breaker().getState().name());

@@ -38,6 +38,10 @@ class CacheEndpointTest {
         assertThat(group.get("l1")).isEqualTo(Map.of("hits", 9L, "misses", 1L, "hitRatio", 0.9));
         assertThat(group.get("l2")).isEqualTo(Map.of("hits", 0L, "misses", 1L, "hitRatio", 0.0));
         assertThat(group.get("l1Size")).isEqualTo(1L);
+        // What the bench reads to tell an untrusted L1 or a refresh that came too late from a cold cache.
+        Map<String, Object> l1 = (Map<String, Object>) status.get("l1");
+        assertThat(l1).containsEntry("trusted", true).containsKey("bypasses");
+        assertThat((Map<String, Long>) l1.get("refreshes")).containsOnlyKeys("replaced", "superseded", "failed");
         Map<String, Object> log = (Map<String, Object>) status.get("log");
         assertThat((Long) log.get("lastPassAgeMs")).isLessThan(h.cache.stalenessBound().toMillis());
         assertThat(log).containsEntry("pendingRelays", 0).containsEntry("rechecking", false);
