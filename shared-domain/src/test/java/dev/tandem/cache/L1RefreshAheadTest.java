@@ -1,6 +1,6 @@
 package dev.tandem.cache;
 
-import dev.tandem.DomainSettings;
+import dev.tandem.testsupport.DomainSettings;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;

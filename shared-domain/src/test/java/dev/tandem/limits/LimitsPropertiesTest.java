@@ -1,12 +1,9 @@
 package dev.tandem.limits;
 
-import dev.tandem.DomainSettings;
 import dev.tandem.error.DomainException;
 import dev.tandem.group.GroupService;
+import dev.tandem.testsupport.DomainSettings;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.util.unit.DataSize;
 
 import java.util.Map;
@@ -29,13 +26,10 @@ class LimitsPropertiesTest {
 
     @Test
     void environmentVariablesOverrideEveryLimit() {
-        StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env", Map.of(
+        LimitsProperties limits = DomainSettings.bind("tandem.limits", LimitsProperties.class, Map.of(
                 "TANDEM_LIMITS_MAX_REQUEST_BYTES", "1MB",
                 "TANDEM_LIMITS_MAX_HEADER_BYTES", "16KB",
-                "TANDEM_LIMITS_MAX_PAGE_SIZE", "25")));
-
-        LimitsProperties limits = Binder.get(environment).bind("tandem.limits", LimitsProperties.class).get();
+                "TANDEM_LIMITS_MAX_PAGE_SIZE", "25"));
 
         assertThat(limits.maxRequestBytes()).isEqualTo(DataSize.ofMegabytes(1));
         assertThat(limits.maxHeaderBytes()).isEqualTo(DataSize.ofKilobytes(16));

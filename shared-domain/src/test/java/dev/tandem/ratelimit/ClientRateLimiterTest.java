@@ -8,7 +8,7 @@ import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.ratelimit.ClientRateLimiter.Wire;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import dev.tandem.DomainSettings;
+import dev.tandem.testsupport.DomainSettings;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package dev.tandem;
+package dev.tandem.testsupport;
 
 import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.context.properties.bind.Binder;
