@@ -86,12 +86,20 @@ on_signal() {
 header() { printf '\n======== [%s] %s ========\n' "$(date -u +%H:%M:%S)" "$*"; }
 record() { echo "$1 $2 $3 $4" >>"$LOGS/results"; }     # order name rc seconds
 
-# stage ORDER NAME CMD... : the Java lane's way: output streams; prints and records the outcome
+# tee_to LOG CMD... : CMD's output to the terminal and to LOG; CMD's exit status
+tee_to() {
+  local log=$1; shift
+  "$@" 2>&1 | tee "$log"
+  return "${PIPESTATUS[0]}"
+}
+
+# stage ORDER NAME CMD... : the Java lane's way: output streams (and goes to $LOGS/NAME.log, for the
+# summary's excerpt of a failure); prints and records the outcome
 stage() {
   local order=$1 name=$2; shift 2
   header "$name: $*"
   local t0=$SECONDS rc=0
-  run_child "$@" || rc=$?
+  run_child tee_to "$LOGS/$name.log" "$@" || rc=$?
   local dt=$(( SECONDS - t0 ))
   if (( rc == 0 )); then echo "-------- $name: ok in ${dt}s"; else echo "-------- $name: FAILED (exit $rc) after ${dt}s"; fi
   record "$order" "$name" "$rc" "$dt"
@@ -134,6 +142,17 @@ finish() {
     esac
   done < <(sort -n -s -k1,1 "$LOGS/results")
   (( first_rc == 0 && st != 0 )) && first_rc=$st first_stage=interrupted
+  # A failure's own lines again, last: a CI page that keeps only the end of the output still says why.
+  while read -r order name rc dt; do
+    [[ $rc == 0 || $rc == skip || ! -s $LOGS/$name.log ]] && continue
+    echo "---- why $name failed (from .run/make-test/$name.log) ----"
+    if grep -q '^\[ERROR\]' "$LOGS/$name.log"; then   # Maven: its failure list, not the trailing help
+      grep '^\[ERROR\]' "$LOGS/$name.log" | grep -v -e '^\[ERROR\] *$' -e 're-run Maven' -e 'full stack trace' \
+        -e 'debug logging' -e 'about the errors' -e 'Help 1\]' -e 'MojoFailureException' | head -n 40
+    else
+      tail -n 40 "$LOGS/$name.log"
+    fi
+  done < <(sort -n -s -k1,1 "$LOGS/results")
   if (( first_rc == 0 )); then
     echo "make test: all stages passed in ${SECONDS}s"
   else
@@ -183,7 +202,7 @@ proto_contract() {
 }
 readme_test() {
   scripts/deps.sh python node proto || return   # proto: buf for test_proto_contract.py
-  TANDEM_README_TEST=1 .tools/venv/bin/pytest -q -rs scripts/tests
+  TANDEM_README_TEST=1 .tools/venv/bin/pytest -q -rfEs scripts/tests
 }
 other_lane() {
   lane_stage 5 proto-contract proto_contract

@@ -12,14 +12,16 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One service jar running as a real process, as {@code make run} runs it: same jar, same JVM,
- * configured only through environment variables. Its output goes to a log file under
+ * One service jar running as a real process, as {@code make run} runs it: same classes, same JVM,
+ * configured only through environment variables (started from the jar's extracted layout with a
+ * class cache, see {@link ServiceLaunch}). Its output goes to a log file under
  * target/service-logs so a failing test can be diagnosed.
  */
 public final class ServiceProcess implements AutoCloseable {
@@ -61,8 +63,7 @@ public final class ServiceProcess implements AutoCloseable {
             }
             Files.writeString(log, "==== " + Instant.now() + " starting " + name + "\n",
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            String java = ProcessHandle.current().info().command().orElse("java");
-            ProcessBuilder builder = new ProcessBuilder(java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString())
+            ProcessBuilder builder = new ProcessBuilder(ServiceLaunch.command(jar, List.of("-Xmx512m", "-XX:TieredStopAtLevel=1")))
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             Map<String, String> environment = new LinkedHashMap<>(env);
