@@ -33,9 +33,9 @@ import java.util.function.LongSupplier;
  * second. gRPC now asks where a call arrives, before the hand-off ({@code AdmissionAtArrival}):
  * on an instance with CPU of its own that cut the accepted calls' p99 to 0.4× at the same goodput, but
  * next to another busy process on the same core the refusals still cost it most of its goodput.
- * REST asks in a servlet filter, on the request's virtual thread.
+ * REST asks in a Tomcat valve, before the servlet filters and Spring MVC ({@code AdmissionValve}).
  *
- * <p>The wires ask {@link #tryAdmit()} where a request enters (a servlet filter, a server
+ * <p>The wires ask {@link #tryAdmit()} where a request enters (a Tomcat valve, a server
  * interceptor) and report how it ended on the {@link Permit}. What is never limited is the wires'
  * business too: the actuator and gRPC health (so a saturated instance still answers its probes and
  * its metrics), and long-lived streams (they have their own limit).

@@ -1,0 +1,101 @@
+package dev.tandem.rest.admission;
+
+import dev.tandem.admission.AdmissionControl;
+import dev.tandem.error.DomainException;
+import dev.tandem.error.DomainProblems;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletResponse;
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.connector.Response;
+import org.apache.catalina.valves.ValveBase;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Admission control on REST ({@link AdmissionControl}), in Tomcat's pipeline: a request over the
+ * instance's concurrency limit is answered 503 problem+json with Retry-After before any servlet
+ * filter, the observation, Spring MVC or its exception handling run for it.
+ *
+ * <p>Why a valve and not a servlet filter: past saturation most requests are refused, and every CPU
+ * second a refusal takes is one the admitted requests lack (at twice the capacity, goodput stays at
+ * 0.8x of the peak only if a refusal costs under a sixth of a served request). A filter's refusal went
+ * through the whole filter chain and Spring's exception resolution and cost about what a warm
+ * GetGroup does (README, "Under overload"); here it is Tomcat's parsing plus one small JSON write.
+ * The price: refusals are not in http.server.requests (they are in tandem.admission.refused), and
+ * the limit is asked before the per-client rate limit, so a client over its rate holds a permit for
+ * the few microseconds its 429 takes.
+ *
+ * <p>The actuator is never limited, so a saturated instance still answers its health probes and its
+ * metrics. A request that turns into a stream (server-sent events) gives its permit back as soon as
+ * the stream is set up: streams have their own limit.
+ */
+final class AdmissionValve extends ValveBase {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final AdmissionControl admission;
+    private final String managementPrefix;
+
+    AdmissionValve(AdmissionControl admission, String managementBasePath) {
+        super(true); // async supported: a stream (SSE) passes through it
+        this.admission = admission;
+        this.managementPrefix = managementBasePath.endsWith("/") ? managementBasePath : managementBasePath + "/";
+    }
+
+    @Override
+    public void invoke(Request request, Response response) throws IOException, ServletException {
+        if (request.getRequestURI().startsWith(managementPrefix)) {
+            getNext().invoke(request, response);
+            return;
+        }
+        AdmissionControl.Permit permit = admission.tryAdmit();
+        if (permit == null) {
+            refuse(request, response, admission.refusal());
+            return;
+        }
+        boolean ended = false;
+        try {
+            getNext().invoke(request, response);
+            ended = true;
+        } finally {
+            if (!ended || request.isAsyncStarted()) {
+                permit.ignored();
+            } else if (response.getStatus() == HttpServletResponse.SC_SERVICE_UNAVAILABLE
+                    || response.getStatus() == HttpServletResponse.SC_GATEWAY_TIMEOUT) {
+                // Something further down was the limit (the database, a deadline): shrink.
+                permit.dropped();
+            } else {
+                permit.completed();
+            }
+        }
+    }
+
+    /** The problem RestErrors answers for the same DomainException, written without Spring MVC. */
+    private static void refuse(Request request, Response response, DomainException refusal) throws IOException {
+        ProblemDetail problem = DomainProblems.of(refusal);
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (problem.getType() != null) { // Spring leaves about:blank out
+            body.put("type", problem.getType().toString());
+        }
+        body.put("title", problem.getTitle());
+        body.put("status", problem.getStatus());
+        body.put("detail", problem.getDetail());
+        body.put("instance", request.getRequestURI()); // as Spring MVC sets it: the request's path
+        if (problem.getProperties() != null) {
+            body.putAll(problem.getProperties());
+        }
+        byte[] bytes = JSON.writeValueAsBytes(body);
+        response.setStatus(problem.getStatus());
+        refusal.retryAfter().ifPresent(delay ->
+                response.setHeader(HttpHeaders.RETRY_AFTER, String.valueOf(Math.max(1, delay.toSeconds()))));
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
+    }
+}
