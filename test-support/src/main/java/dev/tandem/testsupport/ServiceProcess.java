@@ -27,8 +27,9 @@ import java.util.concurrent.TimeUnit;
 public final class ServiceProcess implements AutoCloseable {
 
     /**
-     * A bound on one start, not a speed: one JVM starts in ~20 s here, but five or six started at
-     * once on two cores shared with other builds have taken 90-140 s (ThreeInstancesCoherenceTest).
+     * A bound on one start, not a speed: one JVM starts in 5-8 s here (20 s before {@link ServiceLaunch}),
+     * but five or six started at once on two cores shared with other builds took 90-140 s
+     * (ThreeInstancesCoherenceTest, before it).
      */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(240);
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# What a refusal costs next to what it saves: the service's CPU time per warm GetGroup served (an L1
+# hit, admission control off) and per GetGroup refused by admission control (on, limit 1, the one
+# permit held by an update that waits for a row lock this script holds), one wire at a time.
+#
+#   scripts/refusal-cost.sh rest|grpc [requests per window (50000)] [windows per setting (3)]
+#
+# Why it matters: past saturation an instance spends CPU on every arrival, served or refused. With
+# r = refusal cost / served cost, at k times the capacity the admitted requests keep at most
+# (1 - k r) / (1 - r) of the peak goodput (k = 2: at least 0.8 only if r <= 1/6). README, "Under
+# overload", has the figures.
+#
+# Needs the servers (scripts/servers.sh start), the jar (make build), oha (REST) or ghz and grpcurl
+# (gRPC) on PATH or in .tools/bin. CPU time is user + system from /proc/<pid>/stat over a window of
+# N requests, divided by N; the load generator's own CPU is not in it. TANDEM_COST_JAR overrides the
+# jar (one built at another commit, to compare).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WIRE=${1:?rest or grpc}
+REQUESTS=${2:-50000}
+WINDOWS=${3:-3}
+CONCURRENCY=${TANDEM_COST_CONCURRENCY:-8}
+WARMUP=${TANDEM_COST_WARMUP:-150000}   # until the JIT has compiled the path, CPU per request falls
+JAVA=$("$ROOT/scripts/java-home.sh")/bin/java
+PATH=$ROOT/.tools/bin:$PATH
+WORK=$(mktemp -d)
+PORT=$((20000 + RANDOM % 20000)); MGMT=$((PORT + 1))
+DB=tandem_refusal_cost
+case $WIRE in
+  rest) JAR=${TANDEM_COST_JAR:-$ROOT/rest-service/target/rest-service.jar}; HEALTH=http://127.0.0.1:$PORT/actuator/health ;;
+  grpc) JAR=${TANDEM_COST_JAR:-$ROOT/grpc-service/target/grpc-service.jar}; HEALTH=http://127.0.0.1:$MGMT/actuator/health ;;
+  *) echo "refusal-cost: wire must be rest or grpc" >&2; exit 2 ;;
+esac
+TICKS=$(getconf CLK_TCK)
+SERVICE=; HOLDERS=()
+cleanup() {
+  local p
+  for p in "${HOLDERS[@]}" $SERVICE; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+load() {  # n requests of GetGroup 1; prints how many came back OK and how many refused
+  case $WIRE in
+    rest) oha --no-tui -n "$1" -c "$CONCURRENCY" "http://127.0.0.1:$PORT/api/v1/groups/1" >"$WORK/load.txt"
+          awk '/^\s*\[200\]/ {ok = $2} /^\s*\[503\]/ {refused = $2} END {print ok + 0, refused + 0}' "$WORK/load.txt" ;;
+    grpc) ghz --insecure --call tandem.v1.StudyGroupService/GetGroup -d '{"id":1}' -n "$1" -c "$CONCURRENCY" \
+            "127.0.0.1:$PORT" >"$WORK/load.txt"
+          awk '/^\s*\[OK\]/ {ok = $2} /^\s*\[Unavailable\]/ {refused = $2} END {print ok + 0, refused + 0}' "$WORK/load.txt" ;;
+  esac
+}
+
+start() {  # label, env...
+  local label=$1; shift
+  env "$@" TANDEM_DB_NAME=$DB TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
+    SERVER_PORT="$([[ $WIRE == rest ]] && echo "$PORT" || echo "$MGMT")" SPRING_GRPC_SERVER_PORT="$PORT" \
+    "$JAVA" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
+  SERVICE=$!
+  for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
+  curl -fs "$HEALTH" >/dev/null || { echo "refusal-cost: $label did not start; log:" >&2; tail -30 "$WORK/$label.log" >&2; exit 1; }
+}
+
+stop() { kill "$SERVICE"; wait "$SERVICE" 2>/dev/null || true; SERVICE=; }
+
+windows() {  # label: prints CPU per request and what the requests got, per window
+  local label=$1 w before after answers
+  for w in $(seq "$WINDOWS"); do
+    before=$(cpu_ticks "$SERVICE"); answers=$(load "$REQUESTS"); after=$(cpu_ticks "$SERVICE")
+    awk -v t=$((after - before)) -v hz="$TICKS" -v n="$REQUESTS" -v l="$label" -v w="$w" -v a="$answers" \
+      'BEGIN { split(a, x, " "); printf "%-28s window %d: %6.1f us CPU per request (%d served, %d refused)\n", l, w, t / hz / n * 1e6, x[1], x[2] }'
+  done
+}
+
+# Holds the only permit: a row lock on group 1 in a MariaDB session of its own, and an update of
+# that group, admitted, waiting for it (the request deadline is raised so it outlasts the windows).
+hold_the_permit() {
+  mariadb -h127.0.0.1 -P13306 -utandem -ptandem "$DB" \
+    -e "BEGIN; SELECT id FROM study_groups WHERE id = 1 FOR UPDATE; SELECT SLEEP(3600);" >/dev/null 2>&1 &
+  HOLDERS+=($!)
+  sleep 1
+  local token; token=$("$ROOT/scripts/token.sh")
+  case $WIRE in
+    rest) curl -s -o /dev/null -XPATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+            -d '{"group":{"name":"held"},"updateMask":"name","expectedVersion":0}' \
+            "http://127.0.0.1:$PORT/api/v1/groups/1" & ;;
+    grpc) grpcurl -plaintext -max-time 3600 -H "authorization: Bearer $token" \
+            -d '{"id":1,"group":{"name":"held"},"update_mask":{"paths":["name"]},"expected_version":0}' \
+            "127.0.0.1:$PORT" tandem.v1.StudyGroupService/UpdateGroup >/dev/null 2>&1 & ;;
+  esac
+  HOLDERS+=($!)
+  local answers
+  for _ in $(seq 60); do
+    answers=$(load 1)
+    [[ $answers == "0 1" ]] && return 0
+    sleep 0.5
+  done
+  echo "refusal-cost: requests were not refused after 30 s; is the update waiting for the lock?" >&2; exit 1
+}
+
+echo "$WIRE: GetGroup 1, $WARMUP requests of warm-up, then $REQUESTS per window, concurrency $CONCURRENCY"
+start served TANDEM_ADMISSION_ENABLED=false
+load "$WARMUP" >/dev/null
+windows "served (admission off)"
+stop
+
+start refused TANDEM_ADMISSION_ENABLED=true TANDEM_ADMISSION_ALGORITHM=fixed TANDEM_ADMISSION_INITIAL_LIMIT=1 \
+  TANDEM_ADMISSION_MIN_LIMIT=1 TANDEM_ADMISSION_MAX_LIMIT=1 TANDEM_LIMITS_REQUEST_TIMEOUT=1h
+load "$WARMUP" >/dev/null   # served one at a time, then refused: both paths compiled
+hold_the_permit
+load 20000 >/dev/null   # the refused path at this concurrency, before the windows (the lock waits 50 s at most)
+windows "refused (limit 1, held)"
