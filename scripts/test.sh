@@ -202,7 +202,7 @@ proto_contract() {
 }
 readme_test() {
   scripts/deps.sh python node proto || return   # proto: buf for test_proto_contract.py
-  TANDEM_README_TEST=1 .tools/venv/bin/pytest -q -rfEs scripts/tests
+  TANDEM_README_TEST=1 .tools/venv/bin/pytest -q -rfEs --durations=12 scripts/tests
 }
 other_lane() {
   lane_stage 5 proto-contract proto_contract
