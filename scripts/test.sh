@@ -18,29 +18,31 @@
 #   4 maven-domain-system                       5 tools      scripts/deps.sh tools browser (apt docker-compose
 #               ./mvnw -B -ntp test -pl                      nginx nghttp2-client chromium; Go ghz, k6, grpcurl;
 #               shared-domain,system-tests:                  Rust oha): the longest step on a new machine
-#               the domain's and the cache's     6 pytest     scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest
-#               tests against the servers of     7 dashboard  scripts/deps.sh node; npm --prefix dashboard test,
-#               stage 2, then the service jars               then run test:browser (headless Chromium)
-#               as processes (test phase only:   8 compose    docker-compose config -q; scripts/compose-check.py;
-#               the jars stay stage 3's)                     scripts/nginx-config-test.sh (nginx -t, no server)
-#                                               9 k8s        scripts/deps.sh k8s; scripts/k8s-validate.sh (kustomize
-#                                                            render checked against the Kubernetes JSON schemas)
-#                                              10 readme     after stage 3 succeeded: TANDEM_README_TEST=1 pytest
-#                                                            scripts/tests, a new user's first five minutes (make,
-#                                                            make run on a fresh data directory, the README's API
-#                                                            table, TLS and representations examples as written,
-#                                                            the API fuzzer, make bench PROFILE=smoke checked by
+#               the domain's and the cache's    10 readme     after stage 3 succeeded: TANDEM_README_TEST=1 pytest
+#               tests against the servers of                 scripts/tests, a new user's first five minutes (make,
+#               stage 2, then the service jars               make run on a fresh data directory, the README's API
+#               as processes (test phase only:               table, TLS and representations examples as written,
+#               the jars stay stage 3's)                     the API fuzzer, make bench PROFILE=smoke checked by
 #                                                            loadtest/tests/smoke_run.py, make dashboard in
 #                                                            Chromium) on its own MariaDB/Redis (23306/26379) and
 #                                                            the README's service ports 8080/9090/8081, which must
 #                                                            be free; and scripts/tests/test_proto_contract.py:
 #                                                            stage 5's checks on broken copies of the protos,
 #                                                            the Google protos against the service jar's
-#   and in whichever lane is free first:   4 maven-wires  ./mvnw -B -ntp test -pl rest-service,grpc-service
+#   then in whichever lane is free first (first_free_runs_the_rest):
+#                4 maven-wires  ./mvnw -B -ntp test -pl rest-service,grpc-service
+#   and after it, once stage 5 ended:
+#                6 pytest       scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest
+#                7 dashboard    scripts/deps.sh node; npm --prefix dashboard test, then run test:browser
+#                               (headless Chromium)
+#                8 compose      docker-compose config -q; scripts/compose-check.py; scripts/nginx-config-test.sh
+#                               (nginx -t, no server)
+#                9 k8s          scripts/deps.sh k8s; scripts/k8s-validate.sh (kustomize render checked
+#                               against the Kubernetes JSON schemas)
 # No test stops the shared servers of stage 2 (outage tests start pairs of their own), and each module
 # has its own test database and Redis key prefix, so Maven runs in the two lanes may overlap.
-# The Java lane's output streams; each stage of the other lane writes .run/make-test/<stage>.log, printed
-# whole when the stage ends. Every stage after the build runs even when another fails; the exit status
+# The Java lane's output streams (and goes to .run/make-test/<stage>.log too); each stage of the other
+# lane writes .run/make-test/<stage>.log, printed whole when the stage ends. Every stage after the build runs even when another fails; the exit status
 # is that of the first failure (in stage order), 0 if none. On any exit (failure, Ctrl-C, kill) both
 # lanes are ended and the servers this run started itself are stopped.
 set -uo pipefail
@@ -206,36 +208,50 @@ readme_test() {
 }
 other_lane() {
   lane_stage 5 proto-contract proto_contract
-  lane_stage 5 tools scripts/deps.sh tools browser
-  if [[ -d loadtest/tests ]]; then lane_stage 6 pytest pytest_loadtest; else skip 6 pytest "no loadtest/tests yet"; fi
+  local tools_rc=0
+  lane_stage 5 tools scripts/deps.sh tools browser || tools_rc=$?
+  echo "$tools_rc" >"$LOGS/tools.rc"
+  # The README's commands start the jars: wait for the build (the Java lane writes its outcome).
+  while [[ ! -f $LOGS/build.rc ]]; do sleep 1; done
+  if [[ $(<"$LOGS/build.rc") == 0 ]]; then
+    lane_stage 10 readme readme_test
+  else
+    skip 10 readme "the build failed"
+  fi
+  first_free_runs_the_rest lane_stage
+  exit 0   # each stage recorded its own outcome; any other exit status means the lane itself broke
+}
+# The wire modules' tests (~6 min) and the light stages (the bench's Python tests, the dashboard's,
+# the manifests' checks: ~3 min together) go to whichever lane is free first: after the readme stage
+# in the other lane, or after the domain and system tests in the Java lane. On a new machine the
+# other lane builds the tools first (oha alone takes ~10 min), so the two lanes end closer together
+# this way. mkdir claims each group atomically; the light stages wait for the tools (the browser
+# test needs Chromium, and apt must not run twice at once).
+first_free_runs_the_rest() {
+  local run=$1
+  if mkdir "$LOGS/wire-tests.claimed" 2>/dev/null; then
+    if [[ $(<"$LOGS/build.rc") == 0 ]]; then
+      "$run" 4 maven-wires ./mvnw -B -ntp test -pl rest-service,grpc-service
+    else
+      skip 4 maven-wires "the build failed"
+    fi
+  fi
+  mkdir "$LOGS/light-stages.claimed" 2>/dev/null || return 0
+  while [[ ! -f $LOGS/tools.rc ]]; do sleep 1; done
+  if [[ -d loadtest/tests ]]; then "$run" 6 pytest pytest_loadtest; else skip 6 pytest "no loadtest/tests yet"; fi
   if [[ -f dashboard/package.json ]]; then
-    if lane_stage 7 dashboard-deps scripts/deps.sh node; then
-      lane_stage 7 dashboard-test npm --prefix dashboard test
-      lane_stage 7 dashboard-browser npm --prefix dashboard run test:browser
+    if "$run" 7 dashboard-deps scripts/deps.sh node; then
+      "$run" 7 dashboard-test npm --prefix dashboard test
+      "$run" 7 dashboard-browser npm --prefix dashboard run test:browser
     else
       skip 7 dashboard-tests "node_modules could not be installed"
     fi
   else
     skip 7 dashboard "no dashboard/package.json yet"
   fi
-  lane_stage 8 compose compose_validate
-  lane_stage 9 k8s k8s_validate
-  # The README's commands start the jars: wait for the build (the Java lane writes its outcome).
-  while [[ ! -f $LOGS/build.rc ]]; do sleep 1; done
-  if [[ $(<"$LOGS/build.rc") == 0 ]]; then
-    lane_stage 10 readme readme_test
-    first_free_runs_wire_tests lane_stage
-  else
-    skip 10 readme "the build failed"
-  fi
-  exit 0   # each stage recorded its own outcome; any other exit status means the lane itself broke
-}
-# The wire modules' tests (~2 min alone) go to whichever lane is free first: after the readme stage
-# in the other lane, or after the domain and system tests in the Java lane (on a new machine the
-# other lane builds the Go and Rust tools first and ends last). mkdir claims them atomically.
-first_free_runs_wire_tests() {
-  mkdir "$LOGS/wire-tests.claimed" 2>/dev/null || return 0
-  "$1" 4 maven-wires ./mvnw -B -ntp test -pl rest-service,grpc-service
+  "$run" 8 compose compose_validate
+  "$run" 9 k8s k8s_validate
+  return 0
 }
 
 other_lane &
@@ -247,7 +263,7 @@ stage 3 build ./mvnw -B -ntp install -DskipTests || build_rc=$?
 echo "$build_rc" >"$LOGS/build.rc"
 if (( build_rc == 0 )); then
   stage 4 maven-domain-system ./mvnw -B -ntp test -pl shared-domain,system-tests
-  first_free_runs_wire_tests stage
+  first_free_runs_the_rest stage
 else
   skip 4 maven "the build failed"
 fi
