@@ -16,23 +16,9 @@
 # jar (one built at another commit, to compare).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WIRE=${1:?rest or grpc}
-REQUESTS=${2:-50000}
-WINDOWS=${3:-3}
-CONCURRENCY=${TANDEM_COST_CONCURRENCY:-8}
-WARMUP=${TANDEM_COST_WARMUP:-150000}   # until the JIT has compiled the path, CPU per request falls
-JAVA=$("$ROOT/scripts/java-home.sh")/bin/java
-PATH=$ROOT/.tools/bin:$PATH
-WORK=$(mktemp -d)
-PORT=$((20000 + RANDOM % 20000)); MGMT=$((PORT + 1))
+# shellcheck source=scripts/cost-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
 DB=tandem_refusal_cost
-case $WIRE in
-  rest) JAR=${TANDEM_COST_JAR:-$ROOT/rest-service/target/rest-service.jar}; HEALTH=http://127.0.0.1:$PORT/actuator/health ;;
-  grpc) JAR=${TANDEM_COST_JAR:-$ROOT/grpc-service/target/grpc-service.jar}; HEALTH=http://127.0.0.1:$MGMT/actuator/health ;;
-  *) echo "refusal-cost: wire must be rest or grpc" >&2; exit 2 ;;
-esac
-TICKS=$(getconf CLK_TCK)
 SERVICE=; HOLDERS=()
 cleanup() {
   local p
@@ -41,8 +27,6 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 load() {  # n requests of GetGroup 1; prints how many came back OK and how many refused
   case $WIRE in

@@ -13,23 +13,9 @@
 # TANDEM_COST_JAR overrides the jar (e.g. one built before tracing existed, for a baseline).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WIRE=${1:?rest or grpc}
-REQUESTS=${2:-50000}
-WINDOWS=${3:-3}
-CONCURRENCY=${TANDEM_COST_CONCURRENCY:-8}
-# Requests before the first window: until the JIT has compiled the hot path, CPU per request falls.
-WARMUP=${TANDEM_COST_WARMUP:-150000}
-JAVA=$("$ROOT/scripts/java-home.sh")/bin/java
-PATH=$ROOT/.tools/bin:$PATH
-WORK=$(mktemp -d)
-PORT=$((20000 + RANDOM % 20000)); MGMT=$((PORT + 1)); SINK=$((PORT + 2))
-case $WIRE in
-  rest) JAR=${TANDEM_COST_JAR:-$ROOT/rest-service/target/rest-service.jar}; HEALTH=http://127.0.0.1:$PORT/actuator/health ;;
-  grpc) JAR=${TANDEM_COST_JAR:-$ROOT/grpc-service/target/grpc-service.jar}; HEALTH=http://127.0.0.1:$MGMT/actuator/health ;;
-  *) echo "tracing-cost: wire must be rest or grpc" >&2; exit 2 ;;
-esac
-TICKS=$(getconf CLK_TCK)
+# shellcheck source=scripts/cost-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
+SINK=$((PORT + 2))
 SERVICE=; SINK_PID=
 cleanup() {
   [[ -n $SERVICE ]] && kill "$SERVICE" 2>/dev/null && wait "$SERVICE" 2>/dev/null
@@ -42,8 +28,6 @@ trap cleanup EXIT
 # answers 200 with an empty ExportTraceServiceResponse.
 PYTHONPATH="$ROOT/loadtest" python3 -m tandem_bench.otlp_sink "$SINK" &
 SINK_PID=$!
-
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 load() {  # n requests of warm GetGroup 1
   case $WIRE in

@@ -1,0 +1,25 @@
+# Sourced by scripts/tracing-cost.sh and scripts/refusal-cost.sh, which measure a service's own CPU
+# time per request: their arguments (wire, requests per window, windows), the jar, free ports, and
+# the counter they read. Not a command of its own.
+#   $1 rest|grpc   $2 requests per window (50000)   $3 windows per setting (3)
+#   TANDEM_COST_CONCURRENCY (8)   TANDEM_COST_WARMUP (150000)   TANDEM_COST_JAR (the wire's jar)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WIRE=${1:?rest or grpc}
+REQUESTS=${2:-50000}
+WINDOWS=${3:-3}
+CONCURRENCY=${TANDEM_COST_CONCURRENCY:-8}
+# Requests before the first window: until the JIT has compiled the hot path, CPU per request falls.
+WARMUP=${TANDEM_COST_WARMUP:-150000}
+JAVA=$("$ROOT/scripts/java-home.sh")/bin/java
+PATH=$ROOT/.tools/bin:$PATH
+WORK=$(mktemp -d)
+PORT=$((20000 + RANDOM % 20000)); MGMT=$((PORT + 1))
+case $WIRE in
+  rest) JAR=${TANDEM_COST_JAR:-$ROOT/rest-service/target/rest-service.jar}; HEALTH=http://127.0.0.1:$PORT/actuator/health ;;
+  grpc) JAR=${TANDEM_COST_JAR:-$ROOT/grpc-service/target/grpc-service.jar}; HEALTH=http://127.0.0.1:$MGMT/actuator/health ;;
+  *) echo "$(basename "$0" .sh): wire must be rest or grpc" >&2; exit 2 ;;
+esac
+TICKS=$(getconf CLK_TCK)
+
+# The CPU time (user + system, in clock ticks) process $1 has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
