@@ -42,9 +42,10 @@
 # No test stops the shared servers of stage 2 (outage tests start pairs of their own), and each module
 # has its own test database and Redis key prefix, so Maven runs in the two lanes may overlap.
 # The Java lane's output streams (and goes to .run/make-test/<stage>.log too); each stage of the other
-# lane writes .run/make-test/<stage>.log, printed whole when the stage ends. Every stage after the build runs even when another fails; the exit status
-# is that of the first failure (in stage order), 0 if none. On any exit (failure, Ctrl-C, kill) both
-# lanes are ended and the servers this run started itself are stopped.
+# lane writes .run/make-test/<stage>.log, printed whole when the stage ends. Every stage after the
+# build runs even when another fails; the exit status is that of the first failure (in stage order),
+# 0 if none, and the summary ends with each failed stage's own lines. On any exit (failure, Ctrl-C,
+# kill) both lanes are ended and the servers this run started itself are stopped.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -221,7 +222,7 @@ other_lane() {
   first_free_runs_the_rest lane_stage
   exit 0   # each stage recorded its own outcome; any other exit status means the lane itself broke
 }
-# The wire modules' tests (~6 min) and the light stages (the bench's Python tests, the dashboard's,
+# The wire modules' tests (~4 min alone) and the light stages (the bench's Python tests, the dashboard's,
 # the manifests' checks: ~3 min together) go to whichever lane is free first: after the readme stage
 # in the other lane, or after the domain and system tests in the Java lane. On a new machine the
 # other lane builds the tools first (oha alone takes ~10 min), so the two lanes end closer together
