@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,7 +59,7 @@ final class ServiceLaunch {
             String source = jar + " " + Files.size(jar) + " " + Files.getLastModifiedTime(jar).toMillis() + " " + Runtime.version();
             boolean current = Files.isRegularFile(stamp) && Files.readString(stamp).equals(source) && Files.isRegularFile(extracted);
             if (!current) {
-                deleteRecursively(dir);
+                LocalProcesses.deleteRecursively(dir);
                 Files.createDirectories(dir);
                 List<String> extract = List.of(java(), "-Djarmode=tools", "-jar", jar.toString(),
                         "extract", "--destination", extracted.getParent().toString());
@@ -114,16 +113,5 @@ final class ServiceLaunch {
 
     private static String java() {
         return ProcessHandle.current().info().command().orElse("java");
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }

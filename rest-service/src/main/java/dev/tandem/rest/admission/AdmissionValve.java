@@ -3,6 +3,7 @@ package dev.tandem.rest.admission;
 import dev.tandem.admission.AdmissionControl;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.DomainProblems;
+import dev.tandem.rest.error.RestErrors;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletResponse;
 import org.apache.catalina.connector.Request;
@@ -93,7 +94,7 @@ final class AdmissionValve extends ValveBase {
         byte[] bytes = JSON.writeValueAsBytes(body);
         response.setStatus(problem.getStatus());
         refusal.retryAfter().ifPresent(delay ->
-                response.setHeader(HttpHeaders.RETRY_AFTER, String.valueOf(Math.max(1, delay.toSeconds()))));
+                response.setHeader(HttpHeaders.RETRY_AFTER, RestErrors.retryAfterSeconds(delay)));
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setContentLength(bytes.length);
         response.getOutputStream().write(bytes);

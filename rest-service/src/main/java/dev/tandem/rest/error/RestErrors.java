@@ -33,6 +33,7 @@ import org.springframework.web.util.WebUtils;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -69,8 +70,13 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         // The shared builder, so the write filter's refusals (handed here too) and the gRPC
         // service's management port answer in exactly this shape.
         HttpHeaders headers = new HttpHeaders();
-        e.retryAfter().ifPresent(delay -> headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(Math.max(1, delay.toSeconds()))));
+        e.retryAfter().ifPresent(delay -> headers.set(HttpHeaders.RETRY_AFTER, retryAfterSeconds(delay)));
         return respond(DomainProblems.of(e), headers);
+    }
+
+    /** A Retry-After value: whole seconds (RFC 9110 has no finer unit), at least 1. */
+    public static String retryAfterSeconds(Duration delay) {
+        return String.valueOf(Math.max(1, delay.toSeconds()));
     }
 
     /** The last resort: whatever it was, the client learns only that it was not its fault. */
