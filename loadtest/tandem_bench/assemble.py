@@ -96,7 +96,7 @@ class Assemble:
             f"{' / '.join(f'{x:.2f}' for x in load_end)}.",
             "Cold windows: each asks keys no earlier window, start or warm-up asked (caches flushed at every service "
             f"start, the keys cut into one disjoint slice per window); warm windows cycle over the {hot} hot keys "
-            "primed by the cell's warm-up. The miss path is JIT-warmed on keys of its own before any window.",
+            "primed before each window (every hot key asked once). The miss path is JIT-warmed on keys of its own before any window.",
             "Body bytes: the same responses fetched with curl on both wires (JSON body; Protobuf message without "
             "the gRPC frame's 5-byte prefix). h2load sends one pre-encoded request (the first hot key) per cell; "
             "its gRPC successes are checked against the service's own count of successful calls.",

@@ -22,8 +22,9 @@ What happens, in order (scripts/bench.sh has already installed the tools and bui
   4. Then `repetitions` rounds: each cell gets one window per round, in an order rotated every
      round and reversed every other one (windows.interleave). Before a cell's first window in a
      start: a warm-up at its concurrency (excluded; it primes warm cells) and more warm-up until
-     the service's JIT settles. Cold windows ask a slice of keys no other window asked; warm and
-     no-cache windows cycle over the hot keys. Around each window the service's cache, JIT, GC and
+     the service's JIT settles; before each later window of a warm cell, a priming pass over its
+     hot keys (an L1 entry read by no window for a TTL is gone). Cold windows ask a slice of keys
+     no other window asked; warm and no-cache windows cycle over the hot keys. Around each window the service's cache, JIT, GC and
      call counters and MariaDB's row counters are read, and every process's CPU is sampled
      (windows.build turns it all into the window's record and flags). After the last start of a
      configuration, its rate sweeps run. WatchGroup cells (watch.py) come last in each start they
@@ -243,6 +244,8 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
                     if cell.id not in warmed:
                         self.warm_up(cell)
                         warmed.add(cell.id)
+                    elif cell.temperature == "warm":
+                        self.prime(cell)
                     self.window(cell, start, rnd)
                     self.progress(cell)
             for pair_cells in pairs.values():

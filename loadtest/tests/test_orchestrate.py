@@ -1,0 +1,70 @@
+"""The order of a start's steps (orchestrate.Bench.measure_config), with every step that reaches a
+service recorded instead of run: which windows are primed, and by what."""
+from tandem_bench import orchestrate, profile
+from tandem_bench.measure import Measure
+
+
+class Recorder(orchestrate.Bench):
+    """A Bench whose steps only say that they ran."""
+
+    def __init__(self, cells):
+        self.cells, self.target, self.runs, self.steps = cells, None, {}, []
+        self.services = type("Stopped", (), {"stop": lambda _: None})()
+
+    def start_services(self, mode, tls, start, http2, traced=False):
+        self.steps.append(("start", start))
+
+    def jit_warmup(self, mode, cells):
+        pass
+
+    def pin_services(self):
+        pass
+
+    def measure_body_bytes(self, cells):
+        pass
+
+    def warm_up(self, cell):
+        self.steps.append(("warm-up", cell.id))
+
+    def prime(self, cell):
+        self.steps.append(("prime", cell.id))
+
+    def window(self, cell, start, rnd):
+        self.steps.append(("window", cell.id, start, rnd))
+        # what a sweep reads of its point's window: met its limits, so the sweep goes on
+        self.runs[cell.id].windows.append({"latencyMs": {"p99": None}, "droppedIterations": 0, "achievedRate": None,
+                                           "throughputRps": 0})
+
+    def progress(self, cell):
+        pass
+
+    def sweep(self, cells):
+        Measure.sweep(self, cells)
+
+
+def smoke_cells():
+    return profile.expand(profile.load("smoke"))
+
+
+def test_every_warm_window_follows_a_warm_up_or_a_priming_pass_of_its_own_cell():
+    # A later round comes after every other cell's window: on a saturated machine that took longer
+    # than the L1 TTL, and a smoke run's second window of a warm cell found its hot keys expiring.
+    cells = smoke_cells()
+    bench = Recorder(cells)
+    bench.measure_config(cells[0].service_config)
+    by_id = {c.id: c for c in cells}
+    windows = [i for i, s in enumerate(bench.steps) if s[0] == "window"]
+    assert windows
+    seen = set()
+    for i in windows:
+        cell = by_id[bench.steps[i][1]]
+        before = bench.steps[i - 1]
+        if cell.id not in seen and cell.sweep is None:
+            assert before == ("warm-up", cell.id), bench.steps[i - 1:i + 1]
+        elif cell.temperature == "warm":
+            assert before == ("prime", cell.id), bench.steps[i - 1:i + 1]
+        else:
+            assert before[0] == "window", f"{cell.id} ({cell.temperature}) is neither warmed again nor primed"
+        seen.add(cell.id)
+    assert {by_id[s[1]].temperature for s in bench.steps if s[0] == "prime"} == {"warm"}
+    assert any(by_id[s[1]].sweep for s in bench.steps if s[0] == "prime"), "sweep points are primed too"
