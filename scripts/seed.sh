@@ -49,8 +49,10 @@ java_home=$("$ROOT/scripts/java-home.sh")
 t0=$SECONDS
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# started as services.sh starts it (extracted, with its AOT cache): scripts/jar-launch.sh
+mapfile -t launch < <(JAVA=$java_home/bin/java "$ROOT/scripts/jar-launch.sh" rest-service/target/rest-service.jar)
 if ! TANDEM_SEED_MODE=reset TANDEM_SEED_SCALE=$scale TANDEM_SEED_EXIT=true SPRING_MAIN_WEB_APPLICATION_TYPE=none \
-     "$java_home/bin/java" -jar rest-service/target/rest-service.jar >"$log" 2>&1; then
+     "$java_home/bin/java" "${launch[@]}" >"$log" 2>&1; then
   tail -n 40 "$log" >&2
   echo "seed: ERROR: seeding failed (the lines above are the end of its log)" >&2
   exit 1

@@ -111,12 +111,27 @@ launch() {  # launch NAME JAVA ; starts without waiting
     grpc-service) envs=(-u SERVER_PORT SPRING_GRPC_SERVER_PORT="$GRPC_PORT")
                   [[ -n ${TANDEM_GRPC_MANAGEMENT_PORT:-} ]] && envs+=(MANAGEMENT_SERVER_PORT="$GRPC_MGMT_PORT") ;;
   esac
+  local -a args; mapfile -t args <"$RUN/launch/$name.args"
   {
-    echo "==== $(date -u +%FT%TZ) starting $name: $java ${TANDEM_JAVA_OPTS:-} -jar ${jar#"$ROOT"/}"
+    echo "==== $(date -u +%FT%TZ) starting $name: $java ${TANDEM_JAVA_OPTS:-} ${args[*]//"$ROOT"\//}"
   } >>"$LOGS/$name.log"
   # shellcheck disable=SC2086  # TANDEM_JAVA_OPTS is a list of flags
-  setsid env "${envs[@]}" "$java" ${TANDEM_JAVA_OPTS:-} -jar "$jar" </dev/null >>"$LOGS/$name.log" 2>&1 &
+  setsid env "${envs[@]}" "$java" ${TANDEM_JAVA_OPTS:-} "${args[@]}" </dev/null >>"$LOGS/$name.log" 2>&1 &
   echo $! >"$PIDS/$name.pid"
+}
+
+# How each jar starts (scripts/jar-launch.sh: its extracted layout and AOT cache, made on first use
+# of a jar, both jars side by side) into $RUN/launch/<name>.args, which launch reads.
+prepare_launch() {  # prepare_launch JAVA NAME...
+  local java=$1 name failed=0; shift
+  local -a jobs=()
+  mkdir -p "$RUN/launch"
+  for name in "$@"; do
+    JAVA=$java "$ROOT/scripts/jar-launch.sh" "$(jar_of "$name")" >"$RUN/launch/$name.args" &
+    jobs+=($!)
+  done
+  for job in "${jobs[@]}"; do wait "$job" || failed=1; done
+  (( failed == 0 )) || { err "scripts/jar-launch.sh failed"; return 1; }
 }
 
 start() {
@@ -131,6 +146,12 @@ start() {
   java_home=$("$ROOT/scripts/java-home.sh") || return 1
   java=$java_home/bin/java
   mkdir -p "$LOGS" "$PIDS"
+
+  local -a to_start=()
+  for name in "${SERVICES[@]}"; do
+    svc_pid "$name" >/dev/null || to_start+=("$name")
+  done
+  (( ${#to_start[@]} == 0 )) || prepare_launch "$java" "${to_start[@]}" || return 1
 
   local -a started=()
   for name in "${SERVICES[@]}"; do

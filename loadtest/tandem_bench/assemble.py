@@ -79,7 +79,7 @@ class Assemble:
             # what the traced services exported, per service (its own path of the sink)
             resolved["tracingSink"] = {"endpoint": self.otlp_sink.endpoint("<service>"),
                                        "received": self.otlp_sink.counts()}
-        env["jvm"] = {"options": self.services.java_opts, "heapMaxBytes": self.heap_max}
+        env["jvm"] = {"options": self.services.java_opts + self.services.launch_options, "heapMaxBytes": self.heap_max}
         load_end = os.getloadavg()
         notes = [
             f"Placement: {self.placement.note}.",

@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .services import ServiceError
+from .services import ServiceError, launch_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,7 +93,7 @@ def ensure_seeded(java: str, db_name: str, scale: int, log: Path, say=print) -> 
     env.pop("SERVER_PORT", None)
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
-        r = subprocess.run([java, "-jar", str(ROOT / "rest-service/target/rest-service.jar")], env=env,
+        r = subprocess.run([java, *launch_arguments(java, ROOT / "rest-service/target/rest-service.jar")], env=env,
                            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=1800)
     have = db_counts(db_name)
     if r.returncode != 0 or have != want:

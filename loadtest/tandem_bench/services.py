@@ -141,6 +141,18 @@ class Service:
 BENCH_CLIENT_ADDRESSES = "127.0.0.1,::1"
 
 
+def launch_arguments(java: str, jar: Path) -> list[str]:
+    """What starts `jar` after the JVM's own flags, as make run starts it: its extracted layout and
+    AOT class cache, made on first use of a built jar (scripts/jar-launch.sh)."""
+    r = subprocess.run([str(ROOT / "scripts/jar-launch.sh"), str(jar)], env=dict(os.environ, JAVA=java),
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise ServiceError(f"scripts/jar-launch.sh {jar.name} failed (exit {r.returncode}): {r.stderr.strip()}")
+    if r.stderr.strip():
+        print(r.stderr.strip())
+    return r.stdout.split()
+
+
 class Services:
     """Both services, started together with one cache mode, stopped together."""
 
@@ -154,6 +166,7 @@ class Services:
         self.db_name = db_name
         self.log_dir = Path(log_dir)
         self.java_opts = java_opts or []
+        self.launch_options: list[str] = []
         self.start_timeout = start_timeout
         self.say = say
         # its own Redis keyspace: the bench's entries (of its own
@@ -232,7 +245,12 @@ class Services:
                       f"TANDEM_TRACING_ENABLED={s.env['TANDEM_TRACING_ENABLED']}\n".encode())
             log.flush()
             # own session: a Ctrl-C on the terminal reaches the bench, which then stops the services
-            s.process = subprocess.Popen([*self.launch_prefix, self.java, *self.java_opts, "-jar", str(s.jar)],
+            launch = launch_arguments(self.java, s.jar)
+            # the AOT cache flag, when there is one, is a JVM option the run records (environment.jvm),
+            # with the path each service's own
+            self.launch_options = [o.replace(str(ROOT) + "/", "").replace(s.name, "<service>")
+                                   for o in launch[:launch.index("-jar")]]
+            s.process = subprocess.Popen([*self.launch_prefix, self.java, *self.java_opts, *launch],
                                          env=s.env, cwd=ROOT,
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                          start_new_session=True)

@@ -157,6 +157,16 @@ def test_make_run_seeds_an_empty_database_and_prints_what_to_try(shell):
     for shown in ("http://127.0.0.1:8080/api/v1/groups", "127.0.0.1:9090", "TOKEN=ey", "make down"):
         assert shown in r.output, f"make run does not print {shown}\n{r.describe()}"
     assert r.output.index("UP") < r.output.index("TOKEN="), "the hints came before the services were up"
+    # each jar from its extracted layout, with the AOT cache its training run made (scripts/jar-launch.sh)
+    # (the cache needs JDK 25; scripts/java-home.sh picks the newest JDK there is)
+    jdk = shell.run("scripts/java-home.sh").stdout.strip()
+    with_cache = int(shell.run(f"{jdk}/bin/java -XshowSettings:properties -version 2>&1 | "
+                               "sed -n 's/^ *java.specification.version = //p'").stdout.strip()) >= 25
+    for name in ("rest-service", "grpc-service"):
+        pid = (Path(shell.env["TANDEM_RUN_DIR"]) / "pids" / f"{name}.pid").read_text().strip()
+        command = (Path("/proc") / pid / "cmdline").read_bytes().split(b"\0")
+        assert f"{name}/target/launch/extracted/{name}.jar".encode() in command[-2], command
+        assert not with_cache or any(arg.startswith(b"-XX:AOTCache=") for arg in command), command
 
 
 def test_the_api_table_runs_top_to_bottom_as_written(shell):
