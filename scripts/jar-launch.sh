@@ -44,6 +44,7 @@ version=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.r
 stamp="$jar $(stat -c '%s %Y' "$jar") $version"
 if [[ ! -f $dir/source.stamp || $(<"$dir/source.stamp") != "$stamp" || ! -f $extracted ]]; then
   rm -rf "$dir/extracted" "$cache" "$dir/source.stamp"
+  echo "jar-launch: $name.jar is new here: extracting it and recording its class cache (once per built jar)" >&2
   if ! "$java" -Djarmode=tools -jar "$jar" extract --destination "$dir/extracted" >"$dir/extract.log" 2>&1; then
     echo "jar-launch: extracting $jar failed (see $dir/extract.log); starting it as an executable jar" >&2
     printf '%s\n' -jar "$jar"

@@ -104,7 +104,7 @@ stop_one() {
 }
 
 launch() {  # launch NAME JAVA ; starts without waiting
-  local name=$1 java=$2 jar; jar=$(jar_of "$name")
+  local name=$1 java=$2
   local -a envs=()
   case $name in
     rest-service) envs=(SERVER_PORT="$REST_PORT") ;;
