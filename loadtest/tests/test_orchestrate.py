@@ -1,7 +1,6 @@
 """The order of a start's steps (orchestrate.Bench.measure_config), with every step that reaches a
 service recorded instead of run: which windows are primed, and by what."""
 from tandem_bench import orchestrate, profile
-from tandem_bench.measure import Measure
 
 
 class Recorder(orchestrate.Bench):
@@ -37,9 +36,6 @@ class Recorder(orchestrate.Bench):
 
     def progress(self, cell):
         pass
-
-    def sweep(self, cells):
-        Measure.sweep(self, cells)
 
 
 def smoke_cells():
