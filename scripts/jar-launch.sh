@@ -9,10 +9,11 @@
 #
 # the way Spring Boot recommends for production: from the jar's extracted layout
 # (`java -Djarmode=tools -jar x.jar extract`) and, on JDK 25 or newer, with an ahead-of-time cache of
-# its loaded and linked classes (JEP 483/514) recorded by one training run. Measured on a 2-core
-# machine, one start to a refreshed context cost 19-23 s of CPU from the executable jar, 11-12 s
-# extracted and ~6 s extracted with the cache (test-support's ServiceLaunch does the same for the
-# system tests). The classes are the jar's own; only how fast the JVM finds them changes.
+# its loaded and linked classes (JEP 483/514) recorded by one training run. The REST jar's start to
+# a refreshed context (`java -Xmx512m -Dspring.context.exit=onRefresh ...`, /usr/bin/time, on a
+# 2-core machine) cost 24.6 s of CPU from the executable jar and 8.7-11 s with this script's
+# arguments. make run, make seed, the bench and the system tests (test-support's ServiceLaunch)
+# all start jars through it. The classes are the jar's own; only how fast the JVM finds them changes.
 #
 # Both are kept in <jar's directory>/launch while the jar (path, size, time) and the JDK are the
 # same; a rebuilt jar is extracted and trained again. The training run starts the service against
@@ -41,7 +42,7 @@ exec 9>"$dir/.lock"
 flock 9
 
 version=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.runtime\.version = //p')
-stamp="$jar $(stat -c '%s %Y' "$jar") $version"
+stamp="$jar $(stat -c '%s %.9Y' "$jar") $version"
 if [[ ! -f $dir/source.stamp || $(<"$dir/source.stamp") != "$stamp" || ! -f $extracted ]]; then
   rm -rf "$dir/extracted" "$cache" "$dir/source.stamp"
   echo "jar-launch: $name.jar is new here: extracting it and recording its class cache (once per built jar)" >&2
@@ -55,7 +56,7 @@ if [[ ! -f $dir/source.stamp || $(<"$dir/source.stamp") != "$stamp" || ! -f $ext
     env -u TANDEM_SEED_EXIT -u SPRING_MAIN_WEB_APPLICATION_TYPE -u TANDEM_TLS_EXTRA_PORT \
         TANDEM_DB_NAME="${TANDEM_LAUNCH_TRAINING_DB:-tandem_launch_training}" TANDEM_SEED_MODE=off \
         SERVER_PORT=0 SPRING_GRPC_SERVER_PORT=0 MANAGEMENT_SERVER_PORT=0 \
-        "$java" -Xmx512m -XX:AOTCacheOutput="$cache" -Dspring.context.exit=onRefresh -jar "$extracted" \
+        timeout 300 "$java" -Xmx512m -XX:AOTCacheOutput="$cache" -Dspring.context.exit=onRefresh -jar "$extracted" \
         </dev/null >"$dir/training.log" 2>&1 || rm -f "$cache"
     [[ -f $cache ]] ||
       echo "jar-launch: the AOT training run of $name failed (see $dir/training.log); it starts without the cache, only slower" >&2

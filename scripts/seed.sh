@@ -50,7 +50,8 @@ t0=$SECONDS
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # started as services.sh starts it (extracted, with its AOT cache): scripts/jar-launch.sh
-mapfile -t launch < <(JAVA=$java_home/bin/java "$ROOT/scripts/jar-launch.sh" rest-service/target/rest-service.jar)
+launch_args=$(JAVA=$java_home/bin/java "$ROOT/scripts/jar-launch.sh" rest-service/target/rest-service.jar)
+mapfile -t launch <<<"$launch_args"
 if ! TANDEM_SEED_MODE=reset TANDEM_SEED_SCALE=$scale TANDEM_SEED_EXIT=true SPRING_MAIN_WEB_APPLICATION_TYPE=none \
      "$java_home/bin/java" "${launch[@]}" >"$log" 2>&1; then
   tail -n 40 "$log" >&2
