@@ -175,6 +175,17 @@ final class L1Tier {
         generations = new ConcurrentHashMap[catalog.slots()];
         for (CacheName<?> cache : catalog.all()) {
             caches[cache.index()] = Caffeine.newBuilder()
+                    // Caffeine's upkeep (replaying reads into its policy, expiring, evicting) runs
+                    // on the thread that reads or writes, not on ForkJoinPool.commonPool(): a warm
+                    // read fills a read buffer that asks for a drain every few reads, and handing
+                    // that drain to the pool woke one of its threads each time (an unpark, a futex
+                    // call, a context switch) — a measurable share of a warm hit's CPU in a profile
+                    // (README "The hot path against the framework's floor"), and on a starved
+                    // instance the pool's thread queued behind the requests anyway. The drain is
+                    // O(buffer) work under a tryLock, so the reader that runs it pays little; the
+                    // executor would matter for removal listeners and Caffeine's own loads, and
+                    // this cache has neither (refreshes run on {@link #refreshes}).
+                    .executor(Runnable::run)
                     .maximumSize(config.maxEntries())
                     .expireAfter(expiry(cache, config, clock))
                     .ticker(ticker)

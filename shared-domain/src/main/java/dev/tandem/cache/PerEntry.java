@@ -21,7 +21,8 @@ import java.util.function.Function;
  */
 public final class PerEntry<V, F> {
 
-    private final Cache<V, F> forms = Caffeine.newBuilder().weakKeys().build();
+    /** Upkeep on the caller's thread, as in {@link L1Tier}: every warm read comes here too. */
+    private final Cache<V, F> forms = Caffeine.newBuilder().executor(Runnable::run).weakKeys().build();
     private final Function<? super V, ? extends F> derive;
 
     public PerEntry(Function<? super V, ? extends F> derive) {

@@ -76,6 +76,8 @@ public class ClientRateLimiter {
         this.exemptAddresses = properties.exemptAddresses().stream()
                 .filter(entry -> !entry.isBlank()).map(AddressRange::parse).toList();
         this.buckets = Caffeine.newBuilder()
+                // upkeep on the caller's thread, not a pool's thread woken per drain (see L1Tier)
+                .executor(Runnable::run)
                 .maximumSize(properties.maxClients())
                 .expireAfterAccess(timeToRefill())
                 .ticker(ticker)
