@@ -179,12 +179,11 @@ final class L1Tier {
                     // on the thread that reads or writes, not on ForkJoinPool.commonPool(): a warm
                     // read fills a read buffer that asks for a drain every few reads, and handing
                     // that drain to the pool woke one of its threads each time (an unpark, a futex
-                    // call, a context switch) — a measurable share of a warm hit's CPU in a profile
-                    // (README "The hot path against the framework's floor"), and on a starved
-                    // instance the pool's thread queued behind the requests anyway. The drain is
-                    // O(buffer) work under a tryLock, so the reader that runs it pays little; the
-                    // executor would matter for removal listeners and Caffeine's own loads, and
-                    // this cache has neither (refreshes run on {@link #refreshes}).
+                    // call, a context switch: one in three warm REST GetGroups; README "The hot path
+                    // against the framework's floor"). The drain is O(buffer) work under a tryLock,
+                    // so the reader that runs it pays little; the executor would matter for removal
+                    // listeners and Caffeine's own loads, and this cache has neither (refreshes run
+                    // on {@link #refreshes}).
                     .executor(Runnable::run)
                     .maximumSize(config.maxEntries())
                     .expireAfter(expiry(cache, config, clock))
