@@ -159,6 +159,15 @@ public class GroupWatch implements DisposableBean {
         }
     }
 
+    /**
+     * The position up to which every change has been offered to every watcher it touched. Watchers
+     * of one group are offered a change one after another, so a client that has received it does
+     * not mean the others have been offered it yet; this does.
+     */
+    long dispatched() {
+        return dispatched;
+    }
+
     /** How many watches this instance serves now. */
     public int watching() {
         return watching.get();

@@ -175,8 +175,9 @@ class GroupWatchTest {
         for (String name : List.of("Slow 1", "Slow 2", "Slow 3")) {
             rename(group.id(), name);
         }
-        // Once the fast client has the last state, the slow one has been offered it too.
-        fast.nextChange(g -> g.name().equals("Slow 3"));
+        long last = fast.nextChange(g -> g.name().equals("Slow 3")).position();
+        // The fast client may have it before the dispatcher has offered it to the slow one.
+        Await.until("the last state offered to every watcher", WAIT, () -> watch.dispatched() >= last);
 
         slow.ready = true;
         slow.watch.resume();
