@@ -14,12 +14,18 @@ from . import cachestats, keys, loadgen, otlp_sink, probes, profile, services, w
 from . import target as targets
 from .console import say
 
-# The JIT warm-up drives each port with as many users as the configuration's busiest measured cell
-# (at most this many): at 16 the first 50-user REST window after it still compiled for 44 % of its
+# The JIT warm-up drives each operation at every concurrency its measured cells use (at most this
+# many users): at 16 users the first 50-user REST window after it still compiled for 44 % of its
 # 3 s and ran at half the rate of the next ones, in both results/20261124T082640Z-quick-428f022
 # and results/20261124T084358Z-quick-4bc40bf; code paths that only many users reach (contention,
-# more connections) were compiled inside the window.
-JIT_MAX_CONCURRENCY = 64
+# more connections) were compiled inside the window. Warmed at 64 users only, the first one-user
+# REST window of each start compiled for 1.1-1.75 s of its 3 s and the 500-user gRPC ListGroups
+# windows for 0.4-0.7 s (results/20261128T003437Z-hotpath-110da69, and a run whose warm-up had
+# settled after 66 s): one user deoptimises code compiled under many (Tomcat's poller, the
+# carrier's idle path: -Xlog:deoptimization shows unstable_if traps in Poller.processKey,
+# AbstractEndpoint.processSocket and ForkJoinPool.tryTrim the moment one user follows 64).
+JIT_MAX_CONCURRENCY = 500
+JIT_MISS_MAX_CONCURRENCY = 64  # k6 users on the miss path's keys in the first pass
 JIT_PASS_SECONDS = 1          # per operation, in each pass of the warm-up after a service start
 JIT_MISS_SECONDS = 3          # the first pass's k6 run over the keys reserved for the miss path (at most)
 # A warm-up generator still running this long after its end is killed and the pass goes on: h2load
@@ -82,9 +88,9 @@ class ServiceStart:
 
     def jit_warmup(self, mode: str, cells: list[profile.CellPlan]) -> None:
         """Both wires, every operation, excluded, in passes until the JIT of both services has
-        settled: each pass drives the hot keys of every operation for JIT_PASS_SECONDS with as many
-        users as the busiest measured cell (at most JIT_MAX_CONCURRENCY) with the native generators, on
-        each port (plain, TLS) the operation's cells use (oha, h2load: tens of thousands of calls a
+        settled: each pass drives the hot keys of every operation for JIT_PASS_SECONDS at each
+        concurrency its measured cells use (jit_warmup_plan) with the native generators, on each
+        port (plain, TLS) the operation's cells use (oha, h2load: tens of thousands of calls a
         second, so the hot paths reach C2 sooner than under k6). The first pass is first contact:
         one call per connection, counted rather than timed; with a cache it also sends k6 over
         keys reserved for it, so the miss path (L2 miss, JDBC, fill) is compiled before the first
@@ -93,76 +99,69 @@ class ServiceStart:
         passed. A fixed 8 s left the first window of each start compiling for its whole 3 s (runs
         results/20261124T030625Z-quick-b16f784 and results/20261124T032104Z-quick-b16f784)."""
         cap = self.settings["jit_warmup_seconds"]
-        # a WatchGroup cell's path is the log's and the writes', which its own window warms
-        cells = [c for c in cells if c.operation != profile.WATCH]
-        if cap <= 0 or not cells:
+        plan = jit_warmup_plan(cells)
+        if cap <= 0 or not plan:
             return
-        # per operation, every way a cell reaches a service (port, representation, HTTP version,
-        # compression), and the plain default on both wires, so that both services warm together
-        ops: dict[tuple, set[tuple]] = {}
-        for c in cells:
-            ways = ops.setdefault((c.operation, c.page_size), {("rest", False, "json", "1.1", "identity"),
-                                                               ("grpc", False, "protobuf", "2", "identity")})
-            ways.add((c.protocol, c.tls, c.encoding, c.http, c.compression))
-        measured = [c.concurrency for c in cells if c.sweep is None] or [c.concurrency for c in cells]
-        conc = min(JIT_MAX_CONCURRENCY, max(measured))
         t0 = time.monotonic()
         passes, shares = 0, {}
         while True:
             before, p0 = self.compile_ms(), time.monotonic()
-            for (op, size), ways in ops.items():
-                invs = []
-                for protocol, tls, encoding, http, compression in sorted(ways):
-                    native = "oha" if protocol == "rest" else "h2load"
-                    fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
-                                            JIT_PASS_SECONDS, 0, 1, tls=tls, encoding=encoding, http=http,
-                                            compression=compression)
-                    if passes == 0:
-                        # first contact: one call per connection, counted rather than timed. The
-                        # first calls of a fresh service can take longer than a pass, and h2load
-                        # over TLS whose duration ends while its clients are still shaking hands never
-                        # exits (reproduced by SIGSTOPping the service for 1.5 s of a 1 s run: hung
-                        # until killed; --requests does not hang), which cost every hybrid start
-                        # JIT_HANG_SECONDS
-                        invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
-                                                    duration=None, iterations=conc, which="hot", tag="jit-first"))
-                    else:
-                        invs.append(self.invocation(fake, executor="constant-vus", vus=conc,
-                                                    duration=JIT_PASS_SECONDS, which="hot", tag="jit"))
-                    invs[-1].hang_seconds = JIT_HANG_SECONDS
-                for protocol in ("rest", "grpc"):
-                    if passes == 0 and mode != "none" and op != "Hello":
-                        # the miss path (L2, JDBC, fill) is the same code behind either port
-                        fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", conc, None,
-                                                JIT_MISS_SECONDS, 0, 1)
-                        miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
-                        invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
-                                                    duration=JIT_MISS_SECONDS, which="jit-miss", tag="jit-miss",
-                                                    key_list=miss))
-                # both wires at once: each service warms its own code while the other does
-                with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
-                    for inv, f in [(inv, pool.submit(self._generate_quiet, inv)) for inv in invs]:
-                        try:
-                            f.result()
-                        except loadgen.LoadGenError as e:
-                            # a warm-up measures nothing: a generator that failed or hung there
-                            # costs its time and a note, not the run
-                            note = f"a JIT warm-up run of {inv.tool} ({inv.protocol}) failed and was skipped: {e}"
-                            say(f"  {note}")
-                            self.notes.append(note)
+            for (op, size), (ways, levels) in plan.items():
+                for conc in (levels if passes else levels[-1:]):
+                    invs = []
+                    for protocol, tls, encoding, http, compression in sorted(ways):
+                        native = "oha" if protocol == "rest" else "h2load"
+                        fake = profile.CellPlan(protocol, native, op, size, mode, "none", "closed", conc, None,
+                                                JIT_PASS_SECONDS, 0, 1, tls=tls, encoding=encoding, http=http,
+                                                compression=compression)
+                        if passes == 0:
+                            # first contact, at the operation's busiest level: one call per connection,
+                            # counted rather than timed. The first calls of a fresh service can take
+                            # longer than a pass, and h2load over TLS whose duration ends while its
+                            # clients are still shaking hands never exits (reproduced by SIGSTOPping
+                            # the service for 1.5 s of a 1 s run: hung until killed; --requests does
+                            # not hang), which cost every hybrid start JIT_HANG_SECONDS
+                            invs.append(self.invocation(fake, executor="shared-iterations", vus=conc,
+                                                        duration=None, iterations=conc, which="hot", tag="jit-first"))
+                        else:
+                            invs.append(self.invocation(fake, executor="constant-vus", vus=conc,
+                                                        duration=JIT_PASS_SECONDS, which="hot", tag="jit"))
+                        invs[-1].hang_seconds = JIT_HANG_SECONDS
+                    for protocol in ("rest", "grpc"):
+                        if passes == 0 and mode != "none" and op != "Hello":
+                            # the miss path (L2, JDBC, fill) is the same code behind either port
+                            vus = min(conc, JIT_MISS_MAX_CONCURRENCY)
+                            fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", vus, None,
+                                                    JIT_MISS_SECONDS, 0, 1)
+                            miss = keys.jit_miss_keys(op, self.scale, size, self.settings["hot_keys"])
+                            invs.append(self.invocation(fake, executor="shared-iterations", vus=vus,
+                                                        duration=JIT_MISS_SECONDS, which="jit-miss", tag="jit-miss",
+                                                        key_list=miss))
+                    # both wires at once: each service warms its own code while the other does
+                    with concurrent.futures.ThreadPoolExecutor(len(invs)) as pool:
+                        for inv, f in [(inv, pool.submit(self._generate_quiet, inv)) for inv in invs]:
+                            try:
+                                f.result()
+                            except loadgen.LoadGenError as e:
+                                # a warm-up measures nothing: a generator that failed or hung there
+                                # costs its time and a note, not the run
+                                note = f"a JIT warm-up run of {inv.tool} ({inv.protocol}) failed and was skipped: {e}"
+                                say(f"  {note}")
+                                self.notes.append(note)
             passes += 1
             shares = probes.compile_shares(before, self.compile_ms(), time.monotonic() - p0)
             settled = bool(shares) and all(share < JIT_SETTLED_SHARE for share in shares.values())
             if settled or not shares or time.monotonic() - t0 >= cap:
                 break
-        names = ", ".join(f"{o}{s or ''}" + (f" ({len(w)} ways)" if len(w) > 2 else "") for (o, s), w in ops.items())
+        names = ", ".join(f"{o}{s or ''}" + (f" ({len(w)} ways)" if len(w) > 2 else "")
+                          + f" at {'/'.join(map(str, levels))} users" for (o, s), (w, levels) in plan.items())
         if not shares:
             state = "compile time not readable, one pass"
         else:
             state = "settled" if settled else f"still compiling at the {cap:g} s cap"
             state += " (share of the last pass spent compiling: " + \
                 ", ".join(f"{p} {share:.0%}" for p, share in shares.items()) + ")"
-        say(f"bench: JIT warm-up ({names} on both wires, {conc} VUs, hot keys and the miss path): "
+        say(f"bench: JIT warm-up ({names}, on both wires, hot keys and the miss path): "
             f"{passes} pass(es) in {time.monotonic() - t0:.0f} s, {state}; excluded from the figures")
 
     def measure_body_bytes(self, cells: list[profile.CellPlan]) -> None:
@@ -225,6 +224,27 @@ class ServiceStart:
         if wrong:
             raise services.ServiceError(f"planned for cache mode {mode}, the target now reports {wrong}")
         say(f"bench: target {self.target.rest_base} / {self.target.grpc_address} runs cache mode {mode}")
+
+
+def jit_warmup_plan(cells: list[profile.CellPlan]) -> dict[tuple, tuple[set[tuple], list[int]]]:
+    """Per (operation, page size) the JIT warm-up drives: every way its cells reach a service (port,
+    representation, HTTP version, compression) and the plain default on both wires, so that both
+    services warm together; and, ascending, every concurrency its measured cells use (at most
+    JIT_MAX_CONCURRENCY), or its busiest sweep point when it is measured only in sweeps. WatchGroup
+    is left out: its path is the log's and the writes', which its own window warms."""
+    plan: dict[tuple, tuple[set[tuple], set[int]]] = {}
+    for c in cells:
+        if c.operation == profile.WATCH:
+            continue
+        ways, _ = plan.setdefault((c.operation, c.page_size), ({("rest", False, "json", "1.1", "identity"),
+                                                                ("grpc", False, "protobuf", "2", "identity")}, set()))
+        ways.add((c.protocol, c.tls, c.encoding, c.http, c.compression))
+    out = {}
+    for key, (ways, _) in plan.items():
+        mine = [c for c in cells if (c.operation, c.page_size) == key]
+        levels = {c.concurrency for c in mine if c.sweep is None} or {max(c.concurrency for c in mine)}
+        out[key] = (ways, sorted({min(JIT_MAX_CONCURRENCY, n) for n in levels}))
+    return out
 
 
 def body_key(c: profile.CellPlan) -> tuple:

@@ -1,0 +1,80 @@
+"""The JIT warm-up after a service start (service_start.ServiceStart.jit_warmup): what it drives,
+at which concurrencies, pass after pass, with every generator recorded instead of run."""
+from tandem_bench import profile, service_start
+
+BASE = {"name": "t", "seed_scale": 100, "repetitions": 1, "duration_seconds": 3, "warmup_seconds": 1,
+        "hot_keys": 50}
+NATIVE = ["rest/oha", "grpc/h2load"]
+
+
+def cells(*blocks, sweeps=()):
+    return profile.expand(profile.normalise({**BASE, "matrix": list(blocks), "sweep": list(sweeps)}))
+
+
+def test_an_operation_is_warmed_at_every_concurrency_its_cells_measure():
+    # Warmed at 64 users only, the first one-user window of each start compiled for up to 1.75 s
+    # of its 3 s (results/20261128T003437Z-hotpath-110da69): one user deoptimises code compiled
+    # under many.
+    plan = service_start.jit_warmup_plan(cells(
+        {"operations": ["GetGroup", "Hello"], "drivers": NATIVE, "cache_modes": ["hybrid"],
+         "temperatures": ["warm"], "concurrency": [1, 50]},
+        {"operations": ["ListGroups"], "drivers": NATIVE, "cache_modes": ["hybrid"], "temperatures": ["warm"],
+         "concurrency": [50, 500], "page_sizes": [20]}))
+    assert {key: levels for key, (_, levels) in plan.items()} == {
+        ("GetGroup", None): [1, 50], ("Hello", None): [1, 50], ("ListGroups", 20): [50, 500]}
+
+
+def test_both_wires_warm_together_on_every_way_a_cell_reaches_them():
+    plan = service_start.jit_warmup_plan(cells(
+        {"operations": ["GetGroup"], "drivers": ["rest/oha"], "cache_modes": ["hybrid"], "temperatures": ["warm"],
+         "concurrency": [50], "encodings": ["protobuf"], "tls": [True]}))
+    ways, _ = plan[("GetGroup", None)]
+    assert ways == {("rest", False, "json", "1.1", "identity"), ("grpc", False, "protobuf", "2", "identity"),
+                    ("rest", True, "protobuf", "1.1", "identity")}
+
+
+def test_levels_are_capped_and_an_operation_measured_only_in_sweeps_is_warmed_at_its_busiest_point():
+    plan = service_start.jit_warmup_plan(cells(
+        {"operations": ["Hello"], "drivers": NATIVE, "concurrency": [2000]},
+        sweeps=[{"operations": ["GetGroup"], "drivers": ["grpc/ghz"], "rates": [100, 200], "concurrency": 10}]))
+    assert plan[("Hello", None)][1] == [service_start.JIT_MAX_CONCURRENCY]
+    assert plan[("GetGroup", None)][1] == [10]
+
+
+class Recorder(service_start.ServiceStart):
+    """A ServiceStart whose generators are recorded, not run, and whose services' cumulative JIT
+    CPU reads from a script: `compiling` passes in which both services compile, then none."""
+
+    def __init__(self, compiling):
+        self.settings, self.scale, self.notes, self.generated = {"jit_warmup_seconds": 600, "hot_keys": 50}, 100, [], []
+        self.readings = iter([0.0] + [1e9 * n for n in range(1, compiling + 1) for _ in (0, 1)] + [1e9 * compiling] * 2)
+
+    def compile_ms(self):
+        ms = next(self.readings)
+        return {"rest": ms, "grpc": ms}
+
+    def invocation(self, cell, **kw):
+        return type("Invocation", (), {"tool": cell.tool, "protocol": cell.protocol, "tag": kw["tag"],
+                                       "vus": kw["vus"]})()
+
+    def _generate_quiet(self, inv):
+        self.generated.append((inv.tag, inv.protocol, inv.vus))
+
+
+GET_GROUP_AT_1_AND_50 = {"operations": ["GetGroup"], "drivers": NATIVE, "cache_modes": ["hybrid"],
+                         "temperatures": ["warm"], "concurrency": [1, 50]}
+
+
+def test_the_first_pass_makes_contact_at_the_busiest_level_only():
+    bench = Recorder(compiling=0)
+    bench.jit_warmup("hybrid", cells(GET_GROUP_AT_1_AND_50))
+    assert sorted(bench.generated) == [("jit-first", "grpc", 50), ("jit-first", "rest", 50),
+                                       ("jit-miss", "grpc", 50), ("jit-miss", "rest", 50)]
+
+
+def test_each_later_pass_drives_every_level_until_the_jit_settles():
+    bench = Recorder(compiling=2)
+    bench.jit_warmup("hybrid", cells(GET_GROUP_AT_1_AND_50))
+    later = [g for g in bench.generated if g[0] == "jit"]
+    # pass 1 (first contact) and pass 2 compile, pass 3 does not and is the last: 2 and 3 drive both levels
+    assert sorted(later) == sorted([("jit", p, n) for p in ("rest", "grpc") for n in (1, 50)] * 2)
