@@ -60,6 +60,12 @@ class Recorder(service_start.ServiceStart):
     def _generate_quiet(self, inv):
         self.generated.append((inv.tag, inv.protocol, inv.vus))
 
+    def read_cache(self, protocol):
+        self.generated.append(("cache statistics", protocol))
+
+    def read_service(self, cell):
+        self.generated.append(("metrics", cell.protocol))
+
 
 GET_GROUP_AT_1_AND_50 = {"operations": ["GetGroup"], "drivers": NATIVE, "cache_modes": ["hybrid"],
                          "temperatures": ["warm"], "concurrency": [1, 50]}
@@ -68,13 +74,21 @@ GET_GROUP_AT_1_AND_50 = {"operations": ["GetGroup"], "drivers": NATIVE, "cache_m
 def test_the_first_pass_makes_contact_at_the_busiest_level_only():
     bench = Recorder(compiling=0)
     bench.jit_warmup("hybrid", cells(GET_GROUP_AT_1_AND_50))
-    assert sorted(bench.generated) == [("jit-first", "grpc", 50), ("jit-first", "rest", 50),
-                                       ("jit-miss", "grpc", 50), ("jit-miss", "rest", 50)]
+    assert sorted(bench.generated) == [("cache statistics", "grpc"), ("cache statistics", "rest"),
+                                       ("jit-first", "grpc", 50), ("jit-first", "rest", 50),
+                                       ("jit-miss", "grpc", 50), ("jit-miss", "rest", 50),
+                                       ("metrics", "grpc"), ("metrics", "rest")]
 
 
 def test_each_later_pass_drives_every_level_until_the_jit_settles():
     bench = Recorder(compiling=2)
     bench.jit_warmup("hybrid", cells(GET_GROUP_AT_1_AND_50))
-    later = [g for g in bench.generated if g[0] == "jit"]
-    # pass 1 (first contact) and pass 2 compile, pass 3 does not and is the last: 2 and 3 drive both levels
-    assert sorted(later) == sorted([("jit", p, n) for p in ("rest", "grpc") for n in (1, 50)] * 2)
+    # pass 1 (first contact) and pass 2 compile, pass 3 does not and is the last: 2 and 3 drive both
+    # levels, and at the busiest also prime with k6 as the bench does before a warm window
+    assert sorted(g for g in bench.generated if g[0] == "jit") == sorted(
+        [("jit", p, n) for p in ("rest", "grpc") for n in (1, 50)] * 2)
+    assert sorted(g for g in bench.generated if g[0] == "jit-k6") == sorted(
+        [("jit-k6", "grpc", 8), ("jit-k6", "rest", 8)] * 2)
+    # every pass asks each service what the bench asks around a window
+    assert sorted(g for g in bench.generated if g[0] in ("cache statistics", "metrics")) == sorted(
+        [(what, p) for what in ("cache statistics", "metrics") for p in ("rest", "grpc")] * 3)
