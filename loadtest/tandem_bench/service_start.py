@@ -26,6 +26,7 @@ from .console import say
 # AbstractEndpoint.processSocket and ForkJoinPool.tryTrim the moment one user follows 64).
 JIT_MAX_CONCURRENCY = 500
 JIT_MISS_MAX_CONCURRENCY = 64  # k6 users on the miss path's keys in the first pass
+JIT_PRIMING_MAX_USERS = 8       # k6 users of the priming in each later pass (k6 needs a key per user)
 JIT_PASS_SECONDS = 1          # per operation, in each pass of the warm-up after a service start
 JIT_MISS_SECONDS = 3          # the first pass's k6 run over the keys reserved for the miss path (at most)
 # A warm-up generator still running this long after its end is killed and the pass goes on: h2load
@@ -133,7 +134,9 @@ class ServiceStart:
                             # hot keys (its requests differ from oha's and h2load's in their headers)
                             fake = profile.CellPlan(protocol, "k6", op, size, mode, "none", "closed", 1, None,
                                                     JIT_PASS_SECONDS, 0, 1)
-                            invs.append(self.invocation(fake, executor="shared-iterations", vus=min(conc, 8),
+                            _, hot_n = self.keyfiles.get(protocol, op, size, "hot")
+                            invs.append(self.invocation(fake, executor="shared-iterations",
+                                                        vus=min(conc, JIT_PRIMING_MAX_USERS, hot_n),
                                                         duration=None, which="hot", tag="jit-k6"))
                         if passes == 0 and mode != "none" and op != "Hello":
                             # the miss path (L2, JDBC, fill) is the same code behind either port

@@ -47,6 +47,7 @@ class Recorder(service_start.ServiceStart):
 
     def __init__(self, compiling):
         self.settings, self.scale, self.notes, self.generated = {"jit_warmup_seconds": 600, "hot_keys": 50}, 100, [], []
+        self.keyfiles = type("Keys", (), {"get": lambda _, protocol, op, size, which: (None, 1 if op == "Hello" else 50)})()
         self.readings = iter([0.0] + [1e9 * n for n in range(1, compiling + 1) for _ in (0, 1)] + [1e9 * compiling] * 2)
 
     def compile_ms(self):
@@ -92,3 +93,10 @@ def test_each_later_pass_drives_every_level_until_the_jit_settles():
     # every pass asks each service what the bench asks around a window
     assert sorted(g for g in bench.generated if g[0] in ("cache statistics", "metrics")) == sorted(
         [(what, p) for what in ("cache statistics", "metrics") for p in ("rest", "grpc")] * 3)
+
+
+def test_priming_asks_for_no_more_k6_users_than_there_are_hot_keys():
+    # k6 refuses a shared-iterations run with fewer iterations than users: the hello-world has one key
+    bench = Recorder(compiling=1)
+    bench.jit_warmup("none", cells({"operations": ["Hello"], "drivers": NATIVE, "concurrency": [50]}))
+    assert sorted(g for g in bench.generated if g[0] == "jit-k6") == [("jit-k6", "grpc", 1), ("jit-k6", "rest", 1)]
