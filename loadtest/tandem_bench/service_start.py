@@ -21,9 +21,9 @@ from .console import say
 # more connections) were compiled inside the window. Warmed at 64 users only, the first one-user
 # REST window of each start compiled for 1.1-1.75 s of its 3 s and the 500-user gRPC ListGroups
 # windows for 0.4-0.7 s (results/20261128T003437Z-hotpath-110da69, and a run whose warm-up had
-# settled after 66 s): one user deoptimises code compiled under many (Tomcat's poller, the
-# carrier's idle path: -Xlog:deoptimization shows unstable_if traps in Poller.processKey,
-# AbstractEndpoint.processSocket and ForkJoinPool.tryTrim the moment one user follows 64).
+# settled after 66 s): one user deoptimises code compiled under many (-Xlog:deoptimization shows
+# unstable_if traps in the poller's AbstractSelectionKey.isValid and the carrier's
+# ForkJoinPool.tryTrim the moment one user follows 64).
 JIT_MAX_CONCURRENCY = 500
 JIT_MISS_MAX_CONCURRENCY = 64  # k6 users on the miss path's keys in the first pass
 JIT_PRIMING_MAX_USERS = 8       # k6 users of the priming in each later pass (k6 needs a key per user)
@@ -256,19 +256,17 @@ def jit_warmup_plan(cells: list[profile.CellPlan]) -> dict[tuple, tuple[set[tupl
     services warm together; and, ascending, every concurrency its measured cells use (at most
     JIT_MAX_CONCURRENCY), or its busiest sweep point when it is measured only in sweeps. WatchGroup
     is left out: its path is the log's and the writes', which its own window warms."""
-    plan: dict[tuple, tuple[set[tuple], set[int]]] = {}
+    by_operation: dict[tuple, list[profile.CellPlan]] = {}
     for c in cells:
-        if c.operation == profile.WATCH:
-            continue
-        ways, _ = plan.setdefault((c.operation, c.page_size), ({("rest", False, "json", "1.1", "identity"),
-                                                                ("grpc", False, "protobuf", "2", "identity")}, set()))
-        ways.add((c.protocol, c.tls, c.encoding, c.http, c.compression))
-    out = {}
-    for key, (ways, _) in plan.items():
-        mine = [c for c in cells if (c.operation, c.page_size) == key]
+        if c.operation != profile.WATCH:
+            by_operation.setdefault((c.operation, c.page_size), []).append(c)
+    plan = {}
+    for key, mine in by_operation.items():
+        ways = {("rest", False, "json", "1.1", "identity"), ("grpc", False, "protobuf", "2", "identity")}
+        ways |= {(c.protocol, c.tls, c.encoding, c.http, c.compression) for c in mine}
         levels = {c.concurrency for c in mine if c.sweep is None} or {max(c.concurrency for c in mine)}
-        out[key] = (ways, sorted({min(JIT_MAX_CONCURRENCY, n) for n in levels}))
-    return out
+        plan[key] = (ways, sorted({min(JIT_MAX_CONCURRENCY, n) for n in levels}))
+    return plan
 
 
 def body_key(c: profile.CellPlan) -> tuple:
