@@ -152,6 +152,7 @@ public class GroupWatch implements DisposableBean {
             if (since.isEmpty() || cache.changedSince(since.getAsLong(), GroupCaches.GROUP, groupId)) {
                 watcher.offer(new GroupEvent.Changed(position, group));
             }
+            watcher.opened();
             return watcher;
         } catch (RuntimeException e) {
             watcher.cancel();
@@ -270,6 +271,12 @@ public class GroupWatch implements DisposableBean {
         private boolean sending;
         private boolean lastOffered;
         private boolean ended;
+        /**
+         * False while {@link #open} still reads the group: what is offered meanwhile (a heartbeat, a
+         * change) waits, so a watch that open refuses (unknown group) has sent its client nothing,
+         * and a refusal is never preceded by a heartbeat.
+         */
+        private boolean open;
 
         Watcher(long groupId, WatchSink sink) {
             this.groupId = groupId;
@@ -294,9 +301,15 @@ public class GroupWatch implements DisposableBean {
             sendPending();
         }
 
+        /** The group was read: what waits is sent from now on. */
+        synchronized void opened() {
+            open = true;
+            sendPending();
+        }
+
         /** Starts a sender unless one runs; under the lock. */
         private void sendPending() {
-            if (!sending && pending != null) {
+            if (open && !sending && pending != null) {
                 sending = true;
                 senders.execute(this::send);
             }

@@ -18,12 +18,17 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -49,6 +54,7 @@ class GroupWatchTest {
     @Autowired TieredCache cache;
     @Autowired WatchProperties properties;
     @Autowired JdbcClient jdbc;
+    @Autowired DataSource dataSource;
 
     private final List<GroupWatch.Watch> opened = new ArrayList<>();
 
@@ -141,6 +147,45 @@ class GroupWatchTest {
         assertThatThrownBy(() -> watch.open(999_999_999L, OptionalLong.empty(), new Recorder()))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
         assertThat(watch.watching()).isEqualTo(watching);
+    }
+
+    /**
+     * A heartbeat that falls while open still reads the group must not reach the client of a watch
+     * that open then refuses: the client would see a heartbeat and then NOT_FOUND (make test failed
+     * on it once, in the gRPC hostile-input table). The read is held on a real table lock across a
+     * heartbeat, which a second, open watch shows has happened.
+     */
+    @Test
+    void aRefusedWatchHasSentNothingEvenIfAHeartbeatFellDuringItsRead() throws Exception {
+        Recorder witness = open(newGroup().id(), OptionalLong.empty());
+        witness.nextChange();
+        long unknown = 900_000_000L + System.nanoTime() % 1_000_000L;
+        Recorder refused = new Recorder();
+        CompletableFuture<Throwable> opening;
+        try (Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
+            lock.execute("LOCK TABLES study_groups WRITE");
+            try {
+                opening = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        track(watch.open(unknown, OptionalLong.empty(), refused));
+                        return null;
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                }, Executors.newVirtualThreadPerTaskExecutor());
+                Await.until("the watch's read of the group to wait for the lock", WAIT, () -> jdbc.sql(
+                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%'")
+                        .query(Long.class).single() > 0);
+                witness.events.clear();
+                witness.next(e -> e instanceof GroupEvent.Heartbeat);
+            } finally {
+                lock.execute("UNLOCK TABLES");
+            }
+        }
+
+        assertThat(opening.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOfSatisfying(DomainException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(refused.events).as("events sent to the refused watch's client").isEmpty();
     }
 
     @Test
