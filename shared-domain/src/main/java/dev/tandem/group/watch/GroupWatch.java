@@ -272,11 +272,11 @@ public class GroupWatch implements DisposableBean {
         private boolean lastOffered;
         private boolean ended;
         /**
-         * False while {@link #open} still reads the group: what is offered meanwhile (a heartbeat, a
-         * change) waits, so a watch that open refuses (unknown group) has sent its client nothing,
-         * and a refusal is never preceded by a heartbeat.
+         * False while {@link GroupWatch#open} still reads the group: what is offered meanwhile (a
+         * heartbeat, a change) waits as the pending event, so a watch that open refuses (unknown
+         * group) has sent its client nothing, and a refusal is never preceded by a heartbeat.
          */
-        private boolean open;
+        private boolean groupRead;
 
         Watcher(long groupId, WatchSink sink) {
             this.groupId = groupId;
@@ -303,13 +303,13 @@ public class GroupWatch implements DisposableBean {
 
         /** The group was read: what waits is sent from now on. */
         synchronized void opened() {
-            open = true;
+            groupRead = true;
             sendPending();
         }
 
         /** Starts a sender unless one runs; under the lock. */
         private void sendPending() {
-            if (open && !sending && pending != null) {
+            if (groupRead && !sending && pending != null) {
                 sending = true;
                 senders.execute(this::send);
             }
