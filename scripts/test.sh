@@ -152,6 +152,16 @@ finish() {
     if grep -q '^\[ERROR\]' "$LOGS/$name.log"; then   # Maven: its failure list, not the trailing help
       grep '^\[ERROR\]' "$LOGS/$name.log" | grep -v -e '^\[ERROR\] *$' -e 're-run Maven' -e 'full stack trace' \
         -e 'debug logging' -e 'about the errors' -e 'Help 1\]' -e 'MojoFailureException' | head -n 40
+      # The failing classes' surefire reports without stack frames: the tests' own messages (one may
+      # quote a service's log), which the list above cuts to their first line.
+      grep -o -e '<<< FAILURE! -- in [A-Za-z0-9_.$]*' -e '<<< ERROR! -- in [A-Za-z0-9_.$]*' "$LOGS/$name.log" \
+        | awk '{ print $NF }' | sort -u | head -n 2 | while read -r class; do
+          for report in */target/surefire-reports/"$class".txt; do
+            [[ -f $report ]] || continue
+            echo "---- $report (stack frames left out) ----"
+            grep -v -e '^[[:space:]]*at ' -e '^[[:space:]]*\.\.\. [0-9]* more$' "$report" | head -n 45
+          done
+        done
     else
       tail -n 40 "$LOGS/$name.log"
     fi

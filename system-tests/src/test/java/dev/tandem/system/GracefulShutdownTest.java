@@ -34,7 +34,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -88,7 +91,10 @@ class GracefulShutdownTest {
         }
     }
 
-    /** Each test stops one of the two; the next one starts it again (without seeding). */
+    /**
+     * Each test stops one of the two and, however it ends, leaves it exited (closing it waits for
+     * that), so the next one starts it again (without seeding) rather than finding it half shut down.
+     */
     private static void bothRunning() {
         if (rest == null || !rest.isAlive()) {
             rest = LocalServices.rest("shutdown-rest", servers, restPort, HYBRID);
@@ -103,7 +109,7 @@ class GracefulShutdownTest {
         bothRunning();
         long groupId = 7;
         String newName = "Renamed in flight over REST";
-        try (GrpcWire grpcReader = new GrpcWire(grpcPort)) {
+        try (GrpcWire grpcReader = new GrpcWire(grpcPort); ServiceProcess stopping = rest) {
             // The gRPC instance now holds the group in its L1, and L2 holds it too.
             Group before = grpcReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build());
             assertThat(grpcReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build())).isEqualTo(before);
@@ -139,7 +145,7 @@ class GracefulShutdownTest {
                 assertThat(rest.isAlive()).isTrue();
             }
 
-            HttpResponse<String> answer = inFlight.get(STEP.toSeconds(), TimeUnit.SECONDS);
+            HttpResponse<String> answer = answerOf(inFlight, rest);
             assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
             assertThat(answer.body()).contains(newName);
             assertThat(rest.awaitExit(STEP)).as("exit status; see " + rest.log()).isZero();
@@ -162,7 +168,7 @@ class GracefulShutdownTest {
         assertThat(restReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build())).isEqualTo(before);
 
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
-        try {
+        try (ServiceProcess stopping = grpc) {
             Metadata token = new Metadata();
             token.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + Tokens.WRITER);
             StudyGroupServiceGrpc.StudyGroupServiceBlockingStub reads = StudyGroupServiceGrpc.newBlockingStub(channel);
@@ -197,7 +203,7 @@ class GracefulShutdownTest {
                 assertThat(grpc.isAlive()).isTrue();
             }
 
-            Group answer = inFlight.get(STEP.toSeconds(), TimeUnit.SECONDS);
+            Group answer = answerOf(inFlight, grpc);
             assertThat(answer.getName()).isEqualTo(newName);
             assertThat(answer.getVersion()).isEqualTo(before.getVersion() + 1);
             assertThat(grpc.awaitExit(STEP)).as("exit status; see " + grpc.log()).isZero();
@@ -207,6 +213,20 @@ class GracefulShutdownTest {
                     () -> restReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build()).getName().equals(newName));
         } finally {
             channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The in-flight request's answer; when there is none, the failure quotes the service's log, so
+     * that a CI run (whose files are gone afterwards) says what the service saw at its shutdown.
+     */
+    private static <T> T answerOf(Future<T> inFlight, ServiceProcess service) throws InterruptedException {
+        try {
+            return inFlight.get(STEP.toSeconds(), TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            Object why = e instanceof ExecutionException ? e.getCause() : "none within " + STEP;
+            throw new AssertionError("the request in flight at SIGTERM got no answer (" + why + ")\n"
+                    + service.diagnosis(), e);
         }
     }
 

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -32,6 +33,9 @@ public final class ServiceProcess implements AutoCloseable {
      * (ThreeInstancesCoherenceTest, before it).
      */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(240);
+
+    /** How much of its log {@link #diagnosis()} quotes. */
+    private static final int DIAGNOSIS_LINES = 30;
 
     /** Names started by this JVM: a second start of the same name (a restart) appends to its log. */
     private static final Set<String> LOGS_STARTED = ConcurrentHashMap.newKeySet();
@@ -134,6 +138,27 @@ public final class ServiceProcess implements AutoCloseable {
 
     public Path log() {
         return log;
+    }
+
+    /**
+     * For a failure message: whether the process still runs (or how it exited) and the last lines
+     * of its log, without stack frames. A CI machine's files are gone after the run, so a test
+     * whose service misbehaved says there what the service saw.
+     */
+    public String diagnosis() {
+        String state = process.isAlive() ? "still running" : "exited with " + process.exitValue();
+        List<String> lines;
+        try {
+            // Decoded leniently: a log cut mid-character is still worth reading.
+            lines = new String(Files.readAllBytes(log), StandardCharsets.UTF_8).lines()
+                    .filter(line -> !line.startsWith("\tat ") && !line.startsWith("WARNING: "))
+                    .toList();
+        } catch (IOException e) {
+            return name + " " + state + "; its log " + log + " could not be read: " + e;
+        }
+        List<String> tail = lines.subList(Math.max(0, lines.size() - DIAGNOSIS_LINES), lines.size());
+        return name + " " + state + "; the last " + tail.size() + " lines of " + log + " (stack frames left out):\n"
+                + String.join("\n", tail);
     }
 
     /** SIGTERM, so the service shuts down gracefully as it would under an orchestrator. */
