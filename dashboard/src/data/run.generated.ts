@@ -643,7 +643,7 @@ export interface Fit {
   tracing?: true;
 }
 /**
- * The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins.
+ * The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire; users500Over50ThroughputMultiplexedGrpc for gRPC users multiplexed as streams) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins.
  */
 export interface Headline {
   grpcOverRestP50Warm: HeadlineFigure;
@@ -672,6 +672,7 @@ export interface Headline {
   getGroupOverHelloP50Grpc?: HeadlineFigure;
   users500Over50ThroughputRest?: HeadlineFigure;
   users500Over50ThroughputGrpc?: HeadlineFigure;
+  users500Over50ThroughputMultiplexedGrpc?: HeadlineFigure;
   tracedOverUntracedServerCpuRest?: HeadlineFigure;
   tracedOverUntracedServerCpuGrpc?: HeadlineFigure;
   tracedOverUntracedThroughputRest?: HeadlineFigure;
