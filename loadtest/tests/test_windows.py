@@ -237,8 +237,9 @@ def test_the_hot_path_goals_pair_each_wire_with_its_own_hello_world_and_fifty_us
 
 
 def test_users_on_connections_of_their_own_and_users_multiplexed_are_two_headlines_never_pooled():
-    # 500 users cost gRPC 0.7 of its 50-user throughput on a connection each, 0.95 when ten share one
-    rate = {(50, 1): 10000, (500, 1): 7000, (50, 10): 10000, (500, 10): 9500}
+    # on a connection each, 500 users get 0.6 of the 50-user rate; multiplexed ten to a connection over
+    # the 50-user cell's 50 connections, 0.9 of it (50 users over 5 connections is another question)
+    rate = {(50, 1): 10000, (500, 1): 6000, (500, 10): 9000, (50, 10): 13000}
     cells = [plan(operation="ListGroups", page_size=20, concurrency=conc, streams=streams)
              for conc, streams in rate]
     runs = {c.id: _run(c, [rate[c.concurrency, c.streams]] * 4) for c in cells}
@@ -247,9 +248,9 @@ def test_users_on_connections_of_their_own_and_users_multiplexed_are_two_headlin
     by_id = {c.id: (c.concurrency, c.streams) for c in cells}
     assert [(by_id[p["numeratorCellId"]], by_id[p["denominatorCellId"]]) for p in own["pairs"]] == [((500, 1), (50, 1))]
     assert [(by_id[p["numeratorCellId"]], by_id[p["denominatorCellId"]]) for p in shared["pairs"]] == \
-        [((500, 10), (50, 10))]
-    assert own["value"] == pytest.approx(0.7, rel=0.02) and shared["value"] == pytest.approx(0.95, rel=0.02)
-    # a run without multiplexed cells has no such headline (REST never multiplexes: one request per connection)
+        [((500, 10), (50, 1))]
+    assert own["value"] == pytest.approx(0.6, rel=0.02) and shared["value"] == pytest.approx(0.9, rel=0.02)
+    # without multiplexed cells there is no such headline (REST never multiplexes: a request per connection)
     plain = {c.id: runs[c.id] for c in cells if c.streams == 1}
     assert "users500Over50ThroughputMultiplexedGrpc" not in compute(plain, Plans(seed=1), {})
     assert "users500Over50ThroughputMultiplexedRest" not in head

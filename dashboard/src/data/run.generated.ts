@@ -643,7 +643,7 @@ export interface Fit {
   tracing?: true;
 }
 /**
- * The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire; users500Over50ThroughputMultiplexedGrpc for gRPC users multiplexed as streams) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins.
+ * The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire; users500Over50ThroughputMultiplexedGrpc for 500 gRPC users multiplexed over the 50-user cell's connections) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins.
  */
 export interface Headline {
   grpcOverRestP50Warm: HeadlineFigure;

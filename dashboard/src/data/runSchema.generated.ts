@@ -1722,7 +1722,7 @@ export const runSchema: SchemaObject = {
      "$ref": "#/$defs/headlineFigure"
     }
    },
-   "description": "The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire; users500Over50ThroughputMultiplexedGrpc for gRPC users multiplexed as streams) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins."
+   "description": "The step*, gzipOverIdentity* and revalidatedOverFull* figures (where gRPC ÷ REST comes from, one change at a time) and the hot path's goals (getGroupOverHello*, users500Over50*, per wire; users500Over50ThroughputMultiplexedGrpc for 500 gRPC users multiplexed over the 50-user cell's connections) are present only when the run has the cells they pair. The tracedOverUntraced* figures (what tracing costs per wire) are present only when the run has traced cells and their untraced twins."
   },
   "sweep": {
    "type": "object",
