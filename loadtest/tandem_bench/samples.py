@@ -15,7 +15,9 @@ failed otherwise. The overload profile counts refusals and timeouts apart from o
 Readers (each tested on a recorded output in tests/fixtures/):
   k6      --out csv with K6_CSV_TIME_FORMAT=unix_micro: one row per metric sample; the row of
           http_req_duration (REST) or grpc_req_duration (gRPC) is one request, stamped when it ended
-  ghz     --format json: details[] with each call's start timestamp, latency (ns) and error
+  ghz     --format json: details[] with each call's timestamp, latency (ns) and error; the timestamp
+          is when the call ended (ghz's stats handler stamps stats.End's EndTime), so it was
+          sent `latency` earlier
   h2load  --log-file: start (µs since epoch), HTTP status, duration (µs) per request
   oha     --db-url: an sqlite table with start, start_latency_correction, end, status, len_bytes
 """
@@ -202,8 +204,10 @@ def from_ghz(report: dict | str | Path) -> Samples:
     details = report.get("details")
     if details is None:
         raise SamplesError("ghz report without details: run ghz with --format json")
-    sent = [_rfc3339(d["timestamp"]) for d in details]
     lat = [d["latency"] / 1000 for d in details]
+    # the timestamp is the call's end: taken as the send time, a window's span ran past its last
+    # answer by that answer's latency, beyond the CPU readings when answers were slow
+    sent = [_rfc3339(d["timestamp"]) - us / 1e6 for d, us in zip(details, lat)]
     ok = [not d.get("error") and d.get("status", "OK") == "OK" for d in details]
     # a call with an error but status OK (ghz's own failure, e.g. a connection it could not open) failed
     outcome = [OK if good else FAILED if d.get("status", "OK") == "OK" else GHZ_STATUS.get(d["status"], FAILED)
