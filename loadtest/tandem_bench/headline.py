@@ -235,13 +235,12 @@ def hot_path_specs(plans: list) -> dict[str, tuple[list, Callable]]:
         # (ten times the users only), which is how a gRPC client's fixed pool of channels carries them.
         list_groups = lambda c, w=wire: w(c) and c.operation == "ListGroups" and c.temperature == "warm" \
             and is_capacity(c)
+        fifty_one_each = lambda c, lg=list_groups: lg(c) and c.concurrency == 50 and c.streams == 1
         specs[f"users500Over50Throughput{suffix}"] = (_pairs(
-            plans, lambda c, lg=list_groups: lg(c) and c.concurrency == 500 and c.streams == 1,
-            lambda c, lg=list_groups: lg(c) and c.concurrency == 50 and c.streams == 1,
+            plans, lambda c, lg=list_groups: lg(c) and c.concurrency == 500 and c.streams == 1, fifty_one_each,
             ("tool", "page_size", "cache_mode", "tls")), windows.throughput)
         multiplexed = _pairs(
-            plans, lambda c, lg=list_groups: lg(c) and c.concurrency == 500 and c.streams > 1,
-            lambda c, lg=list_groups: lg(c) and c.concurrency == 50 and c.streams == 1,
+            plans, lambda c, lg=list_groups: lg(c) and c.concurrency == 500 and c.streams > 1, fifty_one_each,
             ("tool", "page_size", "cache_mode", "connections", "tls"))
         if multiplexed:
             specs[f"users500Over50ThroughputMultiplexed{suffix}"] = (multiplexed, windows.throughput)

@@ -250,10 +250,9 @@ def test_users_on_connections_of_their_own_and_users_multiplexed_are_two_headlin
     assert [(by_id[p["numeratorCellId"]], by_id[p["denominatorCellId"]]) for p in shared["pairs"]] == \
         [((500, 10), (50, 1))]
     assert own["value"] == pytest.approx(0.6, rel=0.02) and shared["value"] == pytest.approx(0.9, rel=0.02)
-    # without multiplexed cells there is no such headline (REST never multiplexes: a request per connection)
+    # without multiplexed cells there is no such headline
     plain = {c.id: runs[c.id] for c in cells if c.streams == 1}
     assert "users500Over50ThroughputMultiplexedGrpc" not in compute(plain, Plans(seed=1), {})
-    assert "users500Over50ThroughputMultiplexedRest" not in head
 
 
 def test_tracing_is_priced_against_the_untraced_twin_and_kept_out_of_the_other_headlines():
