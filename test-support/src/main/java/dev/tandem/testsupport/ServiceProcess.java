@@ -87,14 +87,21 @@ public final class ServiceProcess implements AutoCloseable {
         HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/actuator/health"))
                 .timeout(Duration.ofSeconds(2)).build();
         Instant deadline = Instant.now().plus(START_TIMEOUT);
+        String someoneElse = "";
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited with " + process.exitValue() + " while starting; see " + log);
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + " while starting"
+                        + someoneElse + "; see " + log);
             }
             try {
                 HttpResponse<String> response = client.send(health, HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() == 200 && response.body().contains("\"UP\"")) {
-                    return;
+                    // Only this process's answer counts (see ListeningSockets): another one's keeps
+                    // us waiting until this one binds the port or, finding it taken, exits.
+                    if (answeredItself()) {
+                        return;
+                    }
+                    someoneElse = " (another process answered health on port " + healthPort + ")";
                 }
             } catch (IOException notYet) {
                 // not listening yet
@@ -105,7 +112,17 @@ public final class ServiceProcess implements AutoCloseable {
             Await.sleep(250);
         }
         close();
-        throw new IllegalStateException(name + " was not healthy within " + START_TIMEOUT + "; see " + log);
+        throw new IllegalStateException(name + " was not healthy within " + START_TIMEOUT + someoneElse + "; see " + log);
+    }
+
+    /**
+     * Whether the socket listening on the health port is this process's and not this JVM's: a
+     * process just spawned still holds its parent's descriptors until it has closed them and
+     * exec'd java, so a server of this JVM on the port (a test's proxy) would look like its own.
+     */
+    private boolean answeredItself() {
+        return ListeningSockets.ownedBy(process.pid(), healthPort).orElse(true)
+                && !ListeningSockets.ownedBy(ProcessHandle.current().pid(), healthPort).orElse(false);
     }
 
     /** Sends SIGTERM, as an orchestrator does to stop an instance, and returns at once. */
