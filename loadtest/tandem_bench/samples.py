@@ -6,6 +6,11 @@ whether it succeeded. "Meant to be sent" is the tool's intended send time where 
 for coordinated omission (oha --latency-correction records it; ghz --async and k6's arrival-rate
 executor start each call on its schedule), else the actual send time; the latency is then timed
 from that instant, so a stalled server shows up as latency rather than as requests never sent.
+ghz records no due time: its latency runs from gRPC's call begin, which with --async is when the
+pacer's tick fired (each tick gets a goroutine of its own, so a slow answer delays no later call).
+That is the due time only while ghz's pacer keeps up; a pacer starved of CPU ticks late and then
+catches up, and the lateness is in no call's latency. Such windows show as generator-saturated
+(the generator's CPU) or rate-short (arrivals below the planned rate).
 
 Each sample also has an outcome (OUTCOMES): answered, refused by the service's admission control
 (HTTP 503 / gRPC UNAVAILABLE, which is how the services say "at my limit, retry later"), timed out
