@@ -283,7 +283,8 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     cmd.append(grpc_address)
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
     measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
-    samples = raw.from_ghz(inv.out_file) if inv.raw else None
+    # open model: latency from each call's due time, also where ghz's pacer fell behind
+    samples = raw.from_ghz(inv.out_file, planned_rate=int(inv.rate) if open_model else None) if inv.raw else None
     _discard(inv.out_file)  # ~100 bytes per call; parsed, not needed any more
     return Outcome(measurement, cpu, wall, notes, samples)
 

@@ -9,8 +9,8 @@ from that instant, so a stalled server shows up as latency rather than as reques
 ghz records no due time: its latency runs from gRPC's call begin, which with --async is when the
 pacer's tick fired (each tick gets a goroutine of its own, so a slow answer delays no later call).
 That is the due time only while ghz's pacer keeps up; a pacer starved of CPU ticks late and then
-catches up, and the lateness is in no call's latency. Such windows show as generator-saturated
-(the generator's CPU) or rate-short (arrivals below the planned rate).
+catches up. from_ghz, given the planned rate, puts that lateness back into the latency (its
+docstring says how).
 
 Each sample also has an outcome (OUTCOMES): answered, refused by the service's admission control
 (HTTP 503 / gRPC UNAVAILABLE, which is how the services say "at my limit, retry later"), timed out
@@ -199,7 +199,12 @@ def _rfc3339(ts: str) -> float:
     return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
 
 
-def from_ghz(report: dict | str | Path) -> Samples:
+def from_ghz(report: dict | str | Path, planned_rate: float | None = None) -> Samples:
+    """ghz --format json. With `planned_rate` (the --rps of an open-model run), each call's latency
+    runs from when it was due rather than from when ghz began it: ghz's constant pacer owes tick k
+    at t0 + (k + 1) / rate and, when it has fallen behind, sends the owed ticks at once to catch up
+    (load/pacer.go, v0.120.0), so the k-th call begun was due at the first one's begin + k / rate,
+    or at its own begin if that is earlier. A pacer that never fell behind changes nothing."""
     if not isinstance(report, dict):
         path = Path(report)
         try:
@@ -209,14 +214,23 @@ def from_ghz(report: dict | str | Path) -> Samples:
     details = report.get("details")
     if details is None:
         raise SamplesError("ghz report without details: run ghz with --format json")
-    lat = [d["latency"] / 1000 for d in details]
+    lat = np.array([d["latency"] / 1000 for d in details], dtype=np.float64)
     # the timestamp is the call's end: taken as the send time, a window's span ran past its last
     # answer by that answer's latency, beyond the CPU readings when answers were slow
-    sent = [_rfc3339(d["timestamp"]) - us / 1e6 for d, us in zip(details, lat)]
+    sent = np.array([_rfc3339(d["timestamp"]) for d in details], dtype=np.float64) - lat / 1e6
     ok = [not d.get("error") and d.get("status", "OK") == "OK" for d in details]
     # a call with an error but status OK (ghz's own failure, e.g. a connection it could not open) failed
-    outcome = [OK if good else FAILED if d.get("status", "OK") == "OK" else GHZ_STATUS.get(d["status"], FAILED)
-               for good, d in zip(ok, details)]
+    outcome = np.array([OK if good else FAILED if d.get("status", "OK") == "OK" else GHZ_STATUS.get(d["status"], FAILED)
+                        for good, d in zip(ok, details)], dtype=np.int8)
+    ok = np.asarray(ok, dtype=bool)
+    if planned_rate and len(sent):
+        # the calls in the order ghz began them (goroutines may swap calls begun microseconds
+        # apart: the due times stay the same set)
+        order = np.argsort(sent, kind="stable")
+        sent, lat, ok, outcome = sent[order], lat[order], ok[order], outcome[order]
+        due = np.minimum(sent, sent[0] + np.arange(len(sent)) / planned_rate)
+        lat = lat + (sent - due) * 1e6
+        sent = due
     return _make(sent, lat, ok, outcome=outcome)
 
 

@@ -43,6 +43,36 @@ def test_ghz_details_give_start_latency_and_status():
     assert s.span()[1] == pytest.approx(max(samples._rfc3339(d["timestamp"]) for d in report["details"]), abs=1e-6)
 
 
+def _ghz_report(begins, latency_ms=1.0):
+    """ghz details for calls begun at `begins` (seconds after 00:00:00 UTC) that took `latency_ms` each."""
+    def stamp(t):
+        whole = int(t)
+        return f"2026-11-29T00:00:{whole:02d}.{round((t - whole) * 1e9):09d}Z"
+    return {"details": [{"timestamp": stamp(b + latency_ms / 1000), "latency": int(latency_ms * 1e6),
+                         "error": "", "status": "OK"} for b in begins]}
+
+
+def test_ghz_open_model_latency_runs_from_the_due_time_when_its_pacer_fell_behind():
+    # 100 calls a second: the third call was due at 0.02 s, but the pacer stalled until 0.05 s and
+    # then began the owed calls at once, as ghz's constant pacer catches up
+    report = _ghz_report([1.0, 1.01, 1.05, 1.05, 1.05, 1.05])
+    corrected = samples.from_ghz(report, planned_rate=100)
+    assert corrected.latency_us == pytest.approx([1000, 1000, 31000, 21000, 11000, 1000], abs=1)
+    assert corrected.sent - corrected.sent[0] == pytest.approx([0, 0.01, 0.02, 0.03, 0.04, 0.05], abs=1e-6)
+    # without the planned rate (a closed-model run), latency runs from when ghz began each call
+    assert samples.from_ghz(report).latency_us == pytest.approx([1000] * 6, abs=1)
+
+
+def test_ghz_open_model_on_schedule_is_left_as_measured():
+    # a pacer that kept up: calls begun on time, or by jitter a little early, keep their latency;
+    # the last, begun half a millisecond after it was due, gets that half millisecond
+    begins = [2.0, 2.01, 2.0195, 2.03, 2.0405]
+    report = _ghz_report(begins, latency_ms=3.0)
+    s = samples.from_ghz(report, planned_rate=100)
+    assert s.latency_us == pytest.approx([3000, 3000, 3000, 3000, 3500], abs=1)
+    assert s.span()[0] == pytest.approx(samples._rfc3339(report["details"][0]["timestamp"]) - 0.003, abs=1e-6)
+
+
 def test_oha_database_times_latency_from_the_due_time_and_counts_bodies():
     s = samples.from_oha_db(FIXTURES / "oha-open.db")
     assert s.requests == 100 and s.succeeded == 79   # the URL list has one /missing (404) in five
