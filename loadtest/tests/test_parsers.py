@@ -148,9 +148,23 @@ def test_ghz_errors_are_counted_and_left_out_of_latency():
 
 def test_ghz_open_model():
     m = parse_ghz.parse(FIXTURES / "ghz-open.json", open_model=True)
-    assert m["achievedRate"] == pytest.approx(198.8225608652026)
+    # 200 calls begun in its 1 s --duration: the rate offered (ghz's own rps, 198.8, divides by the
+    # whole run, which lasts until the last answer)
+    assert m["achievedRate"] == pytest.approx(200)
     assert m["droppedIterations"] is None  # ghz does not report dropped arrivals
     assert m["errors"] == 1  # the call cut off by the end of the window
+
+
+def test_ghz_open_model_rate_is_what_its_pacer_began_not_what_came_back_in_time():
+    # an overload step: 4 s of --rps 1000, --duration-stop wait, answers up to 6 s late, so the
+    # run took 10 s and ghz's rps says 400/s; every call was begun on time
+    report = {**ghz_raw("ghz-open.json"), "count": 4000, "total": 10 * 10**9, "rps": 400.0,
+              "options": {**ghz_raw("ghz-open.json")["options"], "duration": 4 * 10**9, "rps": 1000}}
+    m, _ = parse_ghz.parse_report(report, open_model=True)
+    assert m["achievedRate"] == pytest.approx(1000)
+    # a --total run (no duration) keeps ghz's rps
+    m, _ = parse_ghz.parse_report({**report, "options": {**report["options"], "duration": 0}}, open_model=True)
+    assert m["achievedRate"] == pytest.approx(400)
 
 
 def test_ghz_all_errors_gives_no_latency():
