@@ -269,10 +269,11 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
         # wait: calls in flight when the window closes finish and count, as k6's graceful stop
         # lets its iterations finish (ghz's default, close, cancels them and reports errors)
         cmd += ["--duration", _seconds(inv.duration), "--duration-stop", "wait"]
+    rps = int(inv.rate) if open_model else None
     if open_model:
         # --async: each call starts on its tick, not when a worker is free, so latency is timed
         # from the intended send (no coordinated omission); --concurrency bounds the workers
-        cmd += ["--rps", str(int(inv.rate)), "--async"]
+        cmd += ["--rps", str(rps), "--async"]
     if inv.compression == "gzip":
         # compresses each request: how a gRPC client asks for compressed responses
         cmd.append("--enable-compression")
@@ -284,7 +285,7 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
     measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
     # open model: latency from each call's due time, also where ghz's pacer fell behind
-    samples = raw.from_ghz(inv.out_file, planned_rate=int(inv.rate) if open_model else None) if inv.raw else None
+    samples = raw.from_ghz(inv.out_file, planned_rate=rps) if inv.raw else None
     _discard(inv.out_file)  # ~100 bytes per call; parsed, not needed any more
     return Outcome(measurement, cpu, wall, notes, samples)
 

@@ -63,7 +63,7 @@ def test_ghz_open_model_latency_runs_from_the_due_time_when_its_pacer_fell_behin
     assert samples.from_ghz(report).latency_us == pytest.approx([1000] * 6, abs=1)
 
 
-def test_ghz_open_model_on_schedule_is_left_as_measured():
+def test_ghz_open_model_calls_begun_on_time_or_early_keep_their_latency():
     # a pacer that kept up: calls begun on time, or by jitter a little early, keep their latency;
     # the last, begun half a millisecond after it was due, gets that half millisecond
     begins = [2.0, 2.01, 2.0195, 2.03, 2.0405]
