@@ -1,7 +1,10 @@
 package dev.tandem.tracing;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.propagation.Propagator;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,5 +24,30 @@ public class TracingConfiguration {
     DomainObservations domainObservations(TracingProperties properties, ObjectProvider<ObservationRegistry> registry) {
         // The domain without the services' actuator (tests, make seed) has no registry: nothing to trace into.
         return new DomainObservations(properties.enabled(), () -> registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+    }
+
+    /**
+     * Tracing off: Micrometer Tracing's no-op tracer and propagator, so the HTTP and gRPC server
+     * observations (which run either way, for their metrics) make no spans. Without these, Boot's
+     * tracer with the OpenTelemetry SDK switched off is that of its "disabled" SDK
+     * ({@code OpenTelemetrySdk.builder().build()}), whose tracer provider has the default sampler and no
+     * span processor: it samples every span, records it with its events and drops it when it ends
+     * (open-telemetry/opentelemetry-java#8740), so an untraced service paid for a recorded span per
+     * request. The server observation's span comes from the propagator (it reads an incoming
+     * traceparent), hence both. Boot's OpenTelemetry bridge backs off when these beans exist.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "tandem.tracing.enabled", havingValue = "false", matchIfMissing = true)
+    static class Untraced {
+
+        @Bean
+        Tracer untracedTracer() {
+            return Tracer.NOOP;
+        }
+
+        @Bean
+        Propagator untracedPropagator() {
+            return Propagator.NOOP;
+        }
     }
 }
