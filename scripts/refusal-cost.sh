@@ -65,7 +65,16 @@ hold_the_permit() {
   mariadb -h127.0.0.1 -P13306 -utandem -ptandem "$DB" \
     -e "BEGIN; SELECT id FROM study_groups WHERE id = 1 FOR UPDATE; SELECT SLEEP(3600);" >/dev/null 2>&1 &
   HOLDERS+=($!)
-  sleep 1
+  # The lock is held once that session sleeps (its FOR UPDATE ran first). A fixed pause here let the
+  # update run before the lock on a busy machine, finish, and leave the permit free.
+  local _ sleeping=0
+  for _ in $(seq 100); do
+    sleeping=$(mariadb -h127.0.0.1 -P13306 -utandem -ptandem -N \
+      -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(3600)'")
+    (( sleeping > 0 )) && break
+    sleep 0.1
+  done
+  (( sleeping > 0 )) || { echo "refusal-cost: the session meant to hold group 1's row lock never got it" >&2; exit 1; }
   local token; token=$("$ROOT/scripts/token.sh")
   case $WIRE in
     rest) curl -s -o /dev/null -XPATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
