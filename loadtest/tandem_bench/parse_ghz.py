@@ -88,8 +88,9 @@ def _begun_per_second(report: dict) -> float:
     """The calls ghz began per second of its --duration: the arrival rate it offered. Not ghz's
     rps, which divides by the whole run, and a run with --duration-stop wait (the bench's) lasts
     until its slowest call in flight has its answer: at an overload step with answers seconds late
-    rps fell far below the rate ghz's pacer kept, and the window was flagged rate-short although
-    every call had been begun on time. Without a duration (a --total run), ghz's rps."""
+    rps fell to 0.55 of the planned rate where ghz had begun at least 0.96 of its calls, and the
+    window was flagged rate-short for a shortfall that was not there. Without a duration (a --total
+    run), ghz's rps."""
     duration_ns = (report.get("options") or {}).get("duration") or 0
     if duration_ns > 0:
         return report["count"] / (duration_ns / 1e9)
