@@ -29,6 +29,17 @@ describe('cells table', () => {
     expect(closed[col(t, 'Dropped arrivals')]).toBeNull();
   });
 
+  it("shows the service's kernel share and context switches per request, empty for a run from before them", () => {
+    const [first, ...rest] = A.cells;
+    const measured = { ...first, summary: { ...first.summary, serviceThreads: { systemShare: 0.58, contextSwitchesPerRequest: 2.4 } } };
+    const u = cellsTable([measured, ...rest]);
+    expect(u.rows[0][col(u, 'Service system CPU share')]).toBe(0.58);
+    expect(u.rows[0][col(u, 'Service context switches per request')]).toBe(2.4);
+    expect(u.formats[col(u, 'Service system CPU share')]).toBe('fraction');
+    expect(u.rows[1][col(u, 'Service system CPU share')]).toBeNull();
+    expect(u.rows[1][col(u, 'Service context switches per request')]).toBeNull();
+  });
+
   it('greys flagged cells with the reason', () => {
     const i = t.rows.findIndex((r) => r[0] === 'grpc-ghz-GetGroup-hybrid-warm-c50');
     expect(t.rowFlags[i]).toMatch(/generator used 9\d % of its 1 core/);

@@ -181,6 +181,38 @@ def compiler_seconds(pid: int) -> float | None:
     return total if seen else None
 
 
+def user_system_seconds(pid: int) -> tuple[float, float] | None:
+    """(utime, stime) of a process, all its threads: the time it ran its own code and the time the
+    kernel ran on its behalf (system calls, page faults). None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            after_name = f.read().rsplit(")", 1)[1].split()
+        return int(after_name[11]) / CLOCK_TICKS, int(after_name[12]) / CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def context_switches(pid: int) -> int | None:
+    """The context switches, voluntary (a thread blocked or parked) and involuntary (it was
+    preempted), of every thread a process has now: how often its work went from one thread to
+    another or waited for the kernel. Cumulative per thread, so a thread that ended takes its own
+    with it. None when the process is gone."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    total = 0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        total += int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue   # the thread ended between listing and reading
+    return total
+
+
 def machine_busy_seconds() -> float:
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]

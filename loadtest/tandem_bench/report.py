@@ -55,6 +55,8 @@ COLUMNS = [
     ("p99.9 ms", True, lambda c: sig(c["summary"]["latencyMs"]["p999"])),
     ("err %", True, lambda c: _pct(c["summary"]["errorRate"])),
     ("server µs/req", True, lambda c: interval(c["summary"]["cpuUsPerRequest"]["server"])),
+    ("sys %", True, lambda c: _pct((c["summary"].get("serviceThreads") or {}).get("systemShare"))),
+    ("csw/req", True, lambda c: sig((c["summary"].get("serviceThreads") or {}).get("contextSwitchesPerRequest"), 2)),
     ("gen cores", True, lambda c: sig(c["summary"]["generatorCores"], 2)),
     ("hit %", True, lambda c: _pct(c["summary"]["hitRatio"]["overall"])),
     ("rows/req", True, lambda c: sig(c["summary"]["db"]["rowsReadPerRequest"], 2)),

@@ -120,11 +120,22 @@ class ServiceAccess:
         base = self.management_base(cell.protocol)
         if base is None:
             return {"jitMs": None, "jitCpuMs": None, "gcPauseMs": None, "gcPauses": None, "okCalls": None,
-                    "heapMaxBytes": None, "admissionLimit": None, "admissionRefused": None}
+                    "heapMaxBytes": None, "admissionLimit": None, "admissionRefused": None,
+                    **self.process_counters(cell.protocol)}
         out = probes.jvm_and_calls(base, cell.protocol, cell.operation,
                                    keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None)
         out["jitCpuMs"] = self.compiler_cpu_ms(cell.protocol)
+        out.update(self.process_counters(cell.protocol))
         return out
+
+    def process_counters(self, protocol: str) -> dict:
+        """The service process's cumulative user and system CPU (ms) and its threads' context
+        switches, from /proc (None against a target: its processes are not on this machine)."""
+        pid = None if self.target else self.services.pids().get(SERVICE_NAMES[protocol])
+        times = cpu.user_system_seconds(pid) if pid else None
+        return {"userCpuMs": times[0] * 1000 if times else None,
+                "systemCpuMs": times[1] * 1000 if times else None,
+                "contextSwitches": cpu.context_switches(pid) if pid else None}
 
     def compiler_cpu_ms(self, protocol: str) -> float | None:
         """CPU ms the service's JIT compiler threads have used (None against a target: its

@@ -148,6 +148,9 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
         "jvm": {"gcPauseMs": service_delta.get("gcPauseMs"), "gcPauses": service_delta.get("gcPauses"),
                 "jitMs": service_delta.get("jitMs"), "jitCpuMs": service_delta.get("jitCpuMs")},
         "db": {"rowsRead": db_delta.get("rowsRead"), "queries": db_delta.get("queries")},
+        # read before and after the generator's whole run (not interpolated to the window): a share
+        # and a count per request, which the idle moments around the window barely move
+        "serviceThreads": {k: service_delta.get(k) for k in ("userCpuMs", "systemCpuMs", "contextSwitches")},
         "wireBytesSentPerRequest": m.get("wireBytesSentPerRequest"),
         "wireBytesReceivedPerRequest": m.get("wireBytesReceivedPerRequest"),
         "timeline": s.timeline(),
@@ -276,6 +279,7 @@ class CellRun:
             "generatorCores": median_of("generatorCores"),
             "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs")),
                     "jitCpuMs": total(("jvm", "jitCpuMs"))},
+            "serviceThreads": service_threads(ws, ok),
             "db": {"rowsReadPerRequest": rows / ok if rows is not None and ok else None,
                    "queriesPerRequest": queries / ok if queries is not None and ok else None},
             "droppedIterations": total(("droppedIterations",)) if self.plan.model == "open" else None,
@@ -285,6 +289,22 @@ class CellRun:
 
 
 SERVICE_NAMES = {"rest": "rest-service", "grpc": "grpc-service"}
+
+
+def service_threads(ws: list[dict], ok: int) -> dict:
+    """How the measured service spent its CPU over a cell's windows: the share of it the kernel ran
+    on the service's behalf (system calls: sockets, epoll, futexes), and its threads' context
+    switches per successful request (hand-offs between threads, waits). The two servers' I/O models
+    differ most here (README, "Where the difference comes from"). None where a window lacks them
+    (against a target, or a run from before they were recorded)."""
+    def total(key):
+        vals = [(w.get("serviceThreads") or {}).get(key) for w in ws]
+        return None if not vals or any(v is None for v in vals) else sum(vals)
+
+    user, system, switches = total("userCpuMs"), total("systemCpuMs"), total("contextSwitches")
+    return {"systemShare": system / (user + system) if user is not None and system is not None and user + system > 0
+            else None,
+            "contextSwitchesPerRequest": switches / ok if switches is not None and ok else None}
 
 
 def _dig(d: dict, path: tuple):

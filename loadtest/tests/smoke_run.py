@@ -21,6 +21,10 @@ def check_smoke_run(run: dict) -> None:
             assert s["throughputRps"]["low"] is not None, f"{c['id']}: no interval"
         # CPU of the measured service, MariaDB, Redis and the generator over the measured span
         assert s["cpuUsPerRequest"]["server"]["value"] > 0 and s["generatorCores"] is not None, c["id"]
+        # the services run on this machine: their kernel share and context switches are read (a
+        # cell at 100 requests a second can show no system time at the clock's 10 ms resolution)
+        threads = s["serviceThreads"]
+        assert 0 <= threads["systemShare"] < 1 and threads["contextSwitchesPerRequest"] > 0, c["id"]
         if c["operation"] != "Hello":
             assert s["bodyBytes"] and s["bodyBytes"] > 0, f"{c['id']}: body bytes not measured"
         overall = s["hitRatio"]["overall"]

@@ -1,6 +1,7 @@
 """CPU placement plans and the window accounting from sampled counters."""
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -97,3 +98,27 @@ def test_compiler_cpu_is_read_from_a_real_jvms_compiler_threads_and_is_none_else
         jvm.wait()
     assert cpu.compiler_seconds(os.getpid()) is None   # python has no compiler threads
     assert cpu.compiler_seconds(jvm.pid) is None       # gone
+
+
+def test_a_process_s_context_switches_count_every_thread_and_its_system_time_is_apart():
+    # a child whose second thread sleeps in small steps: every wake-up is a voluntary switch of a
+    # thread that is not the process's first, which /proc/<pid>/status alone would miss
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import threading, time\n"
+                              "t = threading.Thread(target=lambda: [time.sleep(0.001) for _ in range(200)] + [time.sleep(30)])\n"
+                              "t.start(); print('up', flush=True); t.join()"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "up"
+        first = cpu.context_switches(child.pid)
+        time.sleep(0.6)   # the second thread has taken its 200 naps and sleeps on
+        main_only = int(Path(f"/proc/{child.pid}/status").read_text().split("voluntary_ctxt_switches:")[1].split()[0])
+        later = cpu.context_switches(child.pid)
+        assert later - first >= 100 and later > main_only + 100
+        user, system = cpu.user_system_seconds(child.pid)
+        assert user >= 0 and system >= 0
+        assert cpu.process_seconds(child.pid) == pytest.approx(user + system)
+    finally:
+        child.kill()
+        child.wait()
+    assert cpu.context_switches(child.pid) is None and cpu.user_system_seconds(child.pid) is None   # gone

@@ -278,3 +278,24 @@ def test_a_run_without_traced_cells_has_no_tracing_headlines():
     grpc = plan()
     assert not any(name.startswith("tracedOverUntraced")
                    for name in compute({grpc.id: _run(grpc, [9000] * 4)}, Plans(seed=1), {}))
+
+
+def test_a_window_keeps_the_service_s_user_and_system_time_and_switches_and_the_cell_sums_them():
+    counters = {"okCalls": 10**9, "userCpuMs": 400.0, "systemCpuMs": 600.0, "contextSwitches": 6000}
+    run = windows.CellRun(plan())
+    for s, r in [(0, 0), (0, 1)]:
+        run.add_window(build(plan(), outcome(n=3000), sampler(0.5), service_delta=counters, start=s, rnd=r))
+    assert run.windows[0]["serviceThreads"] == {"userCpuMs": 400.0, "systemCpuMs": 600.0, "contextSwitches": 6000}
+    summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
+    assert summary["serviceThreads"] == {"systemShare": pytest.approx(0.6), "contextSwitchesPerRequest": 2.0}
+
+
+def test_without_the_counters_a_cell_says_none_rather_than_a_share_of_part_of_its_windows():
+    run = windows.CellRun(plan())
+    run.add_window(build(plan(), outcome(n=3000), sampler(0.5), start=0, rnd=0,
+                         service_delta={"okCalls": 10**9, "userCpuMs": 400.0, "systemCpuMs": 600.0,
+                                        "contextSwitches": 6000}))
+    run.add_window(build(plan(), outcome(n=3000), sampler(0.5), start=0, rnd=1))   # e.g. a target's
+    assert run.windows[1]["serviceThreads"] == {"userCpuMs": None, "systemCpuMs": None, "contextSwitches": None}
+    summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
+    assert summary["serviceThreads"] == {"systemShare": None, "contextSwitchesPerRequest": None}

@@ -7,7 +7,7 @@ import { downloadText } from '../download';
 
 /**
  * Every cell of the run, one row each: its figures with their 95 % intervals, the server CPU per
- * request, the generator's cores, dropped arrivals (open model) and the bench's flags. A flagged
+ * request, the service's kernel share of its CPU and context switches per request, the generator's cores, dropped arrivals (open model) and the bench's flags. A flagged
  * row is greyed, its reasons in the Flags column and the row's tooltip.
  */
 export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref: (id: string) => string; runId: string }) {
@@ -47,6 +47,7 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
               <th scope="col">Errors</th>
               <th scope="col">Samples</th>
               <th scope="col">Service · MariaDB · Redis (µs/request)</th>
+              <th scope="col" title="the share of the service's CPU the kernel ran on its behalf (system calls), and its threads' context switches per request">Service: kernel share · switches/request</th>
             </tr>
           </thead>
           <tbody>
@@ -73,6 +74,9 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
                   <td className="num">{formatFraction(s.errorRate)}</td>
                   <td className="num">{formatCount(s.samples)}</td>
                   <td className="num">{[cpu.service, cpu.mariadb, cpu.redis].map((x) => formatNumber(x)).join(' · ')}</td>
+                  <td className="num">
+                    {formatFraction(s.serviceThreads?.systemShare)} · {formatNumber(s.serviceThreads?.contextSwitchesPerRequest)}
+                  </td>
                 </tr>
               );
             })}

@@ -217,6 +217,23 @@ export interface Window {
     rowsRead: number | null;
     queries: number | null;
   };
+  /**
+   * the measured service process from /proc, read before and after the generator's run (null against a target, or in a run from before they were recorded)
+   */
+  serviceThreads?: {
+    /**
+     * CPU its threads spent in its own code (utime)
+     */
+    userCpuMs: number | null;
+    /**
+     * CPU the kernel spent on its behalf: system calls, page faults (stime)
+     */
+    systemCpuMs: number | null;
+    /**
+     * voluntary and involuntary context switches of its threads
+     */
+    contextSwitches: number | null;
+  };
   wireBytesSentPerRequest: NonNegativeOrNull;
   wireBytesReceivedPerRequest: NonNegativeOrNull;
   timeline: {
@@ -340,6 +357,19 @@ export interface Summary {
   db: {
     rowsReadPerRequest: NonNegativeOrNull;
     queriesPerRequest: NonNegativeOrNull;
+  };
+  /**
+   * how the measured service spent its CPU over the cell's windows; absent in runs from before it was recorded
+   */
+  serviceThreads?: {
+    /**
+     * system CPU ÷ (user + system) of the service process
+     */
+    systemShare: number | null;
+    /**
+     * its threads' context switches per successful request
+     */
+    contextSwitchesPerRequest: number | null;
   };
   droppedIterations: NonNegativeOrNull;
   achievedRate: NonNegativeOrNull;

@@ -638,6 +638,39 @@ export const runSchema: SchemaObject = {
       }
      }
     },
+    "serviceThreads": {
+     "description": "the measured service process from /proc, read before and after the generator's run (null against a target, or in a run from before they were recorded)",
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "userCpuMs",
+      "systemCpuMs",
+      "contextSwitches"
+     ],
+     "properties": {
+      "userCpuMs": {
+       "description": "CPU its threads spent in its own code (utime)",
+       "type": [
+        "number",
+        "null"
+       ]
+      },
+      "systemCpuMs": {
+       "description": "CPU the kernel spent on its behalf: system calls, page faults (stime)",
+       "type": [
+        "number",
+        "null"
+       ]
+      },
+      "contextSwitches": {
+       "description": "voluntary and involuntary context switches of its threads",
+       "type": [
+        "integer",
+        "null"
+       ]
+      }
+     }
+    },
     "wireBytesSentPerRequest": {
      "$ref": "#/$defs/nonNegativeOrNull"
     },
@@ -954,6 +987,33 @@ export const runSchema: SchemaObject = {
       },
       "queriesPerRequest": {
        "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
+    },
+    "serviceThreads": {
+     "description": "how the measured service spent its CPU over the cell's windows; absent in runs from before it was recorded",
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "systemShare",
+      "contextSwitchesPerRequest"
+     ],
+     "properties": {
+      "systemShare": {
+       "description": "system CPU ÷ (user + system) of the service process",
+       "type": [
+        "number",
+        "null"
+       ],
+       "minimum": 0,
+       "maximum": 1
+      },
+      "contextSwitchesPerRequest": {
+       "description": "its threads' context switches per successful request",
+       "type": [
+        "number",
+        "null"
+       ]
       }
      }
     },

@@ -28,6 +28,8 @@ export function cellsTable(cells: Cell[]): PlainTable {
       ...iv(s.throughputRps), ...iv(s.latencyIntervalMs.p50), ...iv(s.latencyIntervalMs.p99),
       s.errorRate, s.samples,
       ...iv(s.cpuUsPerRequest.server), s.cpuUsPerRequest.service, s.cpuUsPerRequest.mariadb, s.cpuUsPerRequest.redis,
+      // absent in runs from before the bench recorded them
+      s.serviceThreads?.systemShare ?? null, s.serviceThreads?.contextSwitchesPerRequest ?? null,
       s.cpuUsPerRequest.generator, s.generatorCores, s.droppedIterations, s.achievedRate, c.headlineEligible, allFlags(c),
     ]);
     rowFlags.push(flag);
@@ -42,12 +44,12 @@ export function cellsTable(cells: Cell[]): PlainTable {
       'Throughput (req/s)', 'Throughput low', 'Throughput high', 'p50 (ms)', 'p50 low', 'p50 high', 'p99 (ms)', 'p99 low', 'p99 high',
       'Error rate', 'Samples',
       'Server CPU (µs/request)', 'Server CPU low', 'Server CPU high', 'Service CPU (µs/request)', 'MariaDB CPU (µs/request)', 'Redis CPU (µs/request)',
-      'Generator CPU (µs/request)', 'Generator cores', 'Dropped arrivals', 'Achieved rate (/s)', 'Headline eligible', 'Flags',
+      'Service system CPU share', 'Service context switches per request', 'Generator CPU (µs/request)', 'Generator cores', 'Dropped arrivals', 'Achieved rate (/s)', 'Headline eligible', 'Flags',
     ],
     formats: [
       T, T, T, T, T, T, T, I, T, T, T, I, I, N,
       N, N, N, N, N, N, N, N, N, 'fraction', I,
-      N, N, N, N, N, N, N, N, I, N, T, T,
+      N, N, N, N, N, N, 'fraction', N, N, N, I, N, T, T,
     ],
     rows,
     rowFlags,
