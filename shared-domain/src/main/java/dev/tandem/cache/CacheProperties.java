@@ -1,6 +1,7 @@
 package dev.tandem.cache;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -37,7 +38,12 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
     }
 
     /**
-     * @param maxEntries  per cache name
+     * @param maxEntries  per cache name, the most entries it holds
+     * @param maxBytes    per cache name, the most its entries may hold, counted in their encoded size
+     *                    (the bytes L2 stores, {@link CacheCodec}); an entry counts at least
+     *                    maxBytes ÷ maxEntries, so both bounds hold. A count alone let pages of
+     *                    1,000 groups (about 100 KB encoded, several times that on the heap with the
+     *                    wire forms kept beside them) fill a 512 MB heap (L1Tier)
      * @param ttl         how long an entry lives at most
      * @param ttlJitter   each lifetime (ttl, negativeTtl) is drawn from [ttl × (1 − ttlJitter), ttl],
      *                    so entries filled together do not expire together; only shorter, so ttl
@@ -49,9 +55,11 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      *                     Absent: half that lifetime, which leaves the other half for the reload
      *                     on a saturated instance; 0 or negative: no refresh ahead
      */
-    public record L1(int maxEntries, Duration ttl, double ttlJitter, Duration negativeTtl, Duration refreshAfter) {
+    public record L1(int maxEntries, DataSize maxBytes, Duration ttl, double ttlJitter, Duration negativeTtl,
+                     Duration refreshAfter) {
         public L1 {
             maxEntries = maxEntries <= 0 ? 10_000 : maxEntries;
+            maxBytes = maxBytes == null || maxBytes.toBytes() <= 0 ? DataSize.ofMegabytes(16) : maxBytes;
             ttl = orDefault(ttl, Duration.ofSeconds(60));
             requireJitter("tandem.cache.l1.ttl-jitter", ttlJitter);
             negativeTtl = orDefault(negativeTtl, Duration.ofSeconds(2));
@@ -109,7 +117,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
 
     public CacheProperties {
         mode = mode == null ? CacheMode.HYBRID : mode;
-        l1 = l1 == null ? new L1(0, null, 0.1, null, null) : l1;
+        l1 = l1 == null ? new L1(0, null, null, 0.1, null, null) : l1;
         l2 = l2 == null ? new L2(null, 0.1, null) : l2;
         redis = redis == null ? new Redis(null, null, null, null) : redis;
         stalenessBound = orDefault(stalenessBound, Duration.ofSeconds(1));

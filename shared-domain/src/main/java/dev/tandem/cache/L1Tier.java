@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Ticker;
+import com.github.benmanes.caffeine.cache.Weigher;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -185,7 +186,12 @@ final class L1Tier {
                     // listeners and Caffeine's own loads, and this cache has neither (refreshes run
                     // on {@link #refreshes}).
                     .executor(Runnable::run)
-                    .maximumSize(config.maxEntries())
+                    // Bounded by weight, not by count alone: 10,000 entries of a cache of pages
+                    // could be 10,000 pages of 1,000 groups, and a bench warm-up that asked a few
+                    // thousand distinct ones ran a 512 MB REST service out of heap. The weight is
+                    // the entry's encoded size, floored so that no more than maxEntries fit.
+                    .maximumWeight(config.maxBytes().toBytes())
+                    .weigher(weigher(cache, config))
                     .expireAfter(expiry(cache, config, clock))
                     .ticker(ticker)
                     .buildAsync();
@@ -193,6 +199,20 @@ final class L1Tier {
             stripes[cache.index()] = new AtomicLongArray(STRIPES);
             generations[cache.index()] = new ConcurrentHashMap<>();
         }
+    }
+
+    /**
+     * An entry's weight: its value's encoded size (the codec's bytes, what L2 stores), at least
+     * maxBytes ÷ maxEntries so that the count bound holds too. Encoding costs a fill (a load from
+     * L2 or MySQL, which costs far more), never a hit. The heap an entry takes is a few times its
+     * encoded size (the objects, and the wire forms the services keep beside it), so maxBytes bounds
+     * the heap only up to that factor; it is the bound the two services share, whatever they keep.
+     */
+    @SuppressWarnings("unchecked")
+    static Weigher<Object, Optional<?>> weigher(CacheName<?> cache, CacheProperties.L1 config) {
+        CacheName<Object> named = (CacheName<Object>) cache;
+        int floor = (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.maxBytes().toBytes() / config.maxEntries()));
+        return (key, value) -> value.isEmpty() ? floor : Math.max(floor, named.encode(value.get()).length);
     }
 
     private Object l1Key(CacheName<?> cache, Object key) {

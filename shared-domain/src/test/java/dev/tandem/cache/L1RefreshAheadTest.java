@@ -43,7 +43,7 @@ class L1RefreshAheadTest {
     private final List<Object> reloaded = new ArrayList<>();
 
     // No jitter, and not-found entries living as long as values, so that only refresh-after decides.
-    private final L1Tier l1 = new L1Tier(new CacheProperties.L1(1_000, TTL, 0, TTL, REFRESH_AFTER),
+    private final L1Tier l1 = new L1Tier(new CacheProperties.L1(1_000, null, TTL, 0, TTL, REFRESH_AFTER),
             Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC), CacheCatalog.of(List.of(GROUP)),
             nanos::get, refreshes::add, (cache, outcome) -> outcomes.merge(outcome, 1, Integer::sum));
 
@@ -215,7 +215,7 @@ class L1RefreshAheadTest {
 
     @Test
     void withRefreshAfterZeroNothingIsRefreshed() {
-        L1Tier off = new L1Tier(new CacheProperties.L1(1_000, TTL, 0, TTL, Duration.ZERO),
+        L1Tier off = new L1Tier(new CacheProperties.L1(1_000, null, TTL, 0, TTL, Duration.ZERO),
                 Clock.systemUTC(), CacheCatalog.of(List.of(GROUP)), nanos::get, refreshes::add, (cache, outcome) -> { });
         off.load(GROUP, KEY, () -> Optional.of("v1"), () -> true);
         after(Duration.ofSeconds(59));
@@ -235,11 +235,11 @@ class L1RefreshAheadTest {
     @Test
     void aRefreshAfterNotBelowTheShortestLifetimeStopsTheServiceFromStarting() {
         // 60 s x (1 - 0.1) = 54 s: an entry may be gone before it is due.
-        assertThatThrownBy(() -> new CacheProperties.L1(0, TTL, 0.1, null, Duration.ofSeconds(54)))
+        assertThatThrownBy(() -> new CacheProperties.L1(0, null, TTL, 0.1, null, Duration.ofSeconds(54)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tandem.cache.l1.refresh-after").hasMessageContaining("PT54S");
-        assertThat(new CacheProperties.L1(0, TTL, 0.1, null, Duration.ofSeconds(53)).refreshAfter())
+        assertThat(new CacheProperties.L1(0, null, TTL, 0.1, null, Duration.ofSeconds(53)).refreshAfter())
                 .isEqualTo(Duration.ofSeconds(53));
-        assertThat(new CacheProperties.L1(0, TTL, 0.1, null, Duration.ofSeconds(-1)).refreshAfter()).isZero();
+        assertThat(new CacheProperties.L1(0, null, TTL, 0.1, null, Duration.ofSeconds(-1)).refreshAfter()).isZero();
     }
 }

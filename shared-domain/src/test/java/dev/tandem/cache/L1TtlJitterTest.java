@@ -34,7 +34,7 @@ class L1TtlJitterTest {
             (seconds, now) -> Optional.of(Duration.ofSeconds(seconds)));
 
     private static L1Tier l1(double jitter) {
-        return new L1Tier(new CacheProperties.L1(100_000, TTL, jitter, NEGATIVE_TTL, null),
+        return new L1Tier(new CacheProperties.L1(100_000, null, TTL, jitter, NEGATIVE_TTL, null),
                 Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC),
                 CacheCatalog.of(List.of(PLAIN, TIMED)), () -> 0L, Runnable::run, (cache, outcome) -> { });
     }
@@ -94,7 +94,7 @@ class L1TtlJitterTest {
     @Test
     void aJitterOutsideZeroToOneStopsTheServiceFromStarting() {
         for (double jitter : new double[]{-0.1, 1, 1.5}) {
-            assertThatThrownBy(() -> new CacheProperties.L1(0, null, jitter, null, null))
+            assertThatThrownBy(() -> new CacheProperties.L1(0, null, null, jitter, null, null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tandem.cache.l1.ttl-jitter");
         }
     }
