@@ -7,8 +7,9 @@ import { downloadText } from '../download';
 
 /**
  * Every cell of the run, one row each: its figures with their 95 % intervals, the server CPU per
- * request, the service's kernel share of its CPU and context switches per request, the generator's cores, dropped arrivals (open model) and the bench's flags. A flagged
- * row is greyed, its reasons in the Flags column and the row's tooltip.
+ * request, the service's kernel share of its CPU and context switches per request, the
+ * generator's cores, dropped arrivals (open model) and the bench's flags. A flagged row is greyed,
+ * its reasons in the Flags column and the row's tooltip.
  */
 export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref: (id: string) => string; runId: string }) {
   const exportCsv = () => {
