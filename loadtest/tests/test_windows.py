@@ -39,10 +39,11 @@ def outcome(n=3000, ok_share=1.0, t0=1000.5, seconds=3.0, **measurement):
     return loadgen.Outcome(m, 1.0, 3.5, [], samples.Samples(sent, np.full(n, 500.0), ok))
 
 
-def build(cell, out, smp, hit=None, service_delta=None, start=0, rnd=0):
+def build(cell, out, smp, hit=None, service_delta=None, start=0, rnd=0, db_delta=None):
     return windows.build(cell, start=start, rnd=rnd, order=1, outcome=out, sampler=smp, generator_cores=1,
                          hit_ratio=hit or {"l1": 0.999, "l2": None, "overall": 0.999},
-                         service_delta=service_delta or {"okCalls": 10**9}, db_delta={"rowsRead": 0, "queries": 30},
+                         service_delta=service_delta or {"okCalls": 10**9},
+                         db_delta=db_delta or {"rowsRead": 0, "queries": 30},
                          n_keys=None, notes=[], measured_service="grpc-service", cpu_names=windows_cpu_names())
 
 
@@ -299,3 +300,18 @@ def test_without_the_counters_a_cell_says_none_rather_than_a_share_of_part_of_it
     assert run.windows[1]["serviceThreads"] == {"userCpuMs": None, "systemCpuMs": None, "contextSwitches": None}
     summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
     assert summary["serviceThreads"] == {"systemShare": None, "contextSwitchesPerRequest": None}
+
+
+def test_a_warm_window_that_read_rows_from_mariadb_is_flagged_and_kept_out_of_the_headline():
+    # every request hit L1, but a wave of background reloads read 5.3 million rows in the window
+    record, data = build(plan(), outcome(n=3000), sampler(0.5), db_delta={"rowsRead": 5_264_808, "queries": 427})
+    assert [f["code"] for f in record["flags"]] == ["db-reads"] and not data.eligible
+    assert "1.75e+03 rows a request" in record["flags"][0]["reason"]
+    # the bench's own probes read a few rows: no flag
+    record, data = build(plan(), outcome(n=3000), sampler(0.5), db_delta={"rowsRead": 80, "queries": 70})
+    assert record["flags"] == [] and data.eligible
+    # a cold window reads rows by design
+    cold = plan(temperature="cold", model="closed")
+    record, _ = build(cold, outcome(n=3000), sampler(0.5), hit={"l1": 0.0, "l2": 0.0, "overall": 0.0},
+                      db_delta={"rowsRead": 30_000, "queries": 3000})
+    assert "db-reads" not in [f["code"] for f in record["flags"]]

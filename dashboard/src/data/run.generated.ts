@@ -297,6 +297,7 @@ export interface Flag {
     | 'rate-short'
     | 'errors'
     | 'hit-ratio'
+    | 'db-reads'
     | 'unverified'
     | 'other-cpu'
     | 'few-samples'

@@ -441,6 +441,7 @@ export const runSchema: SchemaObject = {
       "rate-short",
       "errors",
       "hit-ratio",
+      "db-reads",
       "unverified",
       "other-cpu",
       "few-samples",
