@@ -143,44 +143,6 @@ def pin(pid: int, cpus: list[int]) -> None:
 
 # ---------------------------------------------------------------- sampling
 
-def process_seconds(pid: int) -> float | None:
-    """utime + stime of a process (all its threads), or None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            after_name = f.read().rsplit(")", 1)[1].split()
-        return (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-# HotSpot names its JIT compiler threads "C1 CompilerThread<n>" / "C2 CompilerThread<n>"; the
-# kernel keeps the first 15 characters of a thread's name
-COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
-
-
-def compiler_seconds(pid: int) -> float | None:
-    """utime + stime of a JVM's JIT compiler threads: the CPU the JIT has really used. The JVM's
-    own compilation time (jvm_compilation_time_ms_total) is wall time spent inside compilations,
-    which on a saturated core grows with every moment a compiler thread waits for the CPU.
-    None when the process is gone or shows no compiler thread."""
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return None
-    total, seen = 0.0, False
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue   # the thread ended between listing and reading
-        name, after_name = stat[stat.find("(") + 1:stat.rfind(")")], stat[stat.rfind(")") + 1:].split()
-        if name.startswith(COMPILER_THREADS):
-            total += (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
-            seen = True
-    return total if seen else None
-
-
 def user_system_seconds(pid: int) -> tuple[float, float] | None:
     """(utime, stime) of a process, all its threads: the time it ran its own code and the time the
     kernel ran on its behalf (system calls, page faults). None when it is gone."""
@@ -192,24 +154,58 @@ def user_system_seconds(pid: int) -> tuple[float, float] | None:
         return None
 
 
+def process_seconds(pid: int) -> float | None:
+    """utime + stime of a process (all its threads), or None when it is gone."""
+    times = user_system_seconds(pid)
+    return sum(times) if times else None
+
+
+# HotSpot names its JIT compiler threads "C1 CompilerThread<n>" / "C2 CompilerThread<n>"; the
+# kernel keeps the first 15 characters of a thread's name
+COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
+
+
+def _thread_files(pid: int, name: str):
+    """The text of /proc/<pid>/task/<tid>/<name> for each thread the process has now; a thread that
+    ends between the listing and the read is skipped. Raises OSError when the process is gone."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/{name}") as f:
+                yield f.read()
+        except OSError:
+            continue
+
+
+def compiler_seconds(pid: int) -> float | None:
+    """utime + stime of a JVM's JIT compiler threads: the CPU the JIT has really used. The JVM's
+    own compilation time (jvm_compilation_time_ms_total) is wall time spent inside compilations,
+    which on a saturated core grows with every moment a compiler thread waits for the CPU.
+    None when the process is gone or shows no compiler thread."""
+    total, seen = 0.0, False
+    try:
+        for stat in _thread_files(pid, "stat"):
+            name, after_name = stat[stat.find("(") + 1:stat.rfind(")")], stat[stat.rfind(")") + 1:].split()
+            if name.startswith(COMPILER_THREADS):
+                total += (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
+                seen = True
+    except OSError:
+        return None
+    return total if seen else None
+
+
 def context_switches(pid: int) -> int | None:
     """The context switches, voluntary (a thread blocked or parked) and involuntary (it was
     preempted), of every thread a process has now: how often its work went from one thread to
     another or waited for the kernel. Cumulative per thread, so a thread that ended takes its own
     with it. None when the process is gone."""
+    total = 0
     try:
-        tids = os.listdir(f"/proc/{pid}/task")
+        for status in _thread_files(pid, "status"):
+            for line in status.splitlines():
+                if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                    total += int(line.split()[1])
     except OSError:
         return None
-    total = 0
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
-                for line in f:
-                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
-                        total += int(line.split()[1])
-        except (OSError, ValueError, IndexError):
-            continue   # the thread ended between listing and reading
     return total
 
 

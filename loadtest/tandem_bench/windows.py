@@ -291,7 +291,9 @@ class CellRun:
             "generatorCores": median_of("generatorCores"),
             "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs")),
                     "jitCpuMs": total(("jvm", "jitCpuMs"))},
-            "serviceThreads": service_threads(ws, ok),
+            "serviceThreads": service_threads(total(("serviceThreads", "userCpuMs")),
+                                              total(("serviceThreads", "systemCpuMs")),
+                                              total(("serviceThreads", "contextSwitches")), ok),
             "db": {"rowsReadPerRequest": rows / ok if rows is not None and ok else None,
                    "queriesPerRequest": queries / ok if queries is not None and ok else None},
             "droppedIterations": total(("droppedIterations",)) if self.plan.model == "open" else None,
@@ -303,19 +305,14 @@ class CellRun:
 SERVICE_NAMES = {"rest": "rest-service", "grpc": "grpc-service"}
 
 
-def service_threads(ws: list[dict], ok: int) -> dict:
-    """How the measured service spent its CPU over a cell's windows: the share of it the kernel ran
-    on the service's behalf (system calls: sockets, epoll, futexes), and its threads' context
-    switches per successful request (hand-offs between threads, waits). The two servers' I/O models
-    differ most here (README, "Where the difference comes from"). None where a window lacks them
-    (against a target, or a run from before they were recorded)."""
-    def total(key):
-        vals = [(w.get("serviceThreads") or {}).get(key) for w in ws]
-        return None if not vals or any(v is None for v in vals) else sum(vals)
-
-    user, system, switches = total("userCpuMs"), total("systemCpuMs"), total("contextSwitches")
-    return {"systemShare": system / (user + system) if user is not None and system is not None and user + system > 0
-            else None,
+def service_threads(user_ms, system_ms, switches, ok: int) -> dict:
+    """How the measured service spent its CPU over a cell's windows (their totals): the share of it
+    the kernel ran on the service's behalf (system calls: sockets, epoll, futexes), and its threads'
+    context switches per successful request (hand-offs between threads, waits). The two servers' I/O
+    models differ most here (README, "Where the difference comes from"). None where a window lacks
+    them (against a target, or a run from before they were recorded)."""
+    spent = user_ms + system_ms if user_ms is not None and system_ms is not None else None
+    return {"systemShare": system_ms / spent if spent else None,
             "contextSwitchesPerRequest": switches / ok if switches is not None and ok else None}
 
 

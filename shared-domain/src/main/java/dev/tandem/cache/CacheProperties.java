@@ -42,8 +42,8 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      * @param maxBytes    per cache name, the most its entries may hold, counted in their encoded size
      *                    (the bytes L2 stores, {@link CacheCodec}); an entry counts at least
      *                    maxBytes ÷ maxEntries, so both bounds hold. A count alone let pages of
-     *                    1,000 groups (51 KB encoded, about six times that on the heap with the
-     *                    wire forms kept beside them) fill a 512 MB heap (L1Tier)
+     *                    1,000 groups (51 KB encoded, and more than three times that on the heap
+     *                    with the wire forms kept beside them) fill a 512 MB heap (L1Tier)
      * @param ttl         how long an entry lives at most
      * @param ttlJitter   each lifetime (ttl, negativeTtl) is drawn from [ttl × (1 − ttlJitter), ttl],
      *                    so entries filled together do not expire together; only shorter, so ttl
