@@ -4,9 +4,10 @@
 #   scripts/deps.sh [java|servers|tools|node|python|browser|k8s|fuzz|proto|all]...   (default: all)
 #
 #   java     check that a JDK >= 21 exists (scripts/java-home.sh); apt: openssl curl (the Java tests use them)
-#   servers  apt: mariadb-server redis-server
-#   tools    apt: docker-compose openssl nginx (nginx: only its binary, to check the compose balancer's
-#            config offline with nginx -t; no server is started) nghttp2-client (h2load) curl;
+#   servers  apt: mariadb-server redis-server nginx (nginx: the compose balancer, which the system tests
+#            run in front of the service jars, and scripts/nginx-config-test.sh checks; never as a
+#            system service)
+#   tools    apt: docker-compose openssl nginx nghttp2-client (h2load) curl;
 #            Go: ghz, k6, grpcurl pinned into .tools/bin; Rust (cargo): oha pinned into .tools/bin
 #   python   venv .tools/venv + pip install -r loadtest/requirements.txt (when that file exists)
 #   node     npm ci in dashboard/ (when dashboard/package-lock.json exists)
@@ -321,7 +322,7 @@ done
 
 [[ -n $want_java ]]    && do_java
 [[ -n $want_java ]]    && apt_want openssl curl  # the Java tests' certificates (scripts/tls-cert.sh) and HTTP/2 checks
-[[ -n $want_servers ]] && apt_want mariadb-server redis-server
+[[ -n $want_servers ]] && apt_want mariadb-server redis-server nginx
 [[ -n $want_tools ]]   && apt_want docker-compose openssl nginx nghttp2-client curl  # openssl: scripts/tls-cert.sh; nginx: scripts/nginx-config-test.sh; nghttp2-client: h2load
 [[ -n $want_browser ]] && apt_want chromium
 # one apt-get run for everything that is missing

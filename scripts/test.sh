@@ -3,7 +3,7 @@
 # the two cores alone (Maven's tests wait on failovers, restarts and process starts about half the
 # time):
 #
-#   1 deps      scripts/deps.sh java servers (JDK >= 21 check; apt mariadb-server redis-server)
+#   1 deps      scripts/deps.sh java servers (JDK >= 21 check; apt mariadb-server redis-server nginx)
 #   2 servers   scripts/servers.sh start (MariaDB 127.0.0.1:13306, Redis 127.0.0.1:16379)
 #   3 build     ./mvnw -B -ntp install -DskipTests: compiles main and test code, makes the jars the later
 #               stages start and installs the modules into ~/.m2, so that each later Maven run can take

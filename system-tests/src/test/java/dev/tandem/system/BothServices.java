@@ -21,14 +21,16 @@ final class BothServices implements AutoCloseable {
 
     final ServiceProcess restService;
     final ServiceProcess grpcService;
+    final int restPort;
+    final int grpcPort;
     final RestWire rest;
     final RestWire restProtobuf;
     final GrpcWire grpc;
     final TestDatabase database;
 
     private BothServices() {
-        int restPort = FreePort.pick();
-        int grpcPort = FreePort.pick();
+        restPort = FreePort.pick();
+        grpcPort = FreePort.pick();
         int grpcManagementPort = FreePort.pick();
         // The REST process seeds the database and migrates it first, so the gRPC process starts on a ready schema.
         restService = ServiceProcess.start("rest-service", "tandem.rest.jar", restPort, Map.of(
