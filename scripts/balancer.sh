@@ -20,12 +20,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 die() { echo "balancer: $*" >&2; exit 1; }
 
-# sed with one expression that must change at least one line of $1 (else the config moved on)
+# sed -i "s/$2/$3/" on $1, which must have a line matching $2 (else the config moved on)
 must_sed() {
-  local file=$1 expr=$2 what=$3 before
-  before=$(cksum <"$file")
-  sed -i -e "$expr" "$file"
-  [[ $(cksum <"$file") != "$before" ]] || die "$CONFIG has no $what to render"
+  local file=$1 match=$2 replacement=$3
+  grep -q -e "$match" "$file" || die "$CONFIG has no line matching '$match' to render"
+  sed -i -e "s|$match|$replacement|" "$file"
 }
 
 render() {
@@ -35,16 +34,16 @@ render() {
   mkdir -p "$dir/logs"
   local out=$dir/nginx.conf
   cp "$CONFIG" "$out"
-  must_sed "$out" "s/server rest-service:8080 resolve/server ${TANDEM_BALANCER_REST_UPSTREAM:-127.0.0.1:8080}/" "'server rest-service:8080 resolve'"
-  must_sed "$out" "s/server grpc-service:9090 resolve/server ${TANDEM_BALANCER_GRPC_UPSTREAM:-127.0.0.1:9090}/" "'server grpc-service:9090 resolve'"
-  must_sed "$out" "s/^\( *\)listen 8080;/\1listen 127.0.0.1:${TANDEM_BALANCER_REST_PORT:-8080};/" "'listen 8080;'"
-  must_sed "$out" "s/^\( *\)listen 9090 http2;/\1listen 127.0.0.1:${TANDEM_BALANCER_GRPC_PORT:-9090} http2;/" "'listen 9090 http2;'"
-  must_sed "$out" "s|^pid .*|pid $dir/nginx.pid;|" "pid line"
+  must_sed "$out" "server rest-service:8080 resolve" "server ${TANDEM_BALANCER_REST_UPSTREAM:-127.0.0.1:8080}"
+  must_sed "$out" "server grpc-service:9090 resolve" "server ${TANDEM_BALANCER_GRPC_UPSTREAM:-127.0.0.1:9090}"
+  must_sed "$out" "listen 8080;" "listen 127.0.0.1:${TANDEM_BALANCER_REST_PORT:-8080};"
+  must_sed "$out" "listen 9090 http2;" "listen 127.0.0.1:${TANDEM_BALANCER_GRPC_PORT:-9090} http2;"
+  must_sed "$out" "^pid .*" "pid $dir/nginx.pid;"
   if [[ -n ${TANDEM_BALANCER_WORKERS:-} ]]; then
-    must_sed "$out" "s/^worker_processes .*/worker_processes $TANDEM_BALANCER_WORKERS;/" "worker_processes line"
+    must_sed "$out" "^worker_processes .*" "worker_processes $TANDEM_BALANCER_WORKERS;"
   fi
   if [[ -n ${TANDEM_BALANCER_REST_IN_FLIGHT:-} ]]; then
-    must_sed "$out" "s/limit_conn rest_in_flight [0-9]*;/limit_conn rest_in_flight $TANDEM_BALANCER_REST_IN_FLIGHT;/" "'limit_conn rest_in_flight'"
+    must_sed "$out" "limit_conn rest_in_flight [0-9]*;" "limit_conn rest_in_flight $TANDEM_BALANCER_REST_IN_FLIGHT;"
   fi
 }
 
