@@ -43,16 +43,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PINNED=(); GENERATOR_CPU=(); JVM_CPUS=()
-if (( $(nproc) >= 2 )) && taskset -c 0 true 2>/dev/null; then
-  PINNED=(taskset -c 0); GENERATOR_CPU=(taskset -c 1); JVM_CPUS=(-XX:ActiveProcessorCount=1)
-  PLACEMENT="service and nginx on CPU 0, oha on CPU 1"
-else
-  PLACEMENT="one CPU (or no taskset): nothing pinned"
-fi
+PLACEMENT=$([[ -n $PINNED ]] && echo "service and nginx on CPU 0, oha on CPU 1" || echo "one CPU (or no taskset): nothing pinned")
 
 env SERVER_PORT="$PORT" TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
-  "${PINNED[@]}" "$JAVA" -Xms512m -Xmx512m -XX:-UseDynamicNumberOfCompilerThreads "${JVM_CPUS[@]}" \
+  "${SERVICE_CPU[@]}" "$JAVA" -Xms512m -Xmx512m -XX:-UseDynamicNumberOfCompilerThreads "${JVM_CPUS[@]}" \
   -jar "$JAR" >"$WORK/service.log" 2>&1 &
 SERVICE=$!
 for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
@@ -63,7 +57,7 @@ env TANDEM_BALANCER_REST_UPSTREAM="127.0.0.1:$PORT" TANDEM_BALANCER_GRPC_UPSTREA
   TANDEM_BALANCER_REST_PORT="$BALANCER_PORT" TANDEM_BALANCER_GRPC_PORT="$((PORT + 3))" TANDEM_BALANCER_WORKERS=1 \
   TANDEM_BALANCER_REST_IN_FLIGHT="$LIMIT_ARG" "$ROOT/scripts/balancer.sh" render "$WORK/balancer"
 LIMIT=$(sed -n 's/.*limit_conn rest_in_flight \([0-9]*\);.*/\1/p' "$WORK/balancer/nginx.conf")
-"${PINNED[@]}" nginx -p "$WORK/balancer" -c "$WORK/balancer/nginx.conf" -e "$WORK/balancer/logs/error.log" -g 'daemon off;' &
+"${SERVICE_CPU[@]}" nginx -p "$WORK/balancer" -c "$WORK/balancer/nginx.conf" -e "$WORK/balancer/logs/error.log" -g 'daemon off;' &
 BALANCER=$!
 for _ in $(seq 20); do curl -fs "http://127.0.0.1:$BALANCER_PORT/balancer-health" >/dev/null 2>&1 && break; sleep 0.5; done
 NGINX_WORKER=$(pgrep -P "$BALANCER" | head -1)

@@ -1,6 +1,7 @@
-# Sourced by scripts/tracing-cost.sh and scripts/refusal-cost.sh, which measure a service's own CPU
-# time per request: their arguments (wire, requests per window, windows), the jar, free ports, and
-# the counter they read. Not a command of its own.
+# Sourced by scripts/tracing-cost.sh, refusal-cost.sh, io-cost.sh and balancer-overload.sh, which
+# measure a service's own CPU time per request: their arguments (wire, requests per window,
+# windows), the jar, free ports, the counter they read and the bench's placement. Not a command of
+# its own.
 #   $1 rest|grpc   $2 requests per window (50000)   $3 windows per setting (3)
 #   TANDEM_COST_CONCURRENCY (8)   TANDEM_COST_WARMUP (150000)   TANDEM_COST_JAR (the wire's jar)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,3 +24,11 @@ TICKS=$(getconf CLK_TCK)
 
 # The CPU time (user + system, in clock ticks) process $1 has used so far.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# The bench's placement of its many-user cells, where the machine has 2 or more CPUs: the service on
+# CPU 0 as if it had one (-XX:ActiveProcessorCount=1), the generator on CPU 1. Empty where it cannot
+# pin; PINNED says which.
+SERVICE_CPU=(); GENERATOR_CPU=(); JVM_CPUS=(); PINNED=
+if (( $(nproc) >= 2 )) && taskset -c 0 true 2>/dev/null; then
+  SERVICE_CPU=(taskset -c 0); GENERATOR_CPU=(taskset -c 1); JVM_CPUS=(-XX:ActiveProcessorCount=1); PINNED=1
+fi

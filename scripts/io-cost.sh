@@ -38,13 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-SERVICE_CPU=(); GENERATOR_CPU=(); JVM_CPUS=()
-if (( $(nproc) >= 2 )) && taskset -c 0 true 2>/dev/null; then
-  SERVICE_CPU=(taskset -c 0); GENERATOR_CPU=(taskset -c 1); JVM_CPUS=(-XX:ActiveProcessorCount=1)
-  PLACEMENT="service on CPU 0, generator on CPU 1"
-else
-  PLACEMENT="one CPU (or no taskset): nothing pinned"
-fi
+PLACEMENT=$([[ -n $PINNED ]] && echo "service on CPU 0, generator on CPU 1" || echo "one CPU (or no taskset): nothing pinned")
 # REST over HTTP/2 (h2c) in Protobuf: the same bytes over the same protocol as gRPC, so that only the
 # server stack differs (the protocols profile's last step)
 REST_HTTP=${TANDEM_COST_REST_HTTP:-1.1}
