@@ -12,6 +12,13 @@ describe('overload pairs', () => {
     expect(pairName(pair)).toBe('GetGroup · hybrid warm');
   });
 
+  it('a pair with REST behind the compose balancer says so, in its name and its series', () => {
+    const balanced = { ...pair, wires: [{ ...pair.wires[0], front: 'balancer' as const }, pair.wires[1]] };
+    expect(pairName(balanced)).toBe('GetGroup · hybrid warm · REST behind the compose balancer');
+    expect(goodputChart(balanced).series.map((s) => s.label)).toContain('REST · oha · balancer goodput');
+    expect(goodputChart(balanced).series.map((s) => s.label)).toContain('gRPC · ghz goodput');
+  });
+
   it('goodput against the offered load: one series per wire in its colour, intervals as error bars, the offered load dashed', () => {
     const spec = goodputChart(pair);
     expect(spec.kind).toBe('line');

@@ -73,6 +73,11 @@ class Assemble:
                  if k.startswith("TANDEM_CACHE_") and k not in ("TANDEM_CACHE_MODE", "TANDEM_CACHE_REDIS_KEY_PREFIX")}
         if cache:
             resolved["cacheOverrides"] = cache
+        if self.services.balancer_rest_in_flight is not None:
+            # what the overload cells through the balancer met: the compose file as rendered
+            # (TANDEM_BALANCER_REST_IN_FLIGHT in the bench's environment replaces its limit)
+            resolved["balancer"] = {"config": "deploy/compose/nginx.conf",
+                                    "restInFlight": self.services.balancer_rest_in_flight}
         if self.tls_files:
             resolved["tlsCertificate"] = str(self.tls_files.certificate)
         if self.otlp_sink:

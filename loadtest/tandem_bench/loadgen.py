@@ -128,6 +128,8 @@ class Invocation:
     # request timeout, so a request that outlives its deadline is counted, not waited for); None:
     # the tool's default (oha: none, ghz: 20 s, k6: 60 s)
     timeout_seconds: float | None = None
+    # "balancer": to the compose balancer in front of the services (an overload cell's front)
+    front: str | None = None
 
 
 @dataclass

@@ -15,7 +15,7 @@ from .service_access import SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
 from .windows import CellRun
 
-CPU_NAMES = ["rest-service", "grpc-service", "mariadb", "redis", "generator", "bench"]
+CPU_NAMES = ["rest-service", "grpc-service", "balancer", "mariadb", "redis", "generator", "bench"]
 # the two generators of a paired (overload) window, tracked apart while they run
 PAIRED_GENERATORS = {"rest": "generator-rest", "grpc": "generator-grpc"}
 
@@ -275,7 +275,8 @@ class Measure:
         """Both generators at the same time (each a subprocess: the threads only wait on them),
         their CPU tracked apart."""
         def run(protocol: str, inv: loadgen.Invocation) -> loadgen.Outcome:
-            return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls), rest_base=self.rest_base(inv.tls),
+            return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls, inv.front),
+                               rest_base=self.rest_base(inv.tls, inv.front),
                                proto_paths=self.proto_paths, ca_file=self.ca_file(),
                                on_start=lambda pid: self.sampler.track(PAIRED_GENERATORS[protocol], pid))
         try:

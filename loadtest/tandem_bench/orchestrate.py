@@ -231,7 +231,8 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
             if self.target:
                 self.check_target_mode(mode)
             else:
-                self.start_services(mode, tls, start, http2, traced=traced)
+                self.start_services(mode, tls, start, http2, traced=traced,
+                                    balancer=any(c.front == "balancer" for c in cells))
                 # curl's requests before the warm-up, not between it and the first window: a request
                 # unlike any the JIT saw deoptimises what it compiled (service_start.jit_warmup)
                 self.measure_body_bytes(cells)

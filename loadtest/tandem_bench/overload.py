@@ -200,6 +200,7 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
         _goal("l1Flushes", f"{wire} · L1 flushes over every step", 0, True, flushes, exact=True),
     ]
     return {"protocol": protocol, "tool": (capacity_run or step_runs[0]).plan.tool,
+            "front": (capacity_run or step_runs[0]).plan.front,
             "capacity": capacity, "steps": steps,
             "peak": {"step": peak["step"], "goodputRps": peak["goodputRps"]} if peak else None,
             "firstSaturatedStep": first_saturated,

@@ -78,7 +78,8 @@ BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role", "
 SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
               "p99_limit_ms", "drop_limit", "tls")
 OVERLOAD_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "percents", "concurrency",
-                 "capacity_concurrency", "duration_seconds", "warmup_seconds", "timeout_seconds", "drain_seconds")
+                 "capacity_concurrency", "duration_seconds", "warmup_seconds", "timeout_seconds", "drain_seconds",
+                 "balancer")
 OVERLOAD_DEFAULTS = {
     "cache_modes": ["hybrid"],
     "percents": [50, 100, 150, 200, 300],
@@ -88,6 +89,9 @@ OVERLOAD_DEFAULTS = {
     "capacity_concurrency": 50,   # closed model: users per wire of the capacity window
     "timeout_seconds": 10,        # a request's deadline: the services' tandem.limits.request-timeout
     "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
+    # the wires whose generator goes through the compose balancer (deploy/compose/nginx.conf, run by
+    # the bench in front of its services) instead of to the service: where it sheds load
+    "balancer": [],
 }
 WATCH_KEYS = ("protocols", "cache_modes", "watchers", "write_rates", "duration_seconds", "repetitions", "starts",
               "pause_ms")
@@ -142,6 +146,9 @@ class CellPlan:
     drain_seconds: float = 0.0
     # WatchGroup: the most a watched group's writer pauses before its next change
     pause_ms: float | None = None
+    # overload: the wires of the cell's pair whose requests go through the compose balancer (its
+    # block's balancer list); a pair with one is another pair than the same one without
+    balanced: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -151,7 +158,9 @@ class CellPlan:
             return f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-c{self.concurrency}-w{self.target_rate:g}"
         if self.pair:
             what = "capacity" if self.step is None else f"overload{self.step:g}"
-            return f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}-c{self.concurrency}-{what}"
+            balanced = "".join(f"-{w}-lb" for w in self.balanced)
+            return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}-c{self.concurrency}"
+                    f"{balanced}-{what}")
         rate = f"-open{self.target_rate:g}" if self.model == "open" else ""
         # cells of the defaults (plain, JSON over HTTP/1.1, identity) keep the ids they had before
         # those dimensions
@@ -167,6 +176,11 @@ class CellPlan:
         body += "-304" if self.revalidate else ""
         return (f"{self.protocol}-{self.tool}-{op}-{self.cache_mode}-{self.temperature}"
                 f"-c{self.concurrency}{streams}{rate}{body}{tls}{sweep}")
+
+    @property
+    def front(self) -> str | None:
+        """"balancer" when this cell's requests go through the compose balancer, else None."""
+        return "balancer" if self.protocol in self.balanced else None
 
     @property
     def service_config(self) -> str:
@@ -362,6 +376,10 @@ def _normalise_overload(block: dict, where: str) -> dict:
         _check_positive(block, where, ("concurrency",))
     _check_positive(block, where, ("capacity_concurrency", "duration_seconds", "timeout_seconds"))
     _check_non_negative(block, where, ("warmup_seconds", "drain_seconds"))
+    balancer = block["balancer"]
+    if not isinstance(balancer, list) or not set(balancer) <= {"rest", "grpc"} or len(set(balancer)) != len(balancer):
+        raise ProfileError(f"{where}: balancer lists the wires that go through the compose balancer, "
+                           f"[\"rest\"], [\"grpc\"] or both; got {balancer!r}")
     return block
 
 
@@ -511,7 +529,8 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
     for op, mode in itertools.product(block["operations"], block["cache_modes"]):
         temp = "none" if mode == "none" or op == "Hello" else "warm"
         for size in (block["page_sizes"] if op == "ListGroups" else [None]):
-            pair = f"overload-{op}{size or ''}-{mode}-{temp}"
+            balanced = tuple(sorted(block["balancer"]))
+            pair = f"overload-{op}{size or ''}-{mode}-{temp}" + "".join(f"-{w}-lb" for w in balanced)
             for step in [None, *block["percents"]]:
                 for driver in sorted(block["drivers"], key=lambda d: d.split("/")[0] != "rest"):
                     protocol, tool = driver.split("/")
@@ -526,6 +545,7 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
                         role="capacity" if step is None else "overload", pair=pair,
                         step=None if step is None else float(step), timeout_seconds=float(block["timeout_seconds"]),
                         drain_seconds=float(block["drain_seconds"]),
+                        balanced=balanced,
                         **({"encoding": "protobuf", "http": "2"} if protocol == "grpc" else {})))
     return cells
 

@@ -140,6 +140,10 @@ def summary(run: dict) -> str:
             overrides = resolved.get(key)
             parts.append(f"  services' {what} settings: " + (", ".join(f"{k}={v}" for k, v in overrides.items())
                                                              if overrides else "their defaults (tandem-domain.yml)"))
+        if resolved.get("balancer"):
+            b = resolved["balancer"]
+            parts.append(f"  balancer: {b['config']} (nginx, one process beside the services), at most "
+                         f"{b['restInFlight']} REST requests in flight")
     if run.get("notes"):
         parts += ["", "Notes:", *(f"  - {n}" for n in run["notes"])]
     parts += ["", DASHBOARD_LINE]
@@ -163,7 +167,8 @@ def overload_lines(pair: dict) -> list[str]:
     for wire in pair["wires"]:
         name = "REST" if wire["protocol"] == "rest" else "gRPC"
         cap = wire["capacity"]
-        lines.append(f"  {name} ({wire['tool']}): capacity with both wires loaded "
+        through = ", through the compose balancer" if wire.get("front") == "balancer" else ""
+        lines.append(f"  {name} ({wire['tool']}{through}): capacity with both wires loaded "
                      f"{interval(cap['goodputRps']) if cap else '-'} ok/s; peak goodput "
                      f"{interval(wire['peak']['goodputRps']) if wire['peak'] else '-'} ok/s"
                      + (f" at {sig(wire['peak']['step'])} %" if wire["peak"] else "")

@@ -33,9 +33,9 @@ class ServiceAccess:
             out_file=self.work / "out" / f"{stem}.json", log_file=self.work / "logs" / f"{tool}.log",
             iterations=iterations, rate=rate, tls=cell.tls, prefix=self.placement.generator_prefix(), raw=raw,
             streams=cell.streams if tool == "h2load" else 1, encoding=cell.encoding, http=cell.http,
-            compression=cell.compression, revalidate=cell.revalidate)
+            compression=cell.compression, revalidate=cell.revalidate, front=cell.front)
         if tool in ("h2load", "oha") and cell.protocol == "rest":
-            base = self.rest_base(cell.tls)
+            base = self.rest_base(cell.tls, cell.front)
             inv.uris_file = loadgen.absolute_uris(base, keys_file, keys_file.with_suffix(f".{base.split(':')[0]}.uris"))
         if tool == "h2load" and cell.protocol == "grpc":
             first = json.loads(keys_file.read_text())[0]
@@ -45,12 +45,17 @@ class ServiceAccess:
             inv.request_frame = frame_file
         return inv
 
-    def rest_base(self, tls: bool) -> str:
-        """Where a cell's REST requests go: the target's, else the plain or TLS port of ours."""
-        return self.target.rest_base if self.target else self.ports.rest_base_for(tls)
+    def rest_base(self, tls: bool, front: str | None = None) -> str:
+        """Where a cell's REST requests go: the target's, else the balancer in front of ours (an
+        overload cell through it, front "balancer"), else the plain or TLS port of ours."""
+        if self.target:
+            return self.target.rest_base
+        return self.ports.balancer_rest_base if front == "balancer" else self.ports.rest_base_for(tls)
 
-    def grpc_address(self, tls: bool) -> str:
-        return self.target.grpc_address if self.target else self.ports.grpc_address_for(tls)
+    def grpc_address(self, tls: bool, front: str | None = None) -> str:
+        if self.target:
+            return self.target.grpc_address
+        return self.ports.balancer_grpc_address if front == "balancer" else self.ports.grpc_address_for(tls)
 
     def ca_file(self) -> Path | None:
         if self.target:
@@ -59,7 +64,8 @@ class ServiceAccess:
 
     def generate(self, inv: loadgen.Invocation) -> loadgen.Outcome:
         try:
-            return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls), rest_base=self.rest_base(inv.tls),
+            return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls, inv.front),
+                               rest_base=self.rest_base(inv.tls, inv.front),
                                proto_paths=self.proto_paths, ca_file=self.ca_file(),
                                on_start=lambda pid: self.sampler.track("generator", pid))
         finally:
@@ -68,7 +74,8 @@ class ServiceAccess:
 
     def _generate_quiet(self, inv: loadgen.Invocation) -> loadgen.Outcome:
         """A generator run that is not a window (no CPU tracking)."""
-        return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls), rest_base=self.rest_base(inv.tls),
+        return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls, inv.front),
+                           rest_base=self.rest_base(inv.tls, inv.front),
                            proto_paths=self.proto_paths, ca_file=self.ca_file())
 
     def target_ca(self) -> Path | None:

@@ -42,10 +42,13 @@ BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measu
 
 
 class ServiceStart:
-    def start_services(self, mode: str, tls: bool, start: int, http2: bool = False, traced: bool = False) -> None:
+    def start_services(self, mode: str, tls: bool, start: int, http2: bool = False, traced: bool = False,
+                       balancer: bool = False) -> None:
         """tls: also serve TLS on the extra ports (the mode has TLS cells); http2: REST speaks HTTP/2
         too (the mode has REST cells over HTTP/2; an HTTP/1.1 client still gets HTTP/1.1); traced:
-        trace every request and export its spans to the bench's OTLP sink (started here once)."""
+        trace every request and export its spans to the bench's OTLP sink (started here once);
+        balancer: the compose balancer in front of them (the mode has overload cells through it),
+        pinned, capped and counted with them."""
         if tls and self.tls_files is None:
             self.tls_files = services.tls_certificate()
         if traced and self.otlp_sink is None:
@@ -56,7 +59,10 @@ class ServiceStart:
         say(f"\nbench: start {start + 1}: rest-service and grpc-service with TANDEM_CACHE_MODE={mode}{traced_text}"
             f" (REST {p.rest_base}{' with HTTP/2' if http2 else ''}, gRPC {p.grpc_address}{tls_ports}) ...")
         seconds = self.services.start(mode, self.tls_files if tls else None, http2=http2,
-                                      tracing=self.otlp_sink if traced else None)
+                                      tracing=self.otlp_sink if traced else None, balancer=balancer)
+        if balancer:
+            say(f"bench: the compose balancer in front (nginx, REST {p.balancer_rest_base} with at most "
+                f"{self.services.balancer_rest_in_flight} requests in flight, gRPC {p.balancer_grpc_address})")
         # not pinned yet: the JIT warm-up runs with every core (see pin_services)
         for name, pid in self.services.pids().items():
             self.sampler.track(name, pid)

@@ -3,7 +3,8 @@ certificate of their TLS ports, the write token for cache flushes, and a plain H
 Redis and the seed data are in servers.py, the Prometheus text the services publish in probes.py.
 
 The bench runs its own service instances on their own ports (REST 18080, gRPC 19090 with its
-actuator on 18081 by default) and its own database (tandem_bench_s<scale>, seeded once per scale
+actuator on 18081 by default; for overload cells that go through it, the compose balancer in front
+of them on 18088 and 19098) and its own database (tandem_bench_s<scale>, seeded once per scale
 and reused), so it neither disturbs nor is disturbed by `make run` on 8080/9090 and the `tandem`
 database. It stops exactly the processes it started.
 
@@ -16,6 +17,7 @@ cache and metrics requests always use the plain ports.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import ssl
@@ -41,6 +43,9 @@ class Ports:
     # the same API over TLS from the same processes (tandem.tls.extra-port), started for TLS cells
     rest_tls: int = 18443
     grpc_tls: int = 19443
+    # the compose balancer in front of them, started for overload cells that go through it
+    balancer_rest: int = 18088
+    balancer_grpc: int = 19098
 
     @property
     def rest_base(self) -> str:
@@ -55,6 +60,14 @@ class Ports:
 
     def grpc_address_for(self, tls: bool) -> str:
         return f"127.0.0.1:{self.grpc_tls}" if tls else self.grpc_address
+
+    @property
+    def balancer_rest_base(self) -> str:
+        return f"http://127.0.0.1:{self.balancer_rest}"
+
+    @property
+    def balancer_grpc_address(self) -> str:
+        return f"127.0.0.1:{self.balancer_grpc}"
 
     @property
     def grpc_management_base(self) -> str:
@@ -103,6 +116,12 @@ def http_get(url: str, timeout: float = 3.0) -> tuple[int, bytes]:
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
+
+
+def rest_in_flight(config: str) -> int | None:
+    """The REST in-flight limit of a balancer configuration (limit_conn rest_in_flight N)."""
+    m = re.search(r"limit_conn\s+rest_in_flight\s+(\d+)\s*;", config)
+    return int(m.group(1)) if m else None
 
 
 # ---------------------------------------------------------------- the write token
@@ -175,6 +194,9 @@ class Services:
         self.mode: str | None = None
         self.tls = False     # whether the running services also serve TLS (on ports.rest_tls / grpc_tls)
         self.services: list[Service] = []
+        # the compose balancer in front of them (start_balancer), and its REST in-flight limit
+        self.balancer: subprocess.Popen | None = None
+        self.balancer_rest_in_flight: int | None = None
 
     def _define(self, mode: str, tls: TlsFiles | None = None, http2: bool = False, tracing=None) -> list[Service]:
         """tracing: None for untraced services, or the OTLP sink (otlp_sink.OtlpSink) traced ones
@@ -222,10 +244,11 @@ class Services:
                     (p.grpc, p.grpc_management) + ((p.grpc_tls,) if tls else ())),
         ]
 
-    def start(self, mode: str, tls: TlsFiles | None = None, http2: bool = False, tracing=None) -> float:
+    def start(self, mode: str, tls: TlsFiles | None = None, http2: bool = False, tracing=None,
+              balancer: bool = False) -> float:
         """Starts both services with TANDEM_CACHE_MODE=mode (and TLS on their extra ports when `tls`
-        names a certificate, REST with HTTP/2 when `http2`) and waits until both are UP. Returns the
-        seconds it took."""
+        names a certificate, REST with HTTP/2 when `http2`) and waits until both are UP, then, when
+        `balancer`, the compose balancer in front of them. Returns the seconds it took."""
         if self.services:
             self.stop()
         services = self._define(mode, tls, http2, tracing)
@@ -291,7 +314,52 @@ class Services:
                 self.stop()
                 raise ServiceError(f"the services report UP but the API does not answer within {self.start_timeout:.0f} s")
             time.sleep(0.5)
+        if balancer:
+            try:
+                self.start_balancer()
+            except ServiceError:
+                self.stop()
+                raise
         return time.monotonic() - t0
+
+    def start_balancer(self, bound: float = 20) -> None:
+        """The compose balancer (deploy/compose/nginx.conf, rendered for loopback by scripts/balancer.sh)
+        in front of the running services, as one nginx process (master_process off: one pid to pin,
+        cap and count, where nginx's master would fork a worker the bench would have to find). The
+        rendering takes TANDEM_BALANCER_REST_IN_FLIGHT from the environment, as the services take
+        their settings."""
+        p = self.ports
+        busy = [port for port in (p.balancer_rest, p.balancer_grpc) if port_open(port)]
+        if busy:
+            raise ServiceError(f"port(s) {busy} on 127.0.0.1 (for the bench's balancer) are taken by another process")
+        directory = self.log_dir.parent / "balancer"
+        env = dict(os.environ, TANDEM_BALANCER_REST_UPSTREAM=f"127.0.0.1:{p.rest}",
+                   TANDEM_BALANCER_GRPC_UPSTREAM=f"127.0.0.1:{p.grpc}",
+                   TANDEM_BALANCER_REST_PORT=str(p.balancer_rest), TANDEM_BALANCER_GRPC_PORT=str(p.balancer_grpc))
+        rendered = subprocess.run([str(ROOT / "scripts" / "balancer.sh"), "render", str(directory)], env=env,
+                                  capture_output=True, text=True, timeout=60)
+        if rendered.returncode != 0:
+            raise ServiceError(f"scripts/balancer.sh render failed: {(rendered.stderr or rendered.stdout).strip()}")
+        config = directory / "nginx.conf"
+        self.balancer_rest_in_flight = rest_in_flight(config.read_text())
+        log_path = self.log_dir / "balancer.log"
+        with open(log_path, "ab") as log:
+            self.balancer = subprocess.Popen(
+                [*self.launch_prefix, "nginx", "-p", str(directory), "-c", str(config), "-e", str(log_path),
+                 "-g", "daemon off; master_process off;"],
+                cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < bound:
+            if self.balancer.poll() is not None:
+                break
+            try:
+                if http_get(f"{p.balancer_rest_base}/balancer-health")[0] == 200 and port_open(p.balancer_grpc):
+                    return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.2)
+        tail = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""
+        raise ServiceError(f"the balancer (nginx) did not answer within {bound:.0f} s:\n{tail}")
 
     def _tail(self, s: Service, lines: int = 30) -> str:
         path = self.log_dir / f"{s.name}.log"
@@ -302,14 +370,30 @@ class Services:
         return f"---- last lines of {path} ----\n" + "\n".join(text)
 
     def pids(self) -> dict[str, int]:
-        return {s.name: s.process.pid for s in self.services if s.process and s.process.poll() is None}
+        """The services' and, when it runs, the balancer's: what is pinned, capped and counted as theirs."""
+        pids = {s.name: s.process.pid for s in self.services if s.process and s.process.poll() is None}
+        if self.balancer and self.balancer.poll() is None:
+            pids["balancer"] = self.balancer.pid
+        return pids
 
     def check_alive(self) -> None:
         for s in self.services:
             if s.process.poll() is not None:
                 raise ServiceError(f"{s.name} died (exit {s.process.returncode}):\n{self._tail(s)}")
+        if self.balancer and self.balancer.poll() is not None:
+            raise ServiceError(f"the balancer (nginx) died (exit {self.balancer.returncode}); "
+                               f"see {self.log_dir / 'balancer.log'}")
 
     def stop(self, timeout: float = 40) -> None:
+        if self.balancer:
+            if self.balancer.poll() is None:
+                self.balancer.terminate()   # nginx's fast shutdown
+                try:
+                    self.balancer.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.balancer.kill()
+                    self.balancer.wait()
+            self.balancer = None
         for s in self.services:
             if s.process and s.process.poll() is None:
                 try:

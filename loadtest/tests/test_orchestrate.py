@@ -10,7 +10,7 @@ class Recorder(orchestrate.Bench):
         self.cells, self.target, self.runs, self.steps = cells, None, {}, []
         self.services = type("Stopped", (), {"stop": lambda _: None})()
 
-    def start_services(self, mode, tls, start, http2, traced=False):
+    def start_services(self, mode, tls, start, http2, traced=False, balancer=False):
         self.steps.append(("start", start))
 
     def jit_warmup(self, mode, cells):

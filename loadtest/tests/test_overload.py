@@ -53,12 +53,27 @@ def test_a_profile_of_overload_blocks_alone_needs_no_matrix_and_the_shipped_one_
     assert prof["matrix"] == [] and {c.step for c in cells} == {None, 25, 50, 100, 150, 200, 300}
     assert prof["settings"]["service_cpu_quota"] == 0.4   # the generator core's headroom (overload.toml)
     assert run_plan.check_scale(prof, cells) == []
-    # the two wires of a pair run at the same time: the estimate counts one of them, under 12 minutes
-    assert run_plan.estimate_seconds(prof, cells) < 12 * 60
+    # the two wires of a pair run at the same time: the estimate counts one of them; two pairs (the
+    # services alone, and REST behind the compose balancer) under 20 minutes
+    assert {c.pair for c in cells} == {"overload-GetGroup-hybrid-warm", "overload-GetGroup-hybrid-warm-rest-lb"}
+    assert run_plan.estimate_seconds(prof, cells) < 20 * 60
     assert "both wires at once" in run_plan.describe(cells)
 
 
+def test_a_wire_may_go_through_the_compose_balancer():
+    cells = expand(balancer=["rest"])
+    assert {(c.protocol, c.front) for c in cells} == {("rest", "balancer"), ("grpc", None)}
+    # the gRPC twin of a pair with REST behind the balancer is another cell than the one without
+    assert {"rest-oha-GetGroup-hybrid-warm-c1000-rest-lb-overload200",
+            "grpc-ghz-GetGroup-hybrid-warm-c1000-rest-lb-overload200"} <= {c.id for c in cells}
+    assert {c.pair for c in cells} == {"overload-GetGroup-hybrid-warm-rest-lb"}
+    plain = expand()
+    assert all(c.front is None for c in plain) and not {c.id for c in plain} & {c.id for c in cells}
+
+
 @pytest.mark.parametrize("block, message", [
+    ({"balancer": ["http"]}, "balancer lists the wires"),
+    ({"balancer": "rest"}, "balancer lists the wires"),
     ({"drivers": ["rest/oha", "rest/k6"]}, "one REST and one gRPC driver"),
     ({"drivers": ["rest/oha", "grpc/h2load"]}, "cannot hold an arrival rate"),
     ({"percents": [200, 100]}, "ascending"),
@@ -333,6 +348,14 @@ def test_a_run_with_an_overload_record_validates_and_its_summary_prints_the_goal
     text = report.summary(run)
     assert "services' admission settings: TANDEM_ADMISSION_ENABLED=false" in text
     assert "services' cache settings: TANDEM_CACHE_L1_REFRESH_AFTER=0" in text
+    assert "through the compose balancer" not in text and "balancer:" not in text
+    # REST through the compose balancer: the wire and the run say so
+    run["overload"][0]["wires"][0]["front"] = "balancer"
+    run["profile"]["resolved"]["balancer"] = {"config": "deploy/compose/nginx.conf", "restInFlight": 32}
+    assert results.validate_run(run) == []
+    text = report.summary(run)
+    assert "REST (oha, through the compose balancer): capacity" in text
+    assert "balancer: deploy/compose/nginx.conf (nginx, one process beside the services), at most 32 REST" in text
 
 
 def test_older_runs_without_overload_still_validate():

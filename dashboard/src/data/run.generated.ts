@@ -195,6 +195,10 @@ export interface Window {
   cpuSeconds: {
     'rest-service': NonNegativeOrNull;
     'grpc-service': NonNegativeOrNull;
+    /**
+     * the compose balancer (nginx) in front of the services, where an overload cell went through it; null otherwise
+     */
+    balancer?: number | null;
     mariadb: NonNegativeOrNull;
     redis: NonNegativeOrNull;
     generator: NonNegativeOrNull;
@@ -434,6 +438,10 @@ export interface OverloadPair {
 export interface OverloadWire {
   protocol: 'rest' | 'grpc';
   tool: 'k6' | 'ghz' | 'h2load' | 'oha';
+  /**
+   * balancer: the wire's requests went through the compose balancer (deploy/compose/nginx.conf) in front of its service; null: straight to the service
+   */
+  front?: null | 'balancer';
   capacity: null | OverloadStep;
   steps: OverloadStep[];
   peak: null | {

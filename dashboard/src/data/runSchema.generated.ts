@@ -563,6 +563,10 @@ export const runSchema: SchemaObject = {
       "grpc-service": {
        "$ref": "#/$defs/nonNegativeOrNull"
       },
+      "balancer": {
+       "description": "the compose balancer (nginx) in front of the services, where an overload cell went through it; null otherwise",
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
       "mariadb": {
        "$ref": "#/$defs/nonNegativeOrNull"
       },
@@ -2157,6 +2161,13 @@ export const runSchema: SchemaObject = {
       "ghz",
       "h2load",
       "oha"
+     ]
+    },
+    "front": {
+     "description": "balancer: the wire's requests went through the compose balancer (deploy/compose/nginx.conf) in front of its service; null: straight to the service",
+     "enum": [
+      null,
+      "balancer"
      ]
     },
     "capacity": {

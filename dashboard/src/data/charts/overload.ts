@@ -15,10 +15,13 @@ export function overloadPairs(run: Run): OverloadPair[] {
 
 export function pairName(pair: OverloadPair): string {
   const page = pair.pageSize === null ? '' : ` N=${pair.pageSize}`;
-  return `${pair.operation}${page} · ${pair.cacheMode} ${pair.temperature}${pair.tls ? ' · TLS' : ''}`;
+  // a run may hold the same pair twice: the services alone, and a wire behind the compose balancer
+  const balanced = pair.wires.filter((w) => w.front === 'balancer').map((w) => PROTOCOL_LABELS[w.protocol]);
+  const front = balanced.length ? ` · ${balanced.join(' and ')} behind the compose balancer` : '';
+  return `${pair.operation}${page} · ${pair.cacheMode} ${pair.temperature}${pair.tls ? ' · TLS' : ''}${front}`;
 }
 
-const wireName = (w: OverloadWire) => `${PROTOCOL_LABELS[w.protocol]} · ${w.tool}`;
+const wireName = (w: OverloadWire) => `${PROTOCOL_LABELS[w.protocol]} · ${w.tool}${w.front === 'balancer' ? ' · balancer' : ''}`;
 
 /** Why a step's point is greyed: the flags of its windows, when any says the generator fell short. */
 const GENERATOR_FLAGS = ['generator-saturated', 'rate-short', 'dropped-arrivals'];
