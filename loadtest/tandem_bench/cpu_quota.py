@@ -1,4 +1,5 @@
-"""A CPU cap on the two service JVMs (profile setting service_cpu_quota: a fraction of one core),
+"""A CPU cap on the two service JVMs, and on the compose balancer when the bench runs one in front
+of them (profile setting service_cpu_quota: a fraction of one core),
 applied with a Linux cgroup.
 
 Why: under overload the generators on the other core must offer up to 3× what the services serve.
@@ -103,7 +104,8 @@ class CpuQuota:
             return cls.uncapped(cores, f"service_cpu_quota = {cores:g} asked, but {method} at {mount} did not take "
                                        f"it ({e}): the services ran uncapped")
         return cls(cores, method, period, quota,
-                   f"the two service JVMs capped together at {cores:g} of a core ({method} group {group}: "
+                   f"the two service JVMs (and the balancer, where overload cells go through it) capped "
+                   f"together at {cores:g} of a core ({method} group {group}: "
                    f"{quota} µs of CPU per {period} µs period), from their pinning after the JIT warm-up to their "
                    "stop; MariaDB, Redis and the generators uncapped",
                    group=group, mount=mount, proc=proc, rmdir=rmdir)
