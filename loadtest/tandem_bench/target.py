@@ -209,8 +209,8 @@ class Plan:
 
 
 def plan(cells: list, reported_mode: str, target: Target, complete: bool, why: str, can_flush: bool) -> Plan:
-    """Keeps the cells the target can run honestly: its cache mode, its TLS setting, and cold cells
-    only when the caches can be flushed."""
+    """Keeps the cells the target can run honestly: its cache mode, its TLS setting, no pair through
+    the bench's own balancer, and cold cells only when the caches can be flushed."""
     notes = [f"bench against an already-running target ({target.rest_base}, gRPC "
              f"{'grpcs://' if target.grpc_tls else ''}{target.grpc_address}): no servers or services "
              f"started, nothing seeded; cache mode {reported_mode} as the target reports it"]
@@ -224,6 +224,11 @@ def plan(cells: list, reported_mode: str, target: Target, complete: bool, why: s
         notes.append(f"{len(kept) - len(tls_kept)} {'plain' if target.tls else 'TLS'} cell(s) not run: the target "
                      f"speaks {'TLS' if target.tls else 'plain HTTP/h2c'} only")
     kept = tls_kept
+    fronted = [c for c in kept if c.balanced]
+    if fronted:
+        kept = [c for c in kept if not c.balanced]
+        notes.append(f"{len(fronted)} overload cell(s) of pairs through the bench's compose balancer not run: the "
+                     "bench starts that balancer in front of services of its own; a target's front is its own")
     own = [c for c in kept if c.tracing or c.operation == "WatchGroup"]
     if own:
         kept = [c for c in kept if c not in own]

@@ -123,3 +123,13 @@ def test_plan_drops_cold_cells_when_nothing_can_flush():
 def test_plan_for_a_target_without_cache_has_no_hit_ratios_to_record():
     plan = targets.plan(CELLS, "none", PLAIN, complete=True, why="all", can_flush=True)
     assert [c.id for c in plan.cells] == [CELLS[0].id] and not plan.hit_ratios
+
+
+def test_plan_drops_the_pairs_that_go_through_the_benchs_own_balancer():
+    prof = profile.normalise({"name": "t", "overload": [
+        {"operations": ["GetGroup"], "drivers": ["rest/oha", "grpc/ghz"], "percents": [100, 200]},
+        {"operations": ["GetGroup"], "drivers": ["rest/oha", "grpc/ghz"], "percents": [100, 200], "balancer": ["rest"]}]})
+    cells = profile.expand(prof)
+    plan = targets.plan(cells, "hybrid", PLAIN, complete=True, why="all", can_flush=True)
+    assert {c.pair for c in plan.cells} == {"overload-GetGroup-hybrid-warm"}
+    assert any("6 overload cell(s) of pairs through the bench's compose balancer not run" in n for n in plan.notes)
