@@ -35,12 +35,7 @@ command -v oha >/dev/null || { echo "balancer-overload: oha not found (make benc
 command -v nginx >/dev/null || { echo "balancer-overload: nginx not found (scripts/deps.sh tools)" >&2; exit 1; }
 
 SERVICE=; BALANCER=
-cleanup() {
-  local p
-  for p in $BALANCER $SERVICE; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
+cleanup() { stop_and_clean "$BALANCER" "$SERVICE"; }
 trap cleanup EXIT
 
 PLACEMENT=$([[ -n $PINNED ]] && echo "service and nginx on CPU 0, oha on CPU 1" || echo "one CPU (or no taskset): nothing pinned")

@@ -32,3 +32,12 @@ SERVICE_CPU=(); GENERATOR_CPU=(); JVM_CPUS=(); PINNED=
 if (( $(nproc) >= 2 )) && taskset -c 0 true 2>/dev/null; then
   SERVICE_CPU=(taskset -c 0); GENERATOR_CPU=(taskset -c 1); JVM_CPUS=(-XX:ActiveProcessorCount=1); PINNED=1
 fi
+
+# What each script's EXIT trap does: stops the processes it started (their pids as arguments; an
+# empty one is skipped), waits for them, and removes $WORK.
+stop_and_clean() {
+  local p
+  for p in "$@"; do [[ -n $p ]] && { kill "$p" 2>/dev/null || true; }; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}

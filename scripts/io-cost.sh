@@ -30,12 +30,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
 REQUESTS=${2:-100000}
 SERVICE=; COUNTER=
-cleanup() {
-  local p
-  for p in $COUNTER $SERVICE; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
+cleanup() { stop_and_clean "$COUNTER" "$SERVICE"; }
 trap cleanup EXIT
 
 PLACEMENT=$([[ -n $PINNED ]] && echo "service on CPU 0, generator on CPU 1" || echo "one CPU (or no taskset): nothing pinned")

@@ -20,12 +20,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
 DB=tandem_refusal_cost
 SERVICE=; HOLDERS=()
-cleanup() {
-  local p
-  for p in "${HOLDERS[@]}" $SERVICE; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
+cleanup() { stop_and_clean "${HOLDERS[@]}" "$SERVICE"; }
 trap cleanup EXIT
 
 load() {  # n requests of GetGroup 1; prints how many came back OK and how many refused

@@ -17,11 +17,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
 SINK=$((PORT + 2))
 SERVICE=; SINK_PID=
-cleanup() {
-  [[ -n $SERVICE ]] && kill "$SERVICE" 2>/dev/null && wait "$SERVICE" 2>/dev/null
-  [[ -n $SINK_PID ]] && kill "$SINK_PID" 2>/dev/null
-  rm -rf "$WORK"
-}
+cleanup() { stop_and_clean "$SERVICE" "$SINK_PID"; }
 trap cleanup EXIT
 
 # The OTLP sink (loadtest/tandem_bench/otlp_sink.py, the bench's own): takes every export and
