@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 public final class LocalBalancer implements AutoCloseable {
 
     private static final Duration START_BOUND = Duration.ofSeconds(20);
+    private static final String LOG = "logs/nginx.log";
 
     /** The balancer's REST and gRPC ports, which clients use instead of the instances'. */
     public final int restPort;
@@ -58,12 +59,13 @@ public final class LocalBalancer implements AutoCloseable {
             render.environment().put("TANDEM_BALANCER_REST_IN_FLIGHT", String.valueOf(restInFlight));
         }
         run(render, "scripts/balancer.sh render");
-        Path log = dir.resolve("logs/error.log");
         Process nginx;
         try {
+            // -e stderr: what nginx says before it has read the file goes where the file's own
+            // error_log (stderr) sends the rest, so one log has all of it
             nginx = new ProcessBuilder(List.of("nginx", "-p", dir.toString(), "-c", dir.resolve("nginx.conf").toString(),
-                    "-e", log.toString(), "-g", "daemon off;"))
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("logs/nginx.out").toFile()).start();
+                    "-e", "stderr", "-g", "daemon off;"))
+                    .redirectErrorStream(true).redirectOutput(dir.resolve(LOG).toFile()).start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run nginx (scripts/deps.sh servers installs it)", e);
         }
@@ -77,10 +79,11 @@ public final class LocalBalancer implements AutoCloseable {
         return balancer;
     }
 
-    /** nginx's error log (its refusals are logged below the file's level, so normally empty). */
+    /** All nginx logged: its start, and the errors the file's error_log lets through (refusals are
+     *  logged below its level). */
     public String log() {
         try {
-            Path log = dir.resolve("logs/error.log");
+            Path log = dir.resolve(LOG);
             return Files.exists(log) ? Files.readString(log) : "";
         } catch (IOException e) {
             return "cannot read the log: " + e;
