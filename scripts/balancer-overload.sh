@@ -19,7 +19,7 @@
 # at 200 % >= 0.8 x the best step's, accepted p99 at 200 % <= 10 x the 25 % step's.
 #
 # Needs the servers (scripts/servers.sh start), the jar (make build), oha (make bench installs it)
-# and nginx (scripts/deps.sh tools). TANDEM_COST_WARMUP (150000) and TANDEM_COST_JAR as in the
+# and nginx (scripts/deps.sh servers). TANDEM_COST_WARMUP (150000) and TANDEM_COST_JAR as in the
 # other cost scripts; TANDEM_OVERLOAD_SECONDS (8) a window.
 set -euo pipefail
 
@@ -32,7 +32,7 @@ SECONDS_PER_WINDOW=${TANDEM_OVERLOAD_SECONDS:-8}
 USERS=500
 STEPS=(25 100 200)
 command -v oha >/dev/null || { echo "balancer-overload: oha not found (make bench installs it)" >&2; exit 1; }
-command -v nginx >/dev/null || { echo "balancer-overload: nginx not found (scripts/deps.sh tools)" >&2; exit 1; }
+command -v nginx >/dev/null || { echo "balancer-overload: nginx not found (scripts/deps.sh servers)" >&2; exit 1; }
 
 SERVICE=; BALANCER=
 cleanup() { stop_and_clean "$BALANCER" "$SERVICE"; }
@@ -58,19 +58,17 @@ for _ in $(seq 20); do curl -fs "http://127.0.0.1:$BALANCER_PORT/balancer-health
 NGINX_WORKER=$(pgrep -P "$BALANCER" | head -1)
 [[ -n $NGINX_WORKER ]] || { echo "balancer-overload: nginx did not start:" >&2; cat "$WORK/balancer/logs/error.log" >&2; exit 1; }
 
-cpu_ticks_of() { [[ -n $1 ]] && cpu_ticks "$1" || echo 0; }
-
 # one window: $1 path (direct|balancer) $2 closed|<rate>; prints "ok refused other p50 p99 serviceCpu nginxCpu"
 window() {
   local base=http://127.0.0.1:$([[ $1 == direct ]] && echo "$PORT" || echo "$BALANCER_PORT")
   local args=(-c 50) s0 n0 s1 n1
   [[ $2 == closed ]] || args=(-c "$USERS" -q "$2" --latency-correction)
   rm -f "$WORK/oha.db"
-  s0=$(cpu_ticks "$SERVICE"); n0=$(cpu_ticks_of "$NGINX_WORKER")
+  s0=$(cpu_ticks "$SERVICE"); n0=$(cpu_ticks "$NGINX_WORKER")
   "${GENERATOR_CPU[@]}" oha --no-tui --output-format json --output "$WORK/oha.json" --worker-threads 1 \
     -z "${SECONDS_PER_WINDOW}s" -t 10s --wait-ongoing-requests-after-deadline --db-url "$WORK/oha.db" \
     "${args[@]}" "$base/api/v1/groups/1" >/dev/null 2>&1
-  s1=$(cpu_ticks "$SERVICE"); n1=$(cpu_ticks_of "$NGINX_WORKER")
+  s1=$(cpu_ticks "$SERVICE"); n1=$(cpu_ticks "$NGINX_WORKER")
   python3 - "$WORK/oha.db" "$WORK/oha.json" <<EOF
 import json, sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute(
