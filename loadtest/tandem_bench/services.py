@@ -343,9 +343,11 @@ class Services:
         config = directory / "nginx.conf"
         self.balancer_rest_in_flight = rest_in_flight(config.read_text())
         log_path = self.log_dir / "balancer.log"
+        # -e stderr: what nginx says before reading the file goes where the file's error_log
+        # (stderr) sends the rest, into this one log
         with open(log_path, "ab") as log:
             self.balancer = subprocess.Popen(
-                [*self.launch_prefix, "nginx", "-p", str(directory), "-c", str(config), "-e", str(log_path),
+                [*self.launch_prefix, "nginx", "-p", str(directory), "-c", str(config), "-e", "stderr",
                  "-g", "daemon off; master_process off;"],
                 cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         t0 = time.monotonic()
