@@ -2,6 +2,7 @@
 through it: the real nginx from the file compose runs (scripts/balancer.sh render), one process, its
 REST limit read from the rendered file, and the cells' requests sent to it."""
 import os
+import random
 import socket
 from pathlib import Path
 
@@ -13,9 +14,19 @@ from tandem_bench.services import Ports, Services, http_get
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port below the kernel's ephemeral range, as test-support's FreePort picks one: a port
+    from bind(0) is ephemeral, and an outgoing connection can take it before nginx binds it."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral_low = int(f.read().split()[0])
+    for _ in range(100):
+        port = random.randrange(20000, ephemeral_low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port below the ephemeral range")
 
 
 @pytest.fixture

@@ -4,18 +4,54 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** A loopback port nothing listens on now, for a server a test starts on a port it must name up front. */
+/**
+ * A loopback port nothing listens on now, for a server a test starts on a port it must name up front.
+ *
+ * <p>The port comes from below the kernel's ephemeral range, never from {@code bind(0)}: a port
+ * {@code bind(0)} hands out is an ephemeral one, and between this pick and the server's bind every
+ * outgoing connection on the machine (JDBC, Redis, HTTP clients, the other {@code make test} lane)
+ * takes its local port from that same range, so one of them can land on it first ("Address already
+ * in use"). Below the range only another picker can take it, and a random pick out of thousands
+ * makes that rare.
+ */
 public final class FreePort {
+
+    /** Above the project's fixed ports (13306, 16379, 18080-19099), below any kernel default ephemeral range. */
+    private static final int LOWEST = 20_000;
+    private static final int TRIES = 100;
 
     private FreePort() {
     }
 
     public static int pick() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
+        int highest = ephemeralLow() - 1;
+        IOException last = null;
+        for (int i = 0; i < TRIES; i++) {
+            int port = ThreadLocalRandom.current().nextInt(LOWEST, highest + 1);
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return socket.getLocalPort();
+            } catch (IOException taken) {
+                last = taken;
+            }
+        }
+        throw new UncheckedIOException("no free loopback port in " + LOWEST + "-" + highest + " after " + TRIES + " tries", last);
+    }
+
+    /**
+     * The first port of the kernel's ephemeral range (Linux's default when the file cannot be read).
+     * Read by lines: {@code Files.readString} trusts the size procfs reports and returned "3" on JDK 25.
+     */
+    private static int ephemeralLow() {
+        try {
+            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).getFirst();
+            int low = Integer.parseInt(range.trim().split("\\s+")[0]);
+            return low > LOWEST + 1000 ? low : 32_768;
+        } catch (IOException | RuntimeException unreadable) {
+            return 32_768;
         }
     }
 }
