@@ -32,7 +32,11 @@ waited longest): a goal the figure still fails is not met, one it meets is undec
 the unloaded step, the p99's reference, could bias either way: undecided whatever the value.
 So is a goal at 2× when that step did not saturate the wire (it served at least SERVED of what it
 was offered, refusing next to nothing): the capacity window then underestimated the capacity (too
-few users for the closed loop to fill the service), and "2×" was not past saturation.
+few users for the closed loop to fill the service), and "2×" was not past saturation. And so is one
+whose capacity window was itself refused (more than CAPACITY_REFUSED of its requests): more closed
+users than admission control (the service's or the balancer's) lets in keep asking again at once,
+the refusals take CPU the served requests would have had, and the capacity, with every step's rate,
+comes out low.
 """
 from __future__ import annotations
 
@@ -46,6 +50,7 @@ P99_GROWTH = 10.0                 # accepted p99 at 2× ÷ unloaded p99, at most
 WARM_HIT_RATIO = 0.97             # every step, at least
 GENERATOR_FLAGS = ("generator-saturated", "rate-short", "dropped-arrivals")
 SERVED = 0.95                     # a step whose goodput is at least this share of its offered load is not saturated
+CAPACITY_REFUSED = 0.01           # a capacity window refused more than this share of its requests measured too low
 WIRES = ("rest", "grpc")
 
 
@@ -147,6 +152,13 @@ def saturated(step: dict | None) -> bool | None:
     return step["goodputRps"]["value"] < SERVED * step["offeredRate"]
 
 
+def refused_share(step: dict | None) -> float | None:
+    """The share of a window's requests that were refused (None without the figures)."""
+    if step is None or step["refusals"] is None or not step["requests"]:
+        return None
+    return step["refusals"] / step["requests"]
+
+
 def _generator_flags(*steps) -> list:
     return [code for s in steps if s for code in s["flags"] if code in GENERATOR_FLAGS]
 
@@ -185,6 +197,11 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
         unsaturated = (f"the 2× step did not saturate the wire (it served {double['goodputRps']['value']:.0f} of "
                        f"{double['offeredRate']:.0f}/s offered): the capacity window underestimated the capacity; "
                        "give it more users (capacity_concurrency)")
+    elif refused_share(capacity) is not None and refused_share(capacity) > CAPACITY_REFUSED:
+        unsaturated = (f"the capacity window was refused {refused_share(capacity):.0%} of its requests "
+                       f"({capacity['refusalsPerSecond']:.0f}/s): refusing took CPU the capacity would have had, so "
+                       "2× is of a capacity measured too low; give it no more users than admission control lets in "
+                       "(capacity_concurrency)")
     goals = [
         _goal("goodputAt2xOverPeak", f"{wire} · goodput at 2× ÷ peak goodput", GOODPUT_KEPT, False,
               kept["value"], kept["low"], kept["high"], flattering_flags=_generator_flags(double, peak),

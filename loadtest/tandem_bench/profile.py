@@ -86,7 +86,7 @@ OVERLOAD_DEFAULTS = {
     # open model: the connections per wire (oha: the most requests in flight; ghz --async: the
     # connections its calls are spread over); a number, or { rest = N, grpc = M }
     "concurrency": 1000,
-    "capacity_concurrency": 50,   # closed model: users per wire of the capacity window
+    "capacity_concurrency": 50,   # closed model: users per wire of the capacity window (or { rest = N, grpc = M })
     "timeout_seconds": 10,        # a request's deadline: the services' tandem.limits.request-timeout
     "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
     # the wires whose generator goes through the compose balancer (deploy/compose/nginx.conf, run by
@@ -367,14 +367,15 @@ def _normalise_overload(block: dict, where: str) -> dict:
     if protocols != ["grpc", "rest"]:
         raise ProfileError(f"{where}: drivers must be one REST and one gRPC driver (both wires are loaded at "
                            f"once), got {block['drivers']}")
-    concurrency = block["concurrency"]
-    if isinstance(concurrency, dict):
-        if set(concurrency) != {"rest", "grpc"}:
-            raise ProfileError(f"{where}: concurrency must be a number or {{ rest = N, grpc = M }}, got {concurrency!r}")
-        _check_positive(concurrency, where, ("rest", "grpc"))
-    else:
-        _check_positive(block, where, ("concurrency",))
-    _check_positive(block, where, ("capacity_concurrency", "duration_seconds", "timeout_seconds"))
+    for key in ("concurrency", "capacity_concurrency"):
+        users = block[key]
+        if isinstance(users, dict):
+            if set(users) != {"rest", "grpc"}:
+                raise ProfileError(f"{where}: {key} must be a number or {{ rest = N, grpc = M }}, got {users!r}")
+            _check_positive(users, where, ("rest", "grpc"))
+        else:
+            _check_positive(block, where, (key,))
+    _check_positive(block, where, ("duration_seconds", "timeout_seconds"))
     _check_non_negative(block, where, ("warmup_seconds", "drain_seconds"))
     balancer = block["balancer"]
     if not isinstance(balancer, list) or not set(balancer) <= {"rest", "grpc"} or len(set(balancer)) != len(balancer):
@@ -524,8 +525,9 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
     an open-model cell per step (its rate is the step's percent of the capacity the run measures)."""
     cells = []
     duration = float(block.get("duration_seconds", settings["duration_seconds"]))
-    conc = block["concurrency"]
-    per_wire = conc if isinstance(conc, dict) else {"rest": conc, "grpc": conc}
+    def per_wire(users):
+        return users if isinstance(users, dict) else {"rest": users, "grpc": users}
+    step_users, capacity_users = per_wire(block["concurrency"]), per_wire(block["capacity_concurrency"])
     for op, mode in itertools.product(block["operations"], block["cache_modes"]):
         temp = "none" if mode == "none" or op == "Hello" else "warm"
         for size in (block["page_sizes"] if op == "ListGroups" else [None]):
@@ -537,7 +539,7 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
                     cells.append(CellPlan(
                         protocol=protocol, tool=tool, operation=op, page_size=size, cache_mode=mode, temperature=temp,
                         model="closed" if step is None else "open",
-                        concurrency=int(block["capacity_concurrency"] if step is None else per_wire[protocol]),
+                        concurrency=int((capacity_users if step is None else step_users)[protocol]),
                         target_rate=None, duration_seconds=duration,
                         warmup_seconds=float(block.get("warmup_seconds", settings["warmup_seconds"])) if step is None
                         else 0.0,

@@ -47,6 +47,12 @@ def test_each_wire_may_have_its_own_connections():
     assert "rest-oha-GetGroup-hybrid-warm-c500-overload200" in [c.id for c in cells]
 
 
+def test_each_wire_may_have_its_own_capacity_users():
+    cells = expand(capacity_concurrency={"rest": 28, "grpc": 16})
+    assert {(c.protocol, c.concurrency) for c in cells if c.step is None} == {("rest", 28), ("grpc", 16)}
+    assert {c.concurrency for c in cells if c.step} == {1000}
+
+
 def test_a_profile_of_overload_blocks_alone_needs_no_matrix_and_the_shipped_one_loads():
     prof = profile.load("overload")
     cells = profile.expand(prof)
@@ -83,6 +89,8 @@ def test_a_wire_may_go_through_the_compose_balancer():
     ({"rates": [1]}, "unknown key"),
     ({"concurrency": {"rest": 500}}, "rest = N, grpc = M"),
     ({"concurrency": {"rest": 500, "grpc": 0}}, "grpc must be a number > 0"),
+    ({"capacity_concurrency": {"grpc": 16}}, "capacity_concurrency must be a number or"),
+    ({"capacity_concurrency": 0}, "capacity_concurrency must be a number > 0"),
 ])
 def test_bad_overload_blocks_are_refused(block, message):
     with pytest.raises(profile.ProfileError, match=message):
@@ -225,7 +233,7 @@ def test_goal_status_follows_the_hot_path_goals_rule(value, low, high, at_most, 
 KEPT = {25: 1.0, 50: 1.0, 100: 0.95, 200: 0.45, 300: 0.3}
 
 
-def pair_runs(kept=KEPT, flushes_at=None, hit_at_300=0.999):
+def pair_runs(kept=KEPT, flushes_at=None, hit_at_300=0.999, capacity_refused=0.0):
     plans = profile.expand(profile.normalise({**BASE, "overload": [{**BLOCK, "percents": sorted(kept)}]}))
     runs = {}
     for c in plans:
@@ -235,7 +243,8 @@ def pair_runs(kept=KEPT, flushes_at=None, hit_at_300=0.999):
             for rnd in range(2):
                 jitter = 1 + 0.01 * (start * 2 + rnd)
                 if c.step is None:
-                    out = outcome(int(capacity * 4 * jitter))
+                    out = outcome(int(capacity * 4 * jitter), ok_share=1 - capacity_refused,
+                                  refused_share=capacity_refused)
                     run.add_window(build(c, out, start, rnd))
                     continue
                 rate = capacity * c.step / 100
@@ -392,3 +401,16 @@ def test_goals_at_2x_are_undecided_when_that_step_did_not_saturate_the_wire():
     assert goals["l1Flushes"]["status"] == "met"
     [pair] = records(pair_runs())
     assert pair["wires"][0]["firstSaturatedStep"] == 200
+
+
+def test_goals_at_2x_are_undecided_when_the_capacity_window_was_refused():
+    """The balancer pair's first runs: 50 closed users against a limit of 32, refused about 4,000
+    times a second in the capacity window, whose refusals took CPU the capacity would have had."""
+    [pair] = records(pair_runs(capacity_refused=0.3))
+    goals = {g["key"]: g for g in pair["wires"][0]["goals"]}
+    for key in ("goodputAt2xOverPeak", "p99At2xOverUnloaded", "pastDeadlineAt2x"):
+        assert goals[key]["status"] == "undecided" and "capacity window was refused 30%" in goals[key]["reason"]
+    assert goals["l1Flushes"]["status"] == "met"
+    # a stray refusal (at most 1 % of the window's requests) changes no verdict
+    [pair] = records(pair_runs(capacity_refused=0.005))
+    assert not any("refused" in (g["reason"] or "") for w in pair["wires"] for g in w["goals"])
