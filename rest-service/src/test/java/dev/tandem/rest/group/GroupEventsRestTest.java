@@ -3,6 +3,8 @@ package dev.tandem.rest.group;
 import dev.tandem.group.watch.GroupWatch;
 import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.LocalBalancer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -70,6 +72,27 @@ class GroupEventsRestTest extends RestIntegrationTest {
 
         Event changed = events.next(e -> "group".equals(e.name) && json.readTree(e.data).get("memberCount").asInt() != members);
         assertThat(json.readTree(changed.data).get("memberCount").asInt()).isEqualTo(members + 1);
+    }
+
+    /**
+     * The compose balancer's events route (deploy/compose/nginx.conf), outside its REST limit: a
+     * watcher behind it gets the group and then each change as it is sent, on a stream nginx keeps
+     * open past the replica's heartbeats.
+     */
+    @Test
+    void throughTheComposeBalancerEventsArriveAsTheyAreSent() throws Exception {
+        try (LocalBalancer balancer = LocalBalancer.start(port, FreePort.pick(), null)) {
+            Events events = open(balancer.restPort, "/api/v1/groups/" + GROUP + "/events", Map.of());
+            assertThat(events.status).isEqualTo(200);
+
+            Event first = events.next(e -> "group".equals(e.name));
+            int members = json.readTree(first.data).get("memberCount").asInt();
+            post("/api/v1/groups/{id}/members", "{\"userId\": " + outsider() + "}", GROUP).expectStatus().isCreated();
+
+            Event changed = events.next(e -> "group".equals(e.name));
+            assertThat(json.readTree(changed.data).get("memberCount").asInt()).isEqualTo(members + 1);
+            events.close();
+        }
     }
 
     @Test
@@ -163,6 +186,10 @@ class GroupEventsRestTest extends RestIntegrationTest {
     }
 
     private Events open(String path, Map<String, String> headers) throws Exception {
+        return open(port, path, headers);
+    }
+
+    private Events open(int port, String path, Map<String, String> headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("Accept", "text/event-stream");
         headers.forEach(request::header);
