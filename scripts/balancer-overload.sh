@@ -15,8 +15,9 @@
 # nginx (one worker) share CPU 0, as a balancer on the instance's machine would; oha on CPU 1.
 # Per round and path (direct, then through the balancer): a closed window of 50 users (through the
 # balancer, 7/8 of its limit when that is fewer: users it refused would ask again at once, and the
-# refusals would take CPU from the capacity measured), whose goodput is that path's capacity, then open-model windows (oha -q, --latency-correction, 500
-# connections, deadline 10 s) at 25, 100 and 200 % of it. The goals of issue #17 per path: goodput
+# refusals would take CPU from the capacity measured), whose goodput is that path's capacity, then
+# open-model windows (oha -q, --latency-correction, 500 connections, deadline 10 s) at 25, 100 and
+# 200 % of it. The goals of issue #17 per path: goodput
 # at 200 % >= 0.8 x the best step's, accepted p99 at 200 % <= 10 x the 25 % step's.
 #
 # Needs the servers (scripts/servers.sh start), the jar (make build), oha (make bench installs it)

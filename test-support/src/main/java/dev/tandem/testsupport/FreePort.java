@@ -42,8 +42,9 @@ public final class FreePort {
     }
 
     /**
-     * The first port of the kernel's ephemeral range (Linux's default when the file cannot be read).
-     * Read by lines: {@code Files.readString} trusts the size procfs reports and returned "3" on JDK 25.
+     * The first port of the kernel's ephemeral range (Linux's default when the file cannot be read,
+     * or when the range starts too low to leave room below it). Read by lines: {@code Files.readString}
+     * returned only the file's first character ("3") on JDK 25 here.
      */
     private static int ephemeralLow() {
         try {
