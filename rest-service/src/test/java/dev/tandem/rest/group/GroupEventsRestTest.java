@@ -80,7 +80,7 @@ class GroupEventsRestTest extends RestIntegrationTest {
      * open past the replica's heartbeats.
      */
     @Test
-    void throughTheComposeBalancerEventsArriveAsTheyAreSent() throws Exception {
+    void throughTheComposeBalancerAWatcherGetsTheGroupAndThenItsChanges() throws Exception {
         try (LocalBalancer balancer = LocalBalancer.start(port, FreePort.pick(), null)) {
             Events events = open(balancer.restPort, "/api/v1/groups/" + GROUP + "/events", Map.of());
             assertThat(events.status).isEqualTo(200);
