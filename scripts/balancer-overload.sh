@@ -17,8 +17,8 @@
 # balancer, 7/8 of its limit when that is fewer: users it refused would ask again at once, and the
 # refusals would take CPU from the capacity measured), whose goodput is that path's capacity, then
 # open-model windows (oha -q, --latency-correction, 500 connections, deadline 10 s) at 25, 100 and
-# 200 % of it. The goals of issue #17 per path: goodput
-# at 200 % >= 0.8 x the best step's, accepted p99 at 200 % <= 10 x the 25 % step's.
+# 200 % of it. The goals of issue #17 per path: goodput at 200 % >= 0.8 x the best step's, accepted
+# p99 at 200 % <= 10 x the 25 % step's.
 #
 # Needs the servers (scripts/servers.sh start), the jar (make build), oha (make bench installs it)
 # and nginx (scripts/deps.sh servers). TANDEM_COST_WARMUP (150000) and TANDEM_COST_JAR as in the
@@ -60,8 +60,7 @@ for _ in $(seq 20); do curl -fs "http://127.0.0.1:$BALANCER_PORT/balancer-health
 NGINX_WORKER=$(pgrep -P "$BALANCER" | head -1)
 [[ -n $NGINX_WORKER ]] || { echo "balancer-overload: nginx did not start:" >&2; cat "$WORK/balancer/logs/error.log" >&2; exit 1; }
 
-CLOSED_USERS=$(( LIMIT - LIMIT / 8 < 50 ? LIMIT - LIMIT / 8 : 50 ))
-(( CLOSED_USERS >= 1 )) || CLOSED_USERS=1
+CLOSED_USERS=$(( LIMIT - LIMIT / 8 < 50 ? LIMIT - LIMIT / 8 : 50 ))   # at least 1 for a limit of 1
 
 # one window: $1 path (direct|balancer) $2 closed|<rate>; prints "ok refused other p50 p99 serviceCpu nginxCpu"
 window() {

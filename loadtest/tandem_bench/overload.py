@@ -197,8 +197,8 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
         unsaturated = (f"the 2× step did not saturate the wire (it served {double['goodputRps']['value']:.0f} of "
                        f"{double['offeredRate']:.0f}/s offered): the capacity window underestimated the capacity; "
                        "give it more users (capacity_concurrency)")
-    elif refused_share(capacity) is not None and refused_share(capacity) > CAPACITY_REFUSED:
-        unsaturated = (f"the capacity window was refused {refused_share(capacity):.0%} of its requests "
+    elif (refused := refused_share(capacity)) is not None and refused > CAPACITY_REFUSED:
+        unsaturated = (f"the capacity window was refused {refused:.0%} of its requests "
                        f"({capacity['refusalsPerSecond']:.0f}/s): refusing took CPU the capacity would have had, so "
                        "2× is of a capacity measured too low; give it no more users than admission control lets in "
                        "(capacity_concurrency)")

@@ -1,9 +1,7 @@
 package dev.tandem.system;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Struct;
-import com.google.protobuf.util.JsonFormat;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
@@ -19,12 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,7 +43,6 @@ class RedisOutageUnderLoadTest {
     /** tandem.cache.staleness-bound, as both cached instances run with it (the default). */
     private static final Duration STALENESS_BOUND = Duration.ofSeconds(1);
     private static final Duration BOUND = Duration.ofSeconds(60);
-    private static final JsonFormat.Parser JSON = JsonFormat.parser();
 
     static LocalServers servers;
     static TestDatabase database;
@@ -62,9 +53,6 @@ class RedisOutageUnderLoadTest {
     static ServiceProcess rest;
     static ServiceProcess grpc;
     static ServiceProcess reference;
-
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
 
     @BeforeAll
     static void startServices() {
@@ -204,11 +192,11 @@ class RedisOutageUnderLoadTest {
     // ---- the caches' own view (/actuator/cache) -------------------------------------------------
 
     private Struct restCache() {
-        return cacheStatus("http://127.0.0.1:" + restPort + "/actuator/cache");
+        return CacheStatus.of(restPort);
     }
 
     private Struct grpcCache() {
-        return cacheStatus("http://127.0.0.1:" + grpcManagementPort + "/actuator/cache");
+        return CacheStatus.of(grpcManagementPort);
     }
 
     /** Redis reachable: the breaker is closed. */
@@ -220,7 +208,7 @@ class RedisOutageUnderLoadTest {
     private static boolean recovered(Struct status) {
         return healthy(status)
                 && field(status, "l1").getFieldsOrThrow("trusted").getBoolValue()
-                && field(status, "l2").getFieldsOrThrow("readable").getBoolValue();
+                && CacheStatus.l2Readable(status);
     }
 
     /** Whole-L1 flushes so far, all reasons together. */
@@ -230,26 +218,6 @@ class RedisOutageUnderLoadTest {
 
     private static Struct field(Struct status, String name) {
         return status.getFieldsOrThrow(name).getStructValue();
-    }
-
-    private Struct cacheStatus(String url) {
-        try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException(url + " answered " + response.statusCode() + ": " + response.body());
-            }
-            Struct.Builder status = Struct.newBuilder();
-            JSON.merge(response.body(), status);
-            return status.build();
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalStateException(url, e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     private static void log(String message) {

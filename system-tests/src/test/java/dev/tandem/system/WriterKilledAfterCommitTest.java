@@ -14,11 +14,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 
@@ -93,7 +88,7 @@ class WriterKilledAfterCommitTest {
             // The one read below must go through L2 to fill it: until its log follower has read the
             // log through once, an instance reads (and fills) neither (CI once read too early: the
             // read went to MySQL alone and L2 stayed empty for the whole minute).
-            Await.until("the reader reads L2", PATIENCE, WriterKilledAfterCommitTest::readerReadsL2);
+            Await.until("the reader reads L2", PATIENCE, () -> CacheStatus.l2Readable(CacheStatus.of(grpcManagementPort)));
             Group old = readerWire.getGroup(GetGroupRequest.newBuilder().setId(GROUP).build());
             String key = "tandem:cache:group:" + GROUP;
             Await.until("the reader's read put the group in L2", PATIENCE,
@@ -118,21 +113,6 @@ class WriterKilledAfterCommitTest {
             Await.until("the old value is gone from L2 (relayed by the reader)", STALENESS_BOUND.plus(MARGIN),
                     () -> !servers.redisCli("GET", key).contains(old.getName()));
             assertThat(readerWire.getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()).getName()).isEqualTo(renamed);
-        }
-    }
-
-    /** The reader's /actuator/cache says L2 is readable (its only "readable" member). */
-    private static boolean readerReadsL2() {
-        try (HttpClient client = HttpClient.newHttpClient()) {
-            HttpResponse<String> status = client.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + grpcManagementPort + "/actuator/cache")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return status.statusCode() == 200 && status.body().replace(" ", "").contains("\"readable\":true");
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 }
