@@ -24,6 +24,9 @@ TICKS=$(getconf CLK_TCK)
 
 # The CPU time (user + system, in clock ticks) process $1 has used so far.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# The same, user time only and system (kernel) time only.
+user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
+system_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 
 # The bench's placement of its many-user cells, where the machine has 2 or more CPUs: the service on
 # CPU 0 as if it had one (-XX:ActiveProcessorCount=1), the generator on CPU 1. Empty where it cannot

@@ -75,8 +75,6 @@ load() {  # n requests of warm GetGroup 1; fails unless every one was answered 2
 
 # The context switches of every thread process $1 has now.
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n + 0}'; }
-user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
-system_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 
 env SERVER_PORT="$([[ $WIRE == rest ]] && echo "$PORT" || echo "$MGMT")" SPRING_GRPC_SERVER_PORT="$PORT" \
   SERVER_HTTP2_ENABLED="$([[ $REST_HTTP == 2 ]] && echo true || echo false)" \

@@ -12,22 +12,25 @@
 #
 # Needs the servers (scripts/servers.sh start), the jar (make build), oha (REST) or ghz and grpcurl
 # (gRPC) on PATH or in .tools/bin. CPU time is user + system from /proc/<pid>/stat over a window of
-# N requests, divided by N; the load generator's own CPU is not in it. TANDEM_COST_JAR overrides the
-# jar (one built at another commit, to compare).
+# N requests, divided by N; the load generator's own CPU is not in it. Placed as the bench places its
+# many-user cells (cost-common.sh: the service on CPU 0, the generator on CPU 1). TANDEM_COST_JAR overrides the
+# jar (one built at another commit, to compare); TANDEM_COST_JVM_OPTIONS adds options to the service's JVM
+# (a profiler agent, say), split on spaces.
 set -euo pipefail
 
 # shellcheck source=scripts/cost-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
 DB=tandem_refusal_cost
+read -ra JVM_OPTIONS <<<"${TANDEM_COST_JVM_OPTIONS:-}"
 SERVICE=; HOLDERS=()
 cleanup() { stop_and_clean "${HOLDERS[@]}" "$SERVICE"; }
 trap cleanup EXIT
 
 load() {  # n requests of GetGroup 1; prints how many came back OK and how many refused
   case $WIRE in
-    rest) oha --no-tui -n "$1" -c "$CONCURRENCY" "http://127.0.0.1:$PORT/api/v1/groups/1" >"$WORK/load.txt"
+    rest) "${GENERATOR_CPU[@]}" oha --no-tui -n "$1" -c "$CONCURRENCY" "http://127.0.0.1:$PORT/api/v1/groups/1" >"$WORK/load.txt"
           awk '/^\s*\[200\]/ {ok = $2} /^\s*\[503\]/ {refused = $2} END {print ok + 0, refused + 0}' "$WORK/load.txt" ;;
-    grpc) ghz --insecure --call tandem.v1.StudyGroupService/GetGroup -d '{"id":1}' -n "$1" -c "$CONCURRENCY" \
+    grpc) "${GENERATOR_CPU[@]}" ghz --insecure --call tandem.v1.StudyGroupService/GetGroup -d '{"id":1}' -n "$1" -c "$CONCURRENCY" \
             "127.0.0.1:$PORT" >"$WORK/load.txt"
           awk '/^\s*\[OK\]/ {ok = $2} /^\s*\[Unavailable\]/ {refused = $2} END {print ok + 0, refused + 0}' "$WORK/load.txt" ;;
   esac
@@ -37,7 +40,7 @@ start() {  # label, env...
   local label=$1; shift
   env "$@" TANDEM_DB_NAME=$DB TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
     SERVER_PORT="$([[ $WIRE == rest ]] && echo "$PORT" || echo "$MGMT")" SPRING_GRPC_SERVER_PORT="$PORT" \
-    "$JAVA" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
+    "${SERVICE_CPU[@]}" "$JAVA" "${JVM_CPUS[@]}" "${JVM_OPTIONS[@]}" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
   SERVICE=$!
   for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
   curl -fs "$HEALTH" >/dev/null || { echo "refusal-cost: $label did not start; log:" >&2; tail -30 "$WORK/$label.log" >&2; exit 1; }
@@ -45,12 +48,15 @@ start() {  # label, env...
 
 stop() { kill "$SERVICE"; wait "$SERVICE" 2>/dev/null || true; SERVICE=; }
 
-windows() {  # label: prints CPU per request and what the requests got, per window
-  local label=$1 w before after answers
+windows() {  # label: prints CPU per request (and how much of it the kernel's) and what the requests got, per window
+  local label=$1 w u0 s0 u1 s1 answers
   for w in $(seq "$WINDOWS"); do
-    before=$(cpu_ticks "$SERVICE"); answers=$(load "$REQUESTS"); after=$(cpu_ticks "$SERVICE")
-    awk -v t=$((after - before)) -v hz="$TICKS" -v n="$REQUESTS" -v l="$label" -v w="$w" -v a="$answers" \
-      'BEGIN { split(a, x, " "); printf "%-28s window %d: %6.1f us CPU per request (%d served, %d refused)\n", l, w, t / hz / n * 1e6, x[1], x[2] }'
+    u0=$(user_ticks "$SERVICE"); s0=$(system_ticks "$SERVICE")
+    answers=$(load "$REQUESTS")
+    u1=$(user_ticks "$SERVICE"); s1=$(system_ticks "$SERVICE")
+    awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$TICKS" -v n="$REQUESTS" -v l="$label" -v w="$w" -v a="$answers" \
+      'BEGIN { split(a, x, " "); printf "%-28s window %d: %6.1f us CPU per request (system %5.1f) (%d served, %d refused)\n",
+               l, w, (u + s) / hz / n * 1e6, s / hz / n * 1e6, x[1], x[2] }'
   done
 }
 
@@ -70,14 +76,18 @@ hold_the_permit() {
     sleep 0.1
   done
   (( sleeping > 0 )) || { echo "refusal-cost: the session meant to hold group 1's row lock never got it" >&2; exit 1; }
+  # The update names the group's current version: it commits once the holder is gone (when this
+  # script ends), so a second run finds version 1 or more, and an update naming 0 would fail at once
+  # with ABORTED, give its permit back and leave nothing to refuse. (A new name each run: the update changes something.)
+  local version; version=$(mariadb -h127.0.0.1 -P13306 -utandem -ptandem -N "$DB" -e "SELECT version FROM study_groups WHERE id = 1")
   local token; token=$("$ROOT/scripts/token.sh")
   case $WIRE in
-    rest) curl -s -o /dev/null -XPATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-            -d '{"group":{"name":"held"},"updateMask":"name","expectedVersion":0}' \
-            "http://127.0.0.1:$PORT/api/v1/groups/1" & ;;
+    rest) curl -s -XPATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+            -d '{"group":{"name":"held '"$RANDOM"'"},"updateMask":"name","expectedVersion":'"$version"'}' \
+            "http://127.0.0.1:$PORT/api/v1/groups/1" >"$WORK/update.txt" 2>&1 & ;;
     grpc) grpcurl -plaintext -max-time 3600 -H "authorization: Bearer $token" \
-            -d '{"id":1,"group":{"name":"held"},"update_mask":{"paths":["name"]},"expected_version":0}' \
-            "127.0.0.1:$PORT" tandem.v1.StudyGroupService/UpdateGroup >/dev/null 2>&1 & ;;
+            -d '{"id":1,"group":{"name":"held '"$RANDOM"'"},"update_mask":{"paths":["name"]},"expected_version":'"$version"'}' \
+            "127.0.0.1:$PORT" tandem.v1.StudyGroupService/UpdateGroup >"$WORK/update.txt" 2>&1 & ;;
   esac
   HOLDERS+=($!)
   local answers
@@ -86,7 +96,8 @@ hold_the_permit() {
     [[ $answers == "0 1" ]] && return 0
     sleep 0.5
   done
-  echo "refusal-cost: requests were not refused after 30 s; is the update waiting for the lock?" >&2; exit 1
+  echo "refusal-cost: requests were not refused after 30 s; is the update waiting for the lock? It answered:" >&2
+  cat "$WORK/update.txt" >&2; exit 1
 }
 
 echo "$WIRE: GetGroup 1, $WARMUP requests of warm-up, then $REQUESTS per window, concurrency $CONCURRENCY"

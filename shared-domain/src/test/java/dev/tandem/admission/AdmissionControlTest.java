@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -63,6 +65,28 @@ class AdmissionControlTest {
         assertThat(refusal.retryAfter()).contains(Duration.ofSeconds(2));
         assertThat(refusal.metadata()).containsEntry("limit", "3");
         assertThat(refusal.getMessage()).contains("limit of 3 requests in flight");
+    }
+
+    @Test
+    void aKeptRefusalIsMadeOncePerLimitAndNamesTheLimitItIsGivenAt() {
+        AdmissionControl control = control(AdmissionProperties.Algorithm.GRADIENT, 100, 20, 100);
+        AtomicInteger made = new AtomicInteger();
+        Supplier<String> answer = control.keptRefusal(refusal -> {
+            made.incrementAndGet();
+            return refusal.getMessage() + " " + refusal.metadata();
+        });
+        runConcurrently(control, 100, Duration.ofNanos(40_000), 20);
+
+        String atFirst = answer.get();
+        assertThat(answer.get()).as("again at the same limit").isSameAs(atFirst);
+        assertThat(atFirst).contains("limit of 100 requests", "limit=100");
+        assertThat(made).hasValue(1);
+
+        runConcurrently(control, control.limit(), Duration.ofMillis(20), 3);
+        int fallen = control.limit();
+        assertThat(fallen).isLessThan(100);
+        assertThat(answer.get()).as("once the limit has fallen").contains("limit of " + fallen + " requests", "limit=" + fallen);
+        assertThat(made).hasValue(2);
     }
 
     @Test

@@ -30,9 +30,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * of the executor is bounded by the limit; a refused call stays on the event loop, where
  * {@link AdmissionInterceptor} closes it without ever taking a thread.
  *
- * <p>The decision travels to the interceptor through the call's {@link Context} (the same object
- * while the call's method is looked up and while its interceptors run). It is also released when
- * that context ends, so a permit comes back even when an earlier interceptor (the rate limit, the
+ * <p>An admitted call's permit travels to the interceptor keyed by the call's {@link Context} (the same
+ * object while the call's method is looked up and while its interceptors run); a refused call leaves
+ * nothing behind. The permit is also released when that context ends, so a permit comes back even when an earlier interceptor (the rate limit, the
  * metadata check) closes the call before admission sees it.
  *
  * <p>Installed only when admission control is on: off, the server keeps its executor as it was and
@@ -40,19 +40,9 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
 
-    /** What the interceptor is told about a call. */
-    sealed interface Decision permits Refused, Admitted {
-    }
-
-    /** The call is over the limit: close it at once, where it is (the transport thread). */
-    record Refused() implements Decision {
-    }
-
-    static final Refused REFUSED = new Refused();
-
     private final AdmissionControl admission;
     private final Executor calls;
-    private final Map<Context, Decision> decisions = new ConcurrentHashMap<>();
+    private final Map<Context, Admitted> admitted = new ConcurrentHashMap<>();
 
     public AdmissionAtArrival(AdmissionControl admission, Executor calls) {
         this.admission = admission;
@@ -69,29 +59,34 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
         if (!limits(call.getMethodDescriptor())) {
             return calls;
         }
-        Context context = Context.current();
         AdmissionControl.Permit permit = admission.tryAdmit();
-        Decision decision = permit == null ? REFUSED : new Admitted(permit);
-        decisions.put(context, decision);
+        if (permit == null) {
+            // Nothing recorded: a limited call with no permit is a refused one (the interceptor's rule),
+            // and a refusal is made as cheap as it can be. null keeps the server's default executor,
+            // which is direct: the refusal never takes a thread.
+            return null;
+        }
+        Context context = Context.current();
+        admitted.put(context, new Admitted(permit));
         context.addListener(ended -> {
-            if (decisions.remove(ended) instanceof Admitted unclaimed) {
+            Admitted unclaimed = admitted.remove(ended);
+            if (unclaimed != null) {
                 unclaimed.release(null);
             }
         }, Runnable::run);
-        // null keeps the server's default executor, which is direct: the refusal never takes a thread.
-        return permit == null ? null : calls;
+        return calls;
     }
 
     /**
-     * The decision made for the call whose context is current, handed over once; null for a call this
-     * did not decide (one it does not limit).
+     * The permit of the call whose context is current, handed over once; null for a call refused
+     * where it arrived, and for one this does not limit.
      */
-    @Nullable Decision claim() {
-        return decisions.remove(Context.current());
+    @Nullable Admitted claim() {
+        return admitted.remove(Context.current());
     }
 
     /** An admitted call's permit, given back exactly once however the call ends. */
-    static final class Admitted implements Decision {
+    static final class Admitted {
 
         private final AtomicReference<AdmissionControl.Permit> permit;
 

@@ -95,6 +95,11 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
                     .findFirst().orElseThrow().unpack(ErrorInfo.class);
             assertThat(info.getReason()).isEqualTo("UNAVAILABLE");
             assertThat(info.getMetadataMap()).containsEntry("limit", "1");
+            // The answer is made once per limit and shared: each refused call must still get it whole.
+            StatusRuntimeException again = catchThrowableOfType(StatusRuntimeException.class,
+                    () -> api().getGroup(GetGroupRequest.newBuilder().setId(3).build()));
+            assertThat(again.getStatus().getDescription()).isEqualTo(refused.getStatus().getDescription());
+            assertThat(StatusProto.fromThrowable(again)).as("the same details, once each").isEqualTo(details);
 
             HealthCheckResponse health = HealthGrpc.newBlockingStub(channel).withDeadlineAfter(BOUND.toSeconds(), TimeUnit.SECONDS)
                     .check(HealthCheckRequest.getDefaultInstance());
