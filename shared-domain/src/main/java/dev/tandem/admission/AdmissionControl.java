@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Admission control: at most {@code limit} requests run at once on an instance, and the limit adapts
