@@ -63,9 +63,11 @@ class Assemble:
             "bootstrapReplicates": draws.replicates,
             "source": self.prof["source"],
         }
-        # the services inherit the bench's environment: an admission setting given there
-        # (TANDEM_ADMISSION_ENABLED=false make bench PROFILE=overload) is part of what was measured
-        overrides = {k: v for k, v in sorted(os.environ.items()) if k.startswith("TANDEM_ADMISSION_")}
+        # the services' admission settings where they differ from their defaults: the profile's
+        # (its admission table), and over them the bench's environment, which the services inherit
+        # (TANDEM_ADMISSION_ENABLED=false make bench PROFILE=overload): both are part of what was measured
+        overrides = dict(sorted({**(self.settings.get("admission_env") or {}),
+                                 **{k: v for k, v in os.environ.items() if k.startswith("TANDEM_ADMISSION_")}}.items()))
         if overrides:
             resolved["admissionOverrides"] = overrides
         # likewise a cache setting (TANDEM_CACHE_L1_REFRESH_AFTER=0 make bench ...); the mode is the bench's own

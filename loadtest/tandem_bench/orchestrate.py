@@ -117,7 +117,8 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         self.cpu_quota = cpu_quota.CpuQuota.uncapped(self.settings.get("service_cpu_quota"), "not set up yet")
         self.services = services.Services(self.java_bin, ports, self.db_name, work_dir / "logs", say=say,
                                           java_opts=JAVA_OPTIONS + self.placement.service_java_options(),
-                                          launch_prefix=self.placement.service_launch_prefix())
+                                          launch_prefix=self.placement.service_launch_prefix(),
+                                          profile_env=self.settings.get("admission_env"))
         self.keyfiles = keys.KeyFiles(work_dir / "keys", self.scale, self.settings["hot_keys"])
         self.proto_paths: list[str] = []
         self.encoder: wire.Encoder | None = None

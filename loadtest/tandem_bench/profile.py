@@ -102,11 +102,43 @@ WATCH_DEFAULTS = {
     "write_rates": [0],    # load writes per second (joins and leaves of other groups), besides the watched ones
     "pause_ms": 200,       # most a watched group's writer waits (uniformly random) before its next change
 }
-TOP_LEVEL = ("name", "description", "matrix", "sweep", "overload", "watch", "cpus", "service_cpu_quota", *DEFAULTS)
+# the services' admission control (tandem.admission.*, AdmissionProperties) a profile may set: its
+# runs are then what `make bench PROFILE=...` measures, not what a note's environment variables did.
+# The bench's environment still wins (TANDEM_ADMISSION_ENABLED=false make bench PROFILE=overload).
+ADMISSION_KEYS = ("enabled", "algorithm", "initial_limit", "min_limit", "max_limit")
+ADMISSION_ALGORITHMS = ("gradient", "vegas", "fixed")
+TOP_LEVEL = ("name", "description", "matrix", "sweep", "overload", "watch", "cpus", "service_cpu_quota", "admission",
+             *DEFAULTS)
 
 
 class ProfileError(ValueError):
     """The profile cannot be used; the message names the file and the key."""
+
+
+def _admission_env(admission, source: str) -> dict[str, str]:
+    """admission = { enabled = true, max_limit = 100, ... } as the services' environment variables."""
+    where = f"{source}: admission"
+    if not isinstance(admission, dict) or not admission:
+        raise ProfileError(f"{where} must be a table such as {{ enabled = true, max_limit = 100 }}")
+    unknown = sorted(set(admission) - set(ADMISSION_KEYS))
+    if unknown:
+        raise ProfileError(f"{where}: unknown {unknown} (known: {', '.join(ADMISSION_KEYS)})")
+    env = {}
+    for key, value in admission.items():
+        if key == "enabled":
+            if not isinstance(value, bool):
+                raise ProfileError(f"{where}.enabled must be true or false, got {value!r}")
+            text = str(value).lower()
+        elif key == "algorithm":
+            if value not in ADMISSION_ALGORITHMS:
+                raise ProfileError(f"{where}.algorithm must be one of {', '.join(ADMISSION_ALGORITHMS)}, got {value!r}")
+            text = value
+        else:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ProfileError(f"{where}.{key} must be a whole number of at least 1, got {value!r}")
+            text = str(value)
+        env[f"TANDEM_ADMISSION_{key.upper()}"] = text
+    return env
 
 
 @dataclass(frozen=True)
@@ -260,6 +292,9 @@ def normalise(raw: dict, source: str = "profile") -> dict:
             raise ProfileError(f"{source}: service_cpu_quota must be a number in (0, {cores}] (the cores the two "
                                f"services may use together, e.g. 0.4; this machine has {cores}), got {quota!r}")
         settings["service_cpu_quota"] = float(quota)
+    admission = raw.get("admission")
+    if admission is not None:
+        settings["admission_env"] = _admission_env(admission, source)
     for i, block in enumerate(raw.get("sweep") or []):
         where = f"{source}: [[sweep]] #{i + 1}"
         unknown = sorted(set(block) - set(SWEEP_KEYS))

@@ -177,9 +177,12 @@ class Services:
 
     def __init__(self, java: str, ports: Ports, db_name: str, log_dir: Path, java_opts: list[str] | None = None,
                  start_timeout: float = 180, say=print, redis_key_prefix: str | None = None,
-                 launch_prefix: list[str] | None = None):
-        """launch_prefix: what the java command is started with (cpu.Placement.service_launch_prefix)."""
+                 launch_prefix: list[str] | None = None, profile_env: dict[str, str] | None = None):
+        """launch_prefix: what the java command is started with (cpu.Placement.service_launch_prefix);
+        profile_env: the profile's settings of the services (its admission table), under the bench's
+        own environment, which wins."""
         self.java = java
+        self.profile_env = dict(profile_env or {})
         self.launch_prefix = launch_prefix or []
         self.ports = ports
         self.db_name = db_name
@@ -201,7 +204,7 @@ class Services:
     def _define(self, mode: str, tls: TlsFiles | None = None, http2: bool = False, tracing=None) -> list[Service]:
         """tracing: None for untraced services, or the OTLP sink (otlp_sink.OtlpSink) traced ones
         export every request's spans to, each service to its own path of it."""
-        common = dict(os.environ, TANDEM_DB_NAME=self.db_name, TANDEM_SEED_MODE="off", TANDEM_CACHE_MODE=mode,
+        common = dict({**self.profile_env, **os.environ}, TANDEM_DB_NAME=self.db_name, TANDEM_SEED_MODE="off", TANDEM_CACHE_MODE=mode,
                       TANDEM_CACHE_REDIS_KEY_PREFIX=self.redis_key_prefix,
                       # the cache's actuator endpoint (counters, flush) next to health and prometheus
                       MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE="health,prometheus,cache",

@@ -58,6 +58,8 @@ def test_a_profile_of_overload_blocks_alone_needs_no_matrix_and_the_shipped_one_
     cells = profile.expand(prof)
     assert prof["matrix"] == [] and {c.step for c in cells} == {None, 25, 50, 100, 150, 200, 300}
     assert prof["settings"]["service_cpu_quota"] == 0.4   # the generator core's headroom (overload.toml)
+    assert prof["settings"]["admission_env"] == {"TANDEM_ADMISSION_ENABLED": "true",
+                                                 "TANDEM_ADMISSION_INITIAL_LIMIT": "100", "TANDEM_ADMISSION_MAX_LIMIT": "100"}
     assert run_plan.check_scale(prof, cells) == []
     # the two wires of a pair run at the same time: the estimate counts one of them; two pairs (the
     # services alone, and REST behind the compose balancer) of 8-s windows under 25 minutes

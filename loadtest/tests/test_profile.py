@@ -274,3 +274,20 @@ def test_a_service_cpu_quota_is_a_share_of_the_machine_s_cores_and_absent_by_def
     for bad in (0, -0.5, cores + 0.1, "0.4", True, [0.4]):
         with pytest.raises(profile.ProfileError, match=rf"service_cpu_quota must be a number in \(0, {cores}\]"):
             profile.normalise({**BASE, **hello, "service_cpu_quota": bad})
+
+
+def test_an_admission_table_becomes_the_services_admission_settings():
+    hello = {"matrix": [{"operations": ["Hello"], "drivers": ["rest/k6"], "concurrency": [1]}]}
+    assert "admission_env" not in profile.normalise({**BASE, **hello})["settings"]
+    table = {"enabled": True, "algorithm": "gradient", "initial_limit": 100, "min_limit": 20, "max_limit": 100}
+    assert profile.normalise({**BASE, **hello, "admission": table})["settings"]["admission_env"] == {
+        "TANDEM_ADMISSION_ENABLED": "true", "TANDEM_ADMISSION_ALGORITHM": "gradient",
+        "TANDEM_ADMISSION_INITIAL_LIMIT": "100", "TANDEM_ADMISSION_MIN_LIMIT": "20", "TANDEM_ADMISSION_MAX_LIMIT": "100"}
+    for bad, named in (({"enabled": "yes"}, "enabled must be true or false"),
+                       ({"algorithm": "aimd"}, "algorithm must be one of"),
+                       ({"max_limit": 0}, "max_limit must be a whole number"),
+                       ({"max_limit": True}, "max_limit must be a whole number"),
+                       ({"retry": 1}, r"unknown \['retry'\]"),
+                       ({}, "must be a table"), (True, "must be a table")):
+        with pytest.raises(profile.ProfileError, match=named):
+            profile.normalise({**BASE, **hello, "admission": bad})

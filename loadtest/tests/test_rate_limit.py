@@ -1,5 +1,6 @@
-"""The bench runs the services with their per-client rate limit on, as a deployment does, and its
-own clients exempt by configuration: the environment it starts them with, whatever the user's."""
+"""The environment the bench starts the services with: their per-client rate limit on, as a
+deployment runs it, and the bench's own clients exempt by configuration, whatever the user's; the
+profile's admission settings, under the user's."""
 from tandem_bench import services
 
 
@@ -13,3 +14,13 @@ def test_the_services_limit_clients_but_exempt_the_benchs_own(tmp_path, monkeypa
         assert service.env["TANDEM_RATE_LIMIT_ENABLED"] == "true"
         # every generator and probe connects to 127.0.0.1 (or ::1 for "localhost")
         assert service.env["TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES"].split(",") == ["127.0.0.1", "::1"]
+
+
+def test_the_profile_s_admission_settings_reach_the_services_and_the_environment_wins(tmp_path, monkeypatch):
+    monkeypatch.delenv("TANDEM_ADMISSION_MAX_LIMIT", raising=False)
+    monkeypatch.setenv("TANDEM_ADMISSION_ENABLED", "false")   # a run without it: TANDEM_ADMISSION_ENABLED=false make bench
+    svc = services.Services("java", services.Ports(28080, 29090, 28081, 28443, 29443), "tandem_bench_s1", tmp_path,
+                            profile_env={"TANDEM_ADMISSION_ENABLED": "true", "TANDEM_ADMISSION_MAX_LIMIT": "100"})
+    for service in svc._define("hybrid"):
+        assert service.env["TANDEM_ADMISSION_MAX_LIMIT"] == "100"
+        assert service.env["TANDEM_ADMISSION_ENABLED"] == "false"
