@@ -17,6 +17,17 @@ def iso(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def admission_settings(settings: dict, environ, against_target: bool) -> dict[str, str]:
+    """The services' admission settings where they differ from their defaults, as run.json records
+    them: the profile's (its admission table) and over them the bench's environment, which the
+    services inherit (TANDEM_ADMISSION_ENABLED=false make bench PROFILE=overload). Against a target
+    neither applies: its services run as they were deployed."""
+    if against_target:
+        return {}
+    return dict(sorted({**(settings.get("admission_env") or {}),
+                        **{k: v for k, v in environ.items() if k.startswith("TANDEM_ADMISSION_")}}.items()))
+
+
 class Assemble:
     def assemble(self, run_id: str, started: datetime, finished: datetime, env: dict) -> dict:
         draws = pooled.Plans(seed=zlib.crc32(run_id.encode()))
@@ -63,11 +74,7 @@ class Assemble:
             "bootstrapReplicates": draws.replicates,
             "source": self.prof["source"],
         }
-        # the services' admission settings where they differ from their defaults: the profile's
-        # (its admission table), and over them the bench's environment, which the services inherit
-        # (TANDEM_ADMISSION_ENABLED=false make bench PROFILE=overload): both are part of what was measured
-        overrides = dict(sorted({**(self.settings.get("admission_env") or {}),
-                                 **{k: v for k, v in os.environ.items() if k.startswith("TANDEM_ADMISSION_")}}.items()))
+        overrides = admission_settings(self.settings, os.environ, bool(self.target))
         if overrides:
             resolved["admissionOverrides"] = overrides
         # likewise a cache setting (TANDEM_CACHE_L1_REFRESH_AFTER=0 make bench ...); the mode is the bench's own

@@ -1,7 +1,7 @@
 """The environment the bench starts the services with: their per-client rate limit on, as a
 deployment runs it, and the bench's own clients exempt by configuration, whatever the user's; the
 profile's admission settings, under the user's."""
-from tandem_bench import services
+from tandem_bench import assemble, services
 
 
 def test_the_services_limit_clients_but_exempt_the_benchs_own(tmp_path, monkeypatch):
@@ -24,3 +24,12 @@ def test_the_profile_s_admission_settings_reach_the_services_and_the_environment
     for service in svc._define("hybrid"):
         assert service.env["TANDEM_ADMISSION_MAX_LIMIT"] == "100"
         assert service.env["TANDEM_ADMISSION_ENABLED"] == "false"
+
+
+def test_run_json_records_the_admission_settings_in_force_and_none_against_a_target():
+    settings = {"admission_env": {"TANDEM_ADMISSION_ENABLED": "true", "TANDEM_ADMISSION_MAX_LIMIT": "100"}}
+    environ = {"TANDEM_ADMISSION_ENABLED": "false", "PATH": "/usr/bin"}
+    assert assemble.admission_settings(settings, environ, against_target=False) == {
+        "TANDEM_ADMISSION_ENABLED": "false", "TANDEM_ADMISSION_MAX_LIMIT": "100"}
+    assert assemble.admission_settings({}, {}, against_target=False) == {}
+    assert assemble.admission_settings(settings, environ, against_target=True) == {}
