@@ -22,6 +22,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
 DB=tandem_refusal_cost
 read -ra JVM_OPTIONS <<<"${TANDEM_COST_JVM_OPTIONS:-}"
+# A connection per caller, as oha opens for REST and as the overload bench's ghz does (200 users, 200
+# connections). ghz's own default is one connection for every caller, where the streams share each
+# read and write: a refusal cost 10-13 µs that way against about 20 in the bench (README, "Under
+# overload"). TANDEM_COST_GRPC_CONNECTIONS=1 measures that case.
+GRPC_CONNECTIONS=${TANDEM_COST_GRPC_CONNECTIONS:-$CONCURRENCY}
 SERVICE=; HOLDERS=()
 cleanup() { stop_and_clean "${HOLDERS[@]}" "$SERVICE"; }
 trap cleanup EXIT
@@ -31,6 +36,7 @@ load() {  # n requests of GetGroup 1; prints how many came back OK and how many 
     rest) "${GENERATOR_CPU[@]}" oha --no-tui -n "$1" -c "$CONCURRENCY" "http://127.0.0.1:$PORT/api/v1/groups/1" >"$WORK/load.txt"
           awk '/^\s*\[200\]/ {ok = $2} /^\s*\[503\]/ {refused = $2} END {print ok + 0, refused + 0}' "$WORK/load.txt" ;;
     grpc) "${GENERATOR_CPU[@]}" ghz --insecure --call tandem.v1.StudyGroupService/GetGroup -d '{"id":1}' -n "$1" -c "$CONCURRENCY" \
+            --connections "$GRPC_CONNECTIONS" \
             "127.0.0.1:$PORT" >"$WORK/load.txt"
           awk '/^\s*\[OK\]/ {ok = $2} /^\s*\[Unavailable\]/ {refused = $2} END {print ok + 0, refused + 0}' "$WORK/load.txt" ;;
   esac
@@ -100,7 +106,7 @@ hold_the_permit() {
   cat "$WORK/update.txt" >&2; exit 1
 }
 
-echo "$WIRE: GetGroup 1, $WARMUP requests of warm-up, then $REQUESTS per window, concurrency $CONCURRENCY"
+echo "$WIRE: GetGroup 1, $WARMUP requests of warm-up, then $REQUESTS per window, concurrency $CONCURRENCY$([[ $WIRE == grpc ]] && echo " over $GRPC_CONNECTIONS connection(s)")"
 start served TANDEM_ADMISSION_ENABLED=false
 load "$WARMUP" >/dev/null
 windows "served (admission off)"
