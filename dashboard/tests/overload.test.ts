@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flushCount, goalRows, goodputChart, overloadPairs, pairName, refusalsAndP99Charts, saturationNotes, stepFlag } from '../src/data/charts/overload';
+import { flushCount, goalRows, goodputChart, overloadPairs, pairName, refusalCostNotes, refusalsAndP99Charts, saturationNotes, stepFlag } from '../src/data/charts/overload';
 import { PROTOCOL_COLOURS } from '../src/data/style';
 import { readRun, RUN_A, RUN_B } from './helpers';
 
@@ -66,6 +66,16 @@ describe('overload pairs', () => {
     const { firstSaturatedStep: _, ...older } = pair.wires[0];
     expect(saturationNotes({ ...pair, wires: [older] })).toEqual([]);
     expect(saturationNotes({ ...pair, wires: [{ ...pair.wires[0], firstSaturatedStep: null }] })[0]).toMatch(/^REST · oha: no step saturated it/);
+  });
+
+  it("a wire's refusal cost in place is a note under the goodput chart; runs before it and wires without refusals say nothing", () => {
+    const cost = { servedUs: 89.9, refusedUs: 18.8, ratio: { value: 0.209, low: 0.185, high: 0.235 }, ratioForGoal: 0.14,
+      windows: 24, cpuOf: ['grpc-service' as const] };
+    const withCost = { ...pair, wires: [{ ...pair.wires[0], refusalCost: null }, { ...pair.wires[1], refusalCost: cost }] };
+    expect(refusalCostNotes(withCost)).toEqual([
+      'gRPC · ghz: a refusal cost 18.8 µs of CPU against 89.9 µs a served request, r = 0.209 [0.185–0.235]; 0.8 of the peak at 2× needed r ≤ 0.14']);
+    expect(goodputChart(withCost).notes).toContain(refusalCostNotes(withCost)[0]);
+    expect(refusalCostNotes(pair)).toEqual([]);
   });
 
   it('L1 flushes are summed over their reasons', () => {

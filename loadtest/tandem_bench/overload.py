@@ -37,6 +37,16 @@ whose capacity window was itself refused (more than CAPACITY_REFUSED of its requ
 users than admission control (the service's or the balancer's) lets in keep asking again at once,
 the refusals take CPU the served requests would have had, and the capacity, with every step's rate,
 comes out low.
+
+What a refusal costs in place (refusalCost, per wire): over the windows of the saturated steps, the
+CPU the wire's refusing processes spent (the service's; with the balancer in front, the balancer's
+too, where REST's refusals happen) is fitted as served × s + refused × f (least squares, no
+constant: past saturation the capped CPU is all spent on arrivals), and r = f ÷ s, with its
+bootstrap interval (the steps' windows drawn by the same start and round). That is the figure the
+goodput goal turns on: with A arrivals a second, every one over what the CPU U serves refused, the
+admitted keep x = (U − f·A) ÷ (s − f), so at 2× the goal (x ≥ 0.8 × peak) needs
+r ≤ (U ÷ s − 0.8·peak) ÷ (A − 0.8·peak), reported as ratioForGoal from the 2× step's own U and A.
+None when the saturated steps refused less than REFUSAL_FIT_SHARE of their requests (nothing to fit).
 """
 from __future__ import annotations
 
@@ -52,6 +62,7 @@ GENERATOR_FLAGS = ("generator-saturated", "rate-short", "dropped-arrivals")
 SERVED = 0.95                     # a step whose goodput is at least this share of its offered load is not saturated
 CAPACITY_REFUSED = 0.01           # a capacity window refused more than this share of its requests measured too low
 WIRES = ("rest", "grpc")
+REFUSAL_FIT_SHARE = 0.05          # the saturated steps must refuse at least this share of their requests to fit r
 
 
 def goal_status(value, low, high, bound: float, at_most: bool) -> str:
@@ -163,6 +174,60 @@ def _generator_flags(*steps) -> list:
     return [code for s in steps if s for code in s["flags"] if code in GENERATOR_FLAGS]
 
 
+def _cpu_of(protocol: str, front: str | None) -> tuple[str, ...]:
+    """The processes (cpuSeconds keys) whose CPU a wire's requests, served or refused, are paid with."""
+    return (f"{protocol}-service",) + (("balancer",) if front == "balancer" else ())
+
+
+def _served_and_refused_cost(ws: list, cpu_of: tuple[str, ...]) -> tuple[float, float] | None:
+    """CPU seconds per served and per refused request, by least squares over windows (None when the
+    windows cannot tell them apart)."""
+    if len(ws) < 2:
+        return None
+    a = np.array([[w["ok"], w["refusals"]] for w in ws], dtype=float)
+    b = np.array([sum(w["cpuSeconds"][k] for k in cpu_of) for w in ws], dtype=float)
+    if np.linalg.matrix_rank(a) < 2:
+        return None
+    served, refused = np.linalg.lstsq(a, b, rcond=None)[0]
+    return float(served), float(refused)
+
+
+def refusal_cost(protocol: str, front: str | None, steps: list, step_runs: list, peak: dict | None,
+                 draws_for) -> dict | None:
+    """r, a refusal's CPU ÷ a served request's, fitted over the saturated steps' windows (module
+    docstring), and the r the goodput goal at 2× would need. None with too few refusals to fit."""
+    cpu_of = _cpu_of(protocol, front)
+    fitted = [(s, r) for s, r in zip(steps, step_runs) if saturated(s)]
+    by_key = [{(w["start"], w["round"]): w for w in r.windows
+               if w.get("refusals") is not None and all(k in (w.get("cpuSeconds") or {}) for k in cpu_of)}
+              for _, r in fitted]
+    ws = [w for keyed in by_key for w in keyed.values()]
+    requests = sum(w["ok"] + w["refusals"] for w in ws)
+    if not ws or not requests or sum(w["refusals"] for w in ws) < REFUSAL_FIT_SHARE * requests:
+        return None
+    costs = _served_and_refused_cost(ws, cpu_of)
+    if costs is None or costs[0] <= 0:
+        return None
+    served, refused = costs
+
+    def ratio(draw) -> float | None:
+        c = _served_and_refused_cost([w for keyed in by_key for w in pooled.choose(keyed, draw)], cpu_of)
+        return c[1] / c[0] if c and c[0] > 0 else None
+
+    low, high = pooled.interval([ratio(d) for d in draws_for(fitted[0][1])])
+    for_goal = None
+    double = next((keyed for (s, _), keyed in zip(fitted, by_key) if s["step"] == DOUBLE), None)
+    if double and peak and peak["goodputRps"]["value"]:
+        cpu = _median([sum(w["cpuSeconds"][k] for k in cpu_of) / w["seconds"] for w in double.values()])
+        arrivals = _median([(w["ok"] + w["refusals"]) / w["seconds"] for w in double.values()])
+        kept = GOODPUT_KEPT * peak["goodputRps"]["value"]
+        if arrivals > kept:
+            for_goal = max(0.0, (cpu / served - kept) / (arrivals - kept))
+    return {"servedUs": served * 1e6, "refusedUs": refused * 1e6,
+            "ratio": {"value": refused / served, "low": low, "high": high},
+            "ratioForGoal": for_goal, "windows": len(ws), "cpuOf": list(cpu_of)}
+
+
 def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict:
     """A wire's capacity, steps and goals. draws_for(run) → the bootstrap draws of its group."""
     capacity = step_record(capacity_run, draws_for(capacity_run)) if capacity_run else None
@@ -222,7 +287,9 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
             "peak": {"step": peak["step"], "goodputRps": peak["goodputRps"]} if peak else None,
             "firstSaturatedStep": first_saturated,
             "goodputAt2xOverPeak": kept, "p99At2xOverUnloaded": growth, "pastDeadlineAt2x": past_deadline,
-            "minHitRatio": min_hit, "l1FlushCount": flushes, "goals": goals}
+            "minHitRatio": min_hit, "l1FlushCount": flushes, "goals": goals,
+            "refusalCost": refusal_cost(protocol, (capacity_run or step_runs[0]).plan.front, steps,
+                                        sorted(step_runs, key=lambda r: r.plan.step), peak, draws_for)}
 
 
 def records(runs: dict, draws: pooled.Plans, group_of) -> list[dict]:

@@ -193,7 +193,20 @@ def overload_lines(pair: dict) -> list[str]:
                 _ratio(g) if g["low"] is not None and g["low"] != g["high"] else sig(g["value"]))
             why = f" — {g['reason']}" if g["reason"] else ""
             lines.append(f"    goal {g['label']} {bound}: {value}  {g['status']}{why}")
+        if cost := wire.get("refusalCost"):
+            lines.append(_refusal_cost_line(cost))
     return lines
+
+
+def _refusal_cost_line(cost: dict) -> str:
+    """What a refusal cost in place (overload.refusal_cost), next to the ratio the goodput goal needed."""
+    whose = " + ".join("the balancer" if k == "balancer" else k.replace("-", " ") for k in cost["cpuOf"])
+    need = cost["ratioForGoal"]
+    return (f"    a refusal in place cost {sig(cost['refusedUs'])} µs of CPU ({whose}) against "
+            f"{sig(cost['servedUs'])} µs a served request: r = {interval(cost['ratio'])}, fitted over the "
+            f"{cost['windows']} windows of the saturated steps"
+            + ("" if need is None else
+               f"; 0.8 of the peak at 2× would have needed r ≤ {sig(need)} with that step's CPU and arrivals"))
 
 
 def watch_lines(records: list[dict]) -> list[str]:

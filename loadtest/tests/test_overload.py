@@ -235,8 +235,8 @@ def test_goal_status_follows_the_hot_path_goals_rule(value, low, high, at_most, 
 KEPT = {25: 1.0, 50: 1.0, 100: 0.95, 200: 0.45, 300: 0.3}
 
 
-def pair_runs(kept=KEPT, flushes_at=None, hit_at_300=0.999, capacity_refused=0.0):
-    plans = profile.expand(profile.normalise({**BASE, "overload": [{**BLOCK, "percents": sorted(kept)}]}))
+def pair_runs(kept=KEPT, flushes_at=None, hit_at_300=0.999, capacity_refused=0.0, **block):
+    plans = profile.expand(profile.normalise({**BASE, "overload": [{**BLOCK, "percents": sorted(kept), **block}]}))
     runs = {}
     for c in plans:
         run = runs.setdefault(c.id, windows.CellRun(c))
@@ -416,3 +416,57 @@ def test_goals_at_2x_are_undecided_when_the_capacity_window_was_refused():
     # a stray refusal (at most 1 % of the window's requests) changes no verdict
     [pair] = records(pair_runs(capacity_refused=0.005))
     assert not any("refused" in (g["reason"] or "") for w in pair["wires"] for g in w["goals"])
+
+
+def charge(runs, served_us, refused_us, process):
+    """Sets each window's CPU of one process to what its served and refused requests cost."""
+    for run in runs.values():
+        for w in run.windows:
+            w["cpuSeconds"][process] = (served_us * w["ok"] + refused_us * w["refusals"]) / 1e6
+
+
+def test_a_refusals_cost_in_place_is_fitted_over_the_saturated_steps_with_the_ratio_the_goal_needed():
+    runs = pair_runs()
+    charge(runs, 80.0, 20.0, "grpc-service")
+    [pair] = records(runs)
+    cost = pair["wires"][1]["refusalCost"]
+    assert cost["cpuOf"] == ["grpc-service"]
+    assert cost["servedUs"] == pytest.approx(80.0) and cost["refusedUs"] == pytest.approx(20.0)
+    assert cost["ratio"]["value"] == pytest.approx(0.25)
+    assert cost["ratio"]["low"] == pytest.approx(0.25) and cost["ratio"]["high"] == pytest.approx(0.25)
+    assert cost["windows"] == 8   # 200 % and 300 %, four windows each: 100 % served over 95 % of its load
+    # at the ratio it reports, the 2× step's CPU and arrivals would have kept exactly 0.8 of the peak
+    double = next(r for r in runs.values() if r.plan.protocol == "grpc" and r.plan.step == 200).windows
+    cpu = np.median([w["cpuSeconds"]["grpc-service"] / w["seconds"] for w in double])
+    arrivals = np.median([(w["ok"] + w["refusals"]) / w["seconds"] for w in double])
+    need = cost["ratioForGoal"]
+    kept = (cpu / 80e-6 - need * arrivals) / (1 - need)
+    assert kept == pytest.approx(overload.GOODPUT_KEPT * pair["wires"][1]["peak"]["goodputRps"]["value"])
+    text = "\n".join(report.overload_lines(pair))
+    assert ("a refusal in place cost 20 µs of CPU (grpc service) against 80 µs a served request: r = 0.25 "
+            "[0.25–0.25], fitted over the 8 windows of the saturated steps; 0.8 of the peak at 2× would have "
+            f"needed r ≤ {report.sig(need)}") in text
+
+
+def test_behind_the_balancer_a_refusal_is_paid_by_the_balancer_and_the_service_together():
+    runs = pair_runs(balancer=["rest"])
+    charge(runs, 60.0, 0.0, "rest-service")
+    charge(runs, 20.0, 12.0, "balancer")
+    [pair] = records(runs)
+    cost = pair["wires"][0]["refusalCost"]
+    assert cost["cpuOf"] == ["rest-service", "balancer"]
+    assert cost["servedUs"] == pytest.approx(80.0) and cost["ratio"]["value"] == pytest.approx(0.15)
+    assert "(rest service + the balancer)" in "\n".join(report.overload_lines(pair))
+
+
+def test_no_refusal_cost_without_refusals_to_fit():
+    """REST alone in the profile's runs: its queue forms before the valve, nothing is refused."""
+    [pair] = records(pair_runs(kept={25: 1.0, 50: 1.0, 100: 1.0, 200: 0.99, 300: 0.9}))
+    assert pair["wires"][0]["refusalCost"] is not None   # 300 % refused a tenth
+    runs = pair_runs()
+    for run in runs.values():
+        for w in run.windows:
+            w["ok"], w["refusals"] = w["ok"] + w["refusals"] * 0.99, w["refusals"] * 0.01
+    [pair] = records(runs)
+    assert [w["refusalCost"] for w in pair["wires"]] == [None, None]
+    assert "a refusal in place" not in "\n".join(report.overload_lines(pair))

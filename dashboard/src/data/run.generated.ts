@@ -466,6 +466,24 @@ export interface OverloadWire {
    * The lowest step that served less than 95 % of its offered load (null: none did); absent in runs before it. Goals at 2× are undecided when the 2× step did not saturate.
    */
   firstSaturatedStep?: number | null;
+  /**
+   * What a refusal cost in place: the CPU of the wire's refusing processes (cpuOf) over the windows of the saturated steps, fitted as served × servedUs + refused × refusedUs (least squares); ratio = refusedUs ÷ servedUs with its bootstrap interval (a fit: may come out below zero when refusals were few); ratioForGoal = the ratio at which the 2× step's CPU and arrivals would have kept 0.8 of the peak goodput (null: no 2× step, or it needed no refusal). null when the saturated steps refused under 5 % of their requests; absent in runs before it.
+   */
+  refusalCost?: null | {
+    servedUs: number;
+    refusedUs: number;
+    ratio: {
+      value: number;
+      low: number | null;
+      high: number | null;
+    };
+    ratioForGoal: number | null;
+    windows: number;
+    /**
+     * @minItems 1
+     */
+    cpuOf: ('rest-service' | 'grpc-service' | 'balancer')[];
+  };
 }
 export interface OverloadStep {
   cellId: string;

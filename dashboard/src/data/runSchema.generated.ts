@@ -2274,6 +2274,82 @@ export const runSchema: SchemaObject = {
       "number",
       "null"
      ]
+    },
+    "refusalCost": {
+     "description": "What a refusal cost in place: the CPU of the wire's refusing processes (cpuOf) over the windows of the saturated steps, fitted as served × servedUs + refused × refusedUs (least squares); ratio = refusedUs ÷ servedUs with its bootstrap interval (a fit: may come out below zero when refusals were few); ratioForGoal = the ratio at which the 2× step's CPU and arrivals would have kept 0.8 of the peak goodput (null: no 2× step, or it needed no refusal). null when the saturated steps refused under 5 % of their requests; absent in runs before it.",
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "servedUs",
+        "refusedUs",
+        "ratio",
+        "ratioForGoal",
+        "windows",
+        "cpuOf"
+       ],
+       "properties": {
+        "servedUs": {
+         "type": "number"
+        },
+        "refusedUs": {
+         "type": "number"
+        },
+        "ratio": {
+         "type": "object",
+         "additionalProperties": false,
+         "required": [
+          "value",
+          "low",
+          "high"
+         ],
+         "properties": {
+          "value": {
+           "type": "number"
+          },
+          "low": {
+           "type": [
+            "number",
+            "null"
+           ]
+          },
+          "high": {
+           "type": [
+            "number",
+            "null"
+           ]
+          }
+         }
+        },
+        "ratioForGoal": {
+         "type": [
+          "number",
+          "null"
+         ],
+         "minimum": 0
+        },
+        "windows": {
+         "type": "integer",
+         "minimum": 2
+        },
+        "cpuOf": {
+         "type": "array",
+         "items": {
+          "enum": [
+           "rest-service",
+           "grpc-service",
+           "balancer"
+          ]
+         },
+         "minItems": 1
+        }
+       }
+      }
+     ]
     }
    }
   },

@@ -68,6 +68,21 @@ export function saturationNotes(pair: OverloadPair): string[] {
   );
 }
 
+/**
+ * What a refusal cost each wire in place, next to what the goodput goal at 2× needed (run.json's
+ * refusalCost: fitted by the bench over the saturated steps' CPU); older runs, and wires that refused
+ * next to nothing, do not say.
+ */
+export function refusalCostNotes(pair: OverloadPair): string[] {
+  return pair.wires.flatMap((w) => {
+    const c = w.refusalCost;
+    if (!c) return [];
+    const need = c.ratioForGoal === null ? '' : `; 0.8 of the peak at 2× needed r ≤ ${formatValue(c.ratioForGoal, '')}`;
+    return [`${wireName(w)}: a refusal cost ${formatValue(c.refusedUs, 'µs')} of CPU against ${formatValue(c.servedUs, 'µs')} `
+      + `a served request, r = ${formatInterval(c.ratio, '')}${need}`];
+  });
+}
+
 function capacityMarkers(pair: OverloadPair): Marker[] {
   return pair.wires.flatMap((w) =>
     w.capacity?.goodputRps.value != null
@@ -110,7 +125,7 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
     xAxis: 'linear',
     errorBars: true,
     markers: capacityMarkers(pair),
-    notes: [...saturationNotes(pair), ...flagNotes(pair)],
+    notes: [...saturationNotes(pair), ...refusalCostNotes(pair), ...flagNotes(pair)],
     series: keep(series),
     table: {
       columns: ['Wire', 'Step (% of capacity)', 'Offered (/s)', 'Goodput (req/s)', 'low', 'high', 'Capacity (req/s)',
