@@ -23,7 +23,11 @@ final class CacheStatus {
 
     /** The status of the instance whose actuator listens on {@code port}; fails unless it answers 200. */
     static Struct of(int port) {
-        String url = "http://127.0.0.1:" + port + "/actuator/cache";
+        return at("http://127.0.0.1:" + port + "/actuator/cache");
+    }
+
+    /** The status at an instance's {@code /actuator/cache} URL; fails unless it answers 200. */
+    static Struct at(String url) {
         try {
             HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -41,6 +45,12 @@ final class CacheStatus {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A counter of one level of one cache: {@code counter(status, "group", "l1", "hits")}. */
+    static double counter(Struct status, String cache, String level, String counter) {
+        return status.getFieldsOrThrow("caches").getStructValue().getFieldsOrThrow(cache).getStructValue()
+                .getFieldsOrThrow(level).getStructValue().getFieldsOrThrow(counter).getNumberValue();
     }
 
     /** Whether the instance reads L2 now (its log follower has caught up and nothing waits to be relayed). */

@@ -8,10 +8,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -173,18 +169,9 @@ class OverloadTest {
     /** The instance's {@code l1Flushes} member of /actuator/cache (flushes by reason), as JSON text. */
     private static String l1Flushes(String url) {
         try {
-            HttpResponse<String> response = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as("GET " + url).isEqualTo(200);
-            com.google.protobuf.Struct.Builder status = com.google.protobuf.Struct.newBuilder();
-            com.google.protobuf.util.JsonFormat.parser().merge(response.body(), status);
-            return com.google.protobuf.util.JsonFormat.printer().print(status.getFieldsOrThrow("l1Flushes"));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            return com.google.protobuf.util.JsonFormat.printer().print(CacheStatus.at(url).getFieldsOrThrow("l1Flushes"));
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalStateException(url, e);
         }
     }
 }

@@ -206,18 +206,9 @@ class StalenessUnderLoadTest {
 
     /** {L1 hits, L1 misses, L2 hits} of the group cache, from an instance's /actuator/cache. */
     private static double[] groupCounters(String url) {
-        try {
-            com.google.protobuf.Struct.Builder status = com.google.protobuf.Struct.newBuilder();
-            com.google.protobuf.util.JsonFormat.parser().merge(get(url), status);
-            com.google.protobuf.Struct group = status.getFieldsOrThrow("caches").getStructValue().getFieldsOrThrow("group")
-                    .getStructValue();
-            com.google.protobuf.Struct l1 = group.getFieldsOrThrow("l1").getStructValue();
-            com.google.protobuf.Struct l2 = group.getFieldsOrThrow("l2").getStructValue();
-            return new double[]{l1.getFieldsOrThrow("hits").getNumberValue(), l1.getFieldsOrThrow("misses").getNumberValue(),
-                    l2.getFieldsOrThrow("hits").getNumberValue()};
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        com.google.protobuf.Struct status = CacheStatus.at(url);
+        return new double[]{CacheStatus.counter(status, "group", "l1", "hits"), CacheStatus.counter(status, "group", "l1", "misses"),
+                CacheStatus.counter(status, "group", "l2", "hits")};
     }
 
     private static String get(String url) {

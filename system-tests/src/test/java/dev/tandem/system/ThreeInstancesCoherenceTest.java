@@ -1,10 +1,8 @@
 package dev.tandem.system;
 
 import com.google.protobuf.FieldMask;
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
-import com.google.protobuf.util.JsonFormat;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.GroupSummary;
@@ -20,11 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -89,7 +83,6 @@ class ThreeInstancesCoherenceTest {
     static final ServiceProcess[] rest = new ServiceProcess[INSTANCES];
     static final ServiceProcess[] grpc = new ServiceProcess[INSTANCES];
     static final ExecutorService pool = Executors.newFixedThreadPool(2 * INSTANCES);
-    static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     /** One instance as the test sees it: its wire and its {@code /actuator/cache}. */
     record Node(String name, Wire wire, URI cacheEndpoint) {
@@ -277,27 +270,11 @@ class ThreeInstancesCoherenceTest {
     }
 
     private static long l1Hits(Node node) {
-        Struct status = cacheStatus(node);
-        return (long) status.getFieldsOrThrow("caches").getStructValue().getFieldsOrThrow("group").getStructValue()
-                .getFieldsOrThrow("l1").getStructValue().getFieldsOrThrow("hits").getNumberValue();
+        return (long) CacheStatus.counter(cacheStatus(node), "group", "l1", "hits");
     }
 
     private static Struct cacheStatus(Node node) {
-        try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(node.cacheEndpoint())
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as("GET " + node.cacheEndpoint()).isEqualTo(200);
-            Struct.Builder status = Struct.newBuilder();
-            JsonFormat.parser().ignoringUnknownFields().merge(response.body(), status);
-            return status.build();
-        } catch (InvalidProtocolBufferException e) {
-            throw new AssertionError("GET " + node.cacheEndpoint() + " is not JSON", e);
-        } catch (IOException e) {
-            throw new AssertionError("GET " + node.cacheEndpoint() + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return CacheStatus.at(node.cacheEndpoint().toString());
     }
 
     private static long number(Struct status, String field) {
