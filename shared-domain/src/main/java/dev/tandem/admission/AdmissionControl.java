@@ -5,6 +5,7 @@ import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limit.VegasLimit;
+import com.netflix.concurrency.limits.limit.functions.Log10RootIntFunction;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
@@ -16,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -95,6 +97,9 @@ public final class AdmissionControl {
         }
     }
 
+    /** What Vegas's own decrease takes off the limit (VegasLimit.Builder's default: its log10). */
+    private static final IntUnaryOperator LOG10 = Log10RootIntFunction.create(0);
+
     private static Limit limit(AdmissionProperties p) {
         // Gradient and Vegas see every request's latency (not a windowed average): a bench cell or a
         // burst lasts seconds, and a window of about a second would react after it is over.
@@ -102,7 +107,10 @@ public final class AdmissionControl {
             case FIXED -> FixedLimit.of(p.initialLimit());
             case GRADIENT -> Gradient2Limit.newBuilder().initialLimit(p.initialLimit()).minLimit(p.minLimit())
                     .maxConcurrency(p.maxLimit()).build();
-            case VEGAS -> VegasLimit.newBuilder().initialLimit(p.initialLimit()).maxConcurrency(p.maxLimit()).build();
+            // Vegas has no floor of its own (it stops at 1): its decrease, Vegas's own (the limit less
+            // its log10), is floored at min-limit here, the only way its limit goes down.
+            case VEGAS -> VegasLimit.newBuilder().initialLimit(p.initialLimit()).maxConcurrency(p.maxLimit())
+                    .decreaseFunction(limit -> Math.max(p.minLimit(), limit - LOG10.applyAsInt((int) limit))).build();
         };
     }
 

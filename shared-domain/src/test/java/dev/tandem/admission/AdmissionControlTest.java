@@ -124,6 +124,23 @@ class AdmissionControlTest {
         assertThat(control.limit()).as("latency steady again, if high").isEqualTo(100);
     }
 
+    /**
+     * Vegas as configured here: the limit falls while the queue it estimates from the latency grows,
+     * and, as min-limit promises for every adaptive algorithm, not below min-limit (Vegas itself
+     * stops at 1). Vegas forgets the lowest latency it has seen after a random 15 to 30 times the
+     * limit in requests (a probe), and then takes the high latency for the normal one: the steady
+     * phase is kept short, so no probe comes before the limit has had its fall.
+     */
+    @Test
+    void theVegasLimitFallsWhenLatencyJumpsAndNotBelowMinLimit() {
+        AdmissionControl control = control(AdmissionProperties.Algorithm.VEGAS, 100, 60, 100);
+        runConcurrently(control, 100, Duration.ofNanos(40_000), 5);
+        assertThat(control.limit()).as("steady 40-µs requests").isEqualTo(100);
+
+        runConcurrently(control, control.limit(), Duration.ofMillis(20), 1);
+        assertThat(control.limit()).as("after latency jumped 500-fold (Vegas alone fell to about 48)").isEqualTo(60);
+    }
+
     @Test
     void aLimitOutsideItsBoundsIsRefusedAtStartUp() {
         assertThatThrownBy(() -> new AdmissionProperties(true, null, 10, 50, 40, null))
