@@ -72,6 +72,9 @@ public final class AdmissionControl {
         }
     };
 
+    /** What Vegas's own decrease takes off the limit (VegasLimit.Builder's default: its log10). */
+    private static final IntUnaryOperator LOG10 = Log10RootIntFunction.create(0);
+
     private final AdmissionProperties properties;
     private final @Nullable SimpleLimiter<Void> limiter;
     private final Counter refused;
@@ -96,9 +99,6 @@ public final class AdmissionControl {
                     .description("Requests running now under the limit").register(meters);
         }
     }
-
-    /** What Vegas's own decrease takes off the limit (VegasLimit.Builder's default: its log10). */
-    private static final IntUnaryOperator LOG10 = Log10RootIntFunction.create(0);
 
     private static Limit limit(AdmissionProperties p) {
         // Gradient and Vegas see every request's latency (not a windowed average): a bench cell or a
