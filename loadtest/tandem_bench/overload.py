@@ -231,8 +231,10 @@ def refusal_cost(protocol: str, front: str | None, steps: list, step_runs: list,
 def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict:
     """A wire's capacity, steps and goals. draws_for(run) → the bootstrap draws of its group."""
     capacity = step_record(capacity_run, draws_for(capacity_run)) if capacity_run else None
-    steps = [step_record(r, draws_for(r)) for r in sorted(step_runs, key=lambda r: r.plan.step)]
-    by_step = {s["step"]: (s, r) for s, r in zip(steps, sorted(step_runs, key=lambda r: r.plan.step))}
+    step_runs = sorted(step_runs, key=lambda r: r.plan.step)
+    plan = (capacity_run or step_runs[0]).plan
+    steps = [step_record(r, draws_for(r)) for r in step_runs]
+    by_step = {s["step"]: (s, r) for s, r in zip(steps, step_runs)}
     peak = max(steps, key=lambda s: s["goodputRps"]["value"] or -1, default=None)
     peak_run = by_step[peak["step"]][1] if peak else None
     double, double_run = by_step.get(DOUBLE, (None, None))
@@ -281,15 +283,14 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
               min_hit, exact=True),
         _goal("l1Flushes", f"{wire} · L1 flushes over every step", 0, True, flushes, exact=True),
     ]
-    return {"protocol": protocol, "tool": (capacity_run or step_runs[0]).plan.tool,
-            "front": (capacity_run or step_runs[0]).plan.front,
+    return {"protocol": protocol, "tool": plan.tool,
+            "front": plan.front,
             "capacity": capacity, "steps": steps,
             "peak": {"step": peak["step"], "goodputRps": peak["goodputRps"]} if peak else None,
             "firstSaturatedStep": first_saturated,
             "goodputAt2xOverPeak": kept, "p99At2xOverUnloaded": growth, "pastDeadlineAt2x": past_deadline,
             "minHitRatio": min_hit, "l1FlushCount": flushes, "goals": goals,
-            "refusalCost": refusal_cost(protocol, (capacity_run or step_runs[0]).plan.front, steps,
-                                        sorted(step_runs, key=lambda r: r.plan.step), peak, draws_for)}
+            "refusalCost": refusal_cost(protocol, plan.front, steps, step_runs, peak, draws_for)}
 
 
 def records(runs: dict, draws: pooled.Plans, group_of) -> list[dict]:
