@@ -45,7 +45,8 @@ public class AdmissionInterceptor implements ServerInterceptor {
         this.arrival = arrival;
         // Made once per limit, not per refused call: each made two exceptions (both filling in the event
         // loop's stack) and a google.rpc.Status with packed, serialised details. By scripts/refusal-cost.sh
-        // grpc that took a refusal from 14-20 to 10-13 µs of CPU (README, "Under overload").
+        // grpc (its callers then on one connection) that took a refusal from 14-20 to 10-13 µs of CPU, and
+        // in the overload bench from 21-25 to 16-20 µs (README, "Under overload").
         this.refusal = admission.keptRefusal(Refusal::of);
     }
 
