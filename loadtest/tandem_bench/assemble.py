@@ -61,7 +61,7 @@ class Assemble:
         fits, fit_notes = stats.fits_from_cells([r for r in records if r["model"] == "closed" and r["concurrency"] > 1])
         head = headline.compute(self.runs, draws, self.body_bytes)
         sweeps = sweep_records(records, self.cells)
-        overloads = overload.records(self.runs, draws, headline.group_of, self.saturation)
+        overloads = overload.records(self.runs, draws, headline.group_of)
         watches = watch.records(self.watch_runs, self.cells)
         hot = self.settings["hot_keys"]
         resolved = {

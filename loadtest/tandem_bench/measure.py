@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import cachestats, keys, loadgen, probes, profile, services, watch, windows
 from .console import say
-from .overload import next_probe, saturation_bounds
 from .service_access import SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
 from .windows import CellRun
@@ -210,11 +209,10 @@ class Measure:
 
     def overload(self, cells: list[profile.CellPlan], start: int) -> None:
         """One start of an overload pair: its capacity cells warmed up (each wire alone, which primes
-        the hot keys and settles the JIT); per round a capacity window of both wires at once (closed),
-        in the first round followed by the search for each wire's saturating rate (open, both wires
-        at once, not kept as steps); then each step in ascending order at its percent of that rate,
-        both wires at once (open), with a pause after every window so that a step's backlog drains
-        before the next."""
+        the hot keys and settles the JIT), then per round a capacity window of both wires at once
+        (closed), and each step in ascending order at its percent of the capacity each wire just
+        showed, both wires at once (open), with a pause after every window so that a step's backlog
+        drains before the next."""
         steps: dict = {}
         for c in cells:
             steps.setdefault(c.step, {})[c.protocol] = c
@@ -222,48 +220,16 @@ class Measure:
         capacity = steps.pop(None)
         for cell in capacity.values():
             self.warm_up(cell)
-        saturating = None
         for rnd in range(max(c.repetitions for c in cells)):
-            closed = {p: r["throughputRps"] for p, r in self.paired_window(capacity, start, rnd, rates=None).items()}
-            if saturating is None:
-                saturating = self.saturation_search(steps[min(steps)], closed, start)
+            goodput = self.paired_window(capacity, start, rnd, rates=None)
             for step in sorted(steps):
-                rates = {p: max(1.0, saturating[p] * step / 100) for p in steps[step]}
+                rates = {p: max(1.0, goodput[p] * step / 100) for p in steps[step]}
                 self.paired_window(steps[step], start, rnd, rates=rates)
                 self.progress_pair(steps[step])
 
-    def saturation_search(self, cells: dict, closed: dict, start: int) -> dict:
-        """Each wire's saturating rate under open arrivals, searched from its closed capacity with
-        the pair's probes (overload.next_probe), both wires at once in each, in the steps' cells'
-        form but not kept as their windows; what each probe offered and served goes into the run.
-        With no probes, the closed capacity itself (the steps are then percents of it)."""
-        n = max(c.saturation_probes for c in cells.values())
-        probes: dict = {p: [] for p in cells}
-        for _ in range(n):
-            rates = {p: max(1.0, next_probe(closed[p], [(x["offeredRate"], x["goodputRps"])
-                                                                  for x in probes[p]])) for p in cells}
-            records = self.paired_window(cells, start, 0, rates=rates, keep=False)
-            for p, r in records.items():
-                probes[p].append({"offeredRate": rates[p], "goodputRps": r["throughputRps"],
-                                  "flags": sorted({f["code"] for f in r["flags"]})})
-        bounds = {p: saturation_bounds([(x["offeredRate"], x["goodputRps"]) for x in probes[p]]) or (closed[p], None)
-                  for p in cells}
-        pair = next(iter(cells.values())).pair
-        for p, (rate, below) in bounds.items():
-            self.saturation.setdefault(pair, {}).setdefault(p, []).append(
-                {"start": start, "closedCapacity": closed[p], "probes": probes[p], "rate": rate, "below": below})
-        if n:
-            say(f"  {pair} saturating rates: " + "; ".join(
-                f"{p} {rate:,.0f}/s" + (f" (under {below:,.0f})" if below else " (every probe served)")
-                + f", closed capacity {closed[p]:,.0f}; probes "
-                + ", ".join(f"{x['goodputRps']:,.0f} of {x['offeredRate']:,.0f}" for x in probes[p])
-                for p, (rate, below) in bounds.items()))
-        return {p: rate for p, (rate, _) in bounds.items()}
-
-    def paired_window(self, cells: dict, start: int, rnd: int, rates: dict | None, keep: bool = True) -> dict:
+    def paired_window(self, cells: dict, start: int, rnd: int, rates: dict | None) -> dict:
         """One window of both wires at once: both generators start together, the counters of both
-        services are read before and after; per wire a window record, added to its cell's windows
-        unless keep is false. Returns each wire's record."""
+        services are read before and after; per wire a window record. Returns each wire's goodput."""
         self.order += 1
         invs = {}
         for protocol, cell in cells.items():
@@ -283,7 +249,7 @@ class Measure:
         db_after = self.read_db()
         if not self.target:
             self.services.check_alive()
-        kept = {}
+        goodput = {}
         for protocol, cell in cells.items():
             (cache_before, service_before), (cache_after, service_after) = before[protocol], after[protocol]
             hit, notes = cache_figures(cell, cache_before, cache_after)
@@ -300,11 +266,10 @@ class Measure:
             # the service's own count, beside the generator's: a 503 / UNAVAILABLE that admission
             # control did not send (a failing database, a shutdown) shows as a difference
             record["admissionRefused"] = probes.delta(service_before, service_after).get("admissionRefused")
-            if keep:
-                self.runs[cell.id].add_window((record, data))
-            kept[protocol] = record
+            self.runs[cell.id].add_window((record, data))
+            goodput[protocol] = record["throughputRps"]
         time.sleep(max(c.drain_seconds for c in cells.values()))
-        return kept
+        return goodput
 
     def generate_together(self, invs: dict[str, loadgen.Invocation]) -> dict[str, loadgen.Outcome]:
         """Both generators at the same time (each a subprocess: the threads only wait on them),

@@ -123,8 +123,6 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         self.proto_paths: list[str] = []
         self.encoder: wire.Encoder | None = None
         self.runs: dict[str, CellRun] = {}
-        # overload pair → wire → per start, the search for its saturating rate (Measure.saturation_search)
-        self.saturation: dict[str, dict[str, list]] = {}
         self.body_bytes: dict[tuple, float] = {}
         self.heap_max: int | None = None
         self.sampler = cpu.Sampler()

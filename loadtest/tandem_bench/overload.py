@@ -3,18 +3,11 @@ figures, and the goals with their verdicts. Pure given the cells' windows (unit-
 windows, no servers).
 
 A pair (profile [[overload]] block) measures, in every start and round, a closed-model capacity
-window of both wires at once and then each step, both wires at once, at a percent of each wire's
-saturating rate: the highest open-model arrival rate it served (at least SERVED of it), searched in
-the first round of every start from the closed capacity (next_probe, saturation_probes windows).
-Why not the closed capacity itself: a few closed users on as many connections keep the service's
-event loop and threads busy, each wake-up serving several calls, whereas open arrivals spread over
-hundreds of connections wake them for each call; on this machine a gRPC call cost twice the CPU
-(README, "Under overload"), so the closed capacity was above the rate open arrivals saturate (1.3×
-on gRPC in results/20261129T174033Z-overload-64f8653, whose "200 %" of it was 2.6× the highest
-goodput, not the issue's 2×). Per step and wire, over its windows:
+window of both wires at once and then each step, both wires at once, at a percent of that
+capacity. Per step and wire, over its windows:
 
   offeredRate     the arrival rate asked for (median over windows: each window's is a percent of the
-                  saturating rate its start searched)
+                  capacity of its own start and round)
   goodputRps      successful responses per second, with its bootstrap interval
   refusals        answered 503 / UNAVAILABLE (admission control), in all and per second;
                   admissionRefused is the service's own count (tandem_admission_refused_total)
@@ -38,10 +31,9 @@ goodput, a lower p99, fewer timeouts; the arrivals never started are the ones th
 waited longest): a goal the figure still fails is not met, one it meets is undecided. A shortfall in
 the unloaded step, the p99's reference, could bias either way: undecided whatever the value.
 So is a goal at 2× when that step did not saturate the wire (it served at least SERVED of what it
-was offered, refusing next to nothing): the saturating rate was then underestimated, and "2×" was
-not past saturation; and one whose search served every probe in some start, whose rate is then only
-a lower bound. Without a search (saturation_probes = 0, the steps percents of the closed capacity),
-so is one whose capacity window was itself refused (more than CAPACITY_REFUSED of its requests): more closed
+was offered, refusing next to nothing): the capacity window then underestimated the capacity (too
+few users for the closed loop to fill the service), and "2×" was not past saturation. And so is one
+whose capacity window was itself refused (more than CAPACITY_REFUSED of its requests): more closed
 users than admission control (the service's or the balancer's) lets in keep asking again at once,
 the refusals take CPU the served requests would have had, and the capacity, with every step's rate,
 comes out low.
@@ -62,7 +54,7 @@ import numpy as np
 
 from . import pooled, windows
 
-DOUBLE = 200.0                    # "2× the saturating rate", in percent of it
+DOUBLE = 200.0                    # "2× the saturating rate", in percent of capacity
 GOODPUT_KEPT = 0.8                # goodput at 2× ÷ peak, at least
 P99_GROWTH = 10.0                 # accepted p99 at 2× ÷ unloaded p99, at most
 WARM_HIT_RATIO = 0.97             # every step, at least
@@ -71,32 +63,6 @@ SERVED = 0.95                     # a step whose goodput is at least this share 
 CAPACITY_REFUSED = 0.01           # a capacity window refused more than this share of its requests measured too low
 WIRES = ("rest", "grpc")
 REFUSAL_FIT_SHARE = 0.05          # the saturated steps must refuse at least this share of their requests to fit r
-SEARCH_GROWTH = 1.25              # the search's next rate while every probe was served
-
-
-def saturation_bounds(probes: list[tuple[float, float]]) -> tuple[float, float | None] | None:
-    """What a wire's probes, each (offered, goodput), say of its saturating rate: at least the highest
-    rate one of them served (at least SERVED of it) and at least what any of them served (a probe
-    offered more than the wire could serve served at most its saturating rate); below the lowest
-    rate one of them did not serve (None: they served every rate). None without probes."""
-    if not probes:
-        return None
-    unserved = [o for o, g in probes if g < SERVED * o]
-    high = min(unserved, default=None)
-    low = max([o for o, g in probes if g >= SERVED * o and (high is None or o < high)] + [g for _, g in probes])
-    return low, high
-
-
-def next_probe(capacity: float, probes: list[tuple[float, float]]) -> float:
-    """The next open-model rate of the search for a wire's saturating rate (the module's docstring)
-    from its closed capacity and its probes so far, each (offered, goodput): first the closed
-    capacity itself; while every probe was served, SEARCH_GROWTH × the highest; then halfway between
-    what the probes say the rate is at least and the lowest rate they did not serve."""
-    bounds = saturation_bounds(probes)
-    if bounds is None:
-        return capacity
-    low, high = bounds
-    return low * SEARCH_GROWTH if high is None else (min(low, high) + high) / 2
 
 
 def goal_status(value, low, high, bound: float, at_most: bool) -> str:
@@ -262,24 +228,9 @@ def refusal_cost(protocol: str, front: str | None, steps: list, step_runs: list,
             "ratioForGoal": for_goal, "windows": len(ws), "cpuOf": list(cpu_of)}
 
 
-def saturating_record(searches: list | None) -> dict | None:
-    """A wire's saturating rate from its starts' searches (Measure.saturation_search: each start's
-    closed capacity, probes, rate and the lowest rate not served, below): the median over starts, and
-    whether every search found a rate it could not serve (else its rate is only a lower bound). None
-    without probes."""
-    searches = [s for s in searches or [] if s["probes"]]
-    if not searches:
-        return None
-    bounded = all(s["below"] is not None for s in searches)
-    return {"value": _median([s["rate"] for s in searches]), "bounded": bounded, "starts": searches}
-
-
-def wire_record(protocol: str, capacity_run, step_runs: list, draws_for, searches: list | None = None) -> dict:
-    """A wire's capacity, saturating rate, steps and goals. draws_for(run) → the bootstrap draws of its
-    group; searches: its starts' searches for the saturating rate (none: the steps are percents of
-    the closed capacity)."""
+def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict:
+    """A wire's capacity, steps and goals. draws_for(run) → the bootstrap draws of its group."""
     capacity = step_record(capacity_run, draws_for(capacity_run)) if capacity_run else None
-    saturating = saturating_record(searches)
     step_runs = sorted(step_runs, key=lambda r: r.plan.step)
     plan = (capacity_run or step_runs[0]).plan
     steps = [step_record(r, draws_for(r)) for r in step_runs]
@@ -311,12 +262,9 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for, searche
     unsaturated = None
     if saturated(double) is False:
         unsaturated = (f"the 2× step did not saturate the wire (it served {double['goodputRps']['value']:.0f} of "
-                       f"{double['offeredRate']:.0f}/s offered): its saturating rate was underestimated")
-    elif saturating is not None and not saturating["bounded"]:
-        unsaturated = ("a start's search served every probe, so its saturating rate is only a lower bound and 2× "
-                       "of it may not be twice the rate that saturates the wire; give it more probes "
-                       "(saturation_probes)")
-    elif saturating is None and (refused := refused_share(capacity)) is not None and refused > CAPACITY_REFUSED:
+                       f"{double['offeredRate']:.0f}/s offered): the capacity window underestimated the capacity; "
+                       "give it more users (capacity_concurrency)")
+    elif (refused := refused_share(capacity)) is not None and refused > CAPACITY_REFUSED:
         unsaturated = (f"the capacity window was refused {refused:.0%} of its requests "
                        f"({capacity['refusalsPerSecond']:.0f}/s): refusing took CPU the capacity would have had, so "
                        "2× is of a capacity measured too low; give it no more users than admission control lets in "
@@ -337,7 +285,7 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for, searche
     ]
     return {"protocol": protocol, "tool": plan.tool,
             "front": plan.front,
-            "capacity": capacity, "saturatingRate": saturating, "steps": steps,
+            "capacity": capacity, "steps": steps,
             "peak": {"step": peak["step"], "goodputRps": peak["goodputRps"]} if peak else None,
             "firstSaturatedStep": first_saturated,
             "goodputAt2xOverPeak": kept, "p99At2xOverUnloaded": growth, "pastDeadlineAt2x": past_deadline,
@@ -345,10 +293,9 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for, searche
             "refusalCost": refusal_cost(protocol, plan.front, steps, step_runs, peak, draws_for)}
 
 
-def records(runs: dict, draws: pooled.Plans, group_of, saturation: dict | None = None) -> list[dict]:
+def records(runs: dict, draws: pooled.Plans, group_of) -> list[dict]:
     """One record per overload pair of the run. runs: cell id → windows.CellRun; group_of(plan) →
-    the bootstrap group (cells measured in the same service processes share their draws);
-    saturation: pair → wire → its starts' searches for the saturating rate."""
+    the bootstrap group (cells measured in the same service processes share their draws)."""
     pairs: dict[str, list] = {}
     for run in runs.values():
         if run.plan.pair and run.windows:
@@ -366,8 +313,7 @@ def records(runs: dict, draws: pooled.Plans, group_of, saturation: dict | None =
             if not mine:
                 continue
             capacity = next((r for r in mine if r.plan.step is None), None)
-            wires.append(wire_record(protocol, capacity, [r for r in mine if r.plan.step is not None], draws_for,
-                                     (saturation or {}).get(pair, {}).get(protocol)))
+            wires.append(wire_record(protocol, capacity, [r for r in mine if r.plan.step is not None], draws_for))
         out.append({
             "id": pair, "operation": first.operation, "pageSize": first.page_size, "cacheMode": first.cache_mode,
             "temperature": first.temperature, "tls": first.tls,

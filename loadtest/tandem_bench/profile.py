@@ -78,8 +78,7 @@ BLOCK_SETTINGS = ("repetitions", "duration_seconds", "warmup_seconds", "role", "
 SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "concurrency", "duration_seconds",
               "p99_limit_ms", "drop_limit", "tls")
 OVERLOAD_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "percents", "concurrency",
-                 "capacity_concurrency", "saturation_probes", "duration_seconds", "warmup_seconds", "timeout_seconds",
-                 "drain_seconds",
+                 "capacity_concurrency", "duration_seconds", "warmup_seconds", "timeout_seconds", "drain_seconds",
                  "balancer")
 OVERLOAD_DEFAULTS = {
     "cache_modes": ["hybrid"],
@@ -88,9 +87,6 @@ OVERLOAD_DEFAULTS = {
     # connections its calls are spread over); a number, or { rest = N, grpc = M }
     "concurrency": 1000,
     "capacity_concurrency": 50,   # closed model: users per wire of the capacity window (or { rest = N, grpc = M })
-    # open-model windows, both wires at once, that search each wire's saturating rate from that
-    # capacity in every start (overload.next_probe); the steps are percents of it. 0: of the capacity
-    "saturation_probes": 3,
     "timeout_seconds": 10,        # a request's deadline: the services' tandem.limits.request-timeout
     "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
     # the wires whose generator goes through the compose balancer (deploy/compose/nginx.conf, run by
@@ -174,11 +170,10 @@ class CellPlan:
     # REST: a client that revalidates the copy it holds (If-None-Match) and is answered 304 with no body
     revalidate: bool = False
     # overload: the pair this cell belongs to (its twin on the other wire runs at the same time), its
-    # step in percent of the wire's saturating rate (None: the capacity cell itself), the probes that
-    # search that rate, a request's deadline, and the pause after each window
+    # step in percent of the wire's measured capacity (None: the capacity cell itself), a request's
+    # deadline, and the pause after each window
     pair: str | None = None
     step: float | None = None
-    saturation_probes: int = 0
     timeout_seconds: float | None = None
     drain_seconds: float = 0.0
     # WatchGroup: the most a watched group's writer pauses before its next change
@@ -417,9 +412,6 @@ def _normalise_overload(block: dict, where: str) -> dict:
             _check_positive(block, where, (key,))
     _check_positive(block, where, ("duration_seconds", "timeout_seconds"))
     _check_non_negative(block, where, ("warmup_seconds", "drain_seconds"))
-    probes = block["saturation_probes"]
-    if isinstance(probes, bool) or not isinstance(probes, int) or probes < 0:
-        raise ProfileError(f"{where}: saturation_probes must be an integer >= 0, got {probes!r}")
     balancer = block["balancer"]
     if not isinstance(balancer, list) or not set(balancer) <= {"rest", "grpc"} or len(set(balancer)) != len(balancer):
         raise ProfileError(f"{where}: balancer lists the wires that go through the compose balancer, "
@@ -588,8 +580,7 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
                         else 0.0,
                         repetitions=int(settings["repetitions"]), starts=int(settings["starts"]),
                         role="capacity" if step is None else "overload", pair=pair,
-                        step=None if step is None else float(step),
-                        saturation_probes=int(block["saturation_probes"]), timeout_seconds=float(block["timeout_seconds"]),
+                        step=None if step is None else float(step), timeout_seconds=float(block["timeout_seconds"]),
                         drain_seconds=float(block["drain_seconds"]),
                         balanced=balanced,
                         **({"encoding": "protobuf", "http": "2"} if protocol == "grpc" else {})))

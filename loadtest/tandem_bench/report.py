@@ -168,16 +168,8 @@ def overload_lines(pair: dict) -> list[str]:
         name = "REST" if wire["protocol"] == "rest" else "gRPC"
         cap = wire["capacity"]
         through = ", through the compose balancer" if wire.get("front") == "balancer" else ""
-        sat = wire.get("saturatingRate")
         lines.append(f"  {name} ({wire['tool']}{through}): capacity with both wires loaded "
-                     f"{interval(cap['goodputRps']) if cap else '-'} ok/s (closed)"
-                     + ("" if sat is None else
-                        f"; saturating rate {sig(sat['value'])}/s (open, the steps' 100 %; "
-                        + "; ".join(f"start {s['start'] + 1}: " + (f"{sig(s['rate'])}, under {sig(s['below'])}"
-                                                                  if s["below"] is not None else
-                                                                  f"at least {sig(s['rate'])}")
-                                    for s in sat["starts"]) + ")")
-                     + "; peak goodput "
+                     f"{interval(cap['goodputRps']) if cap else '-'} ok/s; peak goodput "
                      f"{interval(wire['peak']['goodputRps']) if wire['peak'] else '-'} ok/s"
                      + (f" at {sig(wire['peak']['step'])} %" if wire["peak"] else "")
                      + ("" if "firstSaturatedStep" not in wire else

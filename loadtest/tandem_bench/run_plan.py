@@ -36,10 +36,6 @@ def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
             continue
         total += cell.starts * (cell.warmup_seconds + TOOL_START_SECONDS)
         total += cell.windows * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS + cell.drain_seconds)
-        if cell.pair and cell.step is None:
-            # the search for the saturating rate, once a start, in windows of the steps' length
-            total += cell.starts * cell.saturation_probes * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS
-                                                             + cell.drain_seconds)
     for config in service_configs_in_order(cells):
         starts = max(c.starts for c in cells if c.service_config == config)
         total += starts * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])
@@ -76,9 +72,8 @@ def describe(cells: list[CellPlan]) -> str:
     for i, c in enumerate(cells, 1):
         pair = ""
         if c.pair:
-            search = f", then {c.saturation_probes} open probes for the saturating rate" if c.saturation_probes else ""
-            pair = (f", {c.pair}: " + (f"closed, both wires at once{search}" if c.step is None else
-                                       f"{c.step:g} % of the saturating rate, both wires at once") +
+            pair = (f", {c.pair}: " + ("closed, both wires at once" if c.step is None else
+                                       f"{c.step:g} % of capacity, both wires at once") +
                     f", deadline {c.timeout_seconds:g}s")
         if c.operation == WATCH:
             lines.append(f"{i:>4}  {c.id}  ({c.starts} starts × {c.repetitions} × {c.duration_seconds:g}s, "

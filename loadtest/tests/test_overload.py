@@ -332,7 +332,7 @@ def test_a_shortfall_in_the_unloaded_step_leaves_the_p99_goal_undecided_whatever
 def test_a_run_with_an_overload_record_validates_and_its_summary_prints_the_goals():
     run = json.loads((FIXTURES / "run-example.json").read_text())
     runs = pair_runs()
-    run["overload"] = overload.records(runs, pooled.Plans(seed=1), group_of, searched(runs, 1000.0, 1100.0))
+    run["overload"] = records(runs)
     # its cells as assemble writes them: the pair and step, and a step's median offered rate
     template = next(c for c in run["cells"] if c["model"] == "closed")
     for r in runs.values():
@@ -352,7 +352,6 @@ def test_a_run_with_an_overload_record_validates_and_its_summary_prints_the_goal
     assert "Under overload: GetGroup, hybrid warm, both wires at once" in text
     assert "goal REST · goodput at 2× ÷ peak goodput ≥ 0.8" in text and "met" in text
     assert "goal gRPC · L1 flushes over every step ≤ 0: 0  met" in text
-    assert "ok/s (closed); saturating rate 1,000/s (open, the steps' 100 %; start 1: 1,000, under 1,100; start 2:" in text
     assert "services' admission settings: their defaults" in text
     assert "services' cache settings: their defaults" in text
     run["profile"]["resolved"]["admissionOverrides"] = {"TANDEM_ADMISSION_ENABLED": "false"}
@@ -471,80 +470,3 @@ def test_no_refusal_cost_without_refusals_to_fit():
     [pair] = records(runs)
     assert [w["refusalCost"] for w in pair["wires"]] == [None, None]
     assert "a refusal in place" not in "\n".join(report.overload_lines(pair))
-
-
-# ---------------------------------------------------------------- the saturating rate
-
-def test_the_steps_are_percents_of_a_saturating_rate_searched_in_three_probes_unless_told_otherwise():
-    cells = expand()
-    assert {c.saturation_probes for c in cells} == {3}
-    assert {c.saturation_probes for c in expand(saturation_probes=0)} == {0}
-    with pytest.raises(profile.ProfileError, match="saturation_probes must be an integer >= 0"):
-        expand(saturation_probes=-1)
-    with pytest.raises(profile.ProfileError, match="saturation_probes must be an integer >= 0"):
-        expand(saturation_probes=1.5)
-    # the probes are in the plan's time: three more windows per start than without them
-    prof = profile.normalise({**BASE, "overload": [BLOCK]})
-    without = profile.normalise({**BASE, "overload": [{**BLOCK, "saturation_probes": 0}]})
-    extra = run_plan.estimate_seconds(prof, profile.expand(prof)) - run_plan.estimate_seconds(without, profile.expand(without))
-    assert extra == pytest.approx(2 * 3 * (4 + run_plan.TOOL_START_SECONDS + run_plan.PROBE_SECONDS + 2))
-    assert "then 3 open probes for the saturating rate" in run_plan.describe(cells)
-
-
-def search(capacity, serves, probes=3):
-    """The probes next_probe asks of a wire whose goodput at each offered rate is serves(rate)."""
-    done = []
-    for _ in range(probes):
-        rate = overload.next_probe(capacity, done)
-        done.append((rate, serves(rate)))
-    return done
-
-
-def test_the_search_starts_at_the_closed_capacity_and_halves_the_bracket_around_the_saturating_rate():
-    # a wire that queues past 800/s (serves 800 whatever is offered), closed capacity 1000/s:
-    # 1000 is not served (800 of it), so the rate is at least 800 and under 1000; 900, then 850
-    probes = search(1000, lambda rate: min(rate, 800))
-    assert [o for o, _ in probes] == [1000, 900, 850]
-    assert overload.saturation_bounds(probes) == (800, 850)
-    # one that refuses past 800/s, each refusal costing a quarter of a served call, so that offered
-    # more it serves less (the README's bound): 1000 → 733 served; 866.7 → 778; 822 → 793, which is
-    # at least 95 % of it: served
-    refusing = search(1000, lambda rate: rate if rate <= 800 else (800 - 0.25 * rate) / 0.75)
-    assert [round(o) for o, _ in refusing] == [1000, 867, 822]
-    low, high = overload.saturation_bounds(refusing)
-    assert (round(low), round(high)) == (822, 867)
-
-
-def test_while_every_probe_is_served_the_search_grows_and_its_rate_is_only_a_lower_bound():
-    probes = search(1000, lambda rate: min(rate, 1500))
-    assert [o for o, _ in probes] == [1000, 1250, 1562.5]
-    assert overload.saturation_bounds(probes) == (1562.5, None)
-    assert overload.saturation_bounds([]) is None and overload.next_probe(1000, []) == 1000
-
-
-def searched(runs, rate, below):
-    """Every start's search for both wires of the pair, as Measure.saturation_search records it."""
-    pair = next(iter(runs.values())).plan.pair
-    return {pair: {p: [{"start": s, "closedCapacity": rate * 1.3, "rate": rate, "below": below,
-                        "probes": [{"offeredRate": rate * 1.3, "goodputRps": rate * 0.9, "flags": []},
-                                   {"offeredRate": rate, "goodputRps": rate, "flags": []}]}
-                       for s in range(2)] for p in ("rest", "grpc")}}
-
-
-def test_the_wire_record_carries_its_saturating_rate_and_a_lower_bound_leaves_the_goals_at_2x_undecided():
-    runs = pair_runs()
-    [pair] = overload.records(runs, pooled.Plans(seed=1), group_of, searched(runs, 1000.0, 1100.0))
-    rest = pair["wires"][0]
-    assert rest["saturatingRate"]["value"] == 1000 and rest["saturatingRate"]["bounded"]
-    assert len(rest["saturatingRate"]["starts"]) == 2
-    assert {g["key"]: g["status"] for g in rest["goals"]}["goodputAt2xOverPeak"] == "met"
-    [pair] = overload.records(runs, pooled.Plans(seed=1), group_of, searched(runs, 1000.0, None))
-    goals = {g["key"]: g for g in pair["wires"][0]["goals"]}
-    for key in ("goodputAt2xOverPeak", "p99At2xOverUnloaded", "pastDeadlineAt2x"):
-        assert goals[key]["status"] == "undecided" and "only a lower bound" in goals[key]["reason"]
-    # a search that refused its capacity window no longer matters: the steps are of the searched rate
-    [pair] = overload.records(pair_runs(capacity_refused=0.3), pooled.Plans(seed=1), group_of,
-                              searched(runs, 1000.0, 1100.0))
-    assert not any("refused" in (g["reason"] or "") for g in pair["wires"][0]["goals"])
-    # without probes there is no saturating rate: the steps are of the closed capacity
-    assert records(runs)[0]["wires"][0]["saturatingRate"] is None
