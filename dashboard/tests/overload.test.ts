@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { flushCount, goalRows, goodputChart, overloadPairs, pairName, refusalCostNotes, refusalsAndP99Charts, saturationNotes, stepFlag } from '../src/data/charts/overload';
+import {
+  doubleStepNotes, flushCount, goalRows, goodputChart, overloadPairs, pairName, refusalCostNotes, refusalsAndP99Charts, saturationNotes,
+  stepFlag,
+} from '../src/data/charts/overload';
 import { PROTOCOL_COLOURS } from '../src/data/style';
 import { readRun, RUN_A, RUN_B } from './helpers';
 
@@ -76,6 +79,21 @@ describe('overload pairs', () => {
       'gRPC · ghz: a refusal cost 18.8 µs of CPU against 89.9 µs a served request, r = 0.209 [0.185–0.235]; 0.8 of the peak at 2× needed r ≤ 0.14']);
     expect(goodputChart(withCost).notes).toContain(refusalCostNotes(withCost)[0]);
     expect(refusalCostNotes(pair)).toEqual([]);
+  });
+
+  it('where the goals at 2× were read: a note and a marker at that step; runs before it say nothing', () => {
+    const rest = pair.wires[0];
+    const at = rest.steps.at(-2)!;
+    const read = { ...pair, wires: [{ ...rest, doubleStep: { step: at.step!, offeredOverPeak: 2.08 } }, { ...pair.wires[1], doubleStep: null }] };
+    expect(doubleStepNotes(read)).toEqual([
+      `REST · oha: the goals at 2× are read at the ${at.step} % step, which offered 2.08× the peak goodput`,
+      'gRPC · ghz: no step offered twice its peak goodput, so its goals at 2× are missing']);
+    const spec = goodputChart(read);
+    expect(spec.notes).toContain(doubleStepNotes(read)[0]);
+    expect(spec.markers!.map((m) => [m.label, m.x])).toEqual([['REST capacity', 9000], ['REST 2× peak', at.offeredRate],
+      ['gRPC capacity', 13000]]);
+    expect(refusalsAndP99Charts(read)[1].markers).toEqual(spec.markers);
+    expect(doubleStepNotes(pair)).toEqual([]);
   });
 
   it('L1 flushes are summed over their reasons', () => {

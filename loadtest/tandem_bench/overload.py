@@ -19,7 +19,18 @@ capacity. Per step and wire, over its windows:
   l1Flushes       by reason, summed over the windows (the service's /actuator/cache counters)
   admissionLimit  the service's concurrency limit read after each window (median; lowest)
 
-Goals per wire (the issue's, "at 2× the saturating rate"), each with a status by the rule the
+Goals per wire (the issue's, "at 2× the saturating rate"), read at the lowest step offered at least
+twice the wire's peak goodput (the 2× step, doubleStep): the saturating rate is the most the wire
+serves, and the most it served under open arrivals is its peak; the goodput goal compares with that
+same peak. Why not the step at 200 % of the closed capacity, as until 2026-11-29: a few closed users
+on as many connections cost a call less than open arrivals over hundreds of connections do, so a
+wire's closed capacity is above the most it serves open (gRPC's peak goodput was 0.63-0.80 of it in
+the runs of that day), and 200 % of it offered 2.4-2.7 times the peak. Nor a rate searched open at
+the start (tried: results/20261129T193407Z-overload-cf28a83): the highest rate served whole is where
+admission control starts refusing, not where goodput stops growing (gRPC's goodput peaked at twice
+that rate). The steps stay percents of the closed capacity, dense enough between 100 and 300 % that
+the 2× step offers 2-2.4 times the peak; the record says which step it was and what multiple.
+Each goal has a status by the rule the
 dashboard applies to the hot path's goals (decomposition.ts goalStatus): met when the whole 95 %
 interval is on the goal's side of the bound, not met when all of it is on the other side,
 undecided when it holds the bound or there is none. Counts (timeouts, flushes) and the lowest hit
@@ -30,13 +41,9 @@ the peak step), the service saw less load than planned, so the figure can only f
 goodput, a lower p99, fewer timeouts; the arrivals never started are the ones that would have
 waited longest): a goal the figure still fails is not met, one it meets is undecided. A shortfall in
 the unloaded step, the p99's reference, could bias either way: undecided whatever the value.
-So is a goal at 2× when that step did not saturate the wire (it served at least SERVED of what it
-was offered, refusing next to nothing): the capacity window then underestimated the capacity (too
-few users for the closed loop to fill the service), and "2×" was not past saturation. And so is one
-whose capacity window was itself refused (more than CAPACITY_REFUSED of its requests): more closed
-users than admission control (the service's or the balancer's) lets in keep asking again at once,
-the refusals take CPU the served requests would have had, and the capacity, with every step's rate,
-comes out low.
+A wire none of whose steps offered twice its peak (its goodput still grew at the top step: the
+capacity window underestimated what it serves, or it queues rather than refuses) has no 2× step: its
+goals at 2× are missing, saying so.
 
 What a refusal costs in place (refusalCost, per wire): over the windows of the saturated steps, the
 CPU the wire's refusing processes spent (the service's; with the balancer in front, the balancer's
@@ -45,7 +52,8 @@ constant: past saturation the capped CPU is all spent on arrivals), and r = f ÷
 bootstrap interval (the steps' windows drawn by the same start and round). That is the figure the
 goodput goal turns on: with A arrivals a second, every one over what the CPU U serves refused, the
 admitted keep x = (U − f·A) ÷ (s − f), so at 2× the goal (x ≥ 0.8 × peak) needs
-r ≤ (U ÷ s − 0.8·peak) ÷ (A − 0.8·peak), reported as ratioForGoal from the 2× step's own U and A.
+r ≤ (U ÷ s − 0.8·peak) ÷ (A − 0.8·peak), reported as ratioForGoal from the 2× step's own U and A
+(at A = 2 × peak with U what the peak was served with, r ≤ 1/6).
 None when the saturated steps refused less than REFUSAL_FIT_SHARE of their requests (nothing to fit).
 """
 from __future__ import annotations
@@ -54,13 +62,12 @@ import numpy as np
 
 from . import pooled, windows
 
-DOUBLE = 200.0                    # "2× the saturating rate", in percent of capacity
+DOUBLE = 2.0                      # "2× the saturating rate": the goals' step offered at least this × the peak goodput
 GOODPUT_KEPT = 0.8                # goodput at 2× ÷ peak, at least
 P99_GROWTH = 10.0                 # accepted p99 at 2× ÷ unloaded p99, at most
 WARM_HIT_RATIO = 0.97             # every step, at least
 GENERATOR_FLAGS = ("generator-saturated", "rate-short", "dropped-arrivals")
 SERVED = 0.95                     # a step whose goodput is at least this share of its offered load is not saturated
-CAPACITY_REFUSED = 0.01           # a capacity window refused more than this share of its requests measured too low
 WIRES = ("rest", "grpc")
 REFUSAL_FIT_SHARE = 0.05          # the saturated steps must refuse at least this share of their requests to fit r
 
@@ -81,7 +88,7 @@ def goal_status(value, low, high, bound: float, at_most: bool) -> str:
 
 def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, high=None, *,
           exact: bool = False, generator_flags: list | None = None, flattering_flags: list | None = None,
-          unsaturated: str | None = None) -> dict:
+          missing_why: str | None = None) -> dict:
     """generator_flags: shortfalls that may bias the figure either way; flattering_flags: shortfalls
     that can only make it look better (see the module's docstring)."""
     if exact:
@@ -97,8 +104,8 @@ def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, hi
     elif flattering_flags and status != "missing":
         status, reason = "undecided", ("the generator could not offer the load in every window it rests on ("
                                        + ", ".join(sorted(set(flattering_flags))) + ")")
-    elif unsaturated and status != "missing":
-        status, reason = "undecided", unsaturated
+    elif status == "missing":
+        reason = missing_why
     return {"key": key, "label": label, "bound": bound, "atMost": at_most, "value": value, "low": low,
             "high": high, "status": status, "reason": reason}
 
@@ -163,11 +170,13 @@ def saturated(step: dict | None) -> bool | None:
     return step["goodputRps"]["value"] < SERVED * step["offeredRate"]
 
 
-def refused_share(step: dict | None) -> float | None:
-    """The share of a window's requests that were refused (None without the figures)."""
-    if step is None or step["refusals"] is None or not step["requests"]:
+def double_step(steps: list, peak: dict | None) -> dict | None:
+    """The step the goals at 2× are read at: the lowest (steps ascend) offered at least DOUBLE × the
+    peak goodput. None when none was, or without a peak."""
+    if peak is None or not peak["goodputRps"]["value"]:
         return None
-    return step["refusals"] / step["requests"]
+    return next((s for s in steps if s["offeredRate"] is not None
+                 and s["offeredRate"] >= DOUBLE * peak["goodputRps"]["value"]), None)
 
 
 def _generator_flags(*steps) -> list:
@@ -193,7 +202,7 @@ def _served_and_refused_cost(ws: list, cpu_of: tuple[str, ...]) -> tuple[float, 
 
 
 def refusal_cost(protocol: str, front: str | None, steps: list, step_runs: list, peak: dict | None,
-                 draws_for) -> dict | None:
+                 double: dict | None, draws_for) -> dict | None:
     """r, a refusal's CPU ÷ a served request's, fitted over the saturated steps' windows (module
     docstring), and the r the goodput goal at 2× would need. None with too few refusals to fit."""
     cpu_of = _cpu_of(protocol, front)
@@ -216,10 +225,10 @@ def refusal_cost(protocol: str, front: str | None, steps: list, step_runs: list,
 
     low, high = pooled.interval([ratio(d) for d in draws_for(fitted[0][1])])
     for_goal = None
-    double = next((keyed for (s, _), keyed in zip(fitted, by_key) if s["step"] == DOUBLE), None)
-    if double and peak and peak["goodputRps"]["value"]:
-        cpu = _median([sum(w["cpuSeconds"][k] for k in cpu_of) / w["seconds"] for w in double.values()])
-        arrivals = _median([(w["ok"] + w["refusals"]) / w["seconds"] for w in double.values()])
+    at_double = next((keyed for (s, _), keyed in zip(fitted, by_key) if double and s["step"] == double["step"]), None)
+    if at_double and peak and peak["goodputRps"]["value"]:
+        cpu = _median([sum(w["cpuSeconds"][k] for k in cpu_of) / w["seconds"] for w in at_double.values()])
+        arrivals = _median([(w["ok"] + w["refusals"]) / w["seconds"] for w in at_double.values()])
         kept = GOODPUT_KEPT * peak["goodputRps"]["value"]
         if arrivals > kept:
             for_goal = max(0.0, (cpu / served - kept) / (arrivals - kept))
@@ -237,7 +246,8 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
     by_step = {s["step"]: (s, r) for s, r in zip(steps, step_runs)}
     peak = max(steps, key=lambda s: s["goodputRps"]["value"] or -1, default=None)
     peak_run = by_step[peak["step"]][1] if peak else None
-    double, double_run = by_step.get(DOUBLE, (None, None))
+    double = double_step(steps, peak)
+    double_run = by_step[double["step"]][1] if double else None
     unloaded, unloaded_run = (steps[0], by_step[steps[0]["step"]][1]) if steps else (None, None)
     wire = "REST" if protocol == "rest" else "gRPC"
 
@@ -259,26 +269,22 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
     flushes = None if not steps or any(f is None for f in flush_steps) else sum(sum(f.values()) for f in flush_steps)
     unloaded_label = f"{unloaded['step']:g} %" if unloaded else "the lowest step"
     first_saturated = next((s["step"] for s in steps if saturated(s)), None)
-    unsaturated = None
-    if saturated(double) is False:
-        unsaturated = (f"the 2× step did not saturate the wire (it served {double['goodputRps']['value']:.0f} of "
-                       f"{double['offeredRate']:.0f}/s offered): the capacity window underestimated the capacity; "
-                       "give it more users (capacity_concurrency)")
-    elif (refused := refused_share(capacity)) is not None and refused > CAPACITY_REFUSED:
-        unsaturated = (f"the capacity window was refused {refused:.0%} of its requests "
-                       f"({capacity['refusalsPerSecond']:.0f}/s): refusing took CPU the capacity would have had, so "
-                       "2× is of a capacity measured too low; give it no more users than admission control lets in "
-                       "(capacity_concurrency)")
+    no_double = None
+    if double is None and peak is not None:
+        top = steps[-1]
+        no_double = (f"no step offered twice the peak goodput ({peak['goodputRps']['value']:.0f}/s at "
+                     f"{peak['step']:g} %; the highest offered {top['offeredRate'] or 0:.0f}/s): its goodput was still "
+                     "growing, so the capacity window underestimated what it serves, or it queues instead of refusing")
     goals = [
         _goal("goodputAt2xOverPeak", f"{wire} · goodput at 2× ÷ peak goodput", GOODPUT_KEPT, False,
               kept["value"], kept["low"], kept["high"], flattering_flags=_generator_flags(double, peak),
-              unsaturated=unsaturated),
+              missing_why=no_double),
         _goal("p99At2xOverUnloaded", f"{wire} · accepted p99 at 2× ÷ at {unloaded_label}", P99_GROWTH, True,
               growth["value"], growth["low"], growth["high"], generator_flags=_generator_flags(unloaded),
               flattering_flags=_generator_flags(double),
-              unsaturated=unsaturated),
+              missing_why=no_double),
         _goal("pastDeadlineAt2x", f"{wire} · requests timed out or answered after their deadline at 2×", 0, True,
-              past_deadline, exact=True, flattering_flags=_generator_flags(double), unsaturated=unsaturated),
+              past_deadline, exact=True, flattering_flags=_generator_flags(double), missing_why=no_double),
         _goal("minWarmHitRatio", f"{wire} · lowest warm hit ratio over every step's windows", WARM_HIT_RATIO, False,
               min_hit, exact=True),
         _goal("l1Flushes", f"{wire} · L1 flushes over every step", 0, True, flushes, exact=True),
@@ -287,10 +293,12 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
             "front": plan.front,
             "capacity": capacity, "steps": steps,
             "peak": {"step": peak["step"], "goodputRps": peak["goodputRps"]} if peak else None,
+            "doubleStep": {"step": double["step"], "offeredOverPeak": double["offeredRate"] / peak["goodputRps"]["value"]}
+            if double else None,
             "firstSaturatedStep": first_saturated,
             "goodputAt2xOverPeak": kept, "p99At2xOverUnloaded": growth, "pastDeadlineAt2x": past_deadline,
             "minHitRatio": min_hit, "l1FlushCount": flushes, "goals": goals,
-            "refusalCost": refusal_cost(protocol, plan.front, steps, step_runs, peak, draws_for)}
+            "refusalCost": refusal_cost(protocol, plan.front, steps, step_runs, peak, double, draws_for)}
 
 
 def records(runs: dict, draws: pooled.Plans, group_of) -> list[dict]:

@@ -172,6 +172,10 @@ def overload_lines(pair: dict) -> list[str]:
                      f"{interval(cap['goodputRps']) if cap else '-'} ok/s; peak goodput "
                      f"{interval(wire['peak']['goodputRps']) if wire['peak'] else '-'} ok/s"
                      + (f" at {sig(wire['peak']['step'])} %" if wire["peak"] else "")
+                     + ("" if "doubleStep" not in wire else
+                        "; no step offered twice the peak" if wire["doubleStep"] is None else
+                        f"; 2×: the {sig(wire['doubleStep']['step'])} % step, "
+                        f"{wire['doubleStep']['offeredOverPeak']:.2f}× the peak offered")
                      + ("" if "firstSaturatedStep" not in wire else
                         "; no step saturated it" if wire["firstSaturatedStep"] is None else
                         f"; saturated from {sig(wire['firstSaturatedStep'])} %"))

@@ -448,6 +448,13 @@ export interface OverloadWire {
     step: number;
     goodputRps: Interval;
   };
+  /**
+   * The step the goals at 2× were read at: the lowest offered at least twice the peak goodput (the most the wire served, its saturating rate), and how many times the peak it offered. null when no step offered that much (the goals at 2× are then missing); absent in runs before it, whose goals were read at the 200 % step of the closed capacity.
+   */
+  doubleStep?: null | {
+    step: number;
+    offeredOverPeak: number;
+  };
   goodputAt2xOverPeak: {
     value: NonNegativeOrNull;
     low: NonNegativeOrNull;

@@ -2209,6 +2209,31 @@ export const runSchema: SchemaObject = {
       }
      ]
     },
+    "doubleStep": {
+     "description": "The step the goals at 2× were read at: the lowest offered at least twice the peak goodput (the most the wire served, its saturating rate), and how many times the peak it offered. null when no step offered that much (the goals at 2× are then missing); absent in runs before it, whose goals were read at the 200 % step of the closed capacity.",
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "step",
+        "offeredOverPeak"
+       ],
+       "properties": {
+        "step": {
+         "type": "number"
+        },
+        "offeredOverPeak": {
+         "type": "number",
+         "minimum": 0
+        }
+       }
+      }
+     ]
+    },
     "goodputAt2xOverPeak": {
      "type": "object",
      "additionalProperties": false,

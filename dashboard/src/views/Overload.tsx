@@ -18,7 +18,9 @@ export function Overload({ run }: ViewProps) {
     <>
       <p className="explain">
         Each wire’s capacity is measured first with both wires loaded at once (closed model); then both wires’
-        open-model generators run at the same time at a percent of it. <strong>Goodput</strong> counts successful answers
+        open-model generators run at the same time at a percent of it. Open arrivals over many connections cost a request
+        more than closed users do, so a wire serves less than that capacity under them: its goals “at 2×” are read at the
+        lowest step offered at least twice its <strong>peak goodput</strong>, the most it served. <strong>Goodput</strong> counts successful answers
         per second; the load beyond it should come back as fast <strong>refusals</strong> (503 / UNAVAILABLE with a retry
         delay) rather than as queueing, so the <strong>accepted requests’ p99</strong>, timed from when each request was
         due, stays bounded. A goal is <strong>met</strong> when its whole 95 % interval is on its side of the bound,{' '}

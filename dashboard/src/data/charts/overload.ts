@@ -63,9 +63,22 @@ export function saturationNotes(pair: OverloadPair): string[] {
     w.firstSaturatedStep === undefined
       ? []
       : [w.firstSaturatedStep === null
-          ? `${wireName(w)}: no step saturated it (every step served at least 95 % of its offered load): its goals at 2× are undecided`
+          ? `${wireName(w)}: no step saturated it (every step served at least 95 % of its offered load)`
           : `${wireName(w)}: saturated from ${w.firstSaturatedStep} % of capacity (served less than 95 % of the load offered)`],
   );
+}
+
+/**
+ * Where each wire's goals at 2× were read: the lowest step offered at least twice its peak goodput
+ * (run.json's doubleStep); older runs, read at the 200 % step, do not say.
+ */
+export function doubleStepNotes(pair: OverloadPair): string[] {
+  return pair.wires.flatMap((w) => {
+    if (w.doubleStep === undefined) return [];
+    if (w.doubleStep === null) return [`${wireName(w)}: no step offered twice its peak goodput, so its goals at 2× are missing`];
+    return [`${wireName(w)}: the goals at 2× are read at the ${w.doubleStep.step} % step, which offered `
+      + `${formatValue(w.doubleStep.offeredOverPeak, '×')} the peak goodput`];
+  });
 }
 
 /**
@@ -83,12 +96,17 @@ export function refusalCostNotes(pair: OverloadPair): string[] {
   });
 }
 
+/** Each wire's capacity (closed) and, dashed lighter, the load its goals at 2× were read at. */
 function capacityMarkers(pair: OverloadPair): Marker[] {
-  return pair.wires.flatMap((w) =>
-    w.capacity?.goodputRps.value != null
-      ? [{ x: w.capacity.goodputRps.value, label: `${PROTOCOL_LABELS[w.protocol]} capacity`, protocol: w.protocol, shade: 0 }]
-      : [],
-  );
+  return pair.wires.flatMap((w) => {
+    const double = w.doubleStep ? w.steps.find((s) => s.step === w.doubleStep!.step)?.offeredRate ?? null : null;
+    return [
+      ...(w.capacity?.goodputRps.value != null
+        ? [{ x: w.capacity.goodputRps.value, label: `${PROTOCOL_LABELS[w.protocol]} capacity`, protocol: w.protocol, shade: 0 }]
+        : []),
+      ...(double !== null ? [{ x: double, label: `${PROTOCOL_LABELS[w.protocol]} 2× peak`, protocol: w.protocol, shade: 0.5 }] : []),
+    ];
+  });
 }
 
 /** Goodput (successful answers per second) against the load offered, per wire, with the offered load as a dashed line. */
@@ -117,7 +135,8 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
   return {
     key: `overload-goodput-${pair.id}`,
     title: 'Goodput vs offered load (95 % intervals)',
-    subtitle: `${pairName(pair)}; both wires loaded at once; dashed: the load offered (all of it answered); a vertical line marks each wire's capacity`,
+    subtitle: `${pairName(pair)}; both wires loaded at once; dashed: the load offered (all of it answered); vertical lines mark each wire's `
+      + 'capacity and the step its goals at 2× were read at',
     kind: 'line',
     xTitle: 'Offered load (requests/s)',
     yTitle: 'Goodput (successful answers/s)',
@@ -125,7 +144,7 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
     xAxis: 'linear',
     errorBars: true,
     markers: capacityMarkers(pair),
-    notes: [...saturationNotes(pair), ...refusalCostNotes(pair), ...flagNotes(pair)],
+    notes: [...saturationNotes(pair), ...doubleStepNotes(pair), ...refusalCostNotes(pair), ...flagNotes(pair)],
     series: keep(series),
     table: {
       columns: ['Wire', 'Step (% of capacity)', 'Offered (/s)', 'Goodput (req/s)', 'low', 'high', 'Capacity (req/s)',
