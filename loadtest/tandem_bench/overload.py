@@ -24,16 +24,15 @@ twice the wire's peak goodput (the 2× step, doubleStep): the saturating rate is
 serves, and the most it served under open arrivals is its peak; the goodput goal compares with that
 same peak. Why not the step at 200 % of the closed capacity, as until 2026-11-29: a few closed users
 on as many connections cost a call less than open arrivals over hundreds of connections do, so a
-wire's closed capacity is above the most it serves open (gRPC's peak goodput was 0.63-0.80 of it in
-the runs of that day), and 200 % of it offered 2.4-2.7 times the peak. Nor a rate searched open at
-the start (tried: results/20261129T193407Z-overload-cf28a83): the highest rate served whole is where
-admission control starts refusing, not where goodput stops growing (gRPC's goodput peaked at twice
-that rate). The steps stay percents of the closed capacity, dense enough between 100 and 300 % that
-the 2× step offers 2-2.4 times the peak; the record says which step it was and what multiple.
-Each goal has a status by the rule the
-dashboard applies to the hot path's goals (decomposition.ts goalStatus): met when the whole 95 %
-interval is on the goal's side of the bound, not met when all of it is on the other side,
-undecided when it holds the bound or there is none. Counts (timeouts, flushes) and the lowest hit
+wire's closed capacity is above the most it serves open (gRPC's peak goodput was 0.56-0.77 of it in
+the four runs of that day, so its 200 % step offered 2.6-3.6 times the peak). Nor a rate searched
+open at the start (tried: results/20261129T193407Z-overload-cf28a83): the highest rate served whole
+is where admission control starts refusing, not where goodput stops growing (gRPC's goodput peaked
+at twice that rate). The steps stay percents of the closed capacity, dense enough from 100 to 250 %
+that the 2× step offers 2-2.4 times the peak; the record says which step it was and what multiple.
+Each goal has a status by the rule the dashboard applies to the hot path's goals (decomposition.ts
+goalStatus): met when the whole 95 % interval is on the goal's side of the bound, not met when all
+of it is on the other side, undecided when it holds the bound or there is none. Counts (timeouts, flushes) and the lowest hit
 ratio have no sampling interval: every window is counted, so their interval is the value itself.
 A goal measured in windows whose generator could not offer the load (generator-saturated,
 rate-short, dropped-arrivals) did not happen as planned. Where the shortfall is in the 2× step (or
