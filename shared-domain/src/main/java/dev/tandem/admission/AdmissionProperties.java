@@ -14,10 +14,15 @@ import java.time.Duration;
  * @param minLimit     the limit never falls below this, however slow requests get
  * @param maxLimit     nor rises above this, however fast they are
  * @param retryAfter   what a refused client is told to wait (REST Retry-After, gRPC RetryInfo)
+ * @param window       how long the adaptive algorithms average latency over before they move the limit
+ *                     (at least 100 ms, concurrency-limits' own floor for a window)
  */
 @ConfigurationProperties("tandem.admission")
 public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int initialLimit, int minLimit, int maxLimit,
-                                  Duration retryAfter) {
+                                  Duration retryAfter, Duration window) {
+
+    /** concurrency-limits' WindowedLimit takes no shorter window. */
+    public static final Duration SHORTEST_WINDOW = Duration.ofMillis(100);
 
     /** The limit algorithms of Netflix's concurrency-limits that a server can use unattended. */
     public enum Algorithm {
@@ -40,6 +45,7 @@ public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int init
         minLimit = minLimit == 0 ? 20 : minLimit;
         maxLimit = maxLimit == 0 ? 1000 : maxLimit;
         retryAfter = retryAfter == null ? Duration.ofSeconds(1) : retryAfter;
+        window = window == null ? SHORTEST_WINDOW : window;
         if (minLimit < 1 || minLimit > maxLimit) {
             throw new IllegalArgumentException("tandem.admission.min-limit must be between 1 and max-limit ("
                     + maxLimit + "), got " + minLimit);
@@ -53,6 +59,10 @@ public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int init
         }
         if (retryAfter.isNegative() || retryAfter.isZero()) {
             throw new IllegalArgumentException("tandem.admission.retry-after must be positive, got " + retryAfter);
+        }
+        if (window.compareTo(SHORTEST_WINDOW) < 0) {
+            throw new IllegalArgumentException("tandem.admission.window must be at least " + SHORTEST_WINDOW.toMillis()
+                    + " ms (concurrency-limits' shortest window), got " + window.toMillis() + " ms");
         }
     }
 }
