@@ -18,6 +18,9 @@ capacity. Per step and wire, over its windows:
   hitRatio        the warm cache's overall hit ratio: median and lowest over the windows
   l1Flushes       by reason, summed over the windows (the service's /actuator/cache counters)
   admissionLimit  the service's concurrency limit read after each window (median; lowest)
+  serviceCores    the CPU the services (and the balancer, where one runs) used, in cores (median over
+                  the windows): what the profile's CPU cap holds together, so a step at or near the
+                  cap's cores had no CPU to spare, whatever share of the closed capacity it offered
 
 Goals per wire (the issue's, "at 2× the saturating rate"), read at the lowest step offered at least
 twice the wire's peak goodput (the 2× step, doubleStep): the saturating rate is the most the wire
@@ -69,6 +72,7 @@ GENERATOR_FLAGS = ("generator-saturated", "rate-short", "dropped-arrivals")
 SERVED = 0.95                     # a step whose goodput is at least this share of its offered load is not saturated
 WIRES = ("rest", "grpc")
 REFUSAL_FIT_SHARE = 0.05          # the saturated steps must refuse at least this share of their requests to fit r
+CAPPED = ("rest-service", "grpc-service", "balancer")   # the processes the profile's CPU cap holds (cpu_quota.py)
 
 
 def goal_status(value, low, high, bound: float, at_most: bool) -> str:
@@ -129,6 +133,13 @@ def _median(vals: list):
     return float(np.median(vals)) if vals else None
 
 
+def _service_cores(w: dict) -> float | None:
+    cpu = w.get("cpuSeconds")
+    if not cpu or not w.get("seconds"):
+        return None
+    return sum(cpu.get(k, 0.0) for k in CAPPED) / w["seconds"]
+
+
 def step_record(run, draws) -> dict:
     """One wire's figures at one step (or the capacity window, step None) from its CellRun."""
     ws = run.windows
@@ -157,6 +168,7 @@ def step_record(run, draws) -> dict:
         "admissionLimit": _median([w.get("admissionLimit") for w in ws]),
         "minAdmissionLimit": min((w["admissionLimit"] for w in ws if w.get("admissionLimit") is not None),
                                  default=None),
+        "serviceCores": _median([_service_cores(w) for w in ws]),
         "flags": sorted({f["code"] for w in ws for f in w["flags"]}),
     }
 

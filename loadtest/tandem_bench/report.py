@@ -158,12 +158,13 @@ def _ratio(iv: dict | None) -> str:
 
 def overload_lines(pair: dict) -> list[str]:
     """An overload pair: per wire its steps (offered rate, goodput, refusals, timeouts, accepted p99,
-    hit ratio, L1 flushes, admission limit), then its figures against the issue's goals."""
+    hit ratio, L1 flushes, admission limit, the services' CPU in cores), then its figures against the
+    issue's goals."""
     op = pair["operation"] + (f" n={pair['pageSize']}" if pair["pageSize"] else "")
     lines = [f"Under overload: {op}, {pair['cacheMode']} {pair['temperature']}, both wires at once "
              f"(deadline {sig(pair['timeoutSeconds'])} s; goodput and p99 with 95 % intervals):"]
     header = ("step", "offered/s", "goodput/s [95% CI]", "refused/s", "timeouts", "late", "other err",
-              "p50 ms", "p99 ms [95% CI]", "hit % (min)", "L1 flushes", "limit", "flags")
+              "p50 ms", "p99 ms [95% CI]", "hit % (min)", "L1 flushes", "limit", "svc cores", "flags")
     for wire in pair["wires"]:
         name = "REST" if wire["protocol"] == "rest" else "gRPC"
         cap = wire["capacity"]
@@ -187,7 +188,9 @@ def overload_lines(pair: dict) -> list[str]:
                  f"{_pct(st['hitRatio'])} ({_pct(st['minHitRatio'])})",
                  "-" if st["l1Flushes"] is None else
                  (", ".join(f"{k} {v:g}" for k, v in st["l1Flushes"].items()) or "0"),
-                 sig(st["admissionLimit"]), ",".join(st["flags"]) or "-"] for st in wire["steps"]]
+                 sig(st["admissionLimit"]),
+                 "-" if st.get("serviceCores") is None else f"{st['serviceCores']:.2f}",
+                 ",".join(st["flags"]) or "-"] for st in wire["steps"]]
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
         lines.append("    " + "  ".join(h.rjust(w) for h, w in zip(header, widths)).rstrip())
         lines += ["    " + "  ".join(v.rjust(w) for v, w in zip(r, widths)).rstrip() for r in rows]

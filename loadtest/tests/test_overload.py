@@ -483,3 +483,19 @@ def test_no_refusal_cost_without_refusals_to_fit():
     [pair] = records(runs)
     assert [w["refusalCost"] for w in pair["wires"]] == [None, None]
     assert "a refusal in place" not in "\n".join(report.overload_lines(pair))
+
+
+def test_a_step_records_the_cores_the_capped_processes_used_and_the_summary_prints_them():
+    runs = pair_runs(balancer=["rest"])
+    charge(runs, 60.0, 10.0, "rest-service")
+    charge(runs, 80.0, 20.0, "grpc-service")
+    charge(runs, 20.0, 12.0, "balancer")
+    [pair] = records(runs)
+    rest = pair["wires"][0]
+    step = next(s for s in rest["steps"] if s["step"] == 200)
+    ws = next(r for r in runs.values() if r.plan.protocol == "rest" and r.plan.step == 200).windows
+    cores = [sum(w["cpuSeconds"][k] for k in ("rest-service", "grpc-service", "balancer")) / w["seconds"]
+             for w in ws]
+    assert step["serviceCores"] == pytest.approx(np.median(cores))
+    assert "svc cores" in "\n".join(report.overload_lines(pair))
+    assert f"{step['serviceCores']:.2f}" in "\n".join(report.overload_lines(pair))

@@ -512,6 +512,10 @@ export interface OverloadStep {
   } | null;
   admissionLimit: NonNegativeOrNull;
   minAdmissionLimit: NonNegativeOrNull;
+  /**
+   * The CPU the services (and the balancer, where one runs) used in the step's windows, in cores (median): what the profile's CPU cap holds together; absent in runs before it.
+   */
+  serviceCores?: number | null;
   flags: string[];
   /**
    * The service's own count of refusals over the step's windows (null when it did not say); absent in runs before it.

@@ -2057,6 +2057,10 @@ export const runSchema: SchemaObject = {
     "minAdmissionLimit": {
      "$ref": "#/$defs/nonNegativeOrNull"
     },
+    "serviceCores": {
+     "description": "The CPU the services (and the balancer, where one runs) used in the step's windows, in cores (median): what the profile's CPU cap holds together; absent in runs before it.",
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
     "flags": {
      "type": "array",
      "items": {
