@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The admission rule, where it lives: what is admitted, what is refused and how, how the limit moves. */
 class AdmissionControlTest {
 
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private static final Duration MILLISECOND = Duration.ofMillis(1);
 
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final AtomicLong nanos = new AtomicLong();
 
     private AdmissionControl control(AdmissionProperties.Algorithm algorithm, int initial, int min, int max) {
