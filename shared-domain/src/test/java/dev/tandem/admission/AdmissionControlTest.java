@@ -145,7 +145,7 @@ class AdmissionControlTest {
         assertThat(control.limit()).as("steady 1-ms requests").isEqualTo(100);
 
         keepInFlight(control, 100, Duration.ofSeconds(10), Duration.ofMillis(50));
-        assertThat(control.limit()).as("after latency jumped 50-fold (Vegas alone fell to about 48)").isEqualTo(60);
+        assertThat(control.limit()).as("after latency jumped 50-fold: at min-limit").isEqualTo(60);
     }
 
     /**
