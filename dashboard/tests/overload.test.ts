@@ -96,6 +96,16 @@ describe('overload pairs', () => {
     expect(doubleStepNotes(pair)).toEqual([]);
   });
 
+  it("the goodput table carries the services' CPU per step, empty in runs that did not record it", () => {
+    const cores = { ...pair, wires: pair.wires.map((w) => ({ ...w, steps: w.steps.map((s) => ({ ...s, serviceCores: 0.39 })) })) };
+    const table = goodputChart(cores).table;
+    const column = table.columns.indexOf("Services' CPU (cores)");
+    expect(column).toBeGreaterThan(0);
+    expect(table.rows.every((r) => r[column] === 0.39)).toBe(true);
+    expect(goodputChart(pair).table.rows.every((r) => r[column] === null)).toBe(true);
+    expect(table.formats).toHaveLength(table.columns.length);
+  });
+
   it('L1 flushes are summed over their reasons', () => {
     const grpc300 = pair.wires[1].steps.at(-1)!;
     expect(flushCount(grpc300)).toBe(2);

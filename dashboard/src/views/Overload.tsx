@@ -61,8 +61,9 @@ export function Overload({ run }: ViewProps) {
           </table>
           <p className="explain">
             Deadline {formatValue(pair.timeoutSeconds, 's')}; steps at {pair.percents.join(', ')} % of capacity. The
-            charts’ tables hold every step’s figures: goodput with the lowest warm hit ratio, the L1 flushes and the
-            admission limit; refusals with timeouts, late answers, other errors and p50/p99.
+            charts’ tables hold every step’s figures: goodput with the lowest warm hit ratio, the L1 flushes, the
+            admission limit and the CPU the capped services used (cores; against the profile’s cap, whether the step
+            left it any to spare); refusals with timeouts, late answers, other errors and p50/p99.
           </p>
         </section>
       ))}

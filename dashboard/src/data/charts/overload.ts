@@ -130,7 +130,7 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
   ]);
   const rows: CsvValue[][] = pair.wires.flatMap((w) =>
     w.steps.map((s) => [PROTOCOL_LABELS[w.protocol], s.step, s.offeredRate, s.goodputRps.value, s.goodputRps.low, s.goodputRps.high,
-      w.capacity?.goodputRps.value ?? null, s.minHitRatio, flushCount(s), s.admissionLimit, s.cellId]),
+      w.capacity?.goodputRps.value ?? null, s.minHitRatio, flushCount(s), s.admissionLimit, s.serviceCores ?? null, s.cellId]),
   );
   return {
     key: `overload-goodput-${pair.id}`,
@@ -148,8 +148,8 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
     series: keep(series),
     table: {
       columns: ['Wire', 'Step (% of capacity)', 'Offered (/s)', 'Goodput (req/s)', 'low', 'high', 'Capacity (req/s)',
-        'Lowest warm hit ratio', 'L1 flushes', 'Admission limit', 'Cell'],
-      formats: [T, N, N, N, N, N, N, 'fraction', I, N, T],
+        'Lowest warm hit ratio', 'L1 flushes', 'Admission limit', 'Services\' CPU (cores)', 'Cell'],
+      formats: [T, N, N, N, N, N, N, 'fraction', I, N, N, T],
       rows,
       rowFlags: pair.wires.flatMap((w) => w.steps.map(stepFlag)),
     },
