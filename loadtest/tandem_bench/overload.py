@@ -72,7 +72,7 @@ GENERATOR_FLAGS = ("generator-saturated", "rate-short", "dropped-arrivals")
 SERVED = 0.95                     # a step whose goodput is at least this share of its offered load is not saturated
 WIRES = ("rest", "grpc")
 REFUSAL_FIT_SHARE = 0.05          # the saturated steps must refuse at least this share of their requests to fit r
-CAPPED = ("rest-service", "grpc-service", "balancer")   # the processes the profile's CPU cap holds (cpu_quota.py)
+CAPPED = (*windows.SERVICE_NAMES.values(), "balancer")   # the processes the profile's CPU cap holds (cpu_quota.py)
 
 
 def goal_status(value, low, high, bound: float, at_most: bool) -> str:
@@ -196,7 +196,7 @@ def _generator_flags(*steps) -> list:
 
 def _cpu_of(protocol: str, front: str | None) -> tuple[str, ...]:
     """The processes (cpuSeconds keys) whose CPU a wire's requests, served or refused, are paid with."""
-    return (f"{protocol}-service",) + (("balancer",) if front == "balancer" else ())
+    return (windows.SERVICE_NAMES[protocol],) + (("balancer",) if front == "balancer" else ())
 
 
 def _served_and_refused_cost(ws: list, cpu_of: tuple[str, ...]) -> tuple[float, float] | None:

@@ -118,10 +118,10 @@ public final class AdmissionControl {
      * The adaptive algorithms see each window's average latency, not every request's. Why: fed one
      * request at a time, Gradient2 reads any request slower than 1.5 times the running average as
      * queueing and takes up to a tenth off the limit for it, while a fast one adds 0.8. A latency
-     * with such a tail (warm reads that meet a GC pause, or the CPU cap's throttled 6 ms of every 10)
-     * then drags the limit down with no queue at all: with a quarter of the requests five times
-     * slower than the rest and 60 in flight, it swung between its floor and its ceiling of 100 and
-     * refused a third of the requests (AdmissionControlTest). A window's average moves only when
+     * with such a tail (say, warm reads now and then held up by a GC pause) then drags the limit
+     * down with no queue at all: with a quarter of the requests five times slower than the rest and
+     * 60 in flight, it swung between its floor and its ceiling of 100 and refused a third of the
+     * requests (AdmissionControlTest). A window's average moves only when
      * latency as a whole moves, which is what a queue does, and at 100 ms a window (the library's
      * shortest, the default of tandem.admission.window) the limit can still halve within a second.
      * No request is too fast to count (the library ignores those under 100 µs by default: most warm
