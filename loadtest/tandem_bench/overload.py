@@ -134,10 +134,13 @@ def _median(vals: list):
 
 
 def _service_cores(w: dict) -> float | None:
+    """The capped processes' CPU in the window, in cores. A window names every process the bench
+    tracks, None for one that did not run: no balancer is none of the cap's CPU, while a service
+    not measured leaves the figure unknown."""
     cpu = w.get("cpuSeconds")
-    if not cpu or not w.get("seconds"):
+    if not cpu or not w.get("seconds") or any(cpu.get(k) is None for k in windows.SERVICE_NAMES.values()):
         return None
-    return sum(cpu.get(k, 0.0) for k in CAPPED) / w["seconds"]
+    return sum(cpu.get(k) or 0.0 for k in CAPPED) / w["seconds"]
 
 
 def step_record(run, draws) -> dict:
@@ -219,7 +222,7 @@ def refusal_cost(protocol: str, front: str | None, steps: list, step_runs: list,
     cpu_of = _cpu_of(protocol, front)
     fitted = [(s, r) for s, r in zip(steps, step_runs) if saturated(s)]
     by_key = [{(w["start"], w["round"]): w for w in r.windows
-               if w.get("refusals") is not None and all(k in (w.get("cpuSeconds") or {}) for k in cpu_of)}
+               if w.get("refusals") is not None and all((w.get("cpuSeconds") or {}).get(k) is not None for k in cpu_of)}
               for _, r in fitted]
     ws = [w for keyed in by_key for w in keyed.values()]
     requests = sum(w["ok"] + w["refusals"] for w in ws)

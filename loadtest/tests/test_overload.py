@@ -438,6 +438,22 @@ def charge(runs, served_us, refused_us, process):
             w["cpuSeconds"][process] = (served_us * w["ok"] + refused_us * w["refusals"]) / 1e6
 
 
+def test_without_a_balancer_the_capped_processes_are_the_services_whose_cores_a_step_records():
+    # A window records every process the bench names, None for one that did not run: here the
+    # balancer of a pair that has none (measure.CPU_NAMES, windows.build).
+    runs = pair_runs()
+    charge(runs, 60.0, 10.0, "rest-service")
+    charge(runs, 80.0, 20.0, "grpc-service")
+    for run in runs.values():
+        for w in run.windows:
+            w["cpuSeconds"]["balancer"] = None
+    [pair] = records(runs)
+    step = next(s for s in pair["wires"][0]["steps"] if s["step"] == 200)
+    ws = next(r for r in runs.values() if r.plan.protocol == "rest" and r.plan.step == 200).windows
+    cores = [(w["cpuSeconds"]["rest-service"] + w["cpuSeconds"]["grpc-service"]) / w["seconds"] for w in ws]
+    assert step["serviceCores"] == pytest.approx(np.median(cores))
+
+
 def test_a_refusals_cost_in_place_is_fitted_over_the_saturated_steps_with_the_ratio_the_goal_needed():
     runs = pair_runs()
     charge(runs, 80.0, 20.0, "grpc-service")
