@@ -61,7 +61,6 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
 
         api().joinGroup(JoinGroupRequest.newBuilder().setGroupId(GROUP).setUserId(outsider()).build());
 
-        // (The seed's reset before the test may still send the same state once more.)
         int members = first.getGroup().getMemberCount();
         WatchGroupResponse changed = stream.next(m -> m.hasGroup() && m.getGroup().getMemberCount() != members);
         assertThat(changed.getGroup().getMemberCount()).isEqualTo(members + 1);

@@ -48,9 +48,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Threads.</b> The follower's thread only hands a pass over. One dispatcher thread takes the
  * passes in order, reads each touched group once through the cache (in parallel, on virtual
  * threads) and offers its state to the group's watchers. Each watcher keeps one pending event, the
- * latest (a newer state replaces an unsent one; a heartbeat never replaces anything), so a slow
- * client costs one event of memory, not a queue; a virtual thread sends it while the client takes
- * it. No thread waits per idle watcher, and request threads are never used after {@link #open}.
+ * latest (a newer state replaces an unsent one; a heartbeat replaces only an older heartbeat), so a
+ * slow client costs one event of memory, not a queue; a virtual thread sends it while the client
+ * takes it. No thread waits per idle watcher, and request threads are never used after {@link #open}.
+ *
+ * <p><b>A state is sent once.</b> A change that leaves the group as the watcher was last sent it
+ * (the watch's first read already saw it, or a flush touched every group) reaches the watcher as a
+ * heartbeat at its position, not as the same state again.
  */
 @Service
 public class GroupWatch implements DisposableBean {
@@ -267,6 +271,8 @@ public class GroupWatch implements DisposableBean {
         private final long groupId;
         private final WatchSink sink;
         private GroupEvent pending;
+        /** The group in the last state offered: the same state is not sent twice (see offer). */
+        private GroupView lastState;
         private long offered = -1;
         private boolean sending;
         private boolean lastOffered;
@@ -287,12 +293,22 @@ public class GroupWatch implements DisposableBean {
             if (ended || lastOffered) {
                 return;
             }
-            if (event instanceof GroupEvent.Heartbeat) {
-                if (pending != null) {
+            if (event instanceof GroupEvent.Changed changed) {
+                if (changed.position() < offered) {
+                    // An older state than one already offered (the first read raced a change).
                     return;
                 }
-            } else if (event instanceof GroupEvent.Changed && event.position() < offered) {
-                // An older state than one already offered (the first read raced a change).
+                if (changed.group().equals(lastState) && !(pending instanceof GroupEvent.Changed)) {
+                    // The state the client has been sent already: the first read saw this change
+                    // before it was dispatched, or the change left the group as it was (a flush
+                    // touches every group). Only its position is news, and a heartbeat carries that.
+                    // (An unsent state is replaced as usual: the same state at the newer position.)
+                    event = new GroupEvent.Heartbeat(changed.position());
+                }
+                lastState = changed.group();
+            }
+            if (event instanceof GroupEvent.Heartbeat && pending != null && !(pending instanceof GroupEvent.Heartbeat)) {
+                // A heartbeat never replaces a state or a last event, only an older heartbeat.
                 return;
             }
             pending = event;
