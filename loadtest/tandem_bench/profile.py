@@ -79,7 +79,7 @@ SWEEP_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "rates", "co
               "p99_limit_ms", "drop_limit", "tls")
 OVERLOAD_KEYS = ("operations", "drivers", "cache_modes", "page_sizes", "percents", "concurrency",
                  "capacity_concurrency", "duration_seconds", "warmup_seconds", "timeout_seconds", "drain_seconds",
-                 "balancer")
+                 "settle_seconds", "balancer")
 OVERLOAD_DEFAULTS = {
     "cache_modes": ["hybrid"],
     "percents": [50, 100, 150, 200, 300],
@@ -89,6 +89,10 @@ OVERLOAD_DEFAULTS = {
     "capacity_concurrency": 50,   # closed model: users per wire of the capacity window (or { rest = N, grpc = M })
     "timeout_seconds": 10,        # a request's deadline: the services' tandem.limits.request-timeout
     "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
+    # the first seconds of every window, run but not measured: the generators open their connections
+    # then (500 REST, 200 gRPC in the profile), against capped services, and the requests due meanwhile
+    # waited for that, not for the load (README "Under overload")
+    "settle_seconds": 1,
     # the wires whose generator goes through the compose balancer (deploy/compose/nginx.conf, run by
     # the bench in front of its services) instead of to the service: where it sheds load
     "balancer": [],
@@ -176,6 +180,9 @@ class CellPlan:
     step: float | None = None
     timeout_seconds: float | None = None
     drain_seconds: float = 0.0
+    # overload: the seconds each window runs before it is measured (the generator runs them on top of
+    # duration_seconds; the requests due in them are left out of every figure)
+    settle_seconds: float = 0.0
     # WatchGroup: the most a watched group's writer pauses before its next change
     pause_ms: float | None = None
     # overload: the wires of the cell's pair whose requests go through the compose balancer (its
@@ -411,7 +418,7 @@ def _normalise_overload(block: dict, where: str) -> dict:
         else:
             _check_positive(block, where, (key,))
     _check_positive(block, where, ("duration_seconds", "timeout_seconds"))
-    _check_non_negative(block, where, ("warmup_seconds", "drain_seconds"))
+    _check_non_negative(block, where, ("warmup_seconds", "drain_seconds", "settle_seconds"))
     balancer = block["balancer"]
     if not isinstance(balancer, list) or not set(balancer) <= {"rest", "grpc"} or len(set(balancer)) != len(balancer):
         raise ProfileError(f"{where}: balancer lists the wires that go through the compose balancer, "
@@ -581,7 +588,7 @@ def overload_cells(block: dict, settings: dict) -> list[CellPlan]:
                         repetitions=int(settings["repetitions"]), starts=int(settings["starts"]),
                         role="capacity" if step is None else "overload", pair=pair,
                         step=None if step is None else float(step), timeout_seconds=float(block["timeout_seconds"]),
-                        drain_seconds=float(block["drain_seconds"]),
+                        drain_seconds=float(block["drain_seconds"]), settle_seconds=float(block["settle_seconds"]),
                         balanced=balanced,
                         **({"encoding": "protobuf", "http": "2"} if protocol == "grpc" else {})))
     return cells

@@ -35,7 +35,8 @@ def estimate_seconds(profile: dict, cells: list[CellPlan]) -> float:
             total += cell.windows * (cell.duration_seconds + WATCH_SETUP_SECONDS)
             continue
         total += cell.starts * (cell.warmup_seconds + TOOL_START_SECONDS)
-        total += cell.windows * (cell.duration_seconds + TOOL_START_SECONDS + PROBE_SECONDS + cell.drain_seconds)
+        total += cell.windows * (cell.duration_seconds + cell.settle_seconds + TOOL_START_SECONDS + PROBE_SECONDS
+                                 + cell.drain_seconds)
     for config in service_configs_in_order(cells):
         starts = max(c.starts for c in cells if c.service_config == config)
         total += starts * (SERVICE_START_SECONDS + profile["settings"]["jit_warmup_seconds"])

@@ -94,6 +94,11 @@ class Samples:
     def succeeded(self) -> int:
         return int(self.ok.sum())
 
+    def since(self, t: float) -> "Samples":
+        """The samples sent (due, in an open model) at or after t."""
+        keep = self.sent >= t
+        return Samples(self.sent[keep], self.latency_us[keep], self.ok[keep], self.body_bytes, self.outcome[keep])
+
     def span(self) -> tuple[float, float] | None:
         """(first send, last completion) in epoch seconds: the measured window."""
         if not len(self.sent):

@@ -160,12 +160,13 @@ export interface Cell {
    */
   revalidate?: boolean;
   /**
-   * Overload cells only: the pair (both wires measured at the same time), the step in percent of the wire's measured capacity (null: the capacity cell, closed model) and a request's deadline in seconds.
+   * Overload cells only: the pair (both wires measured at the same time), the step in percent of the wire's measured capacity (null: the capacity cell, closed model), a request's deadline in seconds and the seconds each window ran before it was measured (absent in runs before them: none).
    */
   overload?: {
     pair: string;
     step: number | null;
     timeoutSeconds: NonNegativeOrNull;
+    settleSeconds?: number;
   };
   /**
    * Measured against services started traced (tandem.tracing.enabled, every request sampled, spans exported over OTLP/HTTP to the bench's sink), in starts of their own. Absent in older runs = false.
@@ -278,7 +279,7 @@ export interface Window {
    */
   admissionLimit?: number | null;
   /**
-   * Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say.
+   * Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say. It spans the whole generator run, the settle seconds that no other figure counts included (profile settle_seconds), so it may exceed the generator's count.
    */
   admissionRefused?: number | null;
   /**
@@ -518,7 +519,7 @@ export interface OverloadStep {
   serviceCores?: number | null;
   flags: string[];
   /**
-   * The service's own count of refusals over the step's windows (null when it did not say); absent in runs before it.
+   * The service's own count of refusals over the step's windows, their settle seconds included (null when it did not say); absent in runs before it.
    */
   admissionRefused?: number | null;
 }

@@ -764,7 +764,7 @@ export const runSchema: SchemaObject = {
      "$ref": "#/$defs/nonNegativeOrNull"
     },
     "admissionRefused": {
-     "description": "Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say.",
+     "description": "Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say. It spans the whole generator run, the settle seconds that no other figure counts included (profile settle_seconds), so it may exceed the generator's count.",
      "type": [
       "integer",
       "null"
@@ -1204,7 +1204,7 @@ export const runSchema: SchemaObject = {
      "type": "boolean"
     },
     "overload": {
-     "description": "Overload cells only: the pair (both wires measured at the same time), the step in percent of the wire's measured capacity (null: the capacity cell, closed model) and a request's deadline in seconds.",
+     "description": "Overload cells only: the pair (both wires measured at the same time), the step in percent of the wire's measured capacity (null: the capacity cell, closed model), a request's deadline in seconds and the seconds each window ran before it was measured (absent in runs before them: none).",
      "type": "object",
      "additionalProperties": false,
      "required": [
@@ -1226,6 +1226,10 @@ export const runSchema: SchemaObject = {
       },
       "timeoutSeconds": {
        "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "settleSeconds": {
+       "type": "number",
+       "minimum": 0
       }
      }
     },
@@ -2068,7 +2072,7 @@ export const runSchema: SchemaObject = {
      }
     },
     "admissionRefused": {
-     "description": "The service's own count of refusals over the step's windows (null when it did not say); absent in runs before it.",
+     "description": "The service's own count of refusals over the step's windows, their settle seconds included (null when it did not say); absent in runs before it.",
      "type": [
       "integer",
       "null"
