@@ -154,8 +154,9 @@ OVERLOAD_NOTE = (
     "the goodput each wire showed in that capacity window. Goodput counts successful responses; refusals "
     "(503 / UNAVAILABLE) and timeouts (504 / DEADLINE_EXCEEDED or the generator's timeout, set to the services' "
     "request timeout) are counted apart from other errors; p50/p99 are of the accepted requests, timed from their "
-    "due time. Every window is measured after its settle seconds (overload.settleSeconds), in which the generators "
-    "open their connections: the requests due then are in no figure but the services' own counters. The goals at 2× are read at the lowest step that offered at least twice the wire's peak goodput "
+    "due time. Every window is measured after its settle seconds (overload.settleSeconds), in which the "
+    "generators open their connections: the requests due then are in no figure but the services' own counters. "
+    "The goals at 2× are read at the lowest step that offered at least twice the wire's peak goodput "
     "(its doubleStep). A paired window's generator CPU is both generators' (they share the generator's cores).")
 
 

@@ -306,11 +306,11 @@ def settled(outcome: loadgen.Outcome, seconds: float, measured_seconds: float) -
     """The outcome without the requests due in its first `seconds`, as if it had been measured from
     then on: in a window's first second the generators were still opening their connections (oha
     opens one per worker as its first request is due) against capped services, and the requests due
-    meanwhile waited for that (in the first run that looked, results/20261130T012319Z, most requests
-    over the p99 of the 25 % step were due in its first second). The tool's own totals lose the
-    requests left out; failures the tool reports only as counts (oha's connection errors and deadline
-    aborts) have no due time and stay. An open model's achieved rate is then the requests left over
-    the measured seconds."""
+    meanwhile waited for that (in a short run of the overload profile's first pair, most requests over
+    its 25 % step's p99 were due in the window's first second: README "An unloaded reference"). The
+    tool's own totals lose the requests left out; failures the tool reports only as counts (oha's
+    connection errors and deadline aborts) have no due time and stay. An open model's achieved rate
+    is then the requests left over the measured seconds."""
     s = outcome.samples
     if not seconds or s is None or not s.requests:
         return outcome
