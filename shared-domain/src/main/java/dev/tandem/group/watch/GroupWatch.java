@@ -307,8 +307,11 @@ public class GroupWatch implements DisposableBean {
                 }
                 lastState = changed.group();
             }
-            if (event instanceof GroupEvent.Heartbeat && pending != null && !(pending instanceof GroupEvent.Heartbeat)) {
-                // A heartbeat never replaces a state or a last event, only an older heartbeat.
+            if (event instanceof GroupEvent.Heartbeat && pending != null
+                    && !(pending instanceof GroupEvent.Heartbeat older && older.position() <= event.position())) {
+                // A heartbeat never replaces a state or a last event, only an older heartbeat (a
+                // periodic one carries the position dispatched so far, which may be behind one made
+                // from a change being dispatched).
                 return;
             }
             pending = event;
