@@ -6,7 +6,6 @@ limits. Measure is a mixin of orchestrate.Bench; windows.py holds the pure part 
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -231,7 +230,7 @@ class Measure:
     def paired_window(self, cells: dict, start: int, rnd: int, rates: dict | None) -> dict:
         """One window of both wires at once: both generators start together, the counters of both
         services are read before and after; per wire a window record. Returns each wire's goodput.
-        The generators run each cell's settle seconds first, which the record leaves out (settled);
+        The generators run each cell's settle seconds first, which the record leaves out (windows.settled);
         the services' own counters (hit ratio, flushes, admissionRefused) span the whole run."""
         self.order += 1
         invs = {}
@@ -249,7 +248,8 @@ class Measure:
         before = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
         db_before = self.read_db()
         outcomes = self.generate_together(invs)
-        outcomes = {p: settled(o, cells[p].settle_seconds, cells[p].duration_seconds) for p, o in outcomes.items()}
+        outcomes = {p: windows.settled(o, cells[p].settle_seconds, cells[p].duration_seconds)
+                    for p, o in outcomes.items()}
         after = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
         db_after = self.read_db()
         if not self.target:
@@ -301,22 +301,3 @@ class Measure:
                          f"{w['refusals']} refused, {w['timeouts']} timed out, p99 {windows.fmt_ms(w['latencyMs']['p99'])}")
         say(f"  [{self.order}] {next(iter(cells.values())).pair} {next(iter(cells.values())).step:g} %: " + "; ".join(parts))
 
-
-def settled(outcome: loadgen.Outcome, seconds: float, measured_seconds: float) -> loadgen.Outcome:
-    """The outcome without the requests due in its first `seconds`, as if it had been measured from
-    then on: in a window's first second the generators were still opening their connections (oha
-    opens one per worker as its first request is due) against capped services, and the requests due
-    meanwhile waited for that (in a short run of the overload profile's first pair, most requests over
-    its 25 % step's p99 were due in the window's first second: README "An unloaded reference"). The
-    tool's own totals lose the requests left out; failures the tool reports only as counts (oha's
-    connection errors and deadline aborts) have no due time and stay. An open model's achieved rate
-    is then the requests left over the measured seconds."""
-    s = outcome.samples
-    if not seconds or s is None or not s.requests:
-        return outcome
-    kept = s.since(float(s.sent.min()) + seconds)
-    measurement = dict(outcome.measurement)
-    measurement["requests"] = max(0, int(measurement.get("requests") or 0) - (s.requests - kept.requests))
-    if measurement.get("achievedRate") is not None:
-        measurement["achievedRate"] = measurement["requests"] / measured_seconds
-    return dataclasses.replace(outcome, samples=kept, measurement=measurement)

@@ -109,12 +109,12 @@ def test_a_window_is_measured_after_its_settle_seconds_whose_requests_no_figure_
     ok = np.ones(900, dtype=bool)
     out = loadgen.Outcome({"requests": 903, "achievedRate": 903 / 9, "timeouts": 3}, 1.0, 9.0, [],
                           samples.Samples(sent, lat, ok))
-    kept = measure.settled(out, 1.0, 8.0)
+    kept = windows.settled(out, 1.0, 8.0)
     assert kept.samples.requests == 800 and kept.samples.sent.min() == pytest.approx(1001.0)
     assert kept.samples.latency_us.max() == 500.0
     assert kept.measurement["requests"] == 803 and kept.measurement["timeouts"] == 3
     assert kept.measurement["achievedRate"] == pytest.approx(803 / 8)
-    assert measure.settled(out, 0.0, 9.0) is out
+    assert windows.settled(out, 0.0, 9.0) is out
 
 
 # ---------------------------------------------------------------- what the generators answered

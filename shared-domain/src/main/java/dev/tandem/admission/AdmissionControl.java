@@ -121,11 +121,10 @@ public final class AdmissionControl {
      * with such a tail (say, warm reads now and then held up by a GC pause) then drags the limit
      * down with no queue at all: with a quarter of the requests five times slower than the rest and
      * 60 in flight, it swung between its floor and its ceiling of 100 and refused a third of the
-     * requests (AdmissionControlTest). A window's average moves only when
-     * latency as a whole moves, which is what a queue does, and at 100 ms a window (the library's
-     * shortest, the default of tandem.admission.window) the limit can still halve within a second.
-     * No request is too fast to count (the library ignores those under 100 µs by default: most warm
-     * reads here).
+     * requests (AdmissionControlTest). A window's average moves only when latency as a whole moves,
+     * which is what a queue does, and at 100 ms a window (the library's shortest, the default of
+     * tandem.admission.window) the limit can still halve within a second. No request is too fast to
+     * count (the library ignores those under 100 µs by default: most warm reads here).
      */
     private static Limit windowed(AdmissionProperties p, Limit algorithm) {
         return WindowedLimit.newBuilder()

@@ -151,9 +151,9 @@ class AdmissionControlTest {
     /**
      * A latency with a tail is not a queue. Here a quarter of the requests take five times as long
      * as the rest (as warm reads do that a GC pause holds up), in the same proportion whatever the
-     * load: nothing queues, and 60 requests in flight are well under the limit's 100. Fed every request's latency, Gradient2 read each slow one as queueing: its limit
-     * swung between 20 and 100 and it refused a third of the requests. Fed each window's average,
-     * neither algorithm moves.
+     * load: nothing queues, and 60 requests in flight are well under the limit's 100. Fed every
+     * request's latency, Gradient2 read each slow one as queueing: its limit swung between 20 and
+     * 100 and it refused a third of the requests. Fed each window's average, neither algorithm moves.
      */
     @ParameterizedTest
     @EnumSource(value = AdmissionProperties.Algorithm.class, names = {"GRADIENT", "VEGAS"})

@@ -84,7 +84,7 @@ class GroupWatchTest {
     }
 
     @Test
-    void aChangeThatLeavesTheGroupAsTheClientHasItMovesItsPositionWithoutSendingTheStateAgain() throws Exception {
+    void aChangeThatLeavesTheGroupAsTheClientHasItDoesNotSendTheStateAgain() throws Exception {
         GroupView group = newGroup();
         Recorder client = open(group.id(), OptionalLong.empty());
         client.nextChange();
@@ -95,7 +95,7 @@ class GroupWatchTest {
         Await.until("the flush offered to the watcher", WAIT, () -> watch.dispatched() >= flushed);
         rename(group.id(), "Renamed after the flush");
 
-        // The next state the client gets is the rename's; the flush moved it on as a heartbeat.
+        // The next state the client gets is the rename's (the flush reached it as a heartbeat).
         assertThat(client.nextChange().group().name()).isEqualTo("Renamed after the flush");
     }
 
