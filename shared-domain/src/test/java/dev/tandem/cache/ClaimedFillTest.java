@@ -3,6 +3,15 @@ package dev.tandem.cache;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.LocalServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -27,6 +36,30 @@ class ClaimedFillTest {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
 
+    /**
+     * The test's probes of what Redis holds, on a connection of their own with Lettuce's default
+     * 60-s timeout: the service's 100 ms (tandem.cache.redis.command-timeout) is for serving, and a
+     * machine busy with the other test modules ran a probe past it (make test, 2026-11-30).
+     */
+    private static RedisClient probeClient;
+    private static StatefulRedisConnection<String, byte[]> probe;
+
+    @BeforeAll
+    static void connectTheProbe() {
+        probeClient = RedisClient.create(RedisURI.create("127.0.0.1", LocalServers.shared().redisPort));
+        probe = probeClient.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+    }
+
+    @AfterAll
+    static void closeTheProbe() {
+        probe.close();
+        probeClient.shutdown();
+    }
+
+    private static byte[] stored(String key) {
+        return probe.sync().get(key);
+    }
+
     @Test
     void aFlushBetweenTheMissAndTheFillMakesTheFillFail() throws Exception {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
@@ -37,7 +70,7 @@ class ClaimedFillTest {
     void anEvictionBetweenTheMissAndTheFillMakesTheFillFail() throws Exception {
         Instance r = Instance.named("redis-a", CacheMode.REDIS);
         String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
-        raceAWriteAndThen(r, () -> evictUnderMaxmemory(r, key));
+        raceAWriteAndThen(r, () -> evictUnderMaxmemory(key));
     }
 
     /** The read pauses until the write's tombstone has expired (claims live 1 s on this instance). */
@@ -45,18 +78,15 @@ class ClaimedFillTest {
     void aPauseLongerThanTheClaimMakesTheFillFail() throws Exception {
         Instance r = Instance.named("redis-short-claims", CacheMode.REDIS, List.of("--tandem.cache.l2.tombstone-ttl=1s"));
         String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
-        // Await.until asks again after a failed probe: a GET gets 100 ms
-        // (tandem.cache.redis.command-timeout), which a machine busy with other test modules can
-        // exceed once (a make test on 2026-11-30 failed on it).
         raceAWriteAndThen(r, () -> Await.until("the tombstone expired", Duration.ofSeconds(5),
-                () -> r.cache.redis().get(key) == null));
+                () -> stored(key) == null));
     }
 
     private static void raceAWriteAndThen(Instance r, Runnable removeTheTombstone) throws Exception {
         Instance reference = Instance.reference();
         r.resetData();
         String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
-        byte[] before = r.cache.redis().get(key);
+        byte[] before = stored(key);
         assertThat(before == null || L2Tier.isClaim(before)).as("no value cached after the reset").isTrue();
         GroupView stale = reference.groups.get(1);
 
@@ -78,7 +108,7 @@ class ClaimedFillTest {
         // tombstone is back before the read fills (safe, but then this race is not the one tested).
         r.awaitFollowersPastTheLog();
         removeTheTombstone.run();
-        assertThat(r.cache.redis().get(key)).as("the write's tombstone is gone").isNull();
+        assertThat(stored(key)).as("the write's tombstone is gone").isNull();
         tombstoneGone.set(true);
         assertThat(read.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).contains(stale);
 
@@ -92,28 +122,31 @@ class ClaimedFillTest {
      * use, allkeys-random, and filler keys written until {@code key} is gone; then the old settings
      * and no filler are left.
      */
-    private static void evictUnderMaxmemory(Instance r, String key) {
-        try (var connection = r.redis().getConnection()) {
-            var server = connection.serverCommands();
-            String policy = server.getConfig("maxmemory-policy").getProperty("maxmemory-policy");
-            String maxmemory = server.getConfig("maxmemory").getProperty("maxmemory");
-            String fillers = Instance.keyPrefix() + "claimed-fill-test:filler:";
-            byte[] filler = "x".repeat(10_000).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            try {
-                long used = Long.parseLong(server.info("memory").getProperty("used_memory").trim());
-                server.setConfig("maxmemory-policy", "allkeys-random");
-                server.setConfig("maxmemory", Long.toString(used + 1_000_000));
-                int written = 0;
-                while (r.cache.redis().get(key) != null) {
-                    assertThat(written).as("evicted within 200,000 filler keys").isLessThan(200_000);
-                    for (int i = 0; i < 50; i++, written++) {
-                        connection.stringCommands().set((fillers + written).getBytes(java.nio.charset.StandardCharsets.UTF_8), filler);
-                    }
+    private static void evictUnderMaxmemory(String key) {
+        var redis = probe.sync();
+        String policy = redis.configGet("maxmemory-policy").get("maxmemory-policy");
+        String maxmemory = redis.configGet("maxmemory").get("maxmemory");
+        String fillers = Instance.keyPrefix() + "claimed-fill-test:filler:";
+        byte[] filler = "x".repeat(10_000).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            long used = Long.parseLong(redis.info("memory").lines()
+                    .filter(line -> line.startsWith("used_memory:")).findFirst().orElseThrow()
+                    .substring("used_memory:".length()).trim());
+            redis.configSet("maxmemory-policy", "allkeys-random");
+            redis.configSet("maxmemory", Long.toString(used + 1_000_000));
+            int written = 0;
+            while (stored(key) != null) {
+                assertThat(written).as("evicted within 200,000 filler keys").isLessThan(200_000);
+                for (int i = 0; i < 50; i++, written++) {
+                    redis.set(fillers + written, filler);
                 }
-            } finally {
-                server.setConfig("maxmemory", maxmemory);
-                server.setConfig("maxmemory-policy", policy);
-                r.cache.redis().deleteByPrefix(fillers);
+            }
+        } finally {
+            redis.configSet("maxmemory", maxmemory);
+            redis.configSet("maxmemory-policy", policy);
+            List<String> left = redis.keys(fillers + "*");
+            if (!left.isEmpty()) {
+                redis.del(left.toArray(String[]::new));
             }
         }
     }

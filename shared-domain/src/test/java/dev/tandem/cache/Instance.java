@@ -9,7 +9,6 @@ import dev.tandem.user.UserService;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 import java.util.ArrayList;
@@ -264,10 +263,6 @@ final class Instance {
     void close() {
         RUNNING.values().remove(this);
         context.close();
-    }
-
-    RedisConnectionFactory redis() {
-        return context.getBean(RedisConnectionFactory.class);
     }
 
     @Override
