@@ -91,7 +91,7 @@ OVERLOAD_DEFAULTS = {
     "drain_seconds": 2,           # pause after each window, so one step's backlog does not enter the next
     # the first seconds of every window, run but not measured: the generators open their connections
     # then (500 REST, 200 gRPC in the profile), against capped services, and the requests due meanwhile
-    # waited for that, not for the load (README "Under overload")
+    # waited for that, not for the load (docs/overload.md, "An unloaded reference")
     "settle_seconds": 1,
     # the wires whose generator goes through the compose balancer (deploy/compose/nginx.conf, run by
     # the bench in front of its services) instead of to the service: where it sheds load

@@ -197,7 +197,7 @@ def settled(outcome, seconds: float, measured_seconds: float):
     if it had been measured from then on: in a window's first second the generators were still opening their connections (oha
     opens one per worker as its first request is due) against capped services, and the requests due
     meanwhile waited for that (in a short run of the overload profile's first pair, most requests over
-    its 25 % step's p99 were due in the window's first second: README "An unloaded reference"). The
+    its 25 % step's p99 were due in the window's first second: docs/overload.md, "An unloaded reference"). The
     tool's own totals lose the requests left out; failures the tool reports only as counts (oha's
     connection errors and deadline aborts) have no due time and stay. An open model's achieved rate
     is then the requests left over the measured seconds."""
