@@ -38,8 +38,8 @@ import java.util.function.Function;
  * <p>Why a binding initializer and not an {@code @InitBinder} method: Spring makes a data binder
  * for every path variable and query parameter it converts, and invokes each {@code @InitBinder}
  * method on it reflectively, resolving that method's own arguments first: on a warm
- * {@code GET /api/v1/groups/{id}}, about 1 µs of the request's 33 (README, "The hot path against
- * the framework's floor"). The initializer registers the same editors with a plain call. Boot
+ * {@code GET /api/v1/groups/{id}}, about 1 µs of the request's 33 (docs/hot-path.md, the hot
+ * path's lab notebook). The initializer registers the same editors with a plain call. Boot
  * uses a {@link ConfigurableWebBindingInitializer} bean in place of its own, so this one carries
  * what Boot's would: the MVC conversion service and validator.
  *
@@ -90,7 +90,7 @@ public class DecimalParameters {
      * A {@code @PathVariable long} read straight from the matched path's variables. Spring's path
      * variable resolver makes a data binder for every such parameter on every request and converts
      * through it (with the editors above); on a warm {@code GET /api/v1/groups/{id}} that was about
-     * 0.9 µs of the 33 (README, "The hot path against the framework's floor"). A failure is the
+     * 0.9 µs of the 33 (docs/hot-path.md). A failure is the
      * {@link MethodArgumentTypeMismatchException} Spring's resolver raises, with the same value,
      * type and name, so RestErrors answers it with the same problem.
      */

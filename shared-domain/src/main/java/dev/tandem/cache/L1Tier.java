@@ -180,8 +180,8 @@ final class L1Tier {
                     // on the thread that reads or writes, not on ForkJoinPool.commonPool(): a warm
                     // read fills a read buffer that asks for a drain every few reads, and handing
                     // that drain to the pool woke one of its threads each time (an unpark, a futex
-                    // call, a context switch: one in three warm REST GetGroups; README "The hot path
-                    // against the framework's floor"). The drain is O(buffer) work under a tryLock,
+                    // call, a context switch: one in three warm REST GetGroups; docs/hot-path.md,
+                    // the hot path's lab notebook). The drain is O(buffer) work under a tryLock,
                     // so the reader that runs it pays little; the executor would matter for removal
                     // listeners and Caffeine's own loads, and this cache has neither (refreshes run
                     // on {@link #refreshes}).
