@@ -21,6 +21,10 @@ capacity. Per step and wire, over its windows:
   serviceCores    the CPU the services (and the balancer, where one runs) used, in cores (median over
                   the windows): what the profile's CPU cap holds together, so a step at or near the
                   cap's cores had no CPU to spare, whatever share of the closed capacity it offered
+  serviceP99Ms    the accepted requests' p99 as the service itself timed them (windows.service_latency,
+                  median over the windows): beside p99, how much of the wait was inside the service
+                  and how much before it (in the kernel's queues, on a busy event loop or Tomcat's
+                  poller) or in the generator
 
 Goals per wire (the issue's, "at 2× the saturating rate"), read at the lowest step offered at least
 twice the wire's peak goodput (the 2× step, doubleStep): the saturating rate is the most the wire
@@ -172,6 +176,7 @@ def step_record(run, draws) -> dict:
         "minAdmissionLimit": min((w["admissionLimit"] for w in ws if w.get("admissionLimit") is not None),
                                  default=None),
         "serviceCores": _median([_service_cores(w) for w in ws]),
+        "serviceP99Ms": _median([(w.get("serviceLatencyMs") or {}).get("p99") for w in ws]),
         "flags": sorted({f["code"] for w in ws for f in w["flags"]}),
     }
 

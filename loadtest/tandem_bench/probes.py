@@ -7,6 +7,7 @@ HTTP status 200 on every gRPC response, errors included: the gRPC status travels
 """
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import urllib.error
@@ -14,6 +15,10 @@ import urllib.error
 from . import services
 
 GRPC_OK = "grpc_server_seconds_count"
+# the services' latency histograms (tandem-service.yml, management.metrics.distribution): cumulative
+# counts of the calls answered within each bucket's upper bound (le, seconds)
+GRPC_BUCKETS = "grpc_server_seconds_bucket"
+REST_BUCKETS = "http_server_requests_seconds_bucket"
 # admission control (dev.tandem.admission): the concurrency limit now, and the requests refused so far
 ADMISSION_LIMIT = "tandem_admission_limit"
 ADMISSION_REFUSED = "tandem_admission_refused_total"
@@ -23,11 +28,12 @@ REST_PATHS = {"Hello": "/api/v1/hello", "GetGroup": "/api/v1/groups/{id}", "List
 
 def jvm_and_calls(management_base: str, protocol: str, operation: str, method: str | None) -> dict:
     """Cumulative counters of one service: jitMs, gcPauseMs, gcPauses, okCalls (successful calls of
-    the operation), admissionRefused; and two gauges, heapMaxBytes and admissionLimit (the
+    the operation), admissionRefused, okLatencyBuckets (the successful calls' latency histogram,
+    {upper bound in seconds: calls within it}); and two gauges, heapMaxBytes and admissionLimit (the
     concurrency limit at the time of reading). Values it does not publish are None; an unreachable
     service gives all None."""
     out = {"jitMs": None, "gcPauseMs": None, "gcPauses": None, "okCalls": None, "heapMaxBytes": None,
-           "admissionLimit": None, "admissionRefused": None}
+           "admissionLimit": None, "admissionRefused": None, "okLatencyBuckets": None}
     try:
         status, body = services.http_get(f"{management_base}/actuator/prometheus", timeout=10)
     except (urllib.error.URLError, OSError):
@@ -55,17 +61,68 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
         out["gcPauses"] = int(sum(v for _, v in counts))
     if protocol == "grpc" and method:
         service, _, rpc = method.partition("/")
-        out["okCalls"] = int(sum(v for labels, v in prometheus_samples(text, GRPC_OK)
-                                 if labels.get("rpc_service") == service and labels.get("rpc_method") == rpc
-                                 and labels.get("error", "none") == "none"))
+
+        def ok(labels: dict) -> bool:
+            return (labels.get("rpc_service") == service and labels.get("rpc_method") == rpc
+                    and labels.get("error", "none") == "none")
+        calls, buckets = GRPC_OK, GRPC_BUCKETS
     elif protocol == "rest":
-        out["okCalls"] = int(sum(v for labels, v in prometheus_samples(text, REST_OK)
-                                 if labels.get("uri") == REST_PATHS.get(operation)
-                                 and labels.get("outcome") == "SUCCESS"))
+        def ok(labels: dict) -> bool:
+            return labels.get("uri") == REST_PATHS.get(operation) and labels.get("outcome") == "SUCCESS"
+        calls, buckets = REST_OK, REST_BUCKETS
+    else:
+        return out
+    out["okCalls"] = int(sum(v for labels, v in prometheus_samples(text, calls) if ok(labels)))
+    out["okLatencyBuckets"] = histogram(text, buckets, ok)
     return out
 
 
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
+def histogram(text: str, name: str, keep) -> dict[float, float] | None:
+    """The cumulative buckets of histogram `name` summed over the label sets `keep` accepts:
+    {upper bound (le, +Inf included): count}. None when it publishes none (no histogram configured)."""
+    out: dict[float, float] = {}
+    for labels, v in prometheus_samples(text, name):
+        if "le" in labels and keep(labels):
+            le = float(labels["le"])
+            out[le] = out.get(le, 0.0) + v
+    return out or None
+
+
+def histogram_delta(before: dict | None, after: dict | None) -> dict[float, float] | None:
+    """What a histogram counted between two readings, per bucket; None unless both have the same
+    buckets (a service restarted in between, or one without the histogram)."""
+    if not before or not after or set(before) != set(after):
+        return None
+    return {le: after[le] - before[le] for le in after}
+
+
+def histogram_quantile(q: float, buckets: dict[float, float] | None) -> float | None:
+    """The q-quantile (0..1) of cumulative buckets as Prometheus's histogram_quantile() computes it:
+    the bucket the rank falls in, interpolated linearly within it (from 0 for the first bucket), and
+    the largest finite bound when the rank falls in +Inf. None when nothing was counted."""
+    if not buckets:
+        return None
+    bounds = sorted(buckets)
+    total = buckets[bounds[-1]]
+    if total <= 0:
+        return None
+    rank = q * total
+    lower, below = 0.0, 0.0
+    for le in bounds:
+        count = buckets[le]
+        if count >= rank:
+            if math.isinf(le):
+                return lower
+            if count == below:
+                return le
+            return lower + (le - lower) * (rank - below) / (count - below)
+        lower, below = le, count
+    return lower
+
+
+# a label value may hold a brace (uri="/api/v1/groups/{id}"): the label set ends at the first brace
+# outside quotes
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?\s+(\S+)')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
@@ -117,6 +174,7 @@ def db_counters(port: int) -> dict:
 
 
 def delta(before: dict, after: dict) -> dict:
-    """after - before per key; None where either is None."""
-    return {k: (after[k] - before[k] if before.get(k) is not None and after.get(k) is not None else None)
+    """after - before per key; None where either is None. A histogram (okLatencyBuckets) per bucket."""
+    return {k: (histogram_delta(before.get(k), after[k]) if k == "okLatencyBuckets"
+                else after[k] - before[k] if before.get(k) is not None and after.get(k) is not None else None)
             for k in after}

@@ -51,6 +51,7 @@ COLUMNS = [
     ("role", False, lambda c: c["role"]),
     ("ok req/s [95% CI]", True, lambda c: interval(c["summary"]["throughputRps"])),
     ("p50 ms [95% CI]", True, lambda c: interval(c["summary"]["latencyIntervalMs"]["p50"])),
+    ("in svc p50", True, lambda c: sig((c["summary"].get("serviceLatencyMs") or {}).get("p50"))),
     ("p99 ms", True, lambda c: sig(c["summary"]["latencyMs"]["p99"])),
     ("p99.9 ms", True, lambda c: sig(c["summary"]["latencyMs"]["p999"])),
     ("err %", True, lambda c: _pct(c["summary"]["errorRate"])),
@@ -158,13 +159,13 @@ def _ratio(iv: dict | None) -> str:
 
 def overload_lines(pair: dict) -> list[str]:
     """An overload pair: per wire its steps (offered rate, goodput, refusals, timeouts, accepted p99,
-    hit ratio, L1 flushes, admission limit, the services' CPU in cores), then its figures against the
-    issue's goals."""
+    the same p99 as the service timed it, hit ratio, L1 flushes, admission limit, the services' CPU in
+    cores), then its figures against the issue's goals."""
     op = pair["operation"] + (f" n={pair['pageSize']}" if pair["pageSize"] else "")
     lines = [f"Under overload: {op}, {pair['cacheMode']} {pair['temperature']}, both wires at once "
              f"(deadline {sig(pair['timeoutSeconds'])} s; goodput and p99 with 95 % intervals):"]
     header = ("step", "offered/s", "goodput/s [95% CI]", "refused/s", "timeouts", "late", "other err",
-              "p50 ms", "p99 ms [95% CI]", "hit % (min)", "L1 flushes", "limit", "svc cores", "flags")
+              "p50 ms", "p99 ms [95% CI]", "in svc p99", "hit % (min)", "L1 flushes", "limit", "svc cores", "flags")
     for wire in pair["wires"]:
         name = "REST" if wire["protocol"] == "rest" else "gRPC"
         cap = wire["capacity"]
@@ -184,7 +185,7 @@ def overload_lines(pair: dict) -> list[str]:
                  sig(st["refusalsPerSecond"]), str(st["timeouts"]) if st["timeouts"] is not None else "-",
                  str(st["lateAnswers"]) if st["lateAnswers"] is not None else "-",
                  str(st["otherErrors"]) if st["otherErrors"] is not None else "-",
-                 sig(st["p50"]["value"]), interval(st["p99"]),
+                 sig(st["p50"]["value"]), interval(st["p99"]), sig(st.get("serviceP99Ms")),
                  f"{_pct(st['hitRatio'])} ({_pct(st['minHitRatio'])})",
                  "-" if st["l1Flushes"] is None else
                  (", ".join(f"{k} {v:g}" for k, v in st["l1Flushes"].items()) or "0"),

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import pooled
+from . import pooled, probes
 
 GENERATOR_SATURATED = 0.95
 DROP_LIMIT = 0.01
@@ -153,6 +153,7 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
         "start": start, "round": rnd, "order": order, "seconds": seconds,
         "requests": requests, "ok": ok, "errors": errors, "throughputRps": ok / seconds,
         "latencyMs": lat,
+        "serviceLatencyMs": service_latency(service_delta.get("okLatencyBuckets")),
         "droppedIterations": dropped if cell.model == "open" else None,
         "achievedRate": achieved,
         "hitRatio": hit_ratio or {"l1": None, "l2": None, "overall": None},
@@ -179,6 +180,27 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
                       eligible=not any(f["code"] not in NOT_EXCLUDING for f in flags),
                       jit=any(f["code"] == "jit" for f in flags))
     return record, data
+
+
+def service_latency(buckets: dict | None) -> dict | None:
+    """The measured service's own timing of the window's successful requests of the cell's
+    operation, from its latency histogram (Micrometer's http.server.requests / grpc.server, read
+    before and after the generator's run: probes.histogram_delta): how many it counted, and p50/p99
+    in ms, interpolated within the bucket the rank falls in (the buckets are a tenth to a third apart),
+    p99 only from 1,000 requests as the window's own. It starts where the framework first sees the
+    request (after Tomcat's parsing and the admission valve on REST; on gRPC once the call runs on
+    its thread) and ends with the answer written, so beside the generator's latency, timed from each
+    request's due time, it says how much of that was spent inside the service. Not settled
+    (windows.settled): it spans the generator's whole run, as the service's other counters do. None
+    where the service publishes no histogram or counted nothing."""
+    if not buckets:
+        return None
+    count = max(buckets.values())
+    if count <= 0:
+        return None
+    p99 = probes.histogram_quantile(0.99, buckets) if count >= 1000 else None
+    return {"count": int(count), "p50": probes.histogram_quantile(0.5, buckets) * 1000,
+            "p99": p99 * 1000 if p99 is not None else None}
 
 
 def overload_counts(cell, s, m: dict, errors: int, ok_lat: np.ndarray, offered_rate: float | None) -> dict:
@@ -311,6 +333,9 @@ class CellRun:
                 "server": pooled.bootstrap(self.data, draws, server_cpu_us),
             },
             "generatorCores": median_of("generatorCores"),
+            # the service's own timing (service_latency), median over the windows
+            "serviceLatencyMs": {q: _median_present([(w.get("serviceLatencyMs") or {}).get(q) for w in ws])
+                                 for q in ("p50", "p99")},
             "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs")),
                     "jitCpuMs": total(("jvm", "jitCpuMs"))},
             "serviceThreads": service_threads(total(("serviceThreads", "userCpuMs")),
@@ -325,6 +350,11 @@ class CellRun:
 
 
 SERVICE_NAMES = {"rest": "rest-service", "grpc": "grpc-service"}
+
+
+def _median_present(vals: list) -> float | None:
+    vals = [v for v in vals if v is not None]
+    return float(np.median(vals)) if vals else None
 
 
 def service_threads(user_ms, system_ms, switches, ok: int) -> dict:

@@ -533,3 +533,20 @@ def test_a_step_records_the_cores_the_capped_processes_used_and_the_summary_prin
     assert step["serviceCores"] == pytest.approx(np.median(cores))
     assert "svc cores" in "\n".join(report.overload_lines(pair))
     assert f"{step['serviceCores']:.2f}" in "\n".join(report.overload_lines(pair))
+
+
+def test_a_step_records_the_p99_the_service_timed_beside_the_generators_and_the_summary_prints_it():
+    runs = pair_runs()
+    for run in runs.values():
+        for i, w in enumerate(run.windows):
+            w["serviceLatencyMs"] = {"count": 5000, "p50": 1.0, "p99": 10.0 + i}
+    [pair] = records(runs)
+    grpc = pair["wires"][1]
+    step = next(s for s in grpc["steps"] if s["step"] == 200)
+    ws = next(r for r in runs.values() if r.plan.protocol == "grpc" and r.plan.step == 200).windows
+    assert step["serviceP99Ms"] == pytest.approx(np.median([10.0 + i for i in range(len(ws))]))
+    text = "\n".join(report.overload_lines(pair))
+    assert "in svc p99" in text and report.sig(step["serviceP99Ms"]) in text
+    # a run whose services published no histogram: unknown, not zero
+    [plain] = records(pair_runs())
+    assert all(s["serviceP99Ms"] is None for w in plain["wires"] for s in w["steps"])

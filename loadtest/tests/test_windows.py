@@ -302,6 +302,28 @@ def test_without_the_counters_a_cell_says_none_rather_than_a_share_of_part_of_it
     assert summary["serviceThreads"] == {"systemShare": None, "contextSwitchesPerRequest": None}
 
 
+def test_a_window_keeps_the_services_own_timing_of_its_requests_and_the_cell_its_median():
+    inf = float("inf")
+    run = windows.CellRun(plan())
+    for r, buckets in enumerate([{0.0001: 1500, 0.0002: 1990, 0.0004: 2000, inf: 2000},
+                                 {0.0001: 500, 0.0002: 700, 0.0004: 990, 0.0008: 1000, inf: 1000},
+                                 {0.0001: 900, inf: 900}]):
+        run.add_window(build(plan(), outcome(n=3000), sampler(0.5), start=0, rnd=r,
+                             service_delta={"okCalls": 10**9, "okLatencyBuckets": buckets}))
+    first, second, third = (w["serviceLatencyMs"] for w in run.windows)
+    assert first == {"count": 2000, "p50": pytest.approx(1000 * 0.0001 * 1000 / 1500), "p99": pytest.approx(0.1 + 0.1 * 480 / 490)}
+    assert second["p50"] == pytest.approx(0.1) and second["p99"] == pytest.approx(0.4)
+    assert third == {"count": 900, "p50": pytest.approx(0.05), "p99": None}   # p99 needs 1,000, as the window's own
+    summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
+    assert summary["serviceLatencyMs"] == {"p50": pytest.approx(0.0667, abs=1e-4),
+                                           "p99": pytest.approx((0.1 + 0.1 * 480 / 490 + 0.4) / 2)}
+
+
+def test_a_service_without_a_histogram_times_nothing():
+    record, _ = build(plan(), outcome(), sampler(0.5), service_delta={"okCalls": 10**9, "okLatencyBuckets": None})
+    assert record["serviceLatencyMs"] is None
+
+
 def test_a_warm_window_that_read_rows_from_mariadb_is_flagged_and_kept_out_of_the_headline():
     # every request hit L1, but a wave of background reloads read 5.3 million rows in the window
     record, data = build(plan(), outcome(n=3000), sampler(0.5), db_delta={"rowsRead": 5_264_808, "queries": 427})

@@ -190,6 +190,14 @@ export interface Window {
     p99: NonNegativeOrNull;
     max: NonNegativeOrNull;
   };
+  /**
+   * The measured service's own timing of the window's successful requests of the cell's operation, from its latency histogram (Micrometer's http.server.requests / grpc.server buckets, read before and after the generator's run; p50/p99 interpolated within a bucket, p99 only from 1,000 requests). It starts where the framework first sees the request and spans the generator's whole run, its settle seconds too. Null where the service publishes no histogram; absent in runs before it.
+   */
+  serviceLatencyMs?: null | {
+    count: number;
+    p50: NonNegativeOrNull;
+    p99: NonNegativeOrNull;
+  };
   droppedIterations: NonNegativeOrNull;
   achievedRate: NonNegativeOrNull;
   hitRatio: HitRatio;
@@ -349,6 +357,13 @@ export interface Summary {
     server: Interval;
   };
   generatorCores: NonNegativeOrNull;
+  /**
+   * The service's own p50/p99 of the cell's successful requests (the windows' serviceLatencyMs, median over them); absent in runs before it.
+   */
+  serviceLatencyMs?: {
+    p50: NonNegativeOrNull;
+    p99: NonNegativeOrNull;
+  };
   jvm: {
     gcPauseMs: number | null;
     /**
@@ -517,6 +532,10 @@ export interface OverloadStep {
    * The CPU the services (and the balancer, where one runs) used in the step's windows, in cores (median): what the profile's CPU cap holds together; absent in runs before it.
    */
   serviceCores?: number | null;
+  /**
+   * The accepted requests' p99 as the service itself timed them (the windows' serviceLatencyMs.p99, median): beside p99, how much of the wait was inside the service; absent in runs before it.
+   */
+  serviceP99Ms?: number | null;
   flags: string[];
   /**
    * The service's own count of refusals over the step's windows, their settle seconds included (null when it did not say); absent in runs before it.

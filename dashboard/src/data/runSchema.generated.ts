@@ -536,6 +536,35 @@ export const runSchema: SchemaObject = {
       }
      }
     },
+    "serviceLatencyMs": {
+     "description": "The measured service's own timing of the window's successful requests of the cell's operation, from its latency histogram (Micrometer's http.server.requests / grpc.server buckets, read before and after the generator's run; p50/p99 interpolated within a bucket, p99 only from 1,000 requests). It starts where the framework first sees the request and spans the generator's whole run, its settle seconds too. Null where the service publishes no histogram; absent in runs before it.",
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "count",
+        "p50",
+        "p99"
+       ],
+       "properties": {
+        "count": {
+         "type": "integer",
+         "minimum": 0
+        },
+        "p50": {
+         "$ref": "#/$defs/nonNegativeOrNull"
+        },
+        "p99": {
+         "$ref": "#/$defs/nonNegativeOrNull"
+        }
+       }
+      }
+     ]
+    },
     "droppedIterations": {
      "$ref": "#/$defs/nonNegativeOrNull"
     },
@@ -948,6 +977,23 @@ export const runSchema: SchemaObject = {
     },
     "generatorCores": {
      "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "serviceLatencyMs": {
+     "description": "The service's own p50/p99 of the cell's successful requests (the windows' serviceLatencyMs, median over them); absent in runs before it.",
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "p50",
+      "p99"
+     ],
+     "properties": {
+      "p50": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "p99": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      }
+     }
     },
     "jvm": {
      "type": "object",
@@ -2063,6 +2109,10 @@ export const runSchema: SchemaObject = {
     },
     "serviceCores": {
      "description": "The CPU the services (and the balancer, where one runs) used in the step's windows, in cores (median): what the profile's CPU cap holds together; absent in runs before it.",
+     "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "serviceP99Ms": {
+     "description": "The accepted requests' p99 as the service itself timed them (the windows' serviceLatencyMs.p99, median): beside p99, how much of the wait was inside the service; absent in runs before it.",
      "$ref": "#/$defs/nonNegativeOrNull"
     },
     "flags": {
