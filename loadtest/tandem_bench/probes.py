@@ -68,7 +68,9 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
         calls, buckets = GRPC_OK, GRPC_BUCKETS
     elif protocol == "rest":
         def ok(labels: dict) -> bool:
-            return labels.get("uri") == REST_PATHS.get(operation) and labels.get("outcome") == "SUCCESS"
+            # REDIRECTION: a revalidating client's 304, its answer when its copy is current
+            return (labels.get("uri") == REST_PATHS.get(operation)
+                    and labels.get("outcome") in ("SUCCESS", "REDIRECTION"))
         calls, buckets = REST_OK, REST_BUCKETS
     else:
         return out

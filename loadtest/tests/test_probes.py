@@ -62,7 +62,7 @@ def test_quantiles_interpolate_within_the_bucket_the_rank_falls_in_as_prometheus
     assert probes.histogram_quantile(0.5, {0.001: 0, float("inf"): 0}) is None
 
 
-def test_a_rest_route_whose_template_holds_braces_is_read(monkeypatch):
+def test_a_rest_route_whose_template_holds_braces_is_read_with_its_200s_and_304s(monkeypatch):
     """The label set ends at the first brace outside quotes: uri="/api/v1/groups/{id}" is one label
     (until 2026-11-30 the reader ended it inside the template and read REST GetGroup as 0 calls)."""
     scrape = """\
@@ -70,9 +70,13 @@ http_server_requests_seconds_count{error="none",method="GET",outcome="SUCCESS",s
 http_server_requests_seconds_bucket{error="none",method="GET",outcome="SUCCESS",status="200",uri="/api/v1/groups/{id}",le="0.001"} 4
 http_server_requests_seconds_bucket{error="none",method="GET",outcome="SUCCESS",status="200",uri="/api/v1/groups/{id}",le="+Inf"} 10
 http_server_requests_seconds_count{error="none",method="GET",outcome="CLIENT_ERROR",status="404",uri="/api/v1/groups/{id}"} 2
+http_server_requests_seconds_count{error="none",method="GET",outcome="REDIRECTION",status="304",uri="/api/v1/groups/{id}"} 5
+http_server_requests_seconds_bucket{error="none",method="GET",outcome="REDIRECTION",status="304",uri="/api/v1/groups/{id}",le="0.001"} 5
+http_server_requests_seconds_bucket{error="none",method="GET",outcome="REDIRECTION",status="304",uri="/api/v1/groups/{id}",le="+Inf"} 5
 http_server_requests_seconds_count{error="none",method="GET",outcome="SUCCESS",status="200",uri="/api/v1/hello"} 7
 """
     monkeypatch.setattr(probes.services, "http_get", lambda url, timeout=5: (200, scrape.encode()))
     read = probes.jvm_and_calls("http://127.0.0.1:1", "rest", "GetGroup", None)
-    assert read["okCalls"] == 10
-    assert read["okLatencyBuckets"] == {0.001: 4, float("inf"): 10}
+    # a revalidating client's 304s are its answers too; the 404s are not
+    assert read["okCalls"] == 15
+    assert read["okLatencyBuckets"] == {0.001: 9, float("inf"): 15}
