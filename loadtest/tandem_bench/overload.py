@@ -132,11 +132,6 @@ def _flushes(windows_: list) -> dict | None:
     return total
 
 
-def _median(vals: list):
-    vals = [v for v in vals if v is not None]
-    return float(np.median(vals)) if vals else None
-
-
 def _service_cores(w: dict) -> float | None:
     """The capped processes' CPU in the window, in cores. A window names every process the bench
     tracks, None for one that did not run: no balancer is none of the cap's CPU, while a service
@@ -158,7 +153,7 @@ def step_record(run, draws) -> dict:
     return {
         "cellId": run.plan.id,
         "step": run.plan.step,
-        "offeredRate": _median([w.get("offeredRate") for w in ws]),
+        "offeredRate": windows.median_present([w.get("offeredRate") for w in ws]),
         "goodputRps": pooled.bootstrap(run.data, draws, windows.throughput),
         "requests": sum(w["requests"] for w in ws),
         "refusals": refusals,
@@ -169,14 +164,14 @@ def step_record(run, draws) -> dict:
         "otherErrors": _sum(ws, "otherErrors"),
         "p50": p50,
         "p99": p99,
-        "hitRatio": _median(hits),
+        "hitRatio": windows.median_present(hits),
         "minHitRatio": min((h for h in hits if h is not None), default=None),
         "l1Flushes": _flushes(ws),
-        "admissionLimit": _median([w.get("admissionLimit") for w in ws]),
+        "admissionLimit": windows.median_present([w.get("admissionLimit") for w in ws]),
         "minAdmissionLimit": min((w["admissionLimit"] for w in ws if w.get("admissionLimit") is not None),
                                  default=None),
-        "serviceCores": _median([_service_cores(w) for w in ws]),
-        "serviceP99Ms": _median([(w.get("serviceLatencyMs") or {}).get("p99") for w in ws]),
+        "serviceCores": windows.median_present([_service_cores(w) for w in ws]),
+        "serviceP99Ms": windows.median_present([(w.get("serviceLatencyMs") or {}).get("p99") for w in ws]),
         "flags": sorted({f["code"] for w in ws for f in w["flags"]}),
     }
 
@@ -246,8 +241,9 @@ def refusal_cost(protocol: str, front: str | None, steps: list, step_runs: list,
     for_goal = None
     at_double = next((keyed for (s, _), keyed in zip(fitted, by_key) if double and s["step"] == double["step"]), None)
     if at_double and peak and peak["goodputRps"]["value"]:
-        cpu = _median([sum(w["cpuSeconds"][k] for k in cpu_of) / w["seconds"] for w in at_double.values()])
-        arrivals = _median([(w["ok"] + w["refusals"]) / w["seconds"] for w in at_double.values()])
+        cpu = windows.median_present([sum(w["cpuSeconds"][k] for k in cpu_of) / w["seconds"]
+                                      for w in at_double.values()])
+        arrivals = windows.median_present([(w["ok"] + w["refusals"]) / w["seconds"] for w in at_double.values()])
         kept = GOODPUT_KEPT * peak["goodputRps"]["value"]
         if arrivals > kept:
             for_goal = max(0.0, (cpu / served - kept) / (arrivals - kept))

@@ -176,7 +176,7 @@ def db_counters(port: int) -> dict:
 
 
 def delta(before: dict, after: dict) -> dict:
-    """after - before per key; None where either is None. A histogram (okLatencyBuckets) per bucket."""
-    return {k: (histogram_delta(before.get(k), after[k]) if k == "okLatencyBuckets"
+    """after - before per key; None where either is None. A histogram ({bound: count}) per bucket."""
+    return {k: (histogram_delta(before.get(k), after[k]) if isinstance(after[k], dict)
                 else after[k] - before[k] if before.get(k) is not None and after.get(k) is not None else None)
             for k in after}

@@ -334,7 +334,7 @@ class CellRun:
             },
             "generatorCores": median_of("generatorCores"),
             # the service's own timing (service_latency), median over the windows
-            "serviceLatencyMs": {q: _median_present([(w.get("serviceLatencyMs") or {}).get(q) for w in ws])
+            "serviceLatencyMs": {q: median_present([(w.get("serviceLatencyMs") or {}).get(q) for w in ws])
                                  for q in ("p50", "p99")},
             "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs")),
                     "jitCpuMs": total(("jvm", "jitCpuMs"))},
@@ -352,7 +352,8 @@ class CellRun:
 SERVICE_NAMES = {"rest": "rest-service", "grpc": "grpc-service"}
 
 
-def _median_present(vals: list) -> float | None:
+def median_present(vals: list) -> float | None:
+    """The median of the values that are there; None when none is."""
     vals = [v for v in vals if v is not None]
     return float(np.median(vals)) if vals else None
 
