@@ -6,6 +6,7 @@ limits. Measure is a mixin of orchestrate.Bench; windows.py holds the pure part 
 """
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,6 +15,11 @@ from .console import say
 from .service_access import SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
 from .windows import CellRun
+
+# how long after a window's settle seconds its services' latency histograms are read: the
+# generators start a little after the bench asks them to, and their settle second is by their own
+# first request (windows.settled)
+SETTLED_READ_MARGIN_SECONDS = 0.25
 
 CPU_NAMES = ["rest-service", "grpc-service", "balancer", "mariadb", "redis", "generator", "bench"]
 # the two generators of a paired (overload) window, tracked apart while they run
@@ -247,7 +253,9 @@ class Measure:
             invs[protocol] = inv
         before = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
         db_before = self.read_db()
+        settled_reading = self.read_histograms_after_settling(cells)
         outcomes = self.generate_together(invs)
+        settled_histograms = settled_reading()
         outcomes = {p: windows.settled(o, cells[p].settle_seconds, cells[p].duration_seconds)
                     for p, o in outcomes.items()}
         after = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
@@ -258,10 +266,16 @@ class Measure:
         for protocol, cell in cells.items():
             (cache_before, service_before), (cache_after, service_after) = before[protocol], after[protocol]
             hit, notes = cache_figures(cell, cache_before, cache_after)
+            service_delta = probes.delta(service_before, service_after)
+            if settled_histograms is not None:
+                # the service's own latency of the measured span only (None when that reading failed:
+                # unknown rather than a figure that counts the settle second)
+                service_delta["okLatencyBuckets"] = probes.histogram_delta(settled_histograms.get(protocol),
+                                                                           service_after.get("okLatencyBuckets"))
             record, data = windows.build(
                 cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
                 sampler=BothGenerators(self.sampler), generator_cores=self.placement.generator_cores,
-                hit_ratio=hit, service_delta=probes.delta(service_before, service_after),
+                hit_ratio=hit, service_delta=service_delta,
                 # MariaDB serves both services: its counters are the pair's
                 db_delta=probes.delta(db_before, db_after), n_keys=None, notes=list(outcomes[protocol].notes) + notes,
                 measured_service=SERVICE_NAMES[protocol], cpu_names=CPU_NAMES,
@@ -275,6 +289,32 @@ class Measure:
             goodput[protocol] = record["throughputRps"]
         time.sleep(max(c.drain_seconds for c in cells.values()))
         return goodput
+
+    def read_histograms_after_settling(self, cells: dict):
+        """Reads each service's latency histogram once the window's settle seconds are over (and
+        SETTLED_READ_MARGIN_SECONDS more, for the generators' start-up), so that the window's
+        serviceLatencyMs covers the measured span as its other latency figures do, not the first
+        second's calls on connections still opening (on gRPC at 10 %, about 220 of 2,000 calls: enough
+        to make the service's p99 exceed the generator's). One read of the one series a window
+        (probes.latency_histogram: about 20 KB on gRPC, 50 KB on REST) on the capped services.
+        Returns a function that waits for the reading and gives {protocol: buckets or None}; one that
+        gives None when the cells settle for no time (the readings around the run are then the window's)."""
+        settle = max(c.settle_seconds for c in cells.values())
+        if settle <= 0:
+            return lambda: None
+        readings: dict = {}
+
+        def read():
+            for protocol, cell in cells.items():
+                readings[protocol] = self.read_latency_histogram(cell)
+        timer = threading.Timer(settle + SETTLED_READ_MARGIN_SECONDS, read)
+        timer.daemon = True
+        timer.start()
+
+        def finished() -> dict:
+            timer.join()
+            return readings
+        return finished
 
     def generate_together(self, invs: dict[str, loadgen.Invocation]) -> dict[str, loadgen.Outcome]:
         """Both generators at the same time (each a subprocess: the threads only wait on them),

@@ -73,6 +73,15 @@ REST_JAR = ROOT / "rest-service/target/rest-service.jar"
 # fixed set of JIT compiler threads, whose CPU the bench reads from /proc (a dynamic one may end a
 # thread and take its CPU time out of the sum)
 JAVA_OPTIONS = ["-Xms512m", "-Xmx512m", "-XX:-UseDynamicNumberOfCompilerThreads"]
+# more options for the service JVMs, whitespace-separated, after the bench's own (a later option
+# wins in HotSpot): TANDEM_BENCH_JAVA_OPTIONS="-XX:+UseZGC" make bench ... measures another collector.
+# run.json's environment.jvm.options records every option the services ran with.
+EXTRA_JAVA_OPTIONS = "TANDEM_BENCH_JAVA_OPTIONS"
+
+
+def service_java_options(environ, placement_options: list[str]) -> list[str]:
+    """The services' JVM options: the bench's, the placement's, then the user's from the environment."""
+    return JAVA_OPTIONS + placement_options + (environ.get(EXTRA_JAVA_OPTIONS) or "").split()
 
 
 def java_home() -> str:
@@ -116,7 +125,7 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         # the services' CPU cap (profile service_cpu_quota): its group is made when the run begins
         self.cpu_quota = cpu_quota.CpuQuota.uncapped(self.settings.get("service_cpu_quota"), "not set up yet")
         self.services = services.Services(self.java_bin, ports, self.db_name, work_dir / "logs", say=say,
-                                          java_opts=JAVA_OPTIONS + self.placement.service_java_options(),
+                                          java_opts=service_java_options(os.environ, self.placement.service_java_options()),
                                           launch_prefix=self.placement.service_launch_prefix(),
                                           profile_env=self.settings.get("admission_env"))
         self.keyfiles = keys.KeyFiles(work_dir / "keys", self.scale, self.settings["hot_keys"])

@@ -59,24 +59,49 @@ def jvm_and_calls(management_base: str, protocol: str, operation: str, method: s
     if pauses or counts:
         out["gcPauseMs"] = sum(v for _, v in pauses) * 1000
         out["gcPauses"] = int(sum(v for _, v in counts))
+    what = operation_series(protocol, operation, method)
+    if what is None:
+        return out
+    calls, buckets, ok = what
+    out["okCalls"] = int(sum(v for labels, v in prometheus_samples(text, calls) if ok(labels)))
+    out["okLatencyBuckets"] = histogram(text, buckets, ok)
+    return out
+
+
+def operation_series(protocol: str, operation: str, method: str | None):
+    """Where a service counts the operation's successful calls: (count series, histogram bucket
+    series, a filter of their label sets); None for what it does not count."""
     if protocol == "grpc" and method:
         service, _, rpc = method.partition("/")
 
         def ok(labels: dict) -> bool:
             return (labels.get("rpc_service") == service and labels.get("rpc_method") == rpc
                     and labels.get("error", "none") == "none")
-        calls, buckets = GRPC_OK, GRPC_BUCKETS
-    elif protocol == "rest":
+        return GRPC_OK, GRPC_BUCKETS, ok
+    if protocol == "rest":
         def ok(labels: dict) -> bool:
             # REDIRECTION: a revalidating client's 304, its answer when its copy is current
             return (labels.get("uri") == REST_PATHS.get(operation)
                     and labels.get("outcome") in ("SUCCESS", "REDIRECTION"))
-        calls, buckets = REST_OK, REST_BUCKETS
-    else:
-        return out
-    out["okCalls"] = int(sum(v for labels, v in prometheus_samples(text, calls) if ok(labels)))
-    out["okLatencyBuckets"] = histogram(text, buckets, ok)
-    return out
+        return REST_OK, REST_BUCKETS, ok
+    return None
+
+
+def latency_histogram(management_base: str, protocol: str, operation: str, method: str | None) -> dict | None:
+    """The operation's latency histogram alone (okLatencyBuckets of jvm_and_calls), read with the
+    Prometheus endpoint's includedNames so that the service renders that one series: cheap enough to
+    read while a window runs on a capped service. None when unreachable or not published."""
+    what = operation_series(protocol, operation, method)
+    if what is None:
+        return None
+    _, buckets, ok = what
+    # includedNames takes a metric family's name: the histogram's, not its _bucket series'
+    family = buckets.removesuffix("_bucket")
+    try:
+        status, body = services.http_get(f"{management_base}/actuator/prometheus?includedNames={family}", timeout=10)
+    except (urllib.error.URLError, OSError):
+        return None
+    return histogram(body.decode(errors="replace"), buckets, ok) if status == 200 else None
 
 
 def histogram(text: str, name: str, keep) -> dict[float, float] | None:

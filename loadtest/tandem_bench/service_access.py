@@ -135,6 +135,14 @@ class ServiceAccess:
         out.update(self.process_counters(cell.protocol))
         return out
 
+    def read_latency_histogram(self, cell: profile.CellPlan) -> dict | None:
+        """The service's latency histogram of the cell's operation alone (probes.latency_histogram)."""
+        base = self.management_base(cell.protocol)
+        if base is None:
+            return None
+        return probes.latency_histogram(base, cell.protocol, cell.operation,
+                                        keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None)
+
     def process_counters(self, protocol: str) -> dict:
         """The service process's cumulative user and system CPU (ms) and its threads' context
         switches, from /proc (None against a target: its processes are not on this machine)."""

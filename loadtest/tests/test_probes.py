@@ -34,6 +34,17 @@ def test_a_services_latency_histogram_is_read_for_the_operations_successful_call
     assert read["okLatencyBuckets"] == {0.001: 50, 0.002: 90, float("inf"): 100}
 
 
+def test_the_histogram_alone_is_asked_for_by_its_family_and_read_as_with_the_other_counters(monkeypatch):
+    asked = []
+    monkeypatch.setattr(probes.services, "http_get", lambda url, timeout=5: (asked.append(url), (200, SCRAPE.encode()))[1])
+    read = probes.latency_histogram("http://127.0.0.1:1", "grpc", "GetGroup", "tandem.v1.StudyGroupService/GetGroup")
+    # the family's name (checked against a running service: its _bucket series' name matches nothing)
+    assert asked == ["http://127.0.0.1:1/actuator/prometheus?includedNames=grpc_server_seconds"]
+    assert read == {0.001: 50, 0.002: 90, float("inf"): 100}
+    monkeypatch.setattr(probes.services, "http_get", lambda url, timeout=5: (503, b""))
+    assert probes.latency_histogram("http://127.0.0.1:1", "rest", "GetGroup", None) is None
+
+
 def test_a_service_without_histograms_reads_as_none(monkeypatch):
     counts_only = "\n".join(line for line in SCRAPE.splitlines() if "_bucket" not in line)
     monkeypatch.setattr(probes.services, "http_get", lambda url, timeout=5: (200, counts_only.encode()))

@@ -1,7 +1,7 @@
 """The environment the bench starts the services with: their per-client rate limit on, as a
 deployment runs it, and the bench's own clients exempt by configuration, whatever the user's; the
 profile's admission settings, under the user's."""
-from tandem_bench import assemble, services
+from tandem_bench import assemble, orchestrate, services
 
 
 def test_the_services_limit_clients_but_exempt_the_benchs_own(tmp_path, monkeypatch):
@@ -33,3 +33,10 @@ def test_run_json_records_the_admission_settings_in_force_and_none_against_a_tar
         "TANDEM_ADMISSION_ENABLED": "false", "TANDEM_ADMISSION_MAX_LIMIT": "100"}
     assert assemble.admission_settings({}, {}, against_target=False) == {}
     assert assemble.admission_settings(settings, environ, against_target=True) == {}
+
+
+def test_the_user_s_java_options_come_after_the_bench_s_so_that_they_win():
+    assert orchestrate.service_java_options({}, ["-XX:ActiveProcessorCount=1"]) == \
+        orchestrate.JAVA_OPTIONS + ["-XX:ActiveProcessorCount=1"]
+    got = orchestrate.service_java_options({"TANDEM_BENCH_JAVA_OPTIONS": " -XX:+UseZGC  -Xmn256m "}, [])
+    assert got == orchestrate.JAVA_OPTIONS + ["-XX:+UseZGC", "-Xmn256m"]

@@ -537,7 +537,7 @@ export const runSchema: SchemaObject = {
      }
     },
     "serviceLatencyMs": {
-     "description": "The measured service's own timing of the window's successful requests of the cell's operation, from its latency histogram (Micrometer's http.server.requests / grpc.server buckets, read before and after the generator's run; p50/p99 interpolated within a bucket, p99 only from 1,000 requests). It starts where the framework first sees the request and spans the generator's whole run, its settle seconds too. Null where the service publishes no histogram; absent in runs before it.",
+     "description": "The measured service's own timing of the window's successful requests of the cell's operation, from its latency histogram (Micrometer's http.server.requests / grpc.server buckets, read before and after the generator's run, and in a window with settle seconds again once they are over; p50/p99 interpolated within a bucket, p99 only from 1,000 requests). It starts where the framework first sees the request. It spans the measured span in an overload window (since the settled reading; before it, the settle seconds too) and the generator's whole run elsewhere. Null where the service publishes no histogram or a reading failed; absent in runs before it.",
      "oneOf": [
       {
        "type": "null"
