@@ -118,6 +118,24 @@ class CpuQuota:
         return {"cores": self.cores, "method": self.method, "periodMicros": self.period_us,
                 "quotaMicros": self.quota_us, "note": self.note}
 
+    def throttling(self) -> dict | None:
+        """The group's cumulative CFS bandwidth counters (its cpu.stat): periods with a runnable
+        thread, periods in which it ran out of quota (every thread stopped until the next period), and
+        the time stopped, in ms. None uncapped or unreadable. A window's difference says whether the
+        cap, rather than the services, made requests wait: a throttled period holds every request in
+        the group for up to the rest of it (6 ms at 0.4 of a 10-ms period)."""
+        if self.group is None:
+            return None
+        try:
+            stat = dict(line.split() for line in (self.group / "cpu.stat").read_text().splitlines() if line.strip())
+            # v1 gives the time stopped in ns, v2 in µs
+            throttled_ms = (int(stat["throttled_time"]) / 1e6 if "throttled_time" in stat
+                            else int(stat["throttled_usec"]) / 1e3)
+            return {"periods": int(stat["nr_periods"]), "throttledPeriods": int(stat["nr_throttled"]),
+                    "throttledMs": throttled_ms}
+        except (OSError, KeyError, ValueError):
+            return None
+
     def apply(self, pids: Iterable[int]) -> None:
         """Moves each process (every thread it has and will start) into the capped group."""
         if self.group is None:
@@ -168,6 +186,13 @@ class CpuQuota:
         else:
             self.group = None
         return problems
+
+
+def throttling_between(before: dict | None, after: dict | None) -> dict | None:
+    """What the group's throttling counters (CpuQuota.throttling) counted between two readings."""
+    if before is None or after is None:
+        return None
+    return {k: after[k] - before[k] for k in after}
 
 
 def write(path: Path, text: str) -> None:

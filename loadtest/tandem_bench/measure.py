@@ -10,7 +10,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from . import cachestats, keys, loadgen, probes, profile, services, watch, windows
+from . import cachestats, cpu_quota, keys, loadgen, probes, profile, services, watch, windows
 from .console import say
 from .service_access import SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
@@ -253,9 +253,13 @@ class Measure:
             invs[protocol] = inv
         before = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
         db_before = self.read_db()
-        settled_reading = self.read_histograms_after_settling(cells)
+        cap_before = self.cpu_quota.throttling()
+        settled_reading = self.read_after_settling(cells)
         outcomes = self.generate_together(invs)
-        settled_histograms = settled_reading()
+        settled = settled_reading()
+        # the cap's throttling over the measured span (from the settled reading), the pair's alike
+        cap_throttling = cpu_quota.throttling_between(settled["cap"] if settled else cap_before,
+                                                      self.cpu_quota.throttling())
         outcomes = {p: windows.settled(o, cells[p].settle_seconds, cells[p].duration_seconds)
                     for p, o in outcomes.items()}
         after = {p: (self.read_cache(p), self.read_service(c)) for p, c in cells.items()}
@@ -267,10 +271,10 @@ class Measure:
             (cache_before, service_before), (cache_after, service_after) = before[protocol], after[protocol]
             hit, notes = cache_figures(cell, cache_before, cache_after)
             service_delta = probes.delta(service_before, service_after)
-            if settled_histograms is not None:
+            if settled is not None:
                 # the service's own latency of the measured span only (None when that reading failed:
                 # unknown rather than a figure that counts the settle second)
-                service_delta["okLatencyBuckets"] = probes.histogram_delta(settled_histograms.get(protocol),
+                service_delta["okLatencyBuckets"] = probes.histogram_delta(settled["histograms"].get(protocol),
                                                                            service_after.get("okLatencyBuckets"))
             record, data = windows.build(
                 cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
@@ -282,6 +286,7 @@ class Measure:
                 offered_rate=None if rates is None else rates[protocol])
             record["l1Flushes"] = cachestats.flushes_between(cache_before, cache_after)
             record["admissionLimit"] = service_after.get("admissionLimit")
+            record["capThrottling"] = cap_throttling
             # the service's own count, beside the generator's: a 503 / UNAVAILABLE that admission
             # control did not send (a failing database, a shutdown) shows as a difference
             record["admissionRefused"] = probes.delta(service_before, service_after).get("admissionRefused")
@@ -290,23 +295,25 @@ class Measure:
         time.sleep(max(c.drain_seconds for c in cells.values()))
         return goodput
 
-    def read_histograms_after_settling(self, cells: dict):
-        """Reads each service's latency histogram once the window's settle seconds are over (and
-        SETTLED_READ_MARGIN_SECONDS more, for the generators' start-up), so that the window's
-        serviceLatencyMs covers the measured span as its other latency figures do, not the first
-        second's calls on connections still opening (on gRPC at 10 %, about 220 of 2,000 calls: enough
-        to make the service's p99 exceed the generator's). One read of the one series a window
-        (probes.latency_histogram: about 20 KB on gRPC, 50 KB on REST) on the capped services.
-        Returns a function that waits for the reading and gives {protocol: buckets or None}; one that
-        gives None when the cells settle for no time (the readings around the run are then the window's)."""
+    def read_after_settling(self, cells: dict):
+        """Reads each service's latency histogram, and the CPU cap's throttling counters, once the
+        window's settle seconds are over (and SETTLED_READ_MARGIN_SECONDS more, for the generators'
+        start-up), so that the window's serviceLatencyMs and capThrottling cover the measured span as
+        its other figures do, not the first second's calls on connections still opening (on gRPC at
+        10 %, about 220 of 2,000 calls: enough to put the service's p99 above the generator's). One
+        read of the one series a window (probes.latency_histogram: about 20 KB on gRPC, 50 KB on
+        REST) on the capped services. Returns a function that waits for the reading and gives
+        {"histograms": {protocol: buckets or None}, "cap": counters or None}; one that gives None
+        when the cells settle for no time (the readings around the run are then the window's)."""
         settle = max(c.settle_seconds for c in cells.values())
         if settle <= 0:
             return lambda: None
-        readings: dict = {}
+        readings: dict = {"histograms": {}, "cap": None}
 
         def read():
+            readings["cap"] = self.cpu_quota.throttling()
             for protocol, cell in cells.items():
-                readings[protocol] = self.read_latency_histogram(cell)
+                readings["histograms"][protocol] = self.read_latency_histogram(cell)
         timer = threading.Timer(settle + SETTLED_READ_MARGIN_SECONDS, read)
         timer.daemon = True
         timer.start()

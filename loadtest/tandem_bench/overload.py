@@ -25,6 +25,9 @@ capacity. Per step and wire, over its windows:
                   median over the windows): beside p99, how much of the wait was inside the service
                   and how much before it (in the kernel's queues, on a busy event loop or Tomcat's
                   poller) or in the generator
+  capThrottledShare  the share of the CPU cap's periods in which the capped processes ran out of
+                  their quota and all stopped until the next (median over the windows; the cgroup's
+                  cpu.stat): how often the cap itself, not a queue, held every request up
 
 Goals per wire (the issue's, "at 2× the saturating rate"), read at the lowest step offered at least
 twice the wire's peak goodput (the 2× step, doubleStep): the saturating rate is the most the wire
@@ -142,6 +145,12 @@ def _service_cores(w: dict) -> float | None:
     return sum(cpu.get(k) or 0.0 for k in CAPPED) / w["seconds"]
 
 
+def _throttled_share(w: dict) -> float | None:
+    """The share of the window's CFS periods in which the capped group ran out of its quota."""
+    t = w.get("capThrottling")
+    return t["throttledPeriods"] / t["periods"] if t and t.get("periods") else None
+
+
 def step_record(run, draws) -> dict:
     """One wire's figures at one step (or the capacity window, step None) from its CellRun."""
     ws = run.windows
@@ -172,6 +181,7 @@ def step_record(run, draws) -> dict:
                                  default=None),
         "serviceCores": windows.median_present([_service_cores(w) for w in ws]),
         "serviceP99Ms": windows.median_present([(w.get("serviceLatencyMs") or {}).get("p99") for w in ws]),
+        "capThrottledShare": windows.median_present([_throttled_share(w) for w in ws]),
         "flags": sorted({f["code"] for w in ws for f in w["flags"]}),
     }
 

@@ -160,12 +160,12 @@ def _ratio(iv: dict | None) -> str:
 def overload_lines(pair: dict) -> list[str]:
     """An overload pair: per wire its steps (offered rate, goodput, refusals, timeouts, accepted p99,
     the same p99 as the service timed it, hit ratio, L1 flushes, admission limit, the services' CPU in
-    cores), then its figures against the issue's goals."""
+    cores, the share of the cap's periods it throttled them in), then its figures against the issue's goals."""
     op = pair["operation"] + (f" n={pair['pageSize']}" if pair["pageSize"] else "")
     lines = [f"Under overload: {op}, {pair['cacheMode']} {pair['temperature']}, both wires at once "
              f"(deadline {sig(pair['timeoutSeconds'])} s; goodput and p99 with 95 % intervals):"]
     header = ("step", "offered/s", "goodput/s [95% CI]", "refused/s", "timeouts", "late", "other err",
-              "p50 ms", "p99 ms [95% CI]", "in svc p99", "hit % (min)", "L1 flushes", "limit", "svc cores", "flags")
+              "p50 ms", "p99 ms [95% CI]", "in svc p99", "hit % (min)", "L1 flushes", "limit", "svc cores", "throttled", "flags")
     for wire in pair["wires"]:
         name = "REST" if wire["protocol"] == "rest" else "gRPC"
         cap = wire["capacity"]
@@ -191,6 +191,7 @@ def overload_lines(pair: dict) -> list[str]:
                  (", ".join(f"{k} {v:g}" for k, v in st["l1Flushes"].items()) or "0"),
                  sig(st["admissionLimit"]),
                  "-" if st.get("serviceCores") is None else f"{st['serviceCores']:.2f}",
+                 _pct(st.get("capThrottledShare")),
                  ",".join(st["flags"]) or "-"] for st in wire["steps"]]
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
         lines.append("    " + "  ".join(h.rjust(w) for h, w in zip(header, widths)).rstrip())

@@ -178,3 +178,18 @@ def test_pinning_the_services_after_their_warm_up_caps_them_in_the_same_step(tmp
                             cpu_quota=set_up(root, tmp_path))
     ServiceStart.pin_services(bench)
     assert (root / "tandem-bench-t" / "cgroup.procs").read_text() == "4242"
+
+
+def test_the_group_s_throttling_is_read_from_its_cpu_stat_in_either_layout(tmp_path):
+    root = tmp_path / "cgroup"
+    lay_out(root, {"cpu/cpu.cfs_quota_us": "-1", "cpu/cgroup.procs": ""})
+    q = set_up(root, fake_proc(tmp_path, {}))
+    assert q.throttling() is None                      # no cpu.stat (yet): unknown, not zero
+    (q.group / "cpu.stat").write_text("nr_periods 800\nnr_throttled 120\nthrottled_time 540000000\n")
+    assert q.throttling() == {"periods": 800, "throttledPeriods": 120, "throttledMs": 540.0}
+    v2 = tmp_path / "v2"
+    lay_out(v2, {"cgroup.controllers": "cpu io", "cgroup.subtree_control": ""})
+    q2 = set_up(v2, fake_proc(tmp_path, {}))
+    (q2.group / "cpu.stat").write_text("usage_usec 9\nnr_periods 10\nnr_throttled 4\nthrottled_usec 2500\n")
+    assert q2.throttling() == {"periods": 10, "throttledPeriods": 4, "throttledMs": 2.5}
+    assert CpuQuota.uncapped(0.4, "no cgroup").throttling() is None

@@ -554,6 +554,33 @@ def test_a_step_records_the_p99_the_service_timed_beside_the_generators_and_the_
     assert all(s["serviceP99Ms"] is None for w in plain["wires"] for s in w["steps"])
 
 
+def test_a_step_records_how_often_the_cap_throttled_its_windows_and_the_summary_prints_it():
+    runs = pair_runs()
+    for run in runs.values():
+        for i, w in enumerate(run.windows):
+            w["capThrottling"] = {"periods": 800, "throttledPeriods": 80 * (i + 1), "throttledMs": 400.0}
+    [pair] = records(runs)
+    step = next(s for s in pair["wires"][0]["steps"] if s["step"] == 200)
+    n = len(next(r for r in runs.values() if r.plan.protocol == "rest" and r.plan.step == 200).windows)
+    assert step["capThrottledShare"] == pytest.approx(np.median([0.1 * (i + 1) for i in range(n)]))
+    text = "\n".join(report.overload_lines(pair))
+    assert "throttled" in text and report._pct(step["capThrottledShare"]) in text
+    # uncapped (or a run before it): unknown, not zero
+    [plain] = records(pair_runs())
+    assert all(s["capThrottledShare"] is None for w in plain["wires"] for s in w["steps"])
+
+
+class CapCounting:
+    """The cap's cgroup: 100 more periods at every reading, 30 of them throttled."""
+
+    def __init__(self):
+        self.read = 0
+
+    def throttling(self):
+        self.read += 1
+        return {"periods": 100 * self.read, "throttledPeriods": 30 * self.read, "throttledMs": 150.0 * self.read}
+
+
 class PairedWindowBench(measure.Measure):
     """Measure.paired_window with every service and generator replaced: each service's histogram
     holds nothing before the run, the settle second's 300 slow calls at the settled reading, and
@@ -563,6 +590,7 @@ class PairedWindowBench(measure.Measure):
         self.target, self.order, self.runs = None, 0, {}
         self.sampler, self.placement = FlatSampler(), type("P", (), {"generator_cores": 1})()
         self.services = type("S", (), {"check_alive": lambda _: None})()
+        self.cpu_quota = CapCounting()
         self.readings = []
         self.settle_reading_fails = settle_reading_fails
 
@@ -607,6 +635,9 @@ def test_a_paired_window_s_service_latency_leaves_out_the_calls_of_its_settle_se
     for c in cells.values():
         service = bench.runs[c.id].windows[0]["serviceLatencyMs"]
         assert service["count"] == 5000 and service["p99"] < 0.1   # the fast calls only
+        # the cap's counters too: from the settled reading (the second of three) to the last
+        assert bench.runs[c.id].windows[0]["capThrottling"] == {"periods": 100, "throttledPeriods": 30,
+                                                                "throttledMs": 150.0}
 
     failing = PairedWindowBench(settle_reading_fails=True)
     for c in cells.values():
@@ -625,3 +656,4 @@ def test_without_settle_seconds_a_paired_window_s_service_latency_is_the_whole_r
     bench.paired_window(cells, start=0, rnd=0, rates={"rest": 2000, "grpc": 2000})
     assert "settled" not in bench.readings
     assert all(bench.runs[c.id].windows[0]["serviceLatencyMs"]["count"] == 5300 for c in cells.values())
+    assert all(bench.runs[c.id].windows[0]["capThrottling"]["periods"] == 100 for c in cells.values())

@@ -287,6 +287,14 @@ export interface Window {
    */
   admissionLimit?: number | null;
   /**
+   * Overload cells: what the CPU cap's cgroup counted over the window's measured span (its cpu.stat, read after the settle seconds and after the run; the pair's two cells alike): CFS periods with a runnable thread, periods in which the capped processes ran out of their quota and all stopped until the next, and the time stopped in ms. Null uncapped or unreadable; absent in runs before it.
+   */
+  capThrottling?: null | {
+    periods: number;
+    throttledPeriods: number;
+    throttledMs: number;
+  };
+  /**
    * Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say. It spans the whole generator run, the settle seconds that no other figure counts included (profile settle_seconds), so it may exceed the generator's count.
    */
   admissionRefused?: number | null;
@@ -536,6 +544,10 @@ export interface OverloadStep {
    * The accepted requests' p99 as the service itself timed them (the windows' serviceLatencyMs.p99, median): beside p99, how much of the wait was inside the service; absent in runs before it.
    */
   serviceP99Ms?: number | null;
+  /**
+   * The share of the CPU cap's periods in which the capped processes ran out of their quota (the windows' capThrottling, median): how often the cap itself held every request up; absent in runs before it.
+   */
+  capThrottledShare?: number | null;
   flags: string[];
   /**
    * The service's own count of refusals over the step's windows, their settle seconds included (null when it did not say); absent in runs before it.

@@ -792,6 +792,37 @@ export const runSchema: SchemaObject = {
      "description": "Overload cells: the service's admission concurrency limit (tandem_admission_limit) read after the window; null when it has none.",
      "$ref": "#/$defs/nonNegativeOrNull"
     },
+    "capThrottling": {
+     "description": "Overload cells: what the CPU cap's cgroup counted over the window's measured span (its cpu.stat, read after the settle seconds and after the run; the pair's two cells alike): CFS periods with a runnable thread, periods in which the capped processes ran out of their quota and all stopped until the next, and the time stopped in ms. Null uncapped or unreadable; absent in runs before it.",
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "periods",
+        "throttledPeriods",
+        "throttledMs"
+       ],
+       "properties": {
+        "periods": {
+         "type": "integer",
+         "minimum": 0
+        },
+        "throttledPeriods": {
+         "type": "integer",
+         "minimum": 0
+        },
+        "throttledMs": {
+         "type": "number",
+         "minimum": 0
+        }
+       }
+      }
+     ]
+    },
     "admissionRefused": {
      "description": "Overload cells: the requests the measured service says its admission control refused during the window (tandem_admission_refused_total), beside the generator's count of 503 / UNAVAILABLE; null when it does not say. It spans the whole generator run, the settle seconds that no other figure counts included (profile settle_seconds), so it may exceed the generator's count.",
      "type": [
@@ -2114,6 +2145,10 @@ export const runSchema: SchemaObject = {
     "serviceP99Ms": {
      "description": "The accepted requests' p99 as the service itself timed them (the windows' serviceLatencyMs.p99, median): beside p99, how much of the wait was inside the service; absent in runs before it.",
      "$ref": "#/$defs/nonNegativeOrNull"
+    },
+    "capThrottledShare": {
+     "description": "The share of the CPU cap's periods in which the capped processes ran out of their quota (the windows' capThrottling, median): how often the cap itself held every request up; absent in runs before it.",
+     "$ref": "#/$defs/ratioOrNull"
     },
     "flags": {
      "type": "array",
