@@ -309,7 +309,8 @@ async function main() {
         legend: {
           [`overload-goodput-${pair}`]: ['REST · oha goodput', 'gRPC · ghz goodput'],
           [`overload-refusals-${pair}`]: ['REST · oha refused', 'gRPC · ghz refused'],
-          [`overload-p99-${pair}`]: ['REST · oha p99', 'gRPC · ghz p99'],
+          [`overload-p99-${pair}`]: ['REST · oha p99', 'REST · oha p99 in the service', 'gRPC · ghz p99',
+            'gRPC · ghz p99 in the service'],
         },
         noErrorBars: [`overload-refusals-${pair}`],
       });

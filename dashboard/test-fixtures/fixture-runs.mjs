@@ -228,6 +228,8 @@ export function makeOverload() {
         refusalsPerSecond: r1(refused), timeouts: 0, lateAnswers: 0, otherErrors: 0,
         p50: interval(p99 / 4, 0.1), p99: interval(p99, 0.15), hitRatio: 0.999, minHitRatio: step === 300 && protocol === 'grpc' ? 0.95 : 0.998,
         l1Flushes: step === 300 && protocol === 'grpc' ? { 'log-gap': 2 } : {}, admissionLimit: step <= 100 ? 1000 : 60, minAdmissionLimit: step <= 100 ? 1000 : 40,
+        // the service's own clock sees a third of the wait; the cap throttles once the step saturates it
+        serviceP99Ms: r1(p99 / 3), capThrottledShare: step >= 100 ? 0.99 : 0.05,
         flags: step === 200 && protocol === 'rest' ? ['rate-short'] : [],
       };
     });

@@ -62,7 +62,35 @@ describe('overload pairs', () => {
     expect(p99.yLog).toBe(true);
     expect(p99.errorBars).toBe(true);
     const grpc300 = pair.wires[1].steps.at(-1)!;
-    expect(p99.series[1].data.at(-1)).toMatchObject({ x: grpc300.offeredRate, y: grpc300.p99.value, low: grpc300.p99.low });
+    const grpcP99 = p99.series.find((s) => s.label === 'gRPC · ghz p99')!;
+    expect(grpcP99.data.at(-1)).toMatchObject({ x: grpc300.offeredRate, y: grpc300.p99.value, low: grpc300.p99.low });
+  });
+
+  // the pair as a run before the service's clock and the cap's throttling were recorded
+  const before = {
+    ...pair,
+    wires: pair.wires.map((w) => ({ ...w, steps: w.steps.map(({ serviceP99Ms: _t, capThrottledShare: _c, ...s }) => s) })),
+  };
+
+  it("the p99 chart shows the service's own p99 dashed beside the generator's, and runs without it show none", () => {
+    const timed = { ...pair, wires: pair.wires.map((w) => ({ ...w, steps: w.steps.map((s) => ({ ...s, serviceP99Ms: 2.5 })) })) };
+    const p99 = refusalsAndP99Charts(timed)[1];
+    expect(p99.series.map((s) => s.label)).toEqual(['REST · oha p99', 'REST · oha p99 in the service', 'gRPC · ghz p99',
+      'gRPC · ghz p99 in the service']);
+    expect(p99.series[3].dash).toEqual([4, 4]);
+    expect(p99.series[3].data.every((d) => d === null || d.y === 2.5)).toBe(true);
+    const column = p99.table.columns.indexOf('p99 in the service (ms)');
+    expect(p99.table.rows.every((r) => r[column] === 2.5)).toBe(true);
+    expect(p99.table.formats).toHaveLength(p99.table.columns.length);
+    expect(refusalsAndP99Charts(before)[1].series.map((s) => s.label)).toEqual(['REST · oha p99', 'gRPC · ghz p99']);
+  });
+
+  it("the goodput table carries the share of the cap's periods throttled, empty in runs before it", () => {
+    const throttled = { ...pair, wires: pair.wires.map((w) => ({ ...w, steps: w.steps.map((s) => ({ ...s, capThrottledShare: 0.99 })) })) };
+    const table = goodputChart(throttled).table;
+    const column = table.columns.indexOf('Cap periods throttled');
+    expect(table.rows.every((r) => r[column] === 0.99)).toBe(true);
+    expect(goodputChart(before).table.rows.every((r) => r[column] === null)).toBe(true);
   });
 
   it('a run from before the saturation check says nothing of it; a wire no step saturated is named', () => {

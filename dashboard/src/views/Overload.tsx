@@ -62,8 +62,9 @@ export function Overload({ run }: ViewProps) {
           <p className="explain">
             Deadline {formatValue(pair.timeoutSeconds, 's')}; steps at {pair.percents.join(', ')} % of capacity. The
             charts’ tables hold every step’s figures: goodput with the lowest warm hit ratio, the L1 flushes, the
-            admission limit and the CPU the capped services used (cores; against the profile’s cap, whether the step
-            left it any to spare); refusals with timeouts, late answers, other errors and p50/p99.
+            admission limit, the CPU the capped services used (cores; against the profile’s cap, whether the step
+            left it any to spare) and the share of the cap’s periods in which they ran out of it and all stopped;
+            refusals with timeouts, late answers, other errors, p50/p99 and the p99 the service itself timed.
           </p>
         </section>
       ))}

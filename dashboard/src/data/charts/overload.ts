@@ -130,7 +130,8 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
   ]);
   const rows: CsvValue[][] = pair.wires.flatMap((w) =>
     w.steps.map((s) => [PROTOCOL_LABELS[w.protocol], s.step, s.offeredRate, s.goodputRps.value, s.goodputRps.low, s.goodputRps.high,
-      w.capacity?.goodputRps.value ?? null, s.minHitRatio, flushCount(s), s.admissionLimit, s.serviceCores ?? null, s.cellId]),
+      w.capacity?.goodputRps.value ?? null, s.minHitRatio, flushCount(s), s.admissionLimit, s.serviceCores ?? null,
+      s.capThrottledShare ?? null, s.cellId]),
   );
   return {
     key: `overload-goodput-${pair.id}`,
@@ -148,8 +149,8 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
     series: keep(series),
     table: {
       columns: ['Wire', 'Step (% of capacity)', 'Offered (/s)', 'Goodput (req/s)', 'low', 'high', 'Capacity (req/s)',
-        'Lowest warm hit ratio', 'L1 flushes', 'Admission limit', 'Services\' CPU (cores)', 'Cell'],
-      formats: [T, N, N, N, N, N, N, 'fraction', I, N, N, T],
+        'Lowest warm hit ratio', 'L1 flushes', 'Admission limit', 'Services\' CPU (cores)', 'Cap periods throttled', 'Cell'],
+      formats: [T, N, N, N, N, N, N, 'fraction', I, N, N, 'fraction', T],
       rows,
       rowFlags: pair.wires.flatMap((w) => w.steps.map(stepFlag)),
     },
@@ -160,12 +161,12 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
 export function refusalsAndP99Charts(pair: OverloadPair): ChartSpec[] {
   const rows: CsvValue[][] = pair.wires.flatMap((w) =>
     w.steps.map((s) => [PROTOCOL_LABELS[w.protocol], s.step, s.offeredRate, s.refusals, s.admissionRefused ?? null, s.refusalsPerSecond,
-      s.timeouts, s.lateAnswers, s.otherErrors, s.p50.value, s.p99.value, s.p99.low, s.p99.high, s.cellId]),
+      s.timeouts, s.lateAnswers, s.otherErrors, s.p50.value, s.p99.value, s.p99.low, s.p99.high, s.serviceP99Ms ?? null, s.cellId]),
   );
   const table = {
     columns: ['Wire', 'Step (%)', 'Offered (/s)', 'Refusals', 'Refused (service count)', 'Refusals (/s)', 'Timeouts', 'Late answers',
-      'Other errors', 'p50 (ms)', 'p99 (ms)', 'p99 low', 'p99 high', 'Cell'],
-    formats: [T, N, N, I, I, N, I, I, I, N, N, N, N, T] as ChartSpec['table']['formats'],
+      'Other errors', 'p50 (ms)', 'p99 (ms)', 'p99 low', 'p99 high', 'p99 in the service (ms)', 'Cell'],
+    formats: [T, N, N, I, I, N, I, I, I, N, N, N, N, N, T] as ChartSpec['table']['formats'],
     rows,
     rowFlags: pair.wires.flatMap((w) => w.steps.map(stepFlag)),
   };
@@ -188,7 +189,8 @@ export function refusalsAndP99Charts(pair: OverloadPair): ChartSpec[] {
   const p99: ChartSpec = {
     key: `overload-p99-${pair.id}`,
     title: 'Accepted requests: p99 from their due time (95 % intervals)',
-    subtitle: `${pairName(pair)}; coordinated omission corrected: a request that waited to be sent counts its wait`,
+    subtitle: `${pairName(pair)}; coordinated omission corrected: a request that waited to be sent counts its wait; `
+      + 'dashed: the p99 the service itself timed, from where its framework first saw each request (the gap is the wait before it)',
     kind: 'line',
     xTitle: 'Offered load (requests/s)',
     yTitle: 'p99 (ms, log scale)',
@@ -198,10 +200,17 @@ export function refusalsAndP99Charts(pair: OverloadPair): ChartSpec[] {
     errorBars: true,
     markers: capacityMarkers(pair),
     notes: flagNotes(pair),
-    series: keep(pair.wires.map((w) => ({
-      label: `${wireName(w)} p99`, protocol: w.protocol, shade: 0,
-      data: w.steps.map((s) => point(s, s.p99.value !== null && s.p99.value > 0 ? s.p99.value : null, s.p99.low, s.p99.high)),
-    }))),
+    series: keep(pair.wires.flatMap((w) => [
+      {
+        label: `${wireName(w)} p99`, protocol: w.protocol, shade: 0,
+        data: w.steps.map((s) => point(s, s.p99.value !== null && s.p99.value > 0 ? s.p99.value : null, s.p99.low, s.p99.high)),
+      },
+      {
+        // the service's own clock (runs before it have none, and keep() drops the empty series)
+        label: `${wireName(w)} p99 in the service`, protocol: w.protocol, shade: 0.5, dash: [4, 4],
+        data: w.steps.map((s) => point(s, s.serviceP99Ms != null && s.serviceP99Ms > 0 ? s.serviceP99Ms : null)),
+      },
+    ])),
     table,
   };
   return [refusals, p99];
