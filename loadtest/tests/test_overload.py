@@ -619,18 +619,25 @@ class PairedWindowBench(measure.Measure):
         return {p: outcome(4000, seconds=2.0) for p in invs}
 
 
+def one_paired_window(settle_seconds: float, settle_reading_fails: bool = False):
+    """The 100 % step's pair of cells with these settle seconds, and a PairedWindowBench that has
+    measured one window of it."""
+    cells = {c.protocol: dataclasses.replace(c, settle_seconds=settle_seconds, drain_seconds=0.0)
+             for c in expand() if c.step == 100}
+    bench = PairedWindowBench(settle_reading_fails)
+    for c in cells.values():
+        bench.runs[c.id] = windows.CellRun(c)
+    bench.paired_window(cells, start=0, rnd=0, rates={"rest": 2000, "grpc": 2000})
+    return cells, bench
+
+
 def test_a_paired_window_s_service_latency_leaves_out_the_calls_of_its_settle_seconds(monkeypatch):
     # At 10 % on gRPC the settle second's calls, on connections still opening, were enough to put
     # the service's p99 above the generator's (results/20261130T044531Z-overload-f3997a1): the
     # service's histogram is read again once the settle seconds are over, and the window's figure
     # counts only what came after.
     monkeypatch.setattr(measure, "SETTLED_READ_MARGIN_SECONDS", 0.05)
-    cells = {c.protocol: dataclasses.replace(c, settle_seconds=0.1, drain_seconds=0.0)
-             for c in expand() if c.step == 100}
-    bench = PairedWindowBench()
-    for c in cells.values():
-        bench.runs[c.id] = windows.CellRun(c)
-    bench.paired_window(cells, start=0, rnd=0, rates={"rest": 2000, "grpc": 2000})
+    cells, bench = one_paired_window(settle_seconds=0.1)
     assert bench.readings.count("settled") == 2
     for c in cells.values():
         service = bench.runs[c.id].windows[0]["serviceLatencyMs"]
@@ -639,21 +646,13 @@ def test_a_paired_window_s_service_latency_leaves_out_the_calls_of_its_settle_se
         assert bench.runs[c.id].windows[0]["capThrottling"] == {"periods": 100, "throttledPeriods": 30,
                                                                 "throttledMs": 150.0}
 
-    failing = PairedWindowBench(settle_reading_fails=True)
-    for c in cells.values():
-        failing.runs[c.id] = windows.CellRun(c)
-    failing.paired_window(cells, start=0, rnd=0, rates={"rest": 2000, "grpc": 2000})
+    _, failing = one_paired_window(settle_seconds=0.1, settle_reading_fails=True)
     # unknown, not the whole run's figure with the settle second in it
     assert all(failing.runs[c.id].windows[0]["serviceLatencyMs"] is None for c in cells.values())
 
 
 def test_without_settle_seconds_a_paired_window_s_service_latency_is_the_whole_run_s():
-    cells = {c.protocol: dataclasses.replace(c, settle_seconds=0.0, drain_seconds=0.0)
-             for c in expand() if c.step == 100}
-    bench = PairedWindowBench()
-    for c in cells.values():
-        bench.runs[c.id] = windows.CellRun(c)
-    bench.paired_window(cells, start=0, rnd=0, rates={"rest": 2000, "grpc": 2000})
+    cells, bench = one_paired_window(settle_seconds=0.0)
     assert "settled" not in bench.readings
     assert all(bench.runs[c.id].windows[0]["serviceLatencyMs"]["count"] == 5300 for c in cells.values())
     assert all(bench.runs[c.id].windows[0]["capThrottling"]["periods"] == 100 for c in cells.values())
