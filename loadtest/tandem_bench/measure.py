@@ -300,7 +300,8 @@ class Measure:
         window's settle seconds are over (and SETTLED_READ_MARGIN_SECONDS more, for the generators'
         start-up), so that the window's serviceLatencyMs and capThrottling cover the measured span as
         its other figures do, not the first second's calls on connections still opening (on gRPC at
-        10 %, about 220 of 2,000 calls: enough to put the service's p99 above the generator's). One
+        10 %, about 220 of 2,000 calls, which put the service's p99 above the generator's in two of
+        six windows of results/20261130T044531Z-overload-f3997a1). One
         read of the one series a window (probes.latency_histogram: about 20 KB on gRPC, 50 KB on
         REST) on the capped services. Returns a function that waits for the reading and gives
         {"histograms": {protocol: buckets or None}, "cap": counters or None}; one that gives None
