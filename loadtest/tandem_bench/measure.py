@@ -289,7 +289,7 @@ class Measure:
             record["capThrottling"] = cap_throttling
             # the service's own count, beside the generator's: a 503 / UNAVAILABLE that admission
             # control did not send (a failing database, a shutdown) shows as a difference
-            record["admissionRefused"] = probes.delta(service_before, service_after).get("admissionRefused")
+            record["admissionRefused"] = service_delta.get("admissionRefused")
             self.runs[cell.id].add_window((record, data))
             goodput[protocol] = record["throughputRps"]
         time.sleep(max(c.drain_seconds for c in cells.values()))

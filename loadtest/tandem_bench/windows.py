@@ -192,7 +192,7 @@ def service_latency(buckets: dict | None) -> dict | None:
     its thread) and ends with the answer written, so beside the generator's latency, timed from each
     request's due time, it says how much of that was spent inside the service. A window with settle
     seconds (overload) reads the histogram again once they are over
-    (Measure.read_histograms_after_settling), so the figure covers the measured span, as the
+    (Measure.read_after_settling), so the figure covers the measured span, as the
     generator's do; otherwise it spans the generator's whole run, as the service's other counters
     do. None where the service publishes no histogram, counted nothing, or a reading failed."""
     if not buckets:

@@ -4,7 +4,6 @@ counts, and the pair's record (capacity, steps, goals with their status) is buil
 the schema and printed."""
 import dataclasses
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -615,7 +614,7 @@ class PairedWindowBench(measure.Measure):
         return None if self.settle_reading_fails else {0.0001: 0.0, 0.05: 300.0, float("inf"): 300.0}
 
     def generate_together(self, invs):
-        time.sleep(0.5)   # longer than the settle seconds and the reading's margin
+        # returns at once: the settled reading is waited for before the readings after the run
         return {p: outcome(4000, seconds=2.0) for p in invs}
 
 
