@@ -48,8 +48,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Threads.</b> The follower's thread only hands a pass over. One dispatcher thread takes the
  * passes in order, reads each touched group once through the cache (in parallel, on virtual
  * threads) and offers its state to the group's watchers. Each watcher keeps one pending event, the
- * latest (a newer state replaces an unsent one; a heartbeat replaces only an older heartbeat), so a
- * slow client costs one event of memory, not a queue; a virtual thread sends it while the client
+ * latest (a newer state replaces an unsent one; a heartbeat replaces only a heartbeat, and never
+ * carries a position behind one the watcher was offered), so a slow client costs one event of
+ * memory, not a queue; a virtual thread sends it while the client
  * takes it. No thread waits per idle watcher, and request threads are never used after {@link #open}.
  *
  * <p><b>A state is sent once.</b> A change that leaves the group as the watcher was last sent it
@@ -229,7 +230,8 @@ public class GroupWatch implements DisposableBean {
         }
     }
 
-    private void offer(long groupId, GroupEvent event) {
+    /** Package-private for the test of the watcher's rules (GroupWatchTest), which offers events as dispatch would. */
+    void offer(long groupId, GroupEvent event) {
         Set<Watcher> watchers = watchersByGroup.get(groupId);
         if (watchers != null) {
             watchers.forEach(w -> w.offer(event));
@@ -307,12 +309,17 @@ public class GroupWatch implements DisposableBean {
                 }
                 lastState = changed.group();
             }
-            if (event instanceof GroupEvent.Heartbeat && pending != null
-                    && !(pending instanceof GroupEvent.Heartbeat older && older.position() <= event.position())) {
-                // A heartbeat never replaces a state or a last event, only an older heartbeat (a
-                // periodic one carries the position dispatched so far, which may be behind one made
-                // from a change being dispatched).
-                return;
+            if (event instanceof GroupEvent.Heartbeat beat) {
+                if (pending != null && !(pending instanceof GroupEvent.Heartbeat)) {
+                    // A heartbeat never replaces a state or a last event, only an older heartbeat.
+                    return;
+                }
+                if (beat.position() < offered) {
+                    // A periodic heartbeat carries the position dispatched so far, which is behind the
+                    // one of a change being dispatched that reached this watcher already (as its state,
+                    // or as a heartbeat at its position): what the client is told never goes back.
+                    event = new GroupEvent.Heartbeat(offered);
+                }
             }
             pending = event;
             offered = Math.max(offered, event.position());

@@ -245,6 +245,35 @@ class GroupWatchTest {
         assertThat(slow.events).noneMatch(e -> e instanceof GroupEvent.Changed);
     }
 
+    /**
+     * The periodic heartbeat carries the position dispatched so far; while a change is being
+     * dispatched, a watcher may already hold that change at its (newer) position, as a heartbeat when
+     * it left the group as the client has it. The events are offered here as the dispatcher and the
+     * heartbeat would in that race, which real timing hits only now and then: a heartbeat behind must
+     * neither replace the unsent one ahead of it nor follow it once it was sent.
+     */
+    @Test
+    void thePositionAClientIsToldNeverGoesBack() throws Exception {
+        GroupView group = newGroup();
+        Recorder client = new Recorder();
+        client.pauseAfterNext = true;  // it takes its first state, then nothing until resumed
+        client.watch = track(watch.open(group.id(), OptionalLong.empty(), client));
+        GroupView state = client.nextChange().group();
+
+        long ahead = watch.dispatched() + 1_000;
+        watch.offer(group.id(), new GroupEvent.Changed(ahead, state));
+        watch.offer(group.id(), new GroupEvent.Heartbeat(watch.dispatched()));
+        client.ready = true;
+        client.watch.resume();
+        assertThat(client.next(e -> e instanceof GroupEvent.Heartbeat).position()).as("unsent").isEqualTo(ahead);
+
+        long further = ahead + 1_000;
+        watch.offer(group.id(), new GroupEvent.Changed(further, state));
+        client.next(e -> e.position() == further);
+        watch.offer(group.id(), new GroupEvent.Heartbeat(watch.dispatched()));
+        assertThat(client.next(e -> e instanceof GroupEvent.Heartbeat).position()).as("sent").isEqualTo(further);
+    }
+
     @Test
     void shutdownEndsEveryWatchAndRefusesNewOnes() throws Exception {
         GroupWatch closing = new GroupWatch(groups, cache, properties);
@@ -316,10 +345,15 @@ class GroupWatchTest {
         groups.update(new GroupChanges(id, new GroupFields(name, null, null, 0), Set.of("name"), version));
     }
 
-    /** A client: records what it is sent, and takes events only while {@link #ready}. */
+    /**
+     * A client: records what it is sent, and takes events only while {@link #ready}; with
+     * {@link #pauseAfterNext}, it stops taking them once it has one more (as a client whose buffers
+     * fill would), so nothing is in flight to it while it is not ready.
+     */
     static final class Recorder implements WatchSink {
         final BlockingQueue<GroupEvent> events = new LinkedBlockingQueue<>();
         volatile boolean ready = true;
+        volatile boolean pauseAfterNext;
         GroupWatch.Watch watch;
 
         @Override
@@ -329,6 +363,10 @@ class GroupWatchTest {
 
         @Override
         public void send(GroupEvent event) {
+            if (pauseAfterNext) {
+                ready = false;
+                pauseAfterNext = false;
+            }
             events.add(event);
         }
 
