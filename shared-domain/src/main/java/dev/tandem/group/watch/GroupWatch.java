@@ -311,7 +311,8 @@ public class GroupWatch implements DisposableBean {
             }
             if (event instanceof GroupEvent.Heartbeat beat) {
                 if (pending != null && !(pending instanceof GroupEvent.Heartbeat)) {
-                    // A heartbeat never replaces a state or a last event, only an older heartbeat.
+                    // A heartbeat never replaces a state or a last event, only a heartbeat (never
+                    // one ahead of it: see below).
                     return;
                 }
                 if (beat.position() < offered) {
