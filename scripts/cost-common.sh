@@ -4,6 +4,7 @@
 # its own.
 #   $1 rest|grpc   $2 requests per window (50000)   $3 windows per setting (3)
 #   TANDEM_COST_CONCURRENCY (8)   TANDEM_COST_WARMUP (150000)   TANDEM_COST_JAR (the wire's jar)
+#   TANDEM_COST_JVM_OPTIONS (options added to the service's JVM, a profiler agent say; split on spaces)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WIRE=${1:?rest or grpc}
 REQUESTS=${2:-50000}
@@ -43,4 +44,26 @@ stop_and_clean() {
   for p in "$@"; do [[ -n $p ]] && { kill "$p" 2>/dev/null || true; }; done
   wait 2>/dev/null || true
   rm -rf "$WORK"
+}
+
+# The JVM flags the bench starts the services with (loadtest/tandem_bench/orchestrate.py's
+# JAVA_OPTIONS), for a script that sets SERVICE_JVM_OPTIONS to measure as the bench does.
+BENCH_JVM_OPTIONS=(-Xms512m -Xmx512m -XX:-UseDynamicNumberOfCompilerThreads)
+SERVICE_JVM_OPTIONS=()
+read -ra EXTRA_JVM_OPTIONS <<<"${TANDEM_COST_JVM_OPTIONS:-}"
+
+# Starts the wire's jar as label $1 with the environment "${@:2}" (NAME=value ...): seeded at scale 1
+# if its database is empty, placed as above, with SERVICE_JVM_OPTIONS then TANDEM_COST_JVM_OPTIONS,
+# its log in $WORK/<label>.log. Waits up to 180 s for its health and ends the script with the log's
+# tail if it never comes. SERVICE is its pid.
+start_service() {
+  local label=$1; shift
+  env "$@" TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
+    SERVER_PORT="$([[ $WIRE == rest ]] && echo "$PORT" || echo "$MGMT")" SPRING_GRPC_SERVER_PORT="$PORT" \
+    "${SERVICE_CPU[@]}" "$JAVA" "${SERVICE_JVM_OPTIONS[@]}" "${JVM_CPUS[@]}" "${EXTRA_JVM_OPTIONS[@]}" \
+    -jar "$JAR" >"$WORK/$label.log" 2>&1 &
+  SERVICE=$!
+  for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
+  curl -fs "$HEALTH" >/dev/null || {
+    echo "$(basename "$0" .sh): $label did not start; log:" >&2; tail -30 "$WORK/$label.log" >&2; exit 1; }
 }

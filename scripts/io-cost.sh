@@ -21,7 +21,7 @@
 # own are not in them.
 #
 # Needs the servers (scripts/servers.sh start), the jar (make build), oha or h2load.
-# TANDEM_COST_CONCURRENCY (50), TANDEM_COST_WARMUP (150000) and TANDEM_COST_JAR as in the other cost
+# TANDEM_COST_CONCURRENCY (50), TANDEM_COST_WARMUP (150000), TANDEM_COST_JAR and TANDEM_COST_JVM_OPTIONS as in the other cost
 # scripts.
 set -euo pipefail
 
@@ -76,14 +76,8 @@ load() {  # n requests of warm GetGroup 1; fails unless every one was answered 2
 # The context switches of every thread process $1 has now.
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n + 0}'; }
 
-env SERVER_PORT="$([[ $WIRE == rest ]] && echo "$PORT" || echo "$MGMT")" SPRING_GRPC_SERVER_PORT="$PORT" \
-  SERVER_HTTP2_ENABLED="$([[ $REST_HTTP == 2 ]] && echo true || echo false)" \
-  TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
-  "${SERVICE_CPU[@]}" "$JAVA" -Xms512m -Xmx512m -XX:-UseDynamicNumberOfCompilerThreads "${JVM_CPUS[@]}" \
-  -jar "$JAR" >"$WORK/service.log" 2>&1 &
-SERVICE=$!
-for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
-curl -fs "$HEALTH" >/dev/null || { echo "io-cost: $WIRE did not start; log:" >&2; tail -30 "$WORK/service.log" >&2; exit 1; }
+SERVICE_JVM_OPTIONS=("${BENCH_JVM_OPTIONS[@]}")
+start_service service SERVER_HTTP2_ENABLED="$([[ $REST_HTTP == 2 ]] && echo true || echo false)"
 
 echo "$WIRE$([[ $WIRE == rest ]] && echo " (HTTP/$REST_HTTP$([[ $REST_HTTP == 2 ]] && echo ", Protobuf"))"): warm GetGroup, $CONCURRENCY users a connection each, $WARMUP requests of warm-up, then $REQUESTS per window;" \
      "$PLACEMENT; jar ${JAR#"$ROOT"/}"

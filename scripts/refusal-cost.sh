@@ -21,7 +21,6 @@ set -euo pipefail
 # shellcheck source=scripts/cost-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cost-common.sh"
 DB=tandem_refusal_cost
-read -ra JVM_OPTIONS <<<"${TANDEM_COST_JVM_OPTIONS:-}"
 # A connection per caller, as oha opens for REST and as the overload bench's ghz does (200 users, 200
 # connections). ghz's own default is one connection for every caller, where the streams share each
 # read and write: a refusal cost 10-13 µs that way against about 20 in the bench (README, "Under
@@ -40,16 +39,6 @@ load() {  # n requests of GetGroup 1; prints how many came back OK and how many 
             "127.0.0.1:$PORT" >"$WORK/load.txt"
           awk '/^\s*\[OK\]/ {ok = $2} /^\s*\[Unavailable\]/ {refused = $2} END {print ok + 0, refused + 0}' "$WORK/load.txt" ;;
   esac
-}
-
-start() {  # label, env...
-  local label=$1; shift
-  env "$@" TANDEM_DB_NAME=$DB TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
-    SERVER_PORT="$([[ $WIRE == rest ]] && echo "$PORT" || echo "$MGMT")" SPRING_GRPC_SERVER_PORT="$PORT" \
-    "${SERVICE_CPU[@]}" "$JAVA" "${JVM_CPUS[@]}" "${JVM_OPTIONS[@]}" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
-  SERVICE=$!
-  for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
-  curl -fs "$HEALTH" >/dev/null || { echo "refusal-cost: $label did not start; log:" >&2; tail -30 "$WORK/$label.log" >&2; exit 1; }
 }
 
 stop() { kill "$SERVICE"; wait "$SERVICE" 2>/dev/null || true; SERVICE=; }
@@ -107,12 +96,12 @@ hold_the_permit() {
 }
 
 echo "$WIRE: GetGroup 1, $WARMUP requests of warm-up, then $REQUESTS per window, concurrency $CONCURRENCY$([[ $WIRE == grpc ]] && echo " over $GRPC_CONNECTIONS connection(s)")"
-start served TANDEM_ADMISSION_ENABLED=false
+start_service served TANDEM_DB_NAME=$DB TANDEM_ADMISSION_ENABLED=false
 load "$WARMUP" >/dev/null
 windows "served (admission off)"
 stop
 
-start refused TANDEM_ADMISSION_ENABLED=true TANDEM_ADMISSION_ALGORITHM=fixed TANDEM_ADMISSION_INITIAL_LIMIT=1 \
+start_service refused TANDEM_DB_NAME=$DB TANDEM_ADMISSION_ENABLED=true TANDEM_ADMISSION_ALGORITHM=fixed TANDEM_ADMISSION_INITIAL_LIMIT=1 \
   TANDEM_ADMISSION_MIN_LIMIT=1 TANDEM_ADMISSION_MAX_LIMIT=1 TANDEM_LIMITS_REQUEST_TIMEOUT=1h
 load "$WARMUP" >/dev/null   # served one at a time, then refused: both paths compiled
 hold_the_permit

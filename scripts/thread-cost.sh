@@ -16,8 +16,9 @@
 # -XX:ActiveProcessorCount=1 and the bench's heap flags, the generator on CPU 1; TANDEM_COST_CONCURRENCY
 # users (50) a connection each, one request in flight each: oha for REST, h2load for gRPC. CPU from
 # /proc/<pid>/stat and /proc/<pid>/task/*/stat, a thread's kind from its name with its number left
-# off; context switches summed over the threads. TANDEM_COST_JVM_OPTIONS are added to the service's
-# JVM options (e.g. -XX:FlightRecorderOptions:stackdepth=256 for a JFR profile of the windows).
+# off; context switches summed over the threads; the generator's CPU over the window's wall time.
+# TANDEM_COST_JVM_OPTIONS are added to the service's JVM options (e.g.
+# -XX:FlightRecorderOptions:stackdepth=256 for a JFR profile of the windows).
 #
 # Needs the servers (scripts/servers.sh start), the jar (make build), oha or h2load.
 # TANDEM_COST_WARMUP (150000, of each endpoint) and TANDEM_COST_JAR as in the other cost scripts.
@@ -66,14 +67,8 @@ threads() {
   done
 }
 
-# shellcheck disable=SC2086  # TANDEM_COST_JVM_OPTIONS is a list of options
-env SERVER_PORT="$([[ $WIRE == rest ]] && echo "$PORT" || echo "$MGMT")" SPRING_GRPC_SERVER_PORT="$PORT" \
-  TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
-  "${SERVICE_CPU[@]}" "$JAVA" -Xms512m -Xmx512m -XX:-UseDynamicNumberOfCompilerThreads "${JVM_CPUS[@]}" \
-  ${TANDEM_COST_JVM_OPTIONS:-} -jar "$JAR" >"$WORK/service.log" 2>&1 &
-SERVICE=$!
-for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
-curl -fs "$HEALTH" >/dev/null || { echo "thread-cost: $WIRE did not start; log:" >&2; tail -30 "$WORK/service.log" >&2; exit 1; }
+SERVICE_JVM_OPTIONS=("${BENCH_JVM_OPTIONS[@]}")
+start_service service
 
 echo "$WIRE: the hello-world and warm GetGroup alternating, $CONCURRENCY users a connection each, $WARMUP requests of" \
      "warm-up of each, then $PAIRS pairs of windows of $REQUESTS; $([[ -n $PINNED ]] && echo "service on CPU 0, generator on CPU 1" || echo "nothing pinned");" \
@@ -82,18 +77,25 @@ load Hello "$WARMUP"; load GetGroup "$WARMUP"   # JIT, L1 filled
 for pair in $(seq "$PAIRS"); do
   for op in Hello GetGroup; do
     threads "$SERVICE" | sort >"$WORK/before"
+    # the generator's CPU: this shell's waited-for children's times (the builtin, which does not
+    # fork, written to a file) around the window, over its wall time
+    times >"$WORK/times0"; t0=$(date +%s.%N)
     load "$op" "$REQUESTS"
+    times >"$WORK/times1"; t1=$(date +%s.%N)
     threads "$SERVICE" | sort >"$WORK/after"
+    generator=$(awk -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" '
+      function s(x) { split(x, p, "m"); return p[1] * 60 + p[2] }
+      FNR == 2 { c[++k] = s($1) + s($2) } END { printf "%.2f", (c[2] - c[1]) / wall }' "$WORK/times0" "$WORK/times1")
     # per kind, the ticks its threads had after the window less those they had before (a thread
     # that ended within the window takes its ticks with it; the pools' threads live for the run)
-    awk -v op="$op" -v pair="$pair" -v hz="$TICKS" -v n="$REQUESTS" '
+    awk -v op="$op" -v pair="$pair" -v hz="$TICKS" -v n="$REQUESTS" -v gen="$generator" '
       FNR == NR { u0[$1] += $2; s0[$1] += $3; c0 += $4; next }
       { u1[$1] += $2; s1[$1] += $3; c1 += $4 }
       END {
         for (k in u1) { du = (u1[k] - u0[k]) / hz / n * 1e6; ds = (s1[k] - s0[k]) / hz / n * 1e6; U += du; S += ds
                         if (du + ds >= 0.1) parts = parts sprintf(", %s %.1f + %.1f", k, du, ds) }
-        printf "pair %d %-8s %5.1f us a request (user %5.1f, system %5.1f), %.2f context switches%s\n",
-               pair, op, U + S, U, S, (c1 - c0) / n, parts
+        printf "pair %d %-8s %5.1f us a request (user %5.1f, system %5.1f), %.2f context switches, generator %s of a core%s\n",
+               pair, op, U + S, U, S, (c1 - c0) / n, gen, parts
       }' "$WORK/before" "$WORK/after"
   done
 done
