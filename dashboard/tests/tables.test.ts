@@ -40,6 +40,21 @@ describe('cells table', () => {
     expect(u.rows[1][col(u, 'Service context switches per request')]).toBeNull();
   });
 
+  it("shows the service's CPU per request by kind of thread, empty for a run from before it", () => {
+    const [first, ...rest] = A.cells;
+    const byKind = { carrier: 17.4, io: 15.2, redis: 0, gc: 0.3, jit: 0.1, other: 0.2 };
+    const measured = {
+      ...first,
+      summary: { ...first.summary, serviceThreads: { systemShare: 0.5, contextSwitchesPerRequest: 2, cpuUsPerRequestByKind: byKind } },
+    };
+    const u = cellsTable([measured, ...rest]);
+    expect(u.rows[0][col(u, 'Service carrier threads CPU (µs/request)')]).toBe(17.4);
+    expect(u.rows[0][col(u, 'Service io threads CPU (µs/request)')]).toBe(15.2);
+    expect(u.rows[0][col(u, 'Service other threads CPU (µs/request)')]).toBe(0.2);
+    expect(u.formats[col(u, 'Service gc threads CPU (µs/request)')]).toBe('num');
+    expect(u.rows[1][col(u, 'Service carrier threads CPU (µs/request)')]).toBeNull();
+  });
+
   it('greys flagged cells with the reason', () => {
     const i = t.rows.findIndex((r) => r[0] === 'grpc-ghz-GetGroup-hybrid-warm-c50');
     expect(t.rowFlags[i]).toMatch(/generator used 9\d % of its 1 core/);

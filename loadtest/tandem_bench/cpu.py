@@ -164,6 +164,28 @@ def process_seconds(pid: int) -> float | None:
 # kernel keeps the first 15 characters of a thread's name
 COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
 
+# A service thread's kind, from the start of its name as the kernel keeps it (15 characters), first
+# match wins. The kinds say whose a request's CPU is (README "Reading a bench run"): its own code on
+# the carriers that run the virtual threads (REST's requests, gRPC's calls), the server's I/O
+# threads that read and write the connections, the Redis client's, the collector's (with the
+# serial collector the bench's one-core JVMs get, young collections run on the VM thread), the JIT's.
+THREAD_KINDS = (
+    ("carrier", ("ForkJoinPool-",)),                      # the default virtual-thread scheduler's workers
+    ("io", ("http-nio-", "grpc-default-wo", "grpc-default-bo",   # Tomcat's poller and acceptor; Netty's loops
+            "MasterPoller", "Read-Poller", "Write-Poller")),     # the JDK's pollers for virtual threads' sockets
+    ("redis", ("lettuce-",)),
+    ("gc", ("GC Thread", "G1 ", "VM Thread")),
+    ("jit", COMPILER_THREADS),
+)
+OTHER_KIND = "other"
+KINDS = tuple(kind for kind, _ in THREAD_KINDS) + (OTHER_KIND,)
+
+
+def thread_kind(name: str) -> str:
+    """The kind (THREAD_KINDS) of a thread with this name; 'other' for the rest (the cache's and the
+    watch's own threads, the pools of the database driver and of Micrometer, the JVM's housekeeping)."""
+    return next((kind for kind, prefixes in THREAD_KINDS if name.startswith(prefixes)), OTHER_KIND)
+
 
 def _thread_files(pid: int, name: str):
     """The text of /proc/<pid>/task/<tid>/<name> for each thread the process has now; a thread that
@@ -176,21 +198,57 @@ def _thread_files(pid: int, name: str):
             continue
 
 
+def _thread_stats(pid: int):
+    """(tid, name, utime + stime in seconds) of each thread the process has now. Raises OSError
+    when the process is gone."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # the name sits in parentheses and may hold spaces ("C2 CompilerThre"): fields count from after it
+        name, after_name = stat[stat.find("(") + 1:stat.rfind(")")], stat[stat.rfind(")") + 1:].split()
+        yield int(tid), name, (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
+
+
 def compiler_seconds(pid: int) -> float | None:
     """utime + stime of a JVM's JIT compiler threads: the CPU the JIT has really used. The JVM's
     own compilation time (jvm_compilation_time_ms_total) is wall time spent inside compilations,
     which on a saturated core grows with every moment a compiler thread waits for the CPU.
     None when the process is gone or shows no compiler thread."""
-    total, seen = 0.0, False
     try:
-        for stat in _thread_files(pid, "stat"):
-            name, after_name = stat[stat.find("(") + 1:stat.rfind(")")], stat[stat.rfind(")") + 1:].split()
-            if name.startswith(COMPILER_THREADS):
-                total += (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
-                seen = True
+        seconds = [s for _, name, s in _thread_stats(pid) if name.startswith(COMPILER_THREADS)]
     except OSError:
         return None
-    return total if seen else None
+    return sum(seconds) if seconds else None
+
+
+class ThreadTimes:
+    """A process's threads' CPU seconds at one moment, each thread with its kind (thread_kind).
+    Subtracting an earlier reading gives the CPU each kind used in between, in ms (every kind
+    present, 0 where none ran): counted per thread, so a thread started in between counts from
+    zero, and one that ended in between (an idle carrier the scheduler let go) is left out rather
+    than taking its whole past off its kind."""
+
+    def __init__(self, threads: dict[int, tuple[str, float]]):
+        self.threads = threads
+
+    @classmethod
+    def read(cls, pid: int) -> "ThreadTimes | None":
+        """The process's threads now; None when it is gone."""
+        try:
+            return cls({tid: (thread_kind(name), seconds) for tid, name, seconds in _thread_stats(pid)})
+        except OSError:
+            return None
+
+    def __sub__(self, earlier: "ThreadTimes") -> dict[str, float]:
+        ms = dict.fromkeys(KINDS, 0.0)
+        for tid, (kind, seconds) in self.threads.items():
+            before = earlier.threads.get(tid)
+            same = before is not None and before[0] == kind and before[1] <= seconds   # not a reused tid
+            ms[kind] += (seconds - (before[1] if same else 0.0)) * 1000
+        return ms
 
 
 def context_switches(pid: int) -> int | None:

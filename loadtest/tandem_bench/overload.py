@@ -28,6 +28,10 @@ capacity. Per step and wire, over its windows:
   capThrottledShare  the share of the CPU cap's periods in which the capped processes ran out of
                   their quota and all stopped until the next (median over the windows; the cgroup's
                   cpu.stat): how often the cap itself, not a queue, held every request up
+  ioOverCarrier   the wire's service's CPU on its I/O threads (Tomcat's poller and acceptor, Netty's
+                  event loops) over its CPU on the carriers that run the admitted requests' code
+                  (median over the windows; cpu.THREAD_KINDS): where a refused request costs (on gRPC
+                  a refusal is all I/O-thread work), and how much of the cap the connections take
 
 Goals per wire (the issue's, "at 2× the saturating rate"), read at the lowest step offered at least
 twice the wire's peak goodput (the 2× step, doubleStep): the saturating rate is the most the wire
@@ -151,6 +155,12 @@ def _throttled_share(w: dict) -> float | None:
     return t["throttledPeriods"] / t["periods"] if t and t.get("periods") else None
 
 
+def _io_over_carrier(w: dict) -> float | None:
+    """The window's service CPU on I/O threads over that on the carriers (None without the reading)."""
+    kinds = (w.get("serviceThreads") or {}).get("cpuMsByKind")
+    return kinds["io"] / kinds["carrier"] if kinds and kinds["carrier"] > 0 else None
+
+
 def step_record(run, draws) -> dict:
     """One wire's figures at one step (or the capacity window, step None) from its CellRun."""
     ws = run.windows
@@ -182,6 +192,7 @@ def step_record(run, draws) -> dict:
         "serviceCores": windows.median_present([_service_cores(w) for w in ws]),
         "serviceP99Ms": windows.median_present([(w.get("serviceLatencyMs") or {}).get("p99") for w in ws]),
         "capThrottledShare": windows.median_present([_throttled_share(w) for w in ws]),
+        "ioOverCarrier": windows.median_present([_io_over_carrier(w) for w in ws]),
         "flags": sorted({f["code"] for w in ws for f in w["flags"]}),
     }
 

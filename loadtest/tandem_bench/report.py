@@ -3,6 +3,7 @@ headline ratios recomputed from the cells, the run's notes, and how to open the 
 from __future__ import annotations
 
 from . import stats
+from .cpu import KINDS as THREAD_KINDS
 
 DASHBOARD_LINE = "Open the dashboard: make dashboard  →  http://127.0.0.1:5173"
 
@@ -92,6 +93,36 @@ def table(cells) -> str:
     return "\n".join(out)
 
 
+THREAD_CELL_COLUMNS = [c for c in COLUMNS if c[0] in ("protocol", "tool", "tls", "traced", "cache", "temp",
+                                                       "operation", "conc", "model")]
+
+
+def thread_lines(cells) -> list[str]:
+    """Where the measured service's CPU went, per cell: µs a successful request by kind of thread
+    (cpu.THREAD_KINDS) and their sum. Empty when no cell has the reading (a run
+    against a target, or from before it was recorded)."""
+    cells = [c for c in sorted(cells, key=_sort_key)
+             if (c["summary"].get("serviceThreads") or {}).get("cpuUsPerRequestByKind")]
+    if not cells:
+        return []
+    header = [h for h, _, _ in THREAD_CELL_COLUMNS] + list(THREAD_KINDS) + ["all"]
+    by_kind = [c["summary"]["serviceThreads"]["cpuUsPerRequestByKind"] for c in cells]
+    rows = [[get(c) for _, _, get in THREAD_CELL_COLUMNS] + [sig(k[kind], 2) for kind in THREAD_KINDS]
+            + [sig(sum(k.values()))] for c, k in zip(cells, by_kind)]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    key_columns = len(THREAD_CELL_COLUMNS)
+
+    def line(values):
+        return "  ".join(v.rjust(w) if i >= key_columns else v.ljust(w)
+                         for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+
+    return ["The measured service's CPU, µs a successful request by thread (carrier: the virtual threads' "
+            "carriers, each request's own code; io: the server's I/O threads; redis: the Redis client's; gc: "
+            "the collector's and the VM thread's; jit: the compilers'), read before and after the generator's run "
+            "(the table's server µs/req is over the measured span only, with MariaDB and Redis):",
+            "  " + line(header), "  " + line(["-" * w for w in widths]), *("  " + line(r) for r in rows)]
+
+
 def headline_lines(head: dict) -> list[str]:
     width = max(len(name) for name in head)
     lines = []
@@ -125,6 +156,7 @@ def summary(run: dict) -> str:
         "",
         table(cells) if cells else "(no cells)",
         "",
+        *(lines + [""] if (lines := thread_lines(cells)) else []),
         "Cycle time = A + B·N (ListGroups, p50, least squares):",
         *(fit_lines(fits) or ["  (no cell group with two or more page sizes)"]),
         "",
@@ -160,12 +192,13 @@ def _ratio(iv: dict | None) -> str:
 def overload_lines(pair: dict) -> list[str]:
     """An overload pair: per wire its steps (offered rate, goodput, refusals, timeouts, accepted p99,
     the same p99 as the service timed it, hit ratio, L1 flushes, admission limit, the services' CPU in
-    cores, the share of the cap's periods it throttled them in), then its figures against the issue's goals."""
+    cores, the share of the cap's periods it throttled them in, the wire's service's CPU on its I/O
+    threads over that on its carriers), then its figures against the issue's goals."""
     op = pair["operation"] + (f" n={pair['pageSize']}" if pair["pageSize"] else "")
     lines = [f"Under overload: {op}, {pair['cacheMode']} {pair['temperature']}, both wires at once "
              f"(deadline {sig(pair['timeoutSeconds'])} s; goodput and p99 with 95 % intervals):"]
     header = ("step", "offered/s", "goodput/s [95% CI]", "refused/s", "timeouts", "late", "other err",
-              "p50 ms", "p99 ms [95% CI]", "in svc p99", "hit % (min)", "L1 flushes", "limit", "svc cores", "throttled", "flags")
+              "p50 ms", "p99 ms [95% CI]", "in svc p99", "hit % (min)", "L1 flushes", "limit", "svc cores", "throttled", "io÷carrier", "flags")
     for wire in pair["wires"]:
         name = "REST" if wire["protocol"] == "rest" else "gRPC"
         cap = wire["capacity"]
@@ -192,6 +225,7 @@ def overload_lines(pair: dict) -> list[str]:
                  sig(st["admissionLimit"]),
                  "-" if st.get("serviceCores") is None else f"{st['serviceCores']:.2f}",
                  _pct(st.get("capThrottledShare")),
+                 sig(st.get("ioOverCarrier"), 2),
                  ",".join(st["flags"]) or "-"] for st in wire["steps"]]
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
         lines.append("    " + "  ".join(h.rjust(w) for h, w in zip(header, widths)).rstrip())

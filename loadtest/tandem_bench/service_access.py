@@ -144,13 +144,15 @@ class ServiceAccess:
                                         keys.GRPC_METHODS[cell.operation] if cell.protocol == "grpc" else None)
 
     def process_counters(self, protocol: str) -> dict:
-        """The service process's cumulative user and system CPU (ms) and its threads' context
-        switches, from /proc (None against a target: its processes are not on this machine)."""
+        """The service process's cumulative user and system CPU (ms), its threads' context
+        switches and each thread's CPU with its kind (cpu.ThreadTimes: two readings subtract to ms
+        per kind), from /proc (None against a target: its processes are not on this machine)."""
         pid = None if self.target else self.services.pids().get(SERVICE_NAMES[protocol])
         times = cpu.user_system_seconds(pid) if pid else None
         return {"userCpuMs": times[0] * 1000 if times else None,
                 "systemCpuMs": times[1] * 1000 if times else None,
-                "contextSwitches": cpu.context_switches(pid) if pid else None}
+                "contextSwitches": cpu.context_switches(pid) if pid else None,
+                "threadCpuMs": cpu.ThreadTimes.read(pid) if pid else None}
 
     def compiler_cpu_ms(self, protocol: str) -> float | None:
         """CPU ms the service's JIT compiler threads have used (None against a target: its

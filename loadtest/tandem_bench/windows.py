@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import pooled, probes
+from .cpu import KINDS as THREAD_KINDS
 
 GENERATOR_SATURATED = 0.95
 DROP_LIMIT = 0.01
@@ -165,7 +166,9 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
         "db": {"rowsRead": db_delta.get("rowsRead"), "queries": db_delta.get("queries")},
         # read before and after the generator's whole run (not interpolated to the window): a share
         # and a count per request, which the idle moments around the window barely move
-        "serviceThreads": {k: service_delta.get(k) for k in ("userCpuMs", "systemCpuMs", "contextSwitches")},
+        "serviceThreads": {**{k: service_delta.get(k) for k in ("userCpuMs", "systemCpuMs", "contextSwitches")},
+                           # ms of CPU per kind of thread (cpu.THREAD_KINDS)
+                           "cpuMsByKind": service_delta.get("threadCpuMs")},
         "wireBytesSentPerRequest": m.get("wireBytesSentPerRequest"),
         "wireBytesReceivedPerRequest": m.get("wireBytesReceivedPerRequest"),
         "timeline": s.timeline(),
@@ -342,7 +345,9 @@ class CellRun:
                     "jitCpuMs": total(("jvm", "jitCpuMs"))},
             "serviceThreads": service_threads(total(("serviceThreads", "userCpuMs")),
                                               total(("serviceThreads", "systemCpuMs")),
-                                              total(("serviceThreads", "contextSwitches")), ok),
+                                              total(("serviceThreads", "contextSwitches")), ok,
+                                              {kind: total(("serviceThreads", "cpuMsByKind", kind))
+                                               for kind in THREAD_KINDS}),
             "db": {"rowsReadPerRequest": rows / ok if rows is not None and ok else None,
                    "queriesPerRequest": queries / ok if queries is not None and ok else None},
             "droppedIterations": total(("droppedIterations",)) if self.plan.model == "open" else None,
@@ -360,15 +365,20 @@ def median_present(vals: list) -> float | None:
     return float(np.median(vals)) if vals else None
 
 
-def service_threads(user_ms, system_ms, switches, ok: int) -> dict:
+def service_threads(user_ms, system_ms, switches, ok: int, kind_ms: dict | None = None) -> dict:
     """How the measured service spent its CPU over a cell's windows (their totals): the share of it
-    the kernel ran on the service's behalf (system calls: sockets, epoll, futexes), and its threads'
-    context switches per successful request (hand-offs between threads, waits). The two servers' I/O
-    models differ most here (README, "Where the difference comes from"). None where a window lacks
-    them (against a target, or a run from before they were recorded)."""
+    the kernel ran on the service's behalf (system calls: sockets, epoll, futexes), its threads'
+    context switches per successful request (hand-offs between threads, waits), and its CPU a
+    successful request by kind of thread (µs; cpu.THREAD_KINDS: the requests' own code on the
+    carriers, the server's I/O threads, the Redis client, the collector, the JIT, the rest). The two
+    servers' I/O models differ most here (README, "Where the difference comes from"). None where a
+    window lacks them (against a target, or a run from before they were recorded)."""
     spent = user_ms + system_ms if user_ms is not None and system_ms is not None else None
+    kind_ms = kind_ms or {}
     return {"systemShare": system_ms / spent if spent else None,
-            "contextSwitchesPerRequest": switches / ok if switches is not None and ok else None}
+            "contextSwitchesPerRequest": switches / ok if switches is not None and ok else None,
+            "cpuUsPerRequestByKind": None if not ok or any(kind_ms.get(k) is None for k in THREAD_KINDS)
+            else {k: kind_ms[k] * 1000 / ok for k in THREAD_KINDS}}
 
 
 def _dig(d: dict, path: tuple):

@@ -122,3 +122,47 @@ def test_a_process_s_context_switches_count_every_thread_and_its_system_time_is_
         child.kill()
         child.wait()
     assert cpu.context_switches(child.pid) is None and cpu.user_system_seconds(child.pid) is None   # gone
+
+
+def test_threads_are_told_apart_by_the_names_the_services_give_them():
+    # names as the kernel keeps them (15 characters), from the two services' /proc/<pid>/task/*/comm
+    kinds = {"ForkJoinPool-1-": "carrier", "http-nio-127.0.": "io", "grpc-default-wo": "io", "grpc-default-bo": "io",
+             "MasterPoller": "io", "lettuce-epollEv": "redis", "lettuce-nioEven": "redis", "GC Thread#0": "gc",
+             "VM Thread": "gc", "G1 Refine#0": "gc", "C2 CompilerThre": "jit", "C1 CompilerThre": "jit",
+             "tandem-cache-lo": "other", "HikariPool-1:ho": "other", "java": "other"}
+    assert {name: cpu.thread_kind(name) for name in kinds} == kinds
+
+
+def test_thread_times_count_a_new_thread_from_zero_and_leave_an_ended_or_reused_one_out():
+    before = cpu.ThreadTimes({1: ("carrier", 2.0), 2: ("io", 5.0), 3: ("gc", 1.0), 4: ("other", 9.0)})
+    after = cpu.ThreadTimes({1: ("carrier", 2.5), 2: ("io", 5.25),          # ran 0.5 s and 0.25 s
+                             5: ("carrier", 0.125),                          # started in between
+                             4: ("jit", 0.5)})                               # tid 4 ended and was reused
+    # thread 3 ended in between: its second of the past is not taken off the collector's share
+    assert after - before == {"carrier": 625.0, "io": 250.0, "redis": 0.0, "gc": 0.0, "jit": 500.0, "other": 0.0}
+
+
+def test_a_real_jvm_s_virtual_threads_run_on_carriers_counted_from_when_they_start(tmp_path):
+    main = tmp_path / "Carry.java"
+    # the default scheduler starts its carriers with the first virtual thread, after the first reading
+    main.write_text("public class Carry { public static void main(String[] a) throws Exception {"
+                    " System.out.println(\"ready\"); System.out.flush(); System.in.read();"
+                    " Thread.ofVirtual().start(() -> { long s = 0;"
+                    " for (int i = 0; i < 400_000_000; i++) s += s % 7 + i; System.out.println(\"spun \" + s);"
+                    " System.out.flush(); }).join(); Thread.sleep(30_000); } }")
+    java = Path(orchestrate.java_home()) / "bin" / "java"
+    jvm = subprocess.Popen([str(java), str(main)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert jvm.stdout.readline().strip() == "ready"
+        before = cpu.ThreadTimes.read(jvm.pid)
+        assert not any(kind == "carrier" for kind, _ in before.threads.values())
+        jvm.stdin.write("\n")
+        jvm.stdin.flush()
+        assert jvm.stdout.readline().startswith("spun")
+        used = cpu.ThreadTimes.read(jvm.pid) - before
+        # a fixed amount of work, well over 100 ms of CPU on any machine, not a time asserted
+        assert used["carrier"] >= 100 and used["carrier"] == max(used.values())
+    finally:
+        jvm.kill()
+        jvm.wait()
+    assert cpu.ThreadTimes.read(jvm.pid) is None   # gone

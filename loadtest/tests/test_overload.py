@@ -655,3 +655,21 @@ def test_without_settle_seconds_a_paired_window_s_service_latency_is_the_whole_r
     assert "settled" not in bench.readings
     assert all(bench.runs[c.id].windows[0]["serviceLatencyMs"]["count"] == 5300 for c in cells.values())
     assert all(bench.runs[c.id].windows[0]["capThrottling"]["periods"] == 100 for c in cells.values())
+
+
+def test_a_step_records_its_service_s_io_threads_cpu_over_its_carriers_and_the_summary_prints_it():
+    runs = pair_runs()
+    for run in runs.values():
+        for i, w in enumerate(run.windows):
+            w["serviceThreads"] = {"userCpuMs": 1.0, "systemCpuMs": 1.0, "contextSwitches": 1,
+                                   "cpuMsByKind": {"carrier": 100.0, "io": 100.0 * (i + 2), "redis": 0.0,
+                                                   "gc": 1.0, "jit": 0.0, "other": 1.0}}
+    [pair] = records(runs)
+    step = next(s for s in pair["wires"][1]["steps"] if s["step"] == 200)
+    n = len(next(r for r in runs.values() if r.plan.protocol == "grpc" and r.plan.step == 200).windows)
+    assert step["ioOverCarrier"] == pytest.approx(np.median([i + 2.0 for i in range(n)]))
+    text = "\n".join(report.overload_lines(pair))
+    assert "io÷carrier" in text and report.sig(step["ioOverCarrier"], 2) in text
+    # a run before it, or a window whose carriers did nothing: unknown
+    [plain] = records(pair_runs())
+    assert all(s["ioOverCarrier"] is None for w in plain["wires"] for s in w["steps"])

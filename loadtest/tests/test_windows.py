@@ -282,13 +282,20 @@ def test_a_run_without_traced_cells_has_no_tracing_headlines():
 
 
 def test_a_window_keeps_the_service_s_user_and_system_time_and_switches_and_the_cell_sums_them():
-    counters = {"okCalls": 10**9, "userCpuMs": 400.0, "systemCpuMs": 600.0, "contextSwitches": 6000}
+    by_kind = {"carrier": 300.0, "io": 600.0, "redis": 0.0, "gc": 60.0, "jit": 15.0, "other": 25.0}
+    counters = {"okCalls": 10**9, "userCpuMs": 400.0, "systemCpuMs": 600.0, "contextSwitches": 6000,
+                "threadCpuMs": by_kind}
     run = windows.CellRun(plan())
     for s, r in [(0, 0), (0, 1)]:
         run.add_window(build(plan(), outcome(n=3000), sampler(0.5), service_delta=counters, start=s, rnd=r))
-    assert run.windows[0]["serviceThreads"] == {"userCpuMs": 400.0, "systemCpuMs": 600.0, "contextSwitches": 6000}
+    assert run.windows[0]["serviceThreads"] == {"userCpuMs": 400.0, "systemCpuMs": 600.0, "contextSwitches": 6000,
+                                                "cpuMsByKind": by_kind}
     summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
-    assert summary["serviceThreads"] == {"systemShare": pytest.approx(0.6), "contextSwitchesPerRequest": 2.0}
+    # 2 × 300 ms of the carriers over the 2 × 3,000 answers: 100 µs a request
+    assert summary["serviceThreads"] == {"systemShare": pytest.approx(0.6), "contextSwitchesPerRequest": 2.0,
+                                         "cpuUsPerRequestByKind": {"carrier": pytest.approx(100), "io": pytest.approx(200),
+                                                                   "redis": 0, "gc": pytest.approx(20),
+                                                                   "jit": pytest.approx(5), "other": pytest.approx(25 / 3)}}
 
 
 def test_without_the_counters_a_cell_says_none_rather_than_a_share_of_part_of_its_windows():
@@ -297,9 +304,11 @@ def test_without_the_counters_a_cell_says_none_rather_than_a_share_of_part_of_it
                          service_delta={"okCalls": 10**9, "userCpuMs": 400.0, "systemCpuMs": 600.0,
                                         "contextSwitches": 6000}))
     run.add_window(build(plan(), outcome(n=3000), sampler(0.5), start=0, rnd=1))   # e.g. a target's
-    assert run.windows[1]["serviceThreads"] == {"userCpuMs": None, "systemCpuMs": None, "contextSwitches": None}
+    assert run.windows[1]["serviceThreads"] == {"userCpuMs": None, "systemCpuMs": None, "contextSwitches": None,
+                                                "cpuMsByKind": None}
     summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
-    assert summary["serviceThreads"] == {"systemShare": None, "contextSwitchesPerRequest": None}
+    assert summary["serviceThreads"] == {"systemShare": None, "contextSwitchesPerRequest": None,
+                                         "cpuUsPerRequestByKind": None}
 
 
 def test_a_window_keeps_the_services_own_timing_of_its_requests_and_the_cell_its_median():

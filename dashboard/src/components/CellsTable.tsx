@@ -1,14 +1,14 @@
 import { toCsv } from '../data/csv';
 import { formatCount, formatFraction, formatInterval, formatNumber, formatValue } from '../data/format';
-import { cellsTable } from '../data/tables';
+import { cellsTable, THREAD_KINDS } from '../data/tables';
 import { flagReason } from '../data/transforms';
 import type { Cell } from '../data/types';
 import { downloadText } from '../download';
 
 /**
  * Every cell of the run, one row each: its figures with their 95 % intervals, the server CPU per
- * request, the service's kernel share of its CPU and context switches per request, the
- * generator's cores, dropped arrivals (open model) and the bench's flags. A flagged row is greyed,
+ * request, the service's kernel share of its CPU and context switches per request, its CPU per
+ * request on the requests' own threads and on the I/O threads, the generator's cores, dropped arrivals (open model) and the bench's flags. A flagged row is greyed,
  * its reasons in the Flags column and the row's tooltip.
  */
 export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref: (id: string) => string; runId: string }) {
@@ -49,6 +49,7 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
               <th scope="col">Samples</th>
               <th scope="col">Service · MariaDB · Redis (µs/request)</th>
               <th scope="col" title="the share of the service's CPU the kernel ran on its behalf (system calls), and its threads' context switches per request">Service: kernel share · switches/request</th>
+              <th scope="col" title="the service's CPU a request on the carriers that run the virtual threads (each request's own code) and on the server's I/O threads (Tomcat's poller, Netty's event loops); every kind of thread in the row's tooltip and the CSV">Service: requests' code · I/O (µs/request)</th>
             </tr>
           </thead>
           <tbody>
@@ -78,6 +79,9 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
                   <td className="num">
                     {formatFraction(s.serviceThreads?.systemShare)} · {formatNumber(s.serviceThreads?.contextSwitchesPerRequest)}
                   </td>
+                  <td className="num" title={threadKindsText(s.serviceThreads?.cpuUsPerRequestByKind)}>
+                    {formatNumber(s.serviceThreads?.cpuUsPerRequestByKind?.carrier)} · {formatNumber(s.serviceThreads?.cpuUsPerRequestByKind?.io)}
+                  </td>
                 </tr>
               );
             })}
@@ -86,4 +90,9 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
       </div>
     </section>
   );
+}
+
+/** Every kind of thread's µs a request, for a row's tooltip ('' for a run from before they were recorded). */
+function threadKindsText(byKind: Readonly<Record<(typeof THREAD_KINDS)[number], number>> | null | undefined): string {
+  return byKind ? THREAD_KINDS.map((k) => `${k} ${formatNumber(byKind[k])}`).join(', ') + ' µs/request' : '';
 }

@@ -10,7 +10,29 @@ export type StringOrNull = string | null;
 export type NonNegativeOrNull = number | null;
 export type NonNegative = number;
 export type RatioOrNull = number | null;
+/**
+ * CPU ms each kind of its threads used, counted per thread (a thread started in the window from zero, one that ended in it left out); absent in runs from before it was recorded
+ */
+export type ThreadKinds = {
+  carrier: NonNegative;
+  io: NonNegative;
+  redis: NonNegative;
+  gc: NonNegative;
+  jit: NonNegative;
+  other: NonNegative;
+} | null;
 export type Flags = Flag[];
+/**
+ * µs of its CPU a successful request by kind of thread, over the cell's windows; null where a window lacks the reading; absent in runs from before it was recorded
+ */
+export type ThreadKinds1 = {
+  carrier: NonNegative;
+  io: NonNegative;
+  redis: NonNegative;
+  gc: NonNegative;
+  jit: NonNegative;
+  other: NonNegative;
+} | null;
 
 /**
  * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs and the WatchGroup cells (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
@@ -246,6 +268,7 @@ export interface Window {
      * voluntary and involuntary context switches of its threads
      */
     contextSwitches: number | null;
+    cpuMsByKind?: ThreadKinds;
   };
   wireBytesSentPerRequest: NonNegativeOrNull;
   wireBytesReceivedPerRequest: NonNegativeOrNull;
@@ -399,6 +422,7 @@ export interface Summary {
      * its threads' context switches per successful request
      */
     contextSwitchesPerRequest: number | null;
+    cpuUsPerRequestByKind?: ThreadKinds1;
   };
   droppedIterations: NonNegativeOrNull;
   achievedRate: NonNegativeOrNull;
@@ -548,6 +572,10 @@ export interface OverloadStep {
    * The share of the CPU cap's periods in which the capped processes ran out of their quota (the windows' capThrottling, median): how often the cap itself held every request up; absent in runs before it.
    */
   capThrottledShare?: number | null;
+  /**
+   * The wire's service's CPU on its I/O threads over its CPU on the carriers that run the admitted requests (the windows' serviceThreads.cpuMsByKind, median); absent in runs before it.
+   */
+  ioOverCarrier?: number | null;
   flags: string[];
   /**
    * The service's own count of refusals over the step's windows, their settle seconds included (null when it did not say); absent in runs before it.

@@ -122,6 +122,42 @@ export const runSchema: SchemaObject = {
    "minimum": 0,
    "maximum": 1
   },
+  "threadKinds": {
+   "description": "a figure per kind of the service's threads, from each thread's name (loadtest/tandem_bench/cpu.py THREAD_KINDS): carrier (the virtual threads' carriers, where each request's own code runs), io (the server's I/O threads: Tomcat's poller and acceptor, Netty's event loops, the JDK's pollers), redis (the Lettuce client's threads), gc (the collector and the VM thread), jit (the compilers), other",
+   "type": [
+    "object",
+    "null"
+   ],
+   "additionalProperties": false,
+   "required": [
+    "carrier",
+    "io",
+    "redis",
+    "gc",
+    "jit",
+    "other"
+   ],
+   "properties": {
+    "carrier": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "io": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "redis": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "gc": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "jit": {
+     "$ref": "#/$defs/nonNegative"
+    },
+    "other": {
+     "$ref": "#/$defs/nonNegative"
+    }
+   }
+  },
   "stringOrNull": {
    "type": [
     "string",
@@ -702,6 +738,10 @@ export const runSchema: SchemaObject = {
         "integer",
         "null"
        ]
+      },
+      "cpuMsByKind": {
+       "description": "CPU ms each kind of its threads used, counted per thread (a thread started in the window from zero, one that ended in it left out); absent in runs from before it was recorded",
+       "$ref": "#/$defs/threadKinds"
       }
      }
     },
@@ -1096,6 +1136,10 @@ export const runSchema: SchemaObject = {
         "number",
         "null"
        ]
+      },
+      "cpuUsPerRequestByKind": {
+       "description": "µs of its CPU a successful request by kind of thread, over the cell's windows; null where a window lacks the reading; absent in runs from before it was recorded",
+       "$ref": "#/$defs/threadKinds"
       }
      }
     },
@@ -2149,6 +2193,10 @@ export const runSchema: SchemaObject = {
     "capThrottledShare": {
      "description": "The share of the CPU cap's periods in which the capped processes ran out of their quota (the windows' capThrottling, median): how often the cap itself held every request up; absent in runs before it.",
      "$ref": "#/$defs/ratioOrNull"
+    },
+    "ioOverCarrier": {
+     "description": "The wire's service's CPU on its I/O threads over its CPU on the carriers that run the admitted requests (the windows' serviceThreads.cpuMsByKind, median); absent in runs before it.",
+     "$ref": "#/$defs/nonNegativeOrNull"
     },
     "flags": {
      "type": "array",

@@ -14,6 +14,9 @@ export interface PlainTable {
 
 const iv = (i: Interval): CsvValue[] => [i.value, i.low, i.high];
 
+/** The kinds of a service's threads the bench splits its CPU by (loadtest/tandem_bench/cpu.py THREAD_KINDS). */
+export const THREAD_KINDS = ['carrier', 'io', 'redis', 'gc', 'jit', 'other'] as const;
+
 /** Every cell of a run: what it ran, its figures with intervals, its costs and its flags. */
 export function cellsTable(cells: Cell[]): PlainTable {
   const rows: CsvValue[][] = [];
@@ -30,6 +33,7 @@ export function cellsTable(cells: Cell[]): PlainTable {
       ...iv(s.cpuUsPerRequest.server), s.cpuUsPerRequest.service, s.cpuUsPerRequest.mariadb, s.cpuUsPerRequest.redis,
       // absent in runs from before the bench recorded them
       s.serviceThreads?.systemShare ?? null, s.serviceThreads?.contextSwitchesPerRequest ?? null,
+      ...THREAD_KINDS.map((k) => s.serviceThreads?.cpuUsPerRequestByKind?.[k] ?? null),
       s.cpuUsPerRequest.generator, s.generatorCores, s.droppedIterations, s.achievedRate, c.headlineEligible, allFlags(c),
     ]);
     rowFlags.push(flag);
@@ -44,12 +48,13 @@ export function cellsTable(cells: Cell[]): PlainTable {
       'Throughput (req/s)', 'Throughput low', 'Throughput high', 'p50 (ms)', 'p50 low', 'p50 high', 'p99 (ms)', 'p99 low', 'p99 high',
       'Error rate', 'Samples',
       'Server CPU (µs/request)', 'Server CPU low', 'Server CPU high', 'Service CPU (µs/request)', 'MariaDB CPU (µs/request)', 'Redis CPU (µs/request)',
-      'Service system CPU share', 'Service context switches per request', 'Generator CPU (µs/request)', 'Generator cores', 'Dropped arrivals', 'Achieved rate (/s)', 'Headline eligible', 'Flags',
+      'Service system CPU share', 'Service context switches per request',
+      ...THREAD_KINDS.map((k) => `Service ${k} threads CPU (µs/request)`), 'Generator CPU (µs/request)', 'Generator cores', 'Dropped arrivals', 'Achieved rate (/s)', 'Headline eligible', 'Flags',
     ],
     formats: [
       T, T, T, T, T, T, T, I, T, T, T, I, I, N,
       N, N, N, N, N, N, N, N, N, 'fraction', I,
-      N, N, N, N, N, N, 'fraction', N, N, N, I, N, T, T,
+      N, N, N, N, N, N, 'fraction', N, ...THREAD_KINDS.map(() => N), N, N, I, N, T, T,
     ],
     rows,
     rowFlags,
