@@ -93,10 +93,6 @@ def table(cells) -> str:
     return "\n".join(out)
 
 
-THREAD_CELL_COLUMNS = [c for c in COLUMNS if c[0] in ("protocol", "tool", "tls", "traced", "cache", "temp",
-                                                       "operation", "conc", "model")]
-
-
 def thread_lines(cells) -> list[str]:
     """Where the measured service's CPU went, per cell: µs a successful request by kind of thread
     (cpu.THREAD_KINDS) and their sum. Empty when no cell has the reading (a run
@@ -105,16 +101,14 @@ def thread_lines(cells) -> list[str]:
              if (c["summary"].get("serviceThreads") or {}).get("cpuUsPerRequestByKind")]
     if not cells:
         return []
-    header = [h for h, _, _ in THREAD_CELL_COLUMNS] + list(THREAD_KINDS) + ["all"]
+    header = ["cell", *THREAD_KINDS, "all"]
     by_kind = [c["summary"]["serviceThreads"]["cpuUsPerRequestByKind"] for c in cells]
-    rows = [[get(c) for _, _, get in THREAD_CELL_COLUMNS] + [sig(k[kind], 2) for kind in THREAD_KINDS]
-            + [sig(sum(k.values()))] for c, k in zip(cells, by_kind)]
+    rows = [[c["id"], *(sig(k[kind]) for kind in THREAD_KINDS), sig(sum(k.values()))]
+            for c, k in zip(cells, by_kind)]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    key_columns = len(THREAD_CELL_COLUMNS)
 
     def line(values):
-        return "  ".join(v.rjust(w) if i >= key_columns else v.ljust(w)
-                         for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+        return "  ".join(v.rjust(w) if i else v.ljust(w) for i, (v, w) in enumerate(zip(values, widths))).rstrip()
 
     return ["The measured service's CPU, µs a successful request by thread (carrier: the virtual threads' "
             "carriers, each request's own code; io: the server's I/O threads; redis: the Redis client's; gc: "
