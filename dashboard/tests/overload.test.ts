@@ -69,7 +69,9 @@ describe('overload pairs', () => {
   // the pair as a run before the service's clock and the cap's throttling were recorded
   const before = {
     ...pair,
-    wires: pair.wires.map((w) => ({ ...w, steps: w.steps.map(({ serviceP99Ms: _t, capThrottledShare: _c, ...s }) => s) })),
+    wires: pair.wires.map((w) => ({
+      ...w, steps: w.steps.map(({ serviceP99Ms: _t, capThrottledShare: _c, ioOverCarrier: _i, ...s }) => s),
+    })),
   };
 
   it("the p99 chart shows the service's own p99 dashed beside the generator's, and runs without it show none", () => {
@@ -90,6 +92,15 @@ describe('overload pairs', () => {
     const table = goodputChart(throttled).table;
     const column = table.columns.indexOf('Cap periods throttled');
     expect(table.rows.every((r) => r[column] === 0.99)).toBe(true);
+    expect(goodputChart(before).table.rows.every((r) => r[column] === null)).toBe(true);
+  });
+
+  it("the goodput table carries the service's I/O threads' CPU over its carriers', empty in runs before it", () => {
+    const split = { ...pair, wires: pair.wires.map((w) => ({ ...w, steps: w.steps.map((s) => ({ ...s, ioOverCarrier: 3.2 })) })) };
+    const table = goodputChart(split).table;
+    const column = table.columns.indexOf('I/O threads ÷ carriers (CPU)');
+    expect(table.rows.every((r) => r[column] === 3.2)).toBe(true);
+    expect(table.formats).toHaveLength(table.columns.length);
     expect(goodputChart(before).table.rows.every((r) => r[column] === null)).toBe(true);
   });
 

@@ -131,7 +131,7 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
   const rows: CsvValue[][] = pair.wires.flatMap((w) =>
     w.steps.map((s) => [PROTOCOL_LABELS[w.protocol], s.step, s.offeredRate, s.goodputRps.value, s.goodputRps.low, s.goodputRps.high,
       w.capacity?.goodputRps.value ?? null, s.minHitRatio, flushCount(s), s.admissionLimit, s.serviceCores ?? null,
-      s.capThrottledShare ?? null, s.cellId]),
+      s.capThrottledShare ?? null, s.ioOverCarrier ?? null, s.cellId]),
   );
   return {
     key: `overload-goodput-${pair.id}`,
@@ -149,8 +149,9 @@ export function goodputChart(pair: OverloadPair): ChartSpec {
     series: keep(series),
     table: {
       columns: ['Wire', 'Step (% of capacity)', 'Offered (/s)', 'Goodput (req/s)', 'low', 'high', 'Capacity (req/s)',
-        'Lowest warm hit ratio', 'L1 flushes', 'Admission limit', 'Services\' CPU (cores)', 'Cap periods throttled', 'Cell'],
-      formats: [T, N, N, N, N, N, N, 'fraction', I, N, N, 'fraction', T],
+        'Lowest warm hit ratio', 'L1 flushes', 'Admission limit', 'Services\' CPU (cores)', 'Cap periods throttled',
+        'I/O threads ÷ carriers (CPU)', 'Cell'],
+      formats: [T, N, N, N, N, N, N, 'fraction', I, N, N, 'fraction', N, T],
       rows,
       rowFlags: pair.wires.flatMap((w) => w.steps.map(stepFlag)),
     },
