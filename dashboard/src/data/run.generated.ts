@@ -11,7 +11,7 @@ export type NonNegativeOrNull = number | null;
 export type NonNegative = number;
 export type RatioOrNull = number | null;
 /**
- * CPU ms each kind of its threads used, counted per thread (a thread started in the window from zero, one that ended in it left out); absent in runs from before it was recorded
+ * a figure per kind of the service's threads, from each thread's name (loadtest/tandem_bench/cpu.py THREAD_KINDS): carrier (the virtual threads' carriers, where each request's own code runs), io (the server's I/O threads: Tomcat's poller and acceptor, Netty's event loops, the JDK's pollers), redis (the Lettuce client's threads), gc (the collector and the VM thread), jit (the compilers), other. In a window (serviceThreads.cpuMsByKind) the CPU ms each kind used, counted per thread (a thread started in the window from zero, one that ended in it left out); in a cell's summary (serviceThreads.cpuUsPerRequestByKind) the µs a successful request over the cell's windows, null where a window lacks the reading. Absent in runs from before it was recorded
  */
 export type ThreadKinds = {
   carrier: NonNegative;
@@ -22,17 +22,6 @@ export type ThreadKinds = {
   other: NonNegative;
 } | null;
 export type Flags = Flag[];
-/**
- * µs of its CPU a successful request by kind of thread, over the cell's windows; null where a window lacks the reading; absent in runs from before it was recorded
- */
-export type ThreadKinds1 = {
-  carrier: NonNegative;
-  io: NonNegative;
-  redis: NonNegative;
-  gc: NonNegative;
-  jit: NonNegative;
-  other: NonNegative;
-} | null;
 
 /**
  * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs and the WatchGroup cells (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
@@ -422,7 +411,7 @@ export interface Summary {
      * its threads' context switches per successful request
      */
     contextSwitchesPerRequest: number | null;
-    cpuUsPerRequestByKind?: ThreadKinds1;
+    cpuUsPerRequestByKind?: ThreadKinds;
   };
   droppedIterations: NonNegativeOrNull;
   achievedRate: NonNegativeOrNull;

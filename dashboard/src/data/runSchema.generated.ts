@@ -123,7 +123,7 @@ export const runSchema: SchemaObject = {
    "maximum": 1
   },
   "threadKinds": {
-   "description": "a figure per kind of the service's threads, from each thread's name (loadtest/tandem_bench/cpu.py THREAD_KINDS): carrier (the virtual threads' carriers, where each request's own code runs), io (the server's I/O threads: Tomcat's poller and acceptor, Netty's event loops, the JDK's pollers), redis (the Lettuce client's threads), gc (the collector and the VM thread), jit (the compilers), other",
+   "description": "a figure per kind of the service's threads, from each thread's name (loadtest/tandem_bench/cpu.py THREAD_KINDS): carrier (the virtual threads' carriers, where each request's own code runs), io (the server's I/O threads: Tomcat's poller and acceptor, Netty's event loops, the JDK's pollers), redis (the Lettuce client's threads), gc (the collector and the VM thread), jit (the compilers), other. In a window (serviceThreads.cpuMsByKind) the CPU ms each kind used, counted per thread (a thread started in the window from zero, one that ended in it left out); in a cell's summary (serviceThreads.cpuUsPerRequestByKind) the µs a successful request over the cell's windows, null where a window lacks the reading. Absent in runs from before it was recorded",
    "type": [
     "object",
     "null"
@@ -740,7 +740,6 @@ export const runSchema: SchemaObject = {
        ]
       },
       "cpuMsByKind": {
-       "description": "CPU ms each kind of its threads used, counted per thread (a thread started in the window from zero, one that ended in it left out); absent in runs from before it was recorded",
        "$ref": "#/$defs/threadKinds"
       }
      }
@@ -1138,7 +1137,6 @@ export const runSchema: SchemaObject = {
        ]
       },
       "cpuUsPerRequestByKind": {
-       "description": "µs of its CPU a successful request by kind of thread, over the cell's windows; null where a window lacks the reading; absent in runs from before it was recorded",
        "$ref": "#/$defs/threadKinds"
       }
      }
