@@ -201,11 +201,28 @@ describe('CPU per request', () => {
     const c = byId('grpc-k6-GetGroup-none-none-c50');
     const cpu = c.summary.cpuUsPerRequest;
     expect(spec.series.find((s) => s.label === 'gRPC · k6')!.data[0]).toMatchObject({ y: cpu.server.value, low: cpu.server.low, high: cpu.server.high });
-    expect(spec.table.columns.slice(4, 12)).toEqual([
-      'server (µs)', 'server low', 'server high', 'service (µs)', 'MariaDB (µs)', 'Redis (µs)', 'generator (µs)', 'generator cores',
+    expect(spec.table.columns.slice(4, 14)).toEqual([
+      'server (µs)', 'server low', 'server high', 'service (µs)', "service: requests' code on the carriers (µs)",
+      'service: I/O threads (µs)', 'MariaDB (µs)', 'Redis (µs)', 'generator (µs)', 'generator cores',
     ]);
-    const row = spec.table.rows.find((r) => r[12] === c.id)!;
-    expect(row.slice(4, 12)).toEqual([cpu.server.value, cpu.server.low, cpu.server.high, cpu.service, cpu.mariadb, cpu.redis, cpu.generator, c.summary.generatorCores]);
+    const row = spec.table.rows.find((r) => r[14] === c.id)!;
+    // a run from before the bench split the service's CPU by thread: those two are empty
+    expect(row.slice(4, 14)).toEqual([cpu.server.value, cpu.server.low, cpu.server.high, cpu.service, null, null, cpu.mariadb,
+      cpu.redis, cpu.generator, c.summary.generatorCores]);
+  });
+
+  it("the table gives the service's CPU on its carriers and on its I/O threads where the run split it", () => {
+    const split = cellsOf().map((c) => ({
+      ...c,
+      summary: {
+        ...c.summary,
+        serviceThreads: { systemShare: 0.5, contextSwitchesPerRequest: 2, cpuUsPerRequestByKind: { carrier: 13, io: 17, redis: 0, gc: 0.2, jit: 0.5, other: 0.2 } },
+      },
+    }));
+    const table = cpuPerRequestChart(split, 's').table;
+    expect(table.rows.every((r) => r[table.columns.indexOf("service: requests' code on the carriers (µs)")] === 13)).toBe(true);
+    expect(table.rows.every((r) => r[table.columns.indexOf('service: I/O threads (µs)')] === 17)).toBe(true);
+    expect(table.formats).toHaveLength(table.columns.length);
   });
 });
 

@@ -12,7 +12,8 @@ export function Cells({ run, resolved, onFilters, cellHref }: ViewProps) {
       <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
       <p className="explain">
         Server CPU per request is the measured service’s CPU plus MariaDB’s and Redis’s, per successful request, with its
-        interval; the table under the chart breaks it down and gives the load generator’s share. The table of all cells
+        interval; the table under the chart breaks it down (the service’s own, and of it what its carriers, where each
+        request’s code runs, and its I/O threads used) and gives the load generator’s share. The table of all cells
         below is not filtered.
       </p>
       <div className="grid">

@@ -143,6 +143,9 @@ export function cpuPerRequestChart(cells: Cell[], subtitle: string): ChartSpec {
     variants: [{ name: 'server', pick: metrics.serverCpu, shade: 0 }],
     extra: [
       { column: 'service (µs)', value: (c) => cpu(c).service },
+      // where the service's CPU went by thread (null in runs from before the bench split it)
+      { column: 'service: requests\' code on the carriers (µs)', value: (c) => c.summary.serviceThreads?.cpuUsPerRequestByKind?.carrier ?? null },
+      { column: 'service: I/O threads (µs)', value: (c) => c.summary.serviceThreads?.cpuUsPerRequestByKind?.io ?? null },
       { column: 'MariaDB (µs)', value: (c) => cpu(c).mariadb },
       { column: 'Redis (µs)', value: (c) => cpu(c).redis },
       { column: 'generator (µs)', value: (c) => cpu(c).generator },
