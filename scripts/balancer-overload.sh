@@ -21,8 +21,8 @@
 # p99 at 200 % <= 10 x the 25 % step's.
 #
 # Needs the servers (scripts/servers.sh start), the jar (make build), oha (make bench installs it)
-# and nginx (scripts/deps.sh servers). TANDEM_COST_WARMUP (150000) and TANDEM_COST_JAR as in the
-# other cost scripts; TANDEM_OVERLOAD_SECONDS (8) a window.
+# and nginx (scripts/deps.sh servers). TANDEM_COST_WARMUP (150000), TANDEM_COST_JAR and
+# TANDEM_COST_JVM_OPTIONS as in the other cost scripts; TANDEM_OVERLOAD_SECONDS (8) a window.
 set -euo pipefail
 
 LIMIT_ARG=${1:-}
@@ -42,12 +42,8 @@ trap cleanup EXIT
 
 PLACEMENT=$([[ -n $PINNED ]] && echo "service and nginx on CPU 0, oha on CPU 1" || echo "one CPU (or no taskset): nothing pinned")
 
-env SERVER_PORT="$PORT" TANDEM_SEED_MODE=if-empty TANDEM_SEED_SCALE=1 \
-  "${SERVICE_CPU[@]}" "$JAVA" -Xms512m -Xmx512m -XX:-UseDynamicNumberOfCompilerThreads "${JVM_CPUS[@]}" \
-  -jar "$JAR" >"$WORK/service.log" 2>&1 &
-SERVICE=$!
-for _ in $(seq 180); do curl -fs "$HEALTH" >/dev/null 2>&1 && break; sleep 1; done
-curl -fs "$HEALTH" >/dev/null || { echo "balancer-overload: the service did not start; log:" >&2; tail -30 "$WORK/service.log" >&2; exit 1; }
+SERVICE_JVM_OPTIONS=("${BENCH_JVM_OPTIONS[@]}")
+start_service service
 
 BALANCER_PORT=$((PORT + 2))
 env TANDEM_BALANCER_REST_UPSTREAM="127.0.0.1:$PORT" TANDEM_BALANCER_GRPC_UPSTREAM="127.0.0.1:$((PORT + 4))" \

@@ -1,4 +1,4 @@
-# Sourced by scripts/tracing-cost.sh, refusal-cost.sh, io-cost.sh and balancer-overload.sh, which
+# Sourced by scripts/tracing-cost.sh, refusal-cost.sh, io-cost.sh, thread-cost.sh and balancer-overload.sh, which
 # measure a service's own CPU time per request: their arguments (wire, requests per window,
 # windows), the jar, free ports, the counter they read and the bench's placement. Not a command of
 # its own.
@@ -47,7 +47,8 @@ stop_and_clean() {
 }
 
 # The JVM flags the bench starts the services with (loadtest/tandem_bench/orchestrate.py's
-# JAVA_OPTIONS), for a script that sets SERVICE_JVM_OPTIONS to measure as the bench does.
+# JAVA_OPTIONS), for a script that sets SERVICE_JVM_OPTIONS to measure as the bench does (io-cost,
+# thread-cost, balancer-overload).
 BENCH_JVM_OPTIONS=(-Xms512m -Xmx512m -XX:-UseDynamicNumberOfCompilerThreads)
 SERVICE_JVM_OPTIONS=()
 read -ra EXTRA_JVM_OPTIONS <<<"${TANDEM_COST_JVM_OPTIONS:-}"

@@ -188,12 +188,12 @@ def thread_kind(name: str) -> str:
 
 
 def _thread_files(pid: int, name: str):
-    """The text of /proc/<pid>/task/<tid>/<name> for each thread the process has now; a thread that
-    ends between the listing and the read is skipped. Raises OSError when the process is gone."""
+    """(tid, the text of /proc/<pid>/task/<tid>/<name>) for each thread the process has now; a thread
+    that ends between the listing and the read is skipped. Raises OSError when the process is gone."""
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/{name}") as f:
-                yield f.read()
+                yield int(tid), f.read()
         except OSError:
             continue
 
@@ -201,15 +201,10 @@ def _thread_files(pid: int, name: str):
 def _thread_stats(pid: int):
     """(tid, name, utime + stime in seconds) of each thread the process has now. Raises OSError
     when the process is gone."""
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
+    for tid, stat in _thread_files(pid, "stat"):
         # the name sits in parentheses and may hold spaces ("C2 CompilerThre"): fields count from after it
         name, after_name = stat[stat.find("(") + 1:stat.rfind(")")], stat[stat.rfind(")") + 1:].split()
-        yield int(tid), name, (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
+        yield tid, name, (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
 
 
 def compiler_seconds(pid: int) -> float | None:
@@ -258,7 +253,7 @@ def context_switches(pid: int) -> int | None:
     with it. None when the process is gone."""
     total = 0
     try:
-        for status in _thread_files(pid, "status"):
+        for _, status in _thread_files(pid, "status"):
             for line in status.splitlines():
                 if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
                     total += int(line.split()[1])

@@ -365,7 +365,7 @@ def median_present(vals: list) -> float | None:
     return float(np.median(vals)) if vals else None
 
 
-def service_threads(user_ms, system_ms, switches, ok: int, kind_ms: dict | None = None) -> dict:
+def service_threads(user_ms, system_ms, switches, ok: int, kind_ms: dict) -> dict:
     """How the measured service spent its CPU over a cell's windows (their totals): the share of it
     the kernel ran on the service's behalf (system calls: sockets, epoll, futexes), its threads'
     context switches per successful request (hand-offs between threads, waits), and its CPU a
@@ -374,10 +374,9 @@ def service_threads(user_ms, system_ms, switches, ok: int, kind_ms: dict | None 
     servers' I/O models differ most here (README, "Where the difference comes from"). None where a
     window lacks them (against a target, or a run from before they were recorded)."""
     spent = user_ms + system_ms if user_ms is not None and system_ms is not None else None
-    kind_ms = kind_ms or {}
     return {"systemShare": system_ms / spent if spent else None,
             "contextSwitchesPerRequest": switches / ok if switches is not None and ok else None,
-            "cpuUsPerRequestByKind": None if not ok or any(kind_ms.get(k) is None for k in THREAD_KINDS)
+            "cpuUsPerRequestByKind": None if not ok or any(kind_ms[k] is None for k in THREAD_KINDS)
             else {k: kind_ms[k] * 1000 / ok for k in THREAD_KINDS}}
 
 
