@@ -79,6 +79,33 @@ async function canvasStats(page) {
   );
 }
 
+/**
+ * How many pixel columns of a chart's canvas hold both colours: bars stacked one on another share
+ * their columns, bars side by side share none.
+ */
+async function sharedColumns(page, key, a, b) {
+  return page.$eval(`section[data-chart="${key}"] canvas`, (canvas, [a, b]) => {
+    const { width, height } = canvas;
+    const data = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+    const near = (i, c) => Math.abs(data[i] - c[0]) + Math.abs(data[i + 1] - c[1]) + Math.abs(data[i + 2] - c[2]) < 12;
+    let shared = 0;
+    for (let x = 0; x < width; x++) {
+      let hasA = false;
+      let hasB = false;
+      for (let y = 0; y < height && !(hasA && hasB); y++) {
+        const i = (y * width + x) * 4;
+        hasA ||= near(i, a);
+        hasB ||= near(i, b);
+      }
+      if (hasA && hasB) shared++;
+    }
+    return shared;
+  }, [a, b]);
+}
+
+/** A protocol's colour lightened towards white, as style.ts protocolColour does for a shade. */
+const shaded = (rgb, shade) => rgb.map((c) => Math.round(c + (255 - c) * shade));
+
 async function legends(page) {
   return page.$$eval('section.chart-card', (cards) =>
     Object.fromEntries(cards.map((c) => [c.dataset.chart, [...c.querySelectorAll('.legend-label')].map((l) => l.textContent)])),
@@ -349,12 +376,22 @@ async function main() {
       await page.screenshot({ path: join(out, '4-over-time-cold-cell.png'), fullPage: true });
     });
 
-    await test('cells & CPU: server CPU per request with intervals, generator cores and dropped arrivals per cell', async () => {
+    await test("cells & CPU: server CPU per request with intervals, the service's CPU by thread stacked, generator cores and dropped arrivals per cell", async () => {
       const { stats } = await checkView(page, base, {
-        hash: `#/cells?run=${RUN_A}&tool=all`, shot: '5-cells-cpu', charts: 1,
-        legend: { 'cpu-per-request': ['REST · k6', 'REST · oha', 'gRPC · k6', 'gRPC · ghz'] },
+        hash: `#/cells?run=${RUN_A}&tool=all`, shot: '5-cells-cpu', charts: 2,
+        legend: {
+          'cpu-per-request': ['REST · k6', 'REST · oha', 'gRPC · k6', 'gRPC · ghz'],
+          'service-cpu-by-thread': ['REST · k6: carriers', 'REST · k6: I/O threads', 'REST · k6: other threads', 'gRPC · ghz: I/O threads'],
+        },
+        noErrorBars: ['service-cpu-by-thread'],
       });
       assert(stats['cpu-per-request'].greyPx > 300, 'the flagged ghz bar is not greyed');
+      assert(stats['service-cpu-by-thread'].greyPx > 300, 'the flagged ghz stack is not greyed');
+      // a protocol and tool's carriers and I/O threads stand in one bar
+      for (const [name, rgb] of [['REST', REST_RGB], ['gRPC', GRPC_RGB]]) {
+        const shared = await sharedColumns(page, 'service-cpu-by-thread', rgb, shaded(rgb, 0.45));
+        assert(shared > 20, `${name}: the carriers' and the I/O threads' bars are not stacked (${shared} columns hold both)`);
+      }
       const head = await page.$$eval('[data-testid=cells-table] thead th', (ths) => ths.map((t) => t.textContent));
       for (const want of ['Server CPU (µs/request)', 'Generator cores', 'Dropped arrivals', 'Achieved rate', 'p99 (ms)']) {
         assert(head.includes(want), `cells table lacks ${want}: ${head.join(', ')}`);
@@ -377,6 +414,11 @@ async function main() {
       await page.click('[data-testid=cells-table] a:text("rest-k6-Hello-none-none-c50")');
       await page.waitForSelector('section[data-chart=timeline-latency] canvas', { timeout: 10000 });
       assert((await page.evaluate(() => location.hash)).startsWith('#/timeline?'), 'cell link did not open the Over time view');
+      // a run from before the bench split the service's CPU by thread says so where the stacked chart would be
+      await page.goto(`${base}/#/cells?run=${RUN_B}&tool=all`);
+      await page.waitForSelector('section[data-chart=service-cpu-by-thread][data-empty=true]', { timeout: 10000 });
+      const said = await page.textContent('section[data-chart=service-cpu-by-thread] .no-data');
+      assert(/do not split the service's CPU by thread/.test(said), `run B's empty chart says: ${said}`);
     });
 
     await test('payload scaling draws the run’s fitted A + B·N lines with their values', async () => {

@@ -204,6 +204,7 @@ function dataset(s: SeriesSpec, spec: ChartSpec, hidden: boolean) {
       borderWidth: 1,
       skipNull: spec.skipNull ?? false,
       ...(spec.barBase === undefined ? {} : { base: spec.barBase }),
+      ...(s.stack === undefined ? {} : { stack: s.stack }),
       hidden,
       ...errorBarOptions(s, spec),
     };
@@ -280,7 +281,7 @@ const linearTick = (value: number | string) => formatNumber(Number(value));
 
 function xScale(spec: ChartSpec) {
   const title = { display: true, text: spec.xTitle };
-  if (spec.kind === 'bar') return { type: 'category' as const, title };
+  if (spec.kind === 'bar') return { type: 'category' as const, title, stacked: spec.stacked ?? false };
   if (spec.xAxis === 'percentile') {
     return {
       type: 'logarithmic' as const,
@@ -315,7 +316,7 @@ export function toChartOptions(spec: ChartSpec): ChartOptions {
       x: xScale(spec),
       y: spec.yLog
         ? { type: 'logarithmic', title: { display: true, text: spec.yTitle }, ticks: { callback: logTick } }
-        : { type: 'linear', beginAtZero: true, title: { display: true, text: spec.yTitle }, ticks: { callback: linearTick } },
+        : { type: 'linear', beginAtZero: true, stacked: spec.stacked ?? false, title: { display: true, text: spec.yTitle }, ticks: { callback: linearTick } },
     },
     plugins: {
       // The title and the legend are HTML around the canvas; they are drawn into the PNG export only.

@@ -263,6 +263,56 @@ function summarise(spec, m, windows) {
   };
 }
 
+/** How the fixture's service splits its CPU by thread: Tomcat runs a request's reads and writes on the
+ * carrier, Netty on its event loops; a hundredth is left to threads that ended within a window. */
+const THREAD_SHARES = {
+  rest: { carrier: 0.62, io: 0.3, gc: 0.03, jit: 0.01, other: 0.01, userShare: 0.4, switches: 2.9 },
+  grpc: { carrier: 0.4, io: 0.52, gc: 0.03, jit: 0.01, other: 0.02, userShare: 0.45, switches: 1.3 },
+};
+
+/**
+ * The cell with the service's CPU split by thread, as a bench from ab0c1c7 on records it (windows'
+ * serviceThreads, the summary's totals per successful request); drawn from no random sequence, so
+ * the run's other figures stay as they are.
+ */
+export function withThreadSplit(cell) {
+  const share = THREAD_SHARES[cell.protocol];
+  const service = cell.protocol === 'rest' ? 'rest-service' : 'grpc-service';
+  const lettuce = cell.cacheMode === 'redis' || cell.cacheMode === 'hybrid' ? 0.01 : 0;
+  const kinds = (ms) => ({
+    carrier: r3(ms * (share.carrier - lettuce)), io: r3(ms * share.io), redis: r3(ms * lettuce),
+    gc: r3(ms * share.gc), jit: r3(ms * share.jit), other: r3(ms * share.other),
+  });
+  const windows = cell.windows.map((w) => {
+    const ms = w.cpuSeconds[service] * 1000;
+    return {
+      ...w,
+      serviceThreads: {
+        userCpuMs: r3(ms * share.userShare), systemCpuMs: r3(ms * (1 - share.userShare)),
+        contextSwitches: Math.round(w.ok * share.switches), cpuMsByKind: kinds(ms),
+      },
+    };
+  });
+  const ok = sum(windows.map((w) => w.ok));
+  const total = (f) => sum(windows.map((w) => f(w.serviceThreads)));
+  const user = total((t) => t.userCpuMs);
+  const system = total((t) => t.systemCpuMs);
+  const byKind = Object.fromEntries(
+    ['carrier', 'io', 'redis', 'gc', 'jit', 'other'].map((k) => [k, r2((total((t) => t.cpuMsByKind[k]) * 1000) / ok)]),
+  );
+  return {
+    ...cell,
+    windows,
+    summary: {
+      ...cell.summary,
+      serviceThreads: {
+        systemShare: r4(system / (user + system)), contextSwitchesPerRequest: r4(total((t) => t.contextSwitches) / ok),
+        cpuUsPerRequestByKind: byKind,
+      },
+    },
+  };
+}
+
 function cellId(s) {
   return [
     s.protocol, s.tool, s.op, ...(s.n === null ? [] : [`n${s.n}`]), s.mode, s.temp, `c${s.c}`,

@@ -1,7 +1,7 @@
 // The fixture's runs: the profile's cells (fixture-cells.mjs) with the rate sweeps, the A + B·N fits
 // and the headline ratios a bench run has; and a run as the older bench (schemaVersion 1) wrote it.
 // Part of test-fixtures/make-fixtures.mjs.
-import { bodyBytes, hitRatio, makeCell, median, prng, r1, r3, r4, ROUNDS, STARTS, sum } from './fixture-cells.mjs';
+import { bodyBytes, hitRatio, makeCell, median, prng, r1, r3, r4, ROUNDS, STARTS, sum, withThreadSplit } from './fixture-cells.mjs';
 
 // ---------- a v2 run ----------
 
@@ -268,10 +268,10 @@ export function makeOverload() {
   }];
 }
 
-export function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'OpenJDK 21.0.9', withTlsGrpc = true, withSteps = false, withOverload = false }) {
+export function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'OpenJDK 21.0.9', withTlsGrpc = true, withSteps = false, withOverload = false, withThreads = false }) {
   const rand = prng(seed);
   const specs = profileSpecs({ withTlsGrpc }).map((s) => ({ ...s, speed: s.protocol === 'grpc' ? grpcSpeed : 1 }));
-  const cells = specs.map((s, i) => makeCell(rand, s, i));
+  const cells = specs.map((s, i) => makeCell(rand, s, i)).map((c) => (withThreads ? withThreadSplit(c) : c));
   // run order: the cells interleaved per service start, as the bench runs them
   let order = 0;
   for (let start = 0; start < STARTS; start++) {

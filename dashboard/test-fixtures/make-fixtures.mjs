@@ -7,8 +7,9 @@
 //                                   timelines, one open-model rate sweep per wire with its knee,
 //                                   headlines with each verdict, a ghz cell flagged generator-saturated,
 //                                   a REST Hello cell with one window flagged other-cpu and generator-saturated, open cells
-//                                   with dropped arrivals, the decomposition's step ratios, and an
-//                                   overload pair (goals met, not met and undecided)
+//                                   with dropped arrivals, the decomposition's step ratios, an
+//                                   overload pair (goals met, not met and undecided), and the service's
+//                                   CPU split by thread (run B, as a bench from before the split, has none)
 //   20261123T070000Z-quick-b000000  run A as schemaVersion 3 (newer than the dashboard reads)
 //   20261122T070000Z-quick-a262159  a schemaVersion 1 run (the older bench): listed, not read
 //   20261121T070000Z-quick-broken   run A truncated (not valid JSON)
@@ -31,7 +32,7 @@ function write(path, text) {
 const results = join(here, 'results');
 rmSync(results, { recursive: true, force: true });
 
-const runA = makeRun({ runId: '20261124T100000Z-quick-1111111', startedAt: '2026-11-24T10:00:00Z', seed: 1, grpcSpeed: 1, gitCommit: '1111111', withSteps: true, withOverload: true });
+const runA = makeRun({ runId: '20261124T100000Z-quick-1111111', startedAt: '2026-11-24T10:00:00Z', seed: 1, grpcSpeed: 1, gitCommit: '1111111', withSteps: true, withOverload: true, withThreads: true });
 // "after a change": gRPC's service 15 % cheaper, a newer JDK, and the gRPC TLS cell left out (only in A)
 const runB = makeRun({
   runId: '20261125T090000Z-quick-2222222', startedAt: '2026-11-25T09:00:00Z', seed: 2, grpcSpeed: 0.85, gitCommit: '2222222',

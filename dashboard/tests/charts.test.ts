@@ -3,7 +3,7 @@ import { hitRatioChart, temperatureChart } from '../src/data/charts/cache';
 import { compareChart, environmentRows, intervalsCompare, pairCells } from '../src/data/charts/compare';
 import { CONCURRENCY_METRICS, concurrencyChart } from '../src/data/charts/concurrency';
 import { latencyVsThroughputChart, PERCENTILE_TICKS, percentileX, spectrumChart } from '../src/data/charts/latency';
-import { cpuPerRequestChart, latencyByCacheState, payloadSize, throughputByCacheState } from '../src/data/charts/overview';
+import { cpuPerRequestChart, latencyByCacheState, payloadSize, serviceCpuByThreadChart, throughputByCacheState } from '../src/data/charts/overview';
 import { fitLabel, payloadScalingChart } from '../src/data/charts/payloadScaling';
 import type { Datum } from '../src/data/charts/spec';
 import { timelineChart } from '../src/data/charts/timeline';
@@ -206,23 +206,63 @@ describe('CPU per request', () => {
       'service: I/O threads (µs)', 'MariaDB (µs)', 'Redis (µs)', 'generator (µs)', 'generator cores',
     ]);
     const row = spec.table.rows.find((r) => r[14] === c.id)!;
+    const byKind = c.summary.serviceThreads!.cpuUsPerRequestByKind!;
+    expect(row.slice(4, 14)).toEqual([cpu.server.value, cpu.server.low, cpu.server.high, cpu.service, byKind.carrier, byKind.io,
+      cpu.mariadb, cpu.redis, cpu.generator, c.summary.generatorCores]);
     // a run from before the bench split the service's CPU by thread: those two are empty
-    expect(row.slice(4, 14)).toEqual([cpu.server.value, cpu.server.low, cpu.server.high, cpu.service, null, null, cpu.mariadb,
-      cpu.redis, cpu.generator, c.summary.generatorCores]);
+    const before = cpuPerRequestChart(cellsOf(B), 's').table;
+    expect(before.rows.every((r) => r[8] === null && r[9] === null)).toBe(true);
   });
 
-  it("the table gives the service's CPU on its carriers and on its I/O threads where the run split it", () => {
-    const split = cellsOf().map((c) => ({
-      ...c,
-      summary: {
-        ...c.summary,
-        serviceThreads: { systemShare: 0.5, contextSwitchesPerRequest: 2, cpuUsPerRequestByKind: { carrier: 13, io: 17, redis: 0, gc: 0.2, jit: 0.5, other: 0.2 } },
-      },
-    }));
-    const table = cpuPerRequestChart(split, 's').table;
-    expect(table.rows.every((r) => r[table.columns.indexOf("service: requests' code on the carriers (µs)")] === 13)).toBe(true);
-    expect(table.rows.every((r) => r[table.columns.indexOf('service: I/O threads (µs)')] === 17)).toBe(true);
-    expect(table.formats).toHaveLength(table.columns.length);
+});
+
+describe("the service's CPU by thread", () => {
+  it('stacks the carriers, the I/O threads and the rest per protocol and tool, from the cell the CPU chart shows', () => {
+    const cells = cellsOf(A, { tool: 'all' });
+    const spec = serviceCpuByThreadChart(cells, 's');
+    expect(spec.kind).toBe('bar');
+    expect(spec.stacked).toBe(true);
+    expect(spec.errorBars).toBeFalsy();
+    expect(spec.categories).toEqual(cpuPerRequestChart(cells, 's').categories);
+    expect(spec.series.map((s) => s.label).slice(0, 6)).toEqual([
+      'REST · k6: carriers', 'REST · k6: I/O threads', 'REST · k6: other threads',
+      'REST · oha: carriers', 'REST · oha: I/O threads', 'REST · oha: other threads',
+    ]);
+    // one stack per protocol and tool, its parts in the protocol's colour from dark to light
+    expect(spec.series.slice(0, 3).map((s) => s.stack)).toEqual(['REST · k6', 'REST · k6', 'REST · k6']);
+    expect(spec.series.slice(0, 3).map((s) => s.shade)).toEqual([0, 0.45, 0.75]);
+    const warm = spec.categories!.indexOf('hybrid · warm');
+    const c = byId('grpc-k6-GetGroup-hybrid-warm-c50');
+    const k = c.summary.serviceThreads!.cpuUsPerRequestByKind!;
+    const part = (name: string) => spec.series.find((s) => s.label === `gRPC · k6: ${name}`)!.data[warm]!;
+    expect(part('carriers')).toMatchObject({ y: k.carrier, cellId: c.id, flag: null });
+    expect(part('I/O threads').y).toBe(k.io);
+    expect(part('other threads').y).toBeCloseTo(k.redis + k.gc + k.jit + k.other, 9);
+    // the table: every kind, their sum beside the service's own figure (threads that ended in a window are only in that)
+    const row = spec.table.rows.find((r) => r.at(-2) === c.id)!;
+    expect(spec.table.columns).toEqual([
+      'Protocol', 'Tool', 'Cache mode', 'Temperature', 'carrier (µs)', 'io (µs)', 'redis (µs)', 'gc (µs)', 'jit (µs)',
+      'other (µs)', 'threads together (µs)', 'service (µs)', 'Cell', 'Flags',
+    ]);
+    expect(row.slice(4, 12)).toEqual([k.carrier, k.io, k.redis, k.gc, k.jit, k.other, row[10], c.summary.cpuUsPerRequest.service]);
+    expect(row[10]).toBeCloseTo(k.carrier + k.io + k.redis + k.gc + k.jit + k.other, 9);
+    expect(spec.table.formats).toHaveLength(spec.table.columns.length);
+  });
+
+  it('greys the parts of a flagged cell, with its reason', () => {
+    const spec = serviceCpuByThreadChart(cellsOf(A, { tool: 'all' }), 's');
+    const warm = spec.categories!.indexOf('hybrid · warm');
+    const ghz = spec.series.filter((s) => s.stack === 'gRPC · ghz').map((s) => s.data[warm]!);
+    expect(ghz).toHaveLength(3);
+    for (const d of ghz) expect(d.flag).toMatch(/generator used 9\d % of its 1 core/);
+    expect(spec.notes).toEqual([expect.stringMatching(/^Greyed: grpc-ghz-GetGroup-hybrid-warm-c50 — /)]);
+  });
+
+  it('says so, instead of drawing nothing, for a run from before the bench split it', () => {
+    const spec = serviceCpuByThreadChart(cellsOf(B), 's');
+    expect(spec.series).toEqual([]);
+    expect(spec.table.rows).toEqual([]);
+    expect(spec.emptyText).toMatch(/do not split the service's CPU by thread/);
   });
 });
 

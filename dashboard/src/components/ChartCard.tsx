@@ -72,7 +72,7 @@ export function ChartCard({ spec }: { spec: ChartSpec }) {
         </div>
       </header>
       {empty ? (
-        <p className="no-data">No cells in this run match the filters for this chart.</p>
+        <p className="no-data">{spec.emptyText ?? 'No cells in this run match the filters for this chart.'}</p>
       ) : (
         <>
           <Legend spec={spec} hidden={hidden} onToggle={toggle} />

@@ -1,7 +1,8 @@
-// The Overview's charts (latency, throughput and payload size) and the Cells view's CPU per request:
-// bars per cache state, one group per protocol and tool.
+// The Overview's charts (latency, throughput and payload size) and the Cells view's CPU per request
+// (whole, and split by the service's threads): bars per cache state, one group per protocol and tool.
 import type { CsvValue } from '../csv';
 import { protocolLabel, seriesName } from '../style';
+import { THREAD_KINDS } from '../tables';
 import { cacheStateLabel, cacheStates, estimate, flagReason, metrics, pickCell, seriesIds, where, type Pick } from '../transforms';
 import type { Cell } from '../types';
 import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
@@ -152,4 +153,77 @@ export function cpuPerRequestChart(cells: Cell[], subtitle: string): ChartSpec {
       { column: 'generator cores', value: (c) => c.summary.generatorCores },
     ],
   });
+}
+
+/**
+ * Whose threads the service's CPU per request went to: the carriers that run each request's own code,
+ * the server's I/O threads, and the rest together (Lettuce's, the collector's, the compilers', others).
+ */
+const THREAD_PARTS: { name: string; kinds: readonly (typeof THREAD_KINDS)[number][]; shade: number }[] = [
+  { name: 'carriers', kinds: ['carrier'], shade: 0 },
+  { name: 'I/O threads', kinds: ['io'], shade: 0.45 },
+  { name: 'other threads', kinds: ['redis', 'gc', 'jit', 'other'], shade: 0.75 },
+];
+
+/**
+ * The Cells view's split of the service's own CPU per request by thread, a stacked bar per protocol
+ * and tool in each cache state: where REST and gRPC differ (Tomcat runs a request's I/O on its
+ * carrier, Netty on its event loops). The bench reads it per thread without intervals, so none are drawn.
+ */
+export function serviceCpuByThreadChart(cells: Cell[], subtitle: string): ChartSpec {
+  const states = cacheStates(cells);
+  const series: SeriesSpec[] = [];
+  const rows: CsvValue[][] = [];
+  const rowFlags: (string | null)[] = [];
+  for (const { protocol, tool, tls } of seriesIds(cells)) {
+    const mine = where(cells, { protocol, tool });
+    // per state, the cell that stands for it among those the run split (as the CPU chart picks)
+    const picked = states.map((s) => pickCell(where(mine, { ...s }).filter((c) => c.summary.serviceThreads?.cpuUsPerRequestByKind)));
+    const name = seriesName(protocol, tool, tls);
+    for (const part of THREAD_PARTS) {
+      series.push({
+        label: `${name}: ${part.name}`, protocol, ...bar(tool, part.shade), stack: name,
+        data: picked.map((c) => {
+          const byKind = c?.summary.serviceThreads?.cpuUsPerRequestByKind;
+          if (!c || !byKind) return null;
+          return { y: part.kinds.reduce((sum, k) => sum + byKind[k], 0), flag: flagReason(c), cellId: c.id };
+        }),
+      });
+    }
+    states.forEach((s, j) => {
+      const c = picked[j];
+      const byKind = c?.summary.serviceThreads?.cpuUsPerRequestByKind;
+      if (!c || !byKind) return;
+      rows.push([
+        protocolLabel(protocol, tls), tool, s.cacheMode, s.temperature,
+        ...THREAD_KINDS.map((k) => byKind[k]), THREAD_KINDS.reduce((sum, k) => sum + byKind[k], 0),
+        c.summary.cpuUsPerRequest.service, c.id, flagReason(c),
+      ]);
+      rowFlags.push(flagReason(c));
+    });
+  }
+  const kept = keep(series);
+  return {
+    key: 'service-cpu-by-thread',
+    title: "The service's CPU per request by thread",
+    subtitle,
+    kind: 'bar',
+    categories: states.map(cacheStateLabel),
+    xTitle: 'Cache mode · temperature',
+    yTitle: 'Service CPU per request (µs)',
+    unit: 'µs',
+    stacked: true,
+    emptyText: "This run's cells do not split the service's CPU by thread (a bench from before it read each thread's CPU).",
+    notes: flagNotes(kept),
+    series: kept,
+    table: {
+      columns: [
+        'Protocol', 'Tool', 'Cache mode', 'Temperature',
+        ...THREAD_KINDS.map((k) => `${k} (µs)`), 'threads together (µs)', 'service (µs)', 'Cell', 'Flags',
+      ],
+      formats: [T, T, T, T, ...THREAD_KINDS.map(() => N), N, N, T, T],
+      rows,
+      rowFlags,
+    },
+  };
 }

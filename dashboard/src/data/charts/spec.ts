@@ -46,6 +46,8 @@ export interface SeriesSpec {
   partnerOf?: string;
   /** The whole series is greyed (a flagged window), with this reason. */
   flag?: string | null;
+  /** Stacked bars: the series with the same stack are drawn one on another in a category. */
+  stack?: string;
 }
 
 export interface TableSpec {
@@ -89,6 +91,10 @@ export interface ChartSpec {
   skipNull?: boolean;
   /** Bars start at this value instead of the axis' minimum (1 for a ratio: below 1 is a bar down). */
   barBase?: number;
+  /** Bars: the series are parts of a whole, stacked by their `stack`. */
+  stacked?: boolean;
+  /** What an empty chart says instead of "no cells match the filters" (e.g. a run that lacks the figure). */
+  emptyText?: string;
   markers?: Marker[];
   /** Shown under the chart: flagged cells and windows with the reasons, knees with theirs. */
   notes?: string[];
