@@ -60,7 +60,8 @@ HOT_PATH_NAMES = tuple(f"{figure}{suffix}" for figure in ("getGroupOverHelloServ
                        for suffix in ("Rest", "Grpc")) + ("users500Over50ThroughputMultiplexedGrpc",)
 
 DESCRIPTIONS = {
-    "grpcOverRestP50Warm": "gRPC p50 ÷ REST p50, warm cache, same tool, operation, page size and cache mode, "
+    "grpcOverRestP50Warm": "gRPC p50 ÷ REST p50, warm cache, the same kind of generator (k6 on both wires, or "
+                           "each wire's native one; any where no such pair exists), operation, page size and cache mode, "
                            "latency cells only (one user, or an arrival rate); below 1: gRPC answers sooner",
     "grpcOverRestThroughputWarm": "gRPC ÷ REST successful requests per second, warm cache, closed model, same "
                                   "operation and concurrency, driven by native generators with headroom (h2load "
@@ -300,7 +301,9 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
     use = kept or [i for i, r in enumerate(rows) if r["ratio"] is not None]
     value = _mean_ratio([rows[i]["ratio"] for i in use]) if use else None
     low = high = None
-    if use:
+    # every pair's spread or none: a pair without replicates (a cell of one window) would otherwise
+    # leave the interval to the others
+    if use and all(any(x is not None for x in reps[i]) for i in use):
         means = []
         for rep in zip(*[reps[i] for i in use]):
             mean = _mean_ratio([x for x in rep if x is not None])
@@ -315,7 +318,7 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
         verdict, reason = "flagged", "every pair has a cell whose windows were all flagged: " + \
                           "; ".join(r["excludedWhy"] for r in rows if r["excludedWhy"])
     elif low is None or high is None:
-        verdict, reason = "inconclusive", "no interval (a single window per cell)"
+        verdict, reason = "inconclusive", "no interval (a cell with a single window)"
     elif low <= 1 <= high:
         verdict, reason = "inconclusive", f"the 95 % interval [{low:.3g}, {high:.3g}] includes 1: no difference shown"
     else:

@@ -136,12 +136,16 @@ class Plans:
     _plans: dict = field(default_factory=dict)
 
     def for_group(self, group: Hashable, keys: Sequence[WindowKey]) -> list[list[WindowKey]]:
-        """The replicates' draws for a group whose windows have these keys (drawn once per group:
-        every cell of the group gets the same draws)."""
-        if group not in self._plans:
-            rng = np.random.default_rng([self.seed, zlib.crc32(repr(group).encode())])
+        """The replicates' draws for a group's cells with these windows' keys (drawn once per group
+        and set of keys: the cells of a group measured in the same windows get the same draws, so
+        their ratios are paired; a cell with other windows, say more rounds, gets draws of its own,
+        since draws made for fewer windows would never pick its others)."""
+        windows_of = tuple(sorted(set(keys)))
+        plan_id = (group, windows_of)
+        if plan_id not in self._plans:
+            rng = np.random.default_rng([self.seed, zlib.crc32(repr(plan_id).encode())])
             by_start: dict[int, list[int]] = {}
-            for s, r in sorted(set(keys)):
+            for s, r in windows_of:
                 by_start.setdefault(s, []).append(r)
             starts = sorted(by_start)
             plans = []
@@ -151,8 +155,8 @@ class Plans:
                     rounds = by_start[s]
                     draw += [(s, r) for r in rng.choice(rounds, size=len(rounds), replace=True).tolist()]
                 plans.append(draw)
-            self._plans[group] = plans
-        return self._plans[group]
+            self._plans[plan_id] = plans
+        return self._plans[plan_id]
 
 
 def interval(replicates: Sequence[float | None]) -> tuple[float | None, float | None]:
@@ -188,13 +192,15 @@ def ratio_interval(num: dict[WindowKey, object], num_draws, num_figure,
     """A ratio of two cells' figures with its interval, and the replicates it came from (a
     headline takes the geometric mean of several pairs' replicates): replicate b divides the numerator's
     figure under its group's draw b by the denominator's under its group's draw b (the same draw
-    when both cells share a group: paired)."""
+    when both cells share a group: paired). No interval, and no replicates (each None), when either
+    cell has fewer than two windows: one window says nothing of its side's spread, and a bootstrap
+    of the other side alone would pass off half the uncertainty as all of it."""
     def div(a, b):
         return a / b if a is not None and b not in (None, 0) else None
 
     value = div(num_figure(list(num.values())), den_figure(list(den.values())))
-    if (len(num) < 2 and len(den) < 2) or value is None:
-        return {"value": value, "low": None, "high": None}, [value] * len(num_draws)
+    if len(num) < 2 or len(den) < 2 or value is None:
+        return {"value": value, "low": None, "high": None}, [None] * len(num_draws)
     reps = [div(num_figure(choose(num, a)), den_figure(choose(den, b))) for a, b in zip(num_draws, den_draws)]
     low, high = interval(reps)
     return {"value": value, "low": low, "high": high}, reps

@@ -86,6 +86,33 @@ def test_cells_of_one_group_share_their_draws_so_ratios_are_paired():
     assert r["value"] == pytest.approx(2.0) and r["low"] == pytest.approx(2.0) and r["high"] == pytest.approx(2.0)
 
 
+def test_a_cell_of_a_group_measured_in_more_rounds_gets_draws_that_reach_them():
+    # a [[matrix]] block may give its cells more repetitions than another block of the same group:
+    # draws made for the first cell's one round would never pick the later cell's other two
+    plans = pooled.Plans(seed=2)
+    plans.for_group("hybrid", [(0, 0), (1, 0)])
+    keys = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    more = {k: _data(100.0 if k[1] == 0 else 120.0) for k in keys}
+    out = pooled.bootstrap(more, plans.for_group("hybrid", keys), windows.throughput)
+    assert out["value"] == 120.0 and out["low"] <= out["value"] <= out["high"]
+    assert {k for d in plans.for_group("hybrid", keys) for k in d} == set(keys)
+
+
+def test_a_ratio_with_one_window_on_either_side_has_no_interval():
+    # one window says nothing of its side's spread: resampling the other side alone would give an
+    # interval that passes half the uncertainty off as all of it (and, with one window on both
+    # sides, a zero-width one)
+    keys = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    plans = pooled.Plans(seed=5)
+    many = {k: _data(v) for k, v in zip(keys, [100.0, 102.0, 104.0, 98.0])}
+    one = {(0, 0): _data(110.0)}
+    for num, den in ((one, many), (many, one), (one, {(0, 0): _data(100.0)})):
+        r, reps = pooled.ratio_interval(num, plans.for_group("g", list(num)), windows.throughput,
+                                        den, plans.for_group("g", list(den)), windows.throughput)
+        assert r["value"] is not None and r["low"] is None and r["high"] is None
+        assert reps == [None] * len(plans.for_group("g", list(num)))
+
+
 def test_a_figure_the_windows_cannot_give_has_no_interval_either():
     # windows of 600 and 300 samples: p99 needs 1,000, and a resample repeating the larger window
     # (1,200) must not conjure an interval around a figure that is not there

@@ -119,6 +119,21 @@ def test_headline_excludes_flagged_cells_and_says_when_the_interval_includes_one
     assert compute(runs, Plans(seed=1), {})["tlsOverPlainP50Rest"]["verdict"] == "missing"
 
 
+def test_a_headline_with_a_cell_of_one_window_has_no_interval_and_is_no_finding():
+    # a run against a target measures one start of one round: every cell has one window
+    grpc = plan(repetitions=1, starts=1)
+    rest = plan(protocol="rest", tool="oha", repetitions=1, starts=1)
+    runs = {grpc.id: _run(grpc, [1030]), rest.id: _run(rest, [1000])}
+    t = compute(runs, Plans(seed=1), {})["grpcOverRestThroughputWarm"]
+    assert t["value"] == pytest.approx(1.03, rel=0.01)
+    assert t["low"] is None and t["high"] is None
+    assert t["verdict"] == "inconclusive" and "single window" in t["reason"]
+    # one window against four: still no interval (the single window's spread is unknown)
+    runs[rest.id] = _run(plan(protocol="rest", tool="oha"), [1000, 1020, 980, 1010])
+    t = compute(runs, Plans(seed=1), {})["grpcOverRestThroughputWarm"]
+    assert t["low"] is None and t["verdict"] == "inconclusive"
+
+
 def test_wire_headlines_compare_the_default_bodies_only():
     # a REST cell asking for protobuf over HTTP/2 is not REST as its clients use it by default:
     # gRPC ÷ REST pairs the JSON-over-HTTP/1.1 twin, and without one there is no pair
