@@ -40,6 +40,18 @@ def cache_figures(cell: profile.CellPlan, before: dict | None, after: dict | Non
     return None, []
 
 
+PROCESS_COUNTERS = ("userCpuMs", "systemCpuMs", "contextSwitches", "threadCpuMs")   # ServiceAccess.process_counters
+
+
+def settled_process_delta(settled: dict | None, after: dict) -> dict:
+    """The service's /proc counters (ServiceAccess.process_counters) from the reading taken once a
+    window's settle seconds were over to the one after its run: each None when the settled reading
+    is missing (unknown, rather than a figure that counts the settle second)."""
+    if settled is None:
+        return {k: None for k in PROCESS_COUNTERS}
+    return probes.delta(settled, {k: after.get(k) for k in PROCESS_COUNTERS})
+
+
 class BothGenerators:
     """The CPU sampler as windows.build reads it for a paired window: its generator is both
     generators, which share the generator's cores (so generator-saturated says the pair was)."""
@@ -276,6 +288,10 @@ class Measure:
                 # unknown rather than a figure that counts the settle second)
                 service_delta["okLatencyBuckets"] = probes.histogram_delta(settled["histograms"].get(protocol),
                                                                            service_after.get("okLatencyBuckets"))
+                # and its CPU by thread and context switches, which the window divides by the requests
+                # of the measured span: read from the whole run they counted the settle second's
+                # work too (an eighth more a request at 1 s of settling and 8 s measured)
+                service_delta.update(settled_process_delta(settled["process"].get(protocol), service_after))
             record, data = windows.build(
                 cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
                 sampler=BothGenerators(self.sampler), generator_cores=self.placement.generator_cores,
@@ -309,10 +325,13 @@ class Measure:
         settle = max(c.settle_seconds for c in cells.values())
         if settle <= 0:
             return lambda: None
-        readings: dict = {"histograms": {}, "cap": None}
+        readings: dict = {"histograms": {}, "cap": None, "process": {}}
 
         def read():
             readings["cap"] = self.cpu_quota.throttling()
+            # /proc first: a read of files, where the histograms are a request to each service
+            for protocol in cells:
+                readings["process"][protocol] = self.process_counters(protocol)
             for protocol, cell in cells.items():
                 readings["histograms"][protocol] = self.read_latency_histogram(cell)
         timer = threading.Timer(settle + SETTLED_READ_MARGIN_SECONDS, read)

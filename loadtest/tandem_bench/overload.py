@@ -214,6 +214,35 @@ def double_step(steps: list, peak: dict | None) -> dict | None:
                  and s["offeredRate"] >= DOUBLE * peak["goodputRps"]["value"]), None)
 
 
+def goodput_over_peak(double_run, step_runs: list, draws_for) -> dict:
+    """Goodput at the 2× step ÷ the peak goodput, with its interval. The peak is the highest step's
+    goodput in each replicate as on the point figures (a pair's steps share their service starts and
+    rounds, so their draws are paired): the interval then carries the doubt over which step peaks. Read
+    against the step that peaked on the point figures, a 2× step that was itself that step made the
+    ratio exactly 1 in every replicate, an interval of [1–1] and a goal "met" on no evidence."""
+    none = {"value": None, "low": None, "high": None}
+    if double_run is None or not step_runs:
+        return none
+
+    def peak(figures):
+        present = [f for f in figures if f is not None]
+        return max(present) if present else None
+
+    def div(a, b):
+        return a / b if a is not None and b else None
+
+    value = div(windows.throughput(list(double_run.data.values())),
+                peak([windows.throughput(list(r.data.values())) for r in step_runs]))
+    if value is None or any(len(r.data) < 2 for r in step_runs):
+        return {**none, "value": value}
+    draws = {id(r): draws_for(r) for r in step_runs}
+    reps = [div(windows.throughput(pooled.choose(double_run.data, draws[id(double_run)][b])),
+                peak([windows.throughput(pooled.choose(r.data, draws[id(r)][b])) for r in step_runs]))
+            for b in range(len(draws[id(double_run)]))]
+    low, high = pooled.interval(reps)
+    return {"value": value, "low": low, "high": high}
+
+
 def _generator_flags(*steps) -> list:
     return [code for s in steps if s for code in s["flags"] if code in GENERATOR_FLAGS]
 
@@ -281,7 +310,6 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
     steps = [step_record(r, draws_for(r)) for r in step_runs]
     by_step = {s["step"]: (s, r) for s, r in zip(steps, step_runs)}
     peak = max(steps, key=lambda s: s["goodputRps"]["value"] or -1, default=None)
-    peak_run = by_step[peak["step"]][1] if peak else None
     double = double_step(steps, peak)
     double_run = by_step[double["step"]][1] if double else None
     unloaded, unloaded_run = (steps[0], by_step[steps[0]["step"]][1]) if steps else (None, None)
@@ -294,7 +322,7 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
                                      den_run.data, draws_for(den_run), figure)
         return r
 
-    kept = ratio(double_run, peak_run, windows.throughput)
+    kept = goodput_over_peak(double_run, step_runs, draws_for)
     growth = ratio(double_run, unloaded_run, windows.percentile_ms(99))
     past_deadline = None
     if double is not None and double["timeouts"] is not None and double["lateAnswers"] is not None:

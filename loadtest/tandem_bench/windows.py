@@ -164,7 +164,8 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
         "jvm": {"gcPauseMs": service_delta.get("gcPauseMs"), "gcPauses": service_delta.get("gcPauses"),
                 "jitMs": service_delta.get("jitMs"), "jitCpuMs": service_delta.get("jitCpuMs")},
         "db": {"rowsRead": db_delta.get("rowsRead"), "queries": db_delta.get("queries")},
-        # read before and after the generator's whole run (not interpolated to the window): a share
+        # read before the generator's run, or once its settle seconds are over in a window that has
+        # them (Measure.read_after_settling), and after it (not interpolated to the window): a share
         # and a count per request, which the idle moments around the window barely move
         "serviceThreads": {**{k: service_delta.get(k) for k in ("userCpuMs", "systemCpuMs", "contextSwitches")},
                            # ms of CPU per kind of thread (cpu.THREAD_KINDS)

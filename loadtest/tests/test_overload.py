@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tandem_bench import cachestats, loadgen, measure, overload, pooled, probes, profile, report, results, run_plan
-from tandem_bench import samples, windows
+from tandem_bench import cpu, samples, windows
 from tandem_bench.headline import group_of
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -116,6 +116,26 @@ def test_a_window_is_measured_after_its_settle_seconds_whose_requests_no_figure_
     assert kept.measurement["requests"] == 803 and kept.measurement["timeouts"] == 3
     assert kept.measurement["achievedRate"] == pytest.approx(803 / 8)
     assert windows.settled(out, 0.0, 9.0) is out
+
+
+def test_a_windows_service_cpu_by_thread_is_read_from_the_end_of_its_settle_seconds():
+    # 1 s of settling and 8 s measured at a steady load, 100 µs of the carrier a request: read
+    # from the run's start the counters held the settle second's work too, 9/8 of the measured span's
+    at_start = {"userCpuMs": 0.0, "systemCpuMs": 0.0, "contextSwitches": 0,
+                "threadCpuMs": cpu.ThreadTimes({1: ("carrier", 0.0)})}
+    settled = {"userCpuMs": 40.0, "systemCpuMs": 60.0, "contextSwitches": 300,
+               "threadCpuMs": cpu.ThreadTimes({1: ("carrier", 0.1)})}
+    after = {"userCpuMs": 360.0, "systemCpuMs": 540.0, "contextSwitches": 2700,
+             "threadCpuMs": cpu.ThreadTimes({1: ("carrier", 0.9)}), "okCalls": 9000}
+    measured = measure.settled_process_delta(settled, after)
+    assert measured["userCpuMs"] == 320.0 and measured["systemCpuMs"] == 480.0
+    assert measured["contextSwitches"] == 2400
+    assert measured["threadCpuMs"]["carrier"] == pytest.approx(800.0)
+    assert set(measured) == set(measure.PROCESS_COUNTERS)
+    whole = probes.delta(at_start, {k: after[k] for k in measure.PROCESS_COUNTERS})
+    assert whole["threadCpuMs"]["carrier"] == pytest.approx(900.0)
+    # no settled reading: unknown, not the whole run's figure
+    assert measure.settled_process_delta(None, after) == dict.fromkeys(measure.PROCESS_COUNTERS)
 
 
 # ---------------------------------------------------------------- what the generators answered
@@ -410,6 +430,34 @@ def test_a_real_smoke_sized_overload_run_validates_and_reports():
     assert refused and all(w["admissionRefused"] is not None for w in refused)
 
 
+def test_a_2x_step_that_was_itself_the_peak_is_not_met_on_a_ratio_of_one_without_doubt():
+    """Goodput still at its highest at the 2× step (the capacity window underestimated the wire): on
+    the point figures the ratio is 1, but the 300 % step's windows reach above the 200 % step's, so
+    in some replicates the peak is another step and the ratio under 1."""
+    kept = {25: 1.0, 50: 1.0, 100: 0.5, 200: 0.27, 300: 0.17}
+    runs = pair_runs(kept=kept)
+    step = {r.plan.step: r for r in runs.values() if r.plan.protocol == "rest" and r.plan.step}
+    for w, tp in zip(step[200].data.values(), [540.0, 545.0, 535.0, 542.0]):
+        w.throughput = tp
+    for w, tp in zip(step[300].data.values(), [560.0, 500.0, 520.0, 530.0]):
+        w.throughput = tp
+    [pair] = records(runs)
+    rest = pair["wires"][0]
+    assert rest["peak"]["step"] == 200 and rest["doubleStep"]["step"] == 200
+    kept_figure = rest["goodputAt2xOverPeak"]
+    assert kept_figure["value"] == pytest.approx(1.0)
+    # a replicate's peak is the highest step under that replicate's draw: never under the 2× step's own
+    assert kept_figure["high"] == pytest.approx(1.0) and kept_figure["low"] < 0.99
+    goals = {g["key"]: g for g in rest["goals"]}
+    assert goals["goodputAt2xOverPeak"]["status"] == "met"   # the whole interval is still above 0.8
+    for w, tp in zip(step[300].data.values(), [900.0, 500.0, 520.0, 530.0]):
+        w.throughput = tp
+    [pair] = records(runs)
+    rest = pair["wires"][0]
+    assert rest["goodputAt2xOverPeak"]["low"] < 0.8
+    assert {g["key"]: g for g in rest["goals"]}["goodputAt2xOverPeak"]["status"] == "undecided"
+
+
 def test_the_goals_at_2x_are_read_at_the_lowest_step_offered_twice_the_peak_goodput():
     """A wire that serves 0.7 of its closed capacity at best (open arrivals cost it more than closed
     users did): twice its peak is 1.4 × the capacity, so its 2× step is the 150 % step, not 200 %."""
@@ -607,7 +655,21 @@ class PairedWindowBench(measure.Measure):
         after = ("around", cell.protocol) in self.readings
         self.readings.append(("around", cell.protocol))
         return {"okLatencyBuckets": {0.0001: 5000.0 if after else 0.0, 0.05: 5300.0 if after else 0.0,
-                                     float("inf"): 5300.0 if after else 0.0}}
+                                     float("inf"): 5300.0 if after else 0.0},
+                **self.process_reading(90.0 if after else 0.0)}
+
+    @staticmethod
+    def process_reading(carrier_seconds: float) -> dict:
+        # the service's /proc counters, its carrier having run carrier_seconds (the rest in proportion)
+        return {"userCpuMs": 400.0 * carrier_seconds, "systemCpuMs": 600.0 * carrier_seconds,
+                "contextSwitches": int(3000 * carrier_seconds),
+                "threadCpuMs": cpu.ThreadTimes({1: ("carrier", carrier_seconds)})}
+
+    def process_counters(self, protocol):
+        # once the settle seconds are over: the settle second's share of the run (a tenth)
+        if self.settle_reading_fails:
+            return dict.fromkeys(measure.PROCESS_COUNTERS)
+        return self.process_reading(9.0)
 
     def read_latency_histogram(self, cell):
         self.readings.append("settled")
@@ -644,10 +706,15 @@ def test_a_paired_window_s_service_latency_leaves_out_the_calls_of_its_settle_se
         # the cap's counters too: from the settled reading (the second of three) to the last
         assert bench.runs[c.id].windows[0]["capThrottling"] == {"periods": 100, "throttledPeriods": 30,
                                                                 "throttledMs": 150.0}
+        # and the service's CPU by thread, which the window divides by the measured span's requests
+        threads = bench.runs[c.id].windows[0]["serviceThreads"]
+        assert threads["cpuMsByKind"]["carrier"] == pytest.approx(81_000.0)   # 90 s − 9 s, not 90 s
+        assert threads["userCpuMs"] == pytest.approx(400.0 * 81) and threads["contextSwitches"] == 3000 * 81
 
     _, failing = one_paired_window(settle_seconds=0.1, settle_reading_fails=True)
     # unknown, not the whole run's figure with the settle second in it
     assert all(failing.runs[c.id].windows[0]["serviceLatencyMs"] is None for c in cells.values())
+    assert all(failing.runs[c.id].windows[0]["serviceThreads"]["cpuMsByKind"] is None for c in cells.values())
 
 
 def test_without_settle_seconds_a_paired_window_s_service_latency_is_the_whole_run_s():
