@@ -86,17 +86,37 @@ describe('the hot path goals', () => {
   const users = HOT_PATH_GOALS.find((g) => g.key === 'users500Over50ThroughputGrpc')!;
 
   it('are met only when the whole interval is on the goal side of the bound', () => {
-    expect(goalStatus(h(1.05, 1.01, 1.09), cpu)).toBe('met');
-    expect(goalStatus(h(1.12, 1.05, 1.2), cpu)).toBe('undecided');
-    expect(goalStatus(h(1.24, 1.18, 1.3), cpu)).toBe('not met');
-    expect(goalStatus(h(0.95, 0.91, 0.99), users)).toBe('met');
-    expect(goalStatus(h(0.8, 0.7, 0.85), users)).toBe('not met');
+    expect(goalStatus(h(1.05, 1.01, 1.09), cpu, [])).toBe('met');
+    expect(goalStatus(h(1.12, 1.05, 1.2), cpu, [])).toBe('undecided');
+    expect(goalStatus(h(1.24, 1.18, 1.3), cpu, [])).toBe('not met');
+    expect(goalStatus(h(0.95, 0.91, 0.99), users, [])).toBe('met');
+    expect(goalStatus(h(0.8, 0.7, 0.85), users, [])).toBe('not met');
   });
 
   it('say undecided without an interval and missing without a value', () => {
-    expect(goalStatus(h(1.0, null, null), cpu)).toBe('undecided');
-    expect(goalStatus(undefined, cpu)).toBe('missing');
+    expect(goalStatus(h(1.0, null, null), cpu, [])).toBe('undecided');
+    expect(goalStatus(undefined, cpu, [])).toBe('missing');
     expect(goalText(cpu)).toBe('goal ≤ 1.1');
-    expect(goalText(users)).toBe('goal ≥ 0.9');
+    expect(goalText(users)).toBe('goal ≥ 0.9 with no errors');
+  });
+
+  it('say undecided when every pair had a cell whose windows were all flagged', () => {
+    expect(goalStatus(h(1.05, 1.01, 1.09, 'flagged'), cpu, [])).toBe('undecided');
+  });
+
+  it('are not met, whatever the interval, when a goal asks for no errors and a cell of a used pair failed a request', () => {
+    const A = readRun(RUN_A);
+    const [num, den] = A.cells;
+    const pairs = [{ numeratorCellId: num.id, denominatorCellId: den.id, ratio: 0.95, low: 0.91, high: 0.99, excluded: false, excludedWhy: null }];
+    const withPairs = { ...h(0.95, 0.91, 0.99), pairs };
+    const failing = (c: typeof num, errors: number) => ({ ...c, summary: { ...c.summary, errors } });
+    expect(goalStatus(withPairs, users, [failing(num, 0), failing(den, 0)])).toBe('met');
+    expect(goalStatus(withPairs, users, [failing(num, 0), failing(den, 3)])).toBe('not met');
+    // a cell of no pair, or of a pair the headline left out, does not count
+    expect(goalStatus(withPairs, users, [failing(num, 0), failing(den, 0), failing({ ...A.cells[2] }, 5)])).toBe('met');
+    const leftOut = { ...withPairs, pairs: [...pairs, { ...pairs[0], numeratorCellId: A.cells[2].id, excluded: true, excludedWhy: 'x' }] };
+    expect(goalStatus(leftOut, users, [failing(num, 0), failing(den, 0), failing(A.cells[2], 5)])).toBe('met');
+    // a goal that does not ask for it ignores errors
+    expect(goalStatus(withPairs, { ...users, noErrors: false }, [failing(num, 7), failing(den, 0)])).toBe('met');
   });
 });

@@ -7,7 +7,7 @@
 import type { ChartSpec, Datum, SeriesSpec } from './charts/spec';
 import type { ColumnFormat } from './format';
 import type { CsvValue } from './csv';
-import type { Headline, Protocol } from './types';
+import type { Cell, Headline, Protocol } from './types';
 
 export interface Step {
   key: string;
@@ -62,6 +62,8 @@ export interface Goal {
   /** The ratio the goal allows: at most (≤) or at least (≥). */
   bound: number;
   atMost: boolean;
+  /** The goal also asks that no request of its pairs' cells failed. */
+  noErrors?: boolean;
 }
 
 /** The hot path's goals (issue 14), each a headline ratio per wire. */
@@ -70,20 +72,28 @@ export const HOT_PATH_GOALS: Goal[] = (['Rest', 'Grpc'] as const).flatMap((suffi
   return [
     { key: `getGroupOverHelloServerCpu${suffix}`, label: `${wire} · GetGroup ÷ hello-world server CPU per request`, bound: 1.1, atMost: true },
     { key: `getGroupOverHelloP50${suffix}`, label: `${wire} · GetGroup ÷ hello-world p50 at one user`, bound: 1.15, atMost: true },
-    { key: `users500Over50Throughput${suffix}`, label: `${wire} · ListGroups(20) throughput, 500 ÷ 50 users, a connection each`, bound: 0.9, atMost: false },
+    { key: `users500Over50Throughput${suffix}`, label: `${wire} · ListGroups(20) throughput, 500 ÷ 50 users, a connection each`, bound: 0.9, atMost: false, noErrors: true },
   ];
 }).concat([
   // gRPC clients multiplex: 500 users ten to a connection over the 50 connections of the 50-user cell
-  { key: 'users500Over50ThroughputMultiplexedGrpc', label: 'gRPC · ListGroups(20) throughput, 500 ÷ 50 users on the same 50 connections', bound: 0.9, atMost: false },
+  { key: 'users500Over50ThroughputMultiplexedGrpc', label: 'gRPC · ListGroups(20) throughput, 500 ÷ 50 users on the same 50 connections', bound: 0.9, atMost: false, noErrors: true },
 ]);
 
 /**
  * Whether a headline meets its goal: "met" when its whole interval is on the goal's side, "not met"
  * when the whole interval is on the other, "undecided" when the interval holds the bound (or there
- * is no interval, and the value alone is not enough to say).
+ * is no interval, and the value alone is not enough to say, or the bench flagged every pair's
+ * windows, whose figures cannot decide it). A goal that asks for no errors is "not met" as soon as a
+ * cell of a pair the headline used failed a request (the run's cells: `cells`).
  */
-export function goalStatus(h: Headline | undefined, goal: Goal): 'met' | 'not met' | 'undecided' | 'missing' {
+export function goalStatus(h: Headline | undefined, goal: Goal, cells: readonly Cell[]): 'met' | 'not met' | 'undecided' | 'missing' {
   if (!h || h.value === null) return 'missing';
+  if (goal.noErrors) {
+    const used = h.pairs.filter((p) => !p.excluded);
+    const ids = new Set((used.length > 0 ? used : h.pairs).flatMap((p) => [p.numeratorCellId, p.denominatorCellId]));
+    if (cells.some((c) => ids.has(c.id) && c.summary.errors > 0)) return 'not met';
+  }
+  if (h.verdict === 'flagged') return 'undecided';
   if (h.low === null || h.high === null) return 'undecided';
   const within = (x: number) => (goal.atMost ? x <= goal.bound : x >= goal.bound);
   if (within(h.low) && within(h.high)) return 'met';
@@ -91,7 +101,7 @@ export function goalStatus(h: Headline | undefined, goal: Goal): 'met' | 'not me
   return 'undecided';
 }
 
-export const goalText = (goal: Goal) => `goal ${goal.atMost ? '≤' : '≥'} ${goal.bound}`;
+export const goalText = (goal: Goal) => `goal ${goal.atMost ? '≤' : '≥'} ${goal.bound}${goal.noErrors ? ' with no errors' : ''}`;
 
 export const stepHeadlineKey = (step: Step, figure: StepFigure) => `step${step.key}${figure.key}`;
 

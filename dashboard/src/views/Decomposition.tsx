@@ -64,12 +64,13 @@ export function Decomposition({ run }: ViewProps) {
           <p className="explain">
             Warm GetGroup against each wire’s hello-world (the framework’s floor), and ListGroups under ten times the
             users. A goal is <strong>met</strong> when the whole 95 % interval is on its side of the bound,{' '}
-            <strong>not met</strong> when the whole interval is on the other side, and <strong>undecided</strong> when
-            the interval holds the bound.
+            <strong>not met</strong> when the whole interval is on the other side (or, for a goal that asks for no
+            errors, when a cell it compares failed a request), and <strong>undecided</strong> when the interval holds
+            the bound, when there is no interval, or when the bench flagged every window the figure could come from.
           </p>
           <div className="headlines" data-testid="hot-path-goals">
             {goals.map((g) => {
-              const status = goalStatus(run.headline[g.key], g);
+              const status = goalStatus(run.headline[g.key], g, run.cells);
               return (
                 <div key={g.key} data-goal={g.key} data-goal-status={status}>
                   <HeadlineCard name={g.key} label={g.label} hint={`${goalText(g)}: ${status}`} headline={run.headline[g.key]} />
