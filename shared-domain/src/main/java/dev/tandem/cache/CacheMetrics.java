@@ -110,10 +110,10 @@ final class CacheMetrics {
                 .description("Relays of log rows to Redis that failed; the row is relayed again, by this or another instance")
                 .register(registry);
         invalidationsApplied = Counter.builder(INVALIDATIONS_APPLIED)
-                .description("Invalidation-log rows this instance's follower applied to its L1 (its own rows included)")
+                .description("Invalidation-log rows this instance's follower applied to its L1 (not the rows of its own writes, which the writer applied after its commit)")
                 .register(registry);
         invalidationLag = Timer.builder(INVALIDATION_LAG)
-                .description("From a write's commit (its log row's time) to this instance's L1 invalidation by the follower")
+                .description("From another instance's write's commit (its log row's time) to this instance's L1 invalidation by the follower")
                 .publishPercentileHistogram().publishPercentiles(0.5, 0.9, 0.99).percentilePrecision(2)
                 .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
@@ -121,7 +121,7 @@ final class CacheMetrics {
                 .description("Log rows this instance relayed to Redis because their writer had not (no marker)")
                 .register(registry);
         holesAbandoned = Counter.builder(LOG_HOLES_ABANDONED)
-                .description("Log sequence numbers given up on after tandem.cache.log.hole-timeout (rolled-back inserts)")
+                .description("Log sequence numbers given up on after tandem.cache.log.hole-timeout (rolled-back inserts; at start-up also numbers below the first row read, purged before)")
                 .register(registry);
     }
 

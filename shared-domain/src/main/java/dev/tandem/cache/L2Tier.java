@@ -94,7 +94,8 @@ final class L2Tier {
         // lives a little longer than the values under it and no longer.
         this.generationTtlMs = config.ttl().multipliedBy(2).toMillis();
         // A marker outlives its log row, so that a re-check of the log never relays a row again
-        // only because its marker expired first.
+        // only because its marker expired first (the newest row, which is never purged, has its
+        // marker's time renewed by the followers' purges: keepMarker).
         this.markerTtlMs = properties.log().retention().multipliedBy(2).toMillis();
     }
 
@@ -227,6 +228,17 @@ final class L2Tier {
         }
         redis.invalidateAndMark(tombstoneKeys(invalidation), generationKeys(invalidation), newClaim(),
                 tombstoneTtlMs(), markerKey(seq), markerTtlMs);
+    }
+
+    /**
+     * Gives the marker of {@code seq}, if it is there, a marker's whole time to live again. The log's
+     * newest row is never purged (an empty log means a new one), so it outlives any fixed time to
+     * live: without this its marker expired after twice the retention, and the next instance to read
+     * the row (one starting, or any after a Redis reconnect) relayed it again, which for a flush row
+     * emptied the whole of L2. Throws {@link RedisGateway.Unavailable}.
+     */
+    void keepMarker(long seq) {
+        redis.expire(markerKey(seq), markerTtlMs);
     }
 
     /** Per seq, whether its row's marker is in Redis (its relay is done). One round trip. */

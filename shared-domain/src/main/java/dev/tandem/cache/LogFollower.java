@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
@@ -70,9 +69,11 @@ final class LogFollower {
     // Read by request threads.
     private volatile boolean caughtUpOnce;
     private volatile long trustedUntilNanos = System.nanoTime() - 1;
-    private volatile boolean recheck;
+    /** Re-checks asked for (recheckAll) and the last one a completed re-check began after. */
+    private final java.util.concurrent.atomic.AtomicLong recheckAsked = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long recheckDone;
     /** Rows whose L2 part this instance knows is not in Redis (its own failed relays, or others'). */
-    private final Set<Long> pendingRelays = new ConcurrentSkipListSet<>();
+    private final ConcurrentSkipListSet<Long> pendingRelays = new ConcurrentSkipListSet<>();
     /**
      * This instance's own rows that its writer already relayed (or marked pending) and applied to
      * L1 after the commit: the follower skips them, since applying them again would only evict the
@@ -111,7 +112,7 @@ final class LogFollower {
 
     /** Whether L2 may be read now, as far as the log goes (the breaker is the caller's business). */
     boolean l2Readable() {
-        return caughtUpOnce && pendingRelays.isEmpty() && !recheck;
+        return caughtUpOnce && pendingRelays.isEmpty() && !rechecking();
     }
 
     /** A writer's relay failed: L2 is not read here until the follower has relayed {@code seq}. */
@@ -139,7 +140,7 @@ final class LogFollower {
 
     /** Redis may have lost acknowledged writes (a reconnect, a new cluster topology): re-check every row. */
     void recheckAll() {
-        recheck = true;
+        recheckAsked.incrementAndGet();
     }
 
     /** One pass; the follower thread calls it every poll interval. Never throws. */
@@ -151,7 +152,7 @@ final class LogFollower {
                 l2.probeIfRecovering();
             }
             boolean caughtUp = follow();
-            if (recheck) {
+            if (rechecking()) {
                 recheckLog();
             }
             retryPendingRelays();
@@ -326,8 +327,9 @@ final class LogFollower {
         for (int from = 0; from < seqs.size(); from += BATCH) {
             List<Long> batch = seqs.subList(from, Math.min(seqs.size(), from + BATCH));
             List<InvalidationLog.Entry> rows = invalidationLog.readSeqs(batch);
-            // A pending row no longer in the log was deleted after the retention: by then every
-            // live follower has relayed it or flushed.
+            // A pending row no longer in the log was deleted after the retention by an instance
+            // that did not have it pending (each keeps the rows it has: purgeNowAndThen), so one
+            // that relayed it or found it relayed.
             batch.stream().filter(s -> rows.stream().noneMatch(r -> r.seq() == s)).forEach(pendingRelays::remove);
             try {
                 List<Boolean> relayed = l2.relayed(InvalidationLog.seqs(rows));
@@ -349,8 +351,11 @@ final class LogFollower {
 
     /** After a Redis reconnect: every row of the log is checked for its marker and relayed if it has none. */
     private void recheckLog() {
+        // A reconnect during the re-check asks for another: rows this one found relayed may have
+        // been checked on the Redis that went away.
+        long asked = recheckAsked.get();
         if (l2 == null) {
-            recheck = false;
+            recheckDone = asked;
             return;
         }
         long after = 0;
@@ -375,20 +380,35 @@ final class LogFollower {
         } catch (RedisGateway.Unavailable e) {
             return;
         }
-        recheck = false;
+        recheckDone = asked;
         log.info("Re-checked the invalidation log after a Redis reconnect: {} rows relayed again",
                 (int) metrics.relayedForOthers.count() - relayedBefore);
     }
 
-    /** Every few seconds: deletes rows past the retention, and notes this instance among the followers. */
+    /**
+     * Every few seconds: deletes rows past the retention, renews the newest row's marker, and notes
+     * this instance among the followers. A row this instance has a relay pending for stays, however
+     * old: deleted, it could not be relayed from here once Redis is back, and with every instance
+     * cut off from Redis for longer than the retention no one else would have relayed it either.
+     */
     private void purgeNowAndThen(long now) {
         if (now - lastPurgeNanos < TimeUnit.SECONDS.toNanos(5)) {
             return;
         }
         lastPurgeNanos = now;
         long followedUpTo = followedUpTo();
+        Long firstPending = pendingRelays.ceiling(Long.MIN_VALUE);
         Instant wallNow = clock.instant();
-        invalidationLog.purge(wallNow.minus(retention), followedUpTo);
+        invalidationLog.purge(wallNow.minus(retention),
+                firstPending == null ? followedUpTo : Math.min(followedUpTo, firstPending - 1));
+        if (l2 != null && highestSeen > 0) {
+            try {
+                l2.keepMarker(highestSeen);
+            } catch (RedisGateway.Unavailable e) {
+                // Redis is away: the marker may expire meanwhile, and the row is then relayed again
+                // once it is back (for a flush row, L2 emptied: more misses, nothing stale).
+            }
+        }
         invalidationLog.noteFollower(instanceId, followedUpTo, wallNow);
         followers = List.copyOf(invalidationLog.followersSince(wallNow.minusSeconds(30)));
     }
@@ -428,6 +448,6 @@ final class LogFollower {
     }
 
     boolean rechecking() {
-        return recheck;
+        return recheckAsked.get() != recheckDone;
     }
 }

@@ -244,6 +244,11 @@ final class RedisGateway {
         call("delete", () -> redis.delete(key));
     }
 
+    /** Gives {@code key} {@code ttlMs} to live from now, if it exists; false when it does not. */
+    boolean expire(String key, long ttlMs) {
+        return Boolean.TRUE.equals(call("expire", () -> redis.expire(key, java.time.Duration.ofMillis(ttlMs))));
+    }
+
     /** Milliseconds to live of {@code key}: -2 when it does not exist, -1 without expiry. */
     long pttl(String key) {
         return call("pttl", () -> redis.execute((RedisCallback<Long>) c -> c.keyCommands().pTtl(bytes(key))));

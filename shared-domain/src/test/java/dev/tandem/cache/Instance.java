@@ -235,7 +235,7 @@ final class Instance {
     }
 
     /** The running instances on the current Redis target (those that hear each other). */
-    private static List<Instance> sameTarget() {
+    static List<Instance> sameTarget() {
         RedisTarget redis = target;
         return RUNNING.entrySet().stream().filter(e -> redis.owns(e.getKey())).map(Map.Entry::getValue).toList();
     }

@@ -198,6 +198,54 @@ class RedisOutageTest {
         b.awaitHealthy();
     }
 
+    /**
+     * The same outage, longer than the log's retention (3 s for the writer here): the row of a write
+     * made during it stays in the log while an instance still has its relay pending, so it is relayed
+     * once Redis is back and L2 does not serve the old group. Before, the writer's purge deleted the
+     * row once it was older than the retention, every instance then took the missing row for relayed
+     * by someone and dropped it, and L2 served the old group until its time to live ran out.
+     */
+    @Test
+    void aRowWhoseRelayIsPendingOutlivesTheRetentionUntilItIsRelayed() throws Exception {
+        Instance reference = Instance.reference();
+        // the retention may be no shorter than ten staleness bounds; the numbers below the first row
+        // it reads are given up at once, so that its purges run from its start
+        Instance writer = Instance.named("hybrid-short-retention", CacheMode.HYBRID,
+                List.of("--tandem.cache.log.retention=3s", "--tandem.cache.staleness-bound=300ms",
+                        "--tandem.cache.log.hole-timeout=1s"));
+        try {
+            writer.resetData();
+            GroupView old = writer.groups.get(1);
+            assertThat(writer.cache.l2().read(GroupCaches.GROUP, 1L).value).as("L2 holds group 1").isEqualTo(old);
+            List<Instance> cut = Instance.runningWithCache().stream().filter(i -> i.cache.redis() != null).toList();
+            long joined;
+            try {
+                cut.forEach(i -> i.cache.redis().breaker().transitionToForcedOpenState());
+                writer.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(writer, 1));
+                joined = newestRow(writer);
+                // a newer row: the newest is never purged, whatever its age
+                writer.groups.join(2, TwoInstanceCoherenceTest.firstNonMember(writer, 2));
+                // past the retention and a purge (every 5 s) beyond it
+                Thread.sleep(Duration.ofSeconds(3 + 5 + 2).toMillis());
+                assertThat(writer.cache.follower().pendingRelays()).as("relays pending at the writer").isPositive();
+                assertThat(writer.jdbc.sql("SELECT COUNT(*) FROM cache_invalidations WHERE seq = ?").param(joined)
+                        .query(Long.class).single()).as("the row whose relay is pending is still in the log").isEqualTo(1L);
+            } finally {
+                cut.forEach(i -> i.cache.redis().breaker().transitionToClosedState());
+            }
+            writer.awaitHealthy();
+            assertThat(writer.cache.l2().read(GroupCaches.GROUP, 1L).value).as("L2 once Redis is back")
+                    .isIn(null, reference.groups.get(1));
+        } finally {
+            // its 3-s retention would purge rows under the other tests' instances
+            writer.close();
+        }
+    }
+
+    private static long newestRow(Instance i) {
+        return i.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+    }
+
     @Test
     void anInstanceStartedWhileRedisIsDownServesFromMySqlAndRecoversByItself() {
         Instance reference = Instance.reference();
