@@ -231,6 +231,16 @@ final class L2Tier {
     }
 
     /**
+     * Writes a row's tombstones and dropped generations without its marker, so that every follower
+     * that reads the row still relays it: for a commit whose outcome is unknown, which may become
+     * visible only later (see WritePath). Throws {@link RedisGateway.Unavailable}.
+     */
+    void invalidateUnmarked(Invalidation invalidation) {
+        redis.invalidateAndMark(tombstoneKeys(invalidation), generationKeys(invalidation), newClaim(),
+                tombstoneTtlMs(), null, markerTtlMs);
+    }
+
+    /**
      * Gives the marker of {@code seq}, if it is there, a marker's whole time to live again. The log's
      * newest row is never purged (an empty log means a new one), so it outlives any fixed time to
      * live: without this its marker expired after twice the retention, and the next instance to read

@@ -69,7 +69,7 @@ final class WritePath {
         }
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             long seq = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
-            committed(seq, invalidation);
+            committed(seq, invalidation, true);
             return;
         }
         if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
@@ -106,13 +106,24 @@ final class WritePath {
         follower.appliedByWriter(seq);
     }
 
-    /** L2 first, then this instance's L1 (see the class comment). Never throws. */
-    private void committed(long seq, Invalidation invalidation) {
+    /**
+     * L2 first, then this instance's L1 (see the class comment). Never throws. A commit whose outcome
+     * is unknown ({@code known} false) may still become visible after this — the server can be
+     * committing as the connection dies — and a read meanwhile refills both levels from the old row
+     * over these tombstones. So its row is relayed without a marker and not noted as applied here:
+     * every follower that reads the row, once it is visible, relays and applies it again (a rolled-back
+     * row never appears, and costs the misses of this invalidation only).
+     */
+    private void committed(long seq, Invalidation invalidation, boolean known) {
         metrics.invalidationsSent.increment();
         try {
             if (l2 != null) {
                 try {
-                    l2.relay(seq, InvalidationLog.Kind.INVALIDATE, invalidation);
+                    if (known) {
+                        l2.relay(seq, InvalidationLog.Kind.INVALIDATE, invalidation);
+                    } else {
+                        l2.invalidateUnmarked(invalidation);
+                    }
                 } catch (RedisGateway.Unavailable e) {
                     // Until it is relayed, this instance does not read L2 (which may still hold the
                     // old value); its follower, and every other one, relays the row.
@@ -127,7 +138,9 @@ final class WritePath {
             if (l1 != null) {
                 l1.invalidate(invalidation);
             }
-            follower.appliedByWriter(seq);
+            if (known) {
+                follower.appliedByWriter(seq);
+            }
         }
     }
 
@@ -171,7 +184,7 @@ final class WritePath {
                     log.warn("The commit's outcome is unknown (it may have been applied): invalidating {}", invalidation);
                 }
                 if ((status == STATUS_COMMITTED || ambiguous) && seq != 0) {
-                    committed(seq, invalidation);
+                    committed(seq, invalidation, !ambiguous);
                 }
             } finally {
                 TransactionSynchronizationManager.unbindResourceIfPossible(WritePath.this);

@@ -16,6 +16,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -89,6 +90,41 @@ class AmbiguousCommitTest {
         // Any other instance within the staleness bound.
         Await.within(other.cache.stalenessBound(), () -> Reads.all(other, GROUPS, USERS, subjects).equals(after));
         assertThat(Reads.all(other, GROUPS, USERS, subjects)).as("the other instance's reads").isEqualTo(after);
+    }
+
+    /**
+     * A commit that becomes visible only after its writer gave it up (the server still committing as
+     * the connection died): the writer's reads in between find the old row in MySQL and refill L1 and
+     * L2 over the tombstones it relayed at once. Once the row is visible, the followers relay and
+     * apply it again, the writer's own too. Before, the writer's marker told every follower the row
+     * was relayed and its own follower skipped the row as applied, so the old group stayed in L2 for
+     * its time to live (5 min) and in the writer's L1 for its (60 s).
+     */
+    @Test
+    void aCommitThatBecomesVisibleAfterItsWriterGaveItUpIsInvalidatedOnceItIs() throws IOException {
+        Instance reference = Instance.reference();
+        writer.resetData();
+        long id = 2;
+        GroupView old = writer.groups.get(id);
+        String name = "Committed after the line went dead";
+
+        proxy.holdNextWriteCommit();
+        Throwable failure = catchThrowable(() -> writer.groups.update(new GroupChanges(id,
+                new GroupFields(name, null, null, 0), Set.of("name"), CacheModeParityTest.version(reference, id))));
+        assertThat(new DataAccessFailures().classify(failure)).as("the outcome is unknown: %s", failure)
+                .hasValueSatisfying(answer -> assertThat(answer.metadata()).containsEntry(DataAccessFailures.COMMIT_OUTCOME, "unknown"));
+        // meanwhile MySQL still has the old row, and a read fills both levels with it
+        assertThat(writer.groups.get(id)).isEqualTo(old);
+        assertThat(writer.cache.l2().read(GroupCaches.GROUP, id).value).as("L2 refilled from the old row").isEqualTo(old);
+
+        proxy.releaseHeldCommit();
+        Await.until("MariaDB to apply the held commit", Duration.ofSeconds(10),
+                () -> reference.groups.get(id).name().equals(name));
+        GroupView committed = reference.groups.get(id);
+        Await.until("the writer to serve the committed group", Duration.ofSeconds(10),
+                () -> writer.groups.get(id).equals(committed));
+        assertThat(writer.cache.l2().read(GroupCaches.GROUP, id).value).as("L2 once the row is followed")
+                .isIn(null, committed);
     }
 
     /** The counterpart: a transaction that rolled back cleanly leaves every cached entry in place. */

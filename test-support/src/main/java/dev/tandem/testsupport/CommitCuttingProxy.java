@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * it forwards the next COMMIT of a transaction that changed rows to the server, waits for the
  * server's answer (so the transaction is committed), and then closes both sides instead of passing
  * the answer on. The client sees its connection die during the commit — the ambiguous outcome that
- * Connector/J reports as a communications failure — while the database has applied the write.
+ * Connector/J reports as a communications failure — while the database has applied the write. Or
+ * it holds the COMMIT itself ({@link #holdNextWriteCommit()}), so that the write is applied only
+ * after its client saw the connection die.
  *
  * <p>It reads just enough of the MySQL protocol for that: packets (3-byte length, sequence id),
  * and in the client's commands (sequence id 0) the text of COM_QUERY. Tandem's JDBC URL asks for
@@ -35,7 +37,11 @@ public final class CommitCuttingProxy implements Closeable {
     private final int serverPort;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean armed = new AtomicBoolean();
+    private final AtomicBoolean holdArmed = new AtomicBoolean();
     private final AtomicInteger commitsCut = new AtomicInteger();
+    /** A held COMMIT: its connection's socket to the server, and the packet not yet forwarded. */
+    private volatile Socket heldServer;
+    private volatile byte[] heldPacket;
 
     private CommitCuttingProxy(ServerSocket listener, int serverPort) {
         this.listener = listener;
@@ -57,6 +63,31 @@ public final class CommitCuttingProxy implements Closeable {
     /** The next COMMIT of a transaction that inserted, updated or deleted rows loses its answer. */
     public void cutNextWriteCommit() {
         armed.set(true);
+    }
+
+    /**
+     * The next COMMIT of a transaction that changed rows is held: the client's side of its connection
+     * is closed at once (it sees the connection die during the commit), while the server's side stays
+     * open with the transaction uncommitted until {@link #releaseHeldCommit()} forwards the COMMIT. So
+     * the write becomes visible after its client gave it up for lost — as when the server is still
+     * committing as the connection dies.
+     */
+    public void holdNextWriteCommit() {
+        holdArmed.set(true);
+    }
+
+    /** Forwards the held COMMIT to the server, which commits it (its answer goes nowhere). */
+    public void releaseHeldCommit() throws IOException {
+        Socket server = heldServer;
+        byte[] packet = heldPacket;
+        if (server == null || packet == null) {
+            throw new IllegalStateException("no COMMIT is held");
+        }
+        heldServer = null;
+        heldPacket = null;
+        OutputStream out = server.getOutputStream();
+        out.write(packet);
+        out.flush();
     }
 
     /** How many commits have lost their answer so far. */
@@ -98,7 +129,9 @@ public final class CommitCuttingProxy implements Closeable {
         }
 
         void clientToServer() {
-            try (InputStream in = client.getInputStream(); OutputStream out = server.getOutputStream()) {
+            boolean held = false;
+            try (InputStream in = client.getInputStream()) {
+                OutputStream out = server.getOutputStream();
                 byte[] header = new byte[4];
                 while (true) {
                     if (!readFully(in, header)) {
@@ -115,6 +148,16 @@ public final class CommitCuttingProxy implements Closeable {
                         if (sql.startsWith("insert") || sql.startsWith("update") || sql.startsWith("delete")) {
                             wrote = true;
                         } else if (sql.equals("commit") || sql.equals("rollback")) {
+                            if (sql.equals("commit") && wrote && holdArmed.compareAndSet(true, false)) {
+                                byte[] packet = new byte[4 + length];
+                                System.arraycopy(header, 0, packet, 0, 4);
+                                System.arraycopy(payload, 0, packet, 4, length);
+                                heldPacket = packet;
+                                heldServer = server;
+                                held = true;
+                                commitsCut.incrementAndGet();
+                                break;
+                            }
                             if (sql.equals("commit") && wrote && armed.compareAndSet(true, false)) {
                                 dropAnswer = true;
                             }
@@ -128,7 +171,13 @@ public final class CommitCuttingProxy implements Closeable {
             } catch (IOException e) {
                 // Either side went away.
             } finally {
-                closeBoth();
+                if (held) {
+                    // the server's side waits for releaseHeldCommit; its answer then finds the
+                    // client gone, and serverToClient closes it
+                    close(client);
+                } else {
+                    closeBoth();
+                }
             }
         }
 
