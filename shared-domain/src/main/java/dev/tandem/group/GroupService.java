@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Every group operation, once, for both wires. Reads go through the cache, which calls the SQL
@@ -82,6 +83,26 @@ public class GroupService {
                 .orElseThrow(() -> DomainException.notFound("group", id));
     }
 
+    private static final Pattern SUBJECT = Pattern.compile(GroupFields.SUBJECT_REGEX);
+
+    /**
+     * What is wrong with a subject filter, if anything: it is "" (every subject) or a subject as
+     * CreateGroup takes it. Why no more lenient: MySQL compares subjects ignoring case, accents and
+     * trailing spaces, so "PHYSICS " would find physics's groups, but cached under a key of its own
+     * that no write to physics clears (writes clear the pages and leaderboards of the subject as
+     * stored), and it would be served stale for the caches' lifetimes.
+     */
+    private static Optional<FieldViolation> subjectFilterViolation(String filter) {
+        if (filter.length() > 50) {
+            return Optional.of(new FieldViolation("subject", "size must be between 0 and 50"));
+        }
+        if (!filter.isEmpty() && !SUBJECT.matcher(filter).matches()) {
+            return Optional.of(new FieldViolation("subject",
+                    "must be empty (every subject) or a subject: lowercase letters, digits and single hyphens"));
+        }
+        return Optional.empty();
+    }
+
     /** One page of groups of {@code subject} ("" for all) in id order. */
     public GroupPage list(String subject, int pageSize, String pageToken) {
         String filter = subject == null ? "" : subject;
@@ -89,9 +110,7 @@ public class GroupService {
         if (pageSize < 0 || pageSize > maxPageSize) {
             violations.add(new FieldViolation("page_size", "must be between 1 and " + maxPageSize + " (0 for the default)"));
         }
-        if (filter.length() > 50) {
-            violations.add(new FieldViolation("subject", "size must be between 0 and 50"));
-        }
+        subjectFilterViolation(filter).ifPresent(violations::add);
         Validation.throwIfAny(violations);
         // The default never exceeds a configured maximum below it.
         int size = pageSize == 0 ? Math.min(DEFAULT_PAGE_SIZE, maxPageSize) : pageSize;
@@ -115,9 +134,9 @@ public class GroupService {
         if (limit < 0 || limit > MAX_LEADERBOARD_LIMIT) {
             throw DomainException.invalid("limit", "must be between 1 and " + MAX_LEADERBOARD_LIMIT + " (0 for the default)");
         }
-        if (filter.length() > 50) {
-            throw DomainException.invalid("subject", "size must be between 0 and 50");
-        }
+        subjectFilterViolation(filter).ifPresent(v -> {
+            throw DomainException.invalid(v.field(), v.description());
+        });
         int size = limit == 0 ? DEFAULT_LEADERBOARD_LIMIT : limit;
         return cache.get(GroupCaches.LEADERBOARD, new LeaderboardKey(filter, size),
                 () -> Optional.of(new LeaderboardView(filter, queries.leaderboard(filter, size)))).orElseThrow();
@@ -280,7 +299,9 @@ public class GroupService {
     @Transactional
     public SessionView schedule(NewSession command) {
         validation.check(command);
-        requireGroup(command.groupId());
+        // Locked like join: a delete committed between a plain check and the insert would fail the
+        // insert's foreign key, an internal error for what is a missing group
+        groups.findLockedById(command.groupId()).orElseThrow(() -> DomainException.notFound("group", command.groupId()));
         Instant start = Timestamps.toStoredPrecision(command.startTime());
         SessionView scheduled = sessions.saveAndFlush(new StudySession(command.groupId(), command.topic(), start,
                 command.durationMinutes(), command.location())).toView();
@@ -295,12 +316,6 @@ public class GroupService {
     private static Invalidation everythingAbout(StudyGroup group) {
         return GroupCaches.group(group.getId()).and(GroupCaches.pagesOf(group.getSubject()))
                 .and(GroupCaches.leaderboardsOf(group.getSubject()));
-    }
-
-    private void requireGroup(long id) {
-        if (!groups.existsById(id)) {
-            throw DomainException.notFound("group", id);
-        }
     }
 
     private static void requireVersion(StudyGroup group, long expected) {

@@ -4,7 +4,9 @@ import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.error.FieldViolation;
 import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.Concurrently;
+import dev.tandem.testsupport.PausingStatementInspector;
 import dev.tandem.testsupport.UseTestDatabase;
 import dev.tandem.user.NewUser;
 import dev.tandem.user.UserService;
@@ -16,6 +18,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -23,14 +26,22 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-@SpringBootTest
+@SpringBootTest(properties = "spring.jpa.properties.hibernate.session_factory.statement_inspector="
+        + "dev.tandem.testsupport.PausingStatementInspector")
 @UseTestDatabase
 class GroupServiceTest {
+
+    /** Not a timing assertion: how long a held thread waits before going on by itself. */
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
 
     @Autowired GroupService groups;
     @Autowired UserService users;
@@ -73,6 +84,42 @@ class GroupServiceTest {
         assertThatThrownBy(() -> groups.create(new NewGroup("Graph theory", "algorithms", "", 10, 999_999)))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
         assertThat(count("study_groups")).isEqualTo(before);
+    }
+
+    /**
+     * A session scheduled while its group is deleted: the schedule holds the group's row from its
+     * check to its insert, as join, leave and rate do, so the delete waits for it (and takes the
+     * session with the group). Before, the check was a plain read: the delete committed between it
+     * and the insert, whose foreign key then failed as an internal error (REST 500, gRPC INTERNAL).
+     */
+    @Test
+    void aSessionScheduledWhileItsGroupIsDeletedIsNeverAnInternalError() throws Exception {
+        long owner = newUser("owner");
+        GroupView group = groups.create(new NewGroup("Short-lived group", "physics", "", 10, owner));
+        PausingStatementInspector.Pause beforeTheInsert = new PausingStatementInspector.Pause("study_sessions", PATIENCE);
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            Future<SessionView> scheduling = pool.submit(() -> {
+                beforeTheInsert.armForThisThread();
+                try {
+                    return groups.schedule(new NewSession(group.id(), "Exam prep", Instant.now().plus(1, ChronoUnit.DAYS), 60, ""));
+                } finally {
+                    beforeTheInsert.disarmForThisThread();
+                }
+            });
+            assertThat(beforeTheInsert.awaitReached(PATIENCE)).as("the schedule reached its insert").isTrue();
+            Future<?> deleting = pool.submit(() -> groups.delete(group.id(), 0));
+            // the delete's chance to commit in between, which it takes unless the schedule holds the row
+            Await.within(Duration.ofSeconds(2), deleting::isDone);
+            beforeTheInsert.release();
+
+            SessionView scheduled = scheduling.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            deleting.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertThat(scheduled.groupId()).isEqualTo(group.id());
+        }
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM study_sessions WHERE group_id = ?").param(group.id())
+                .query(Long.class).single()).as("the session went with its group").isZero();
+        assertThatThrownBy(() -> groups.get(group.id()))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
     }
 
     @Test

@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
 /**
  * A latch hook for tests that need two transactions to interleave at one precise point: Hibernate
  * shows every SQL statement it is about to run to this inspector, on the thread that runs it, and
- * a thread that a {@link Pause} holds waits here before its first statement that reads a given
- * table, until the test releases it. Everything before that statement has run (and holds whatever
+ * a thread that a {@link Pause} holds waits here before its first statement that reads, joins or
+ * inserts into a given table, until the test releases it. Everything before that statement has run (and holds whatever
  * locks and snapshot it took); nothing after it has. Threads without a pause pass straight through.
  *
  * <p>An application context uses it with
@@ -40,7 +40,7 @@ public final class PausingStatementInspector implements StatementInspector {
         return sql;
     }
 
-    /** Holds one thread once, before its first statement that reads or joins {@code table}. */
+    /** Holds one thread once, before its first statement that reads, joins or inserts into {@code table}. */
     public static final class Pause {
         private final Pattern table;
         private final Duration patience;
@@ -49,7 +49,7 @@ public final class PausingStatementInspector implements StatementInspector {
 
         /** A thread held longer than {@code patience} goes on by itself, so a failed test cannot hang. */
         public Pause(String table, Duration patience) {
-            this.table = Pattern.compile("\\b(from|join)\\s+" + Pattern.quote(table) + "\\b");
+            this.table = Pattern.compile("\\b(from|join|into)\\s+" + Pattern.quote(table) + "\\b");
             this.patience = patience;
         }
 
