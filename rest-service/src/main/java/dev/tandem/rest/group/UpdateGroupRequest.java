@@ -22,7 +22,8 @@ public record UpdateGroupRequest(
         @Schema(requiredMode = REQUIRED, pattern = UPDATE_MASK_PATTERN,
                 description = "the fields of group to apply, comma-separated")
         @JsonAlias("update_mask") String updateMask,
-        @Schema(minimum = "0", description = "the version the group must still be at; 0: whatever it is")
+        @Schema(minimum = "0", description = "the version the caller read (a new group is at 0); "
+                + "a newer one on the server is 409 (gRPC ABORTED)")
         @JsonAlias("expected_version") Long expectedVersion) {
 
     /** One or more of the paths GroupChanges.UPDATABLE allows, comma-separated, spaces around them allowed. */

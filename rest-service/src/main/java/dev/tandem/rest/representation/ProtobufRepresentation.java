@@ -1,18 +1,23 @@
 package dev.tandem.rest.representation;
 
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.FieldMask;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.tandem.config.ProtoValues;
+import dev.tandem.error.DomainException;
 import org.springframework.http.HttpInputMessage;
 import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
 import org.springframework.http.converter.AbstractHttpMessageConverter;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The REST wire's second representation: the binary encoding of the same tandem.v1 message the
@@ -77,7 +82,14 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
             throw new HttpMessageNotReadableException("the request body is not a valid protobuf encoding of "
                     + prototype.getDescriptorForType().getFullName() + ": " + e.getMessage(), e, input);
         }
-        return asJsonBody(message, type);
+        try {
+            return asJsonBody(message, type);
+        } catch (JacksonException e) {
+            // What the JSON body's reader refuses (a field the route takes from its path, a string
+            // over the reader's limits) is refused the same way for its protobuf twin: Jackson 3's
+            // exceptions are unchecked, and Spring wraps only IOException into a 400.
+            throw new HttpMessageNotReadableException(e.getOriginalMessage(), e, input);
+        }
     }
 
     /**
@@ -93,7 +105,29 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
     private Object asJsonBody(Message message, Class<?> type) throws IOException {
         // An out-of-range time would fail inside JSON.print as an internal error: name its field instead.
         ProtoValues.checkTimestamps(message);
+        checkFieldMasks(message);
         return mapper.readValue(JSON.print(message), type);
+    }
+
+    /** A proto field path (snake_case, dotted) that JSON's lowerCamelCase form carries back unchanged. */
+    private static final Pattern FIELD_PATH = Pattern.compile("[a-z][a-z0-9]*(_[a-z][a-z0-9]*)*(\\.[a-z][a-z0-9]*(_[a-z][a-z0-9]*)*)*");
+
+    /**
+     * A FieldMask's JSON form is one string of lowerCamelCase paths ("name,capacity"), which cannot
+     * carry every path back as it was: "NAME" would come back as "name" and "name,capacity" as two
+     * paths, and the update would apply what gRPC refuses. Such a path is refused here, naming the
+     * mask as gRPC's answer does.
+     */
+    private static void checkFieldMasks(Message message) {
+        for (Map.Entry<Descriptors.FieldDescriptor, Object> field : message.getAllFields().entrySet()) {
+            if (field.getValue() instanceof FieldMask mask) {
+                for (String path : mask.getPathsList()) {
+                    if (!FIELD_PATH.matcher(path).matches()) {
+                        throw DomainException.invalid(field.getKey().getName(), "'" + path + "' is not a field path");
+                    }
+                }
+            }
+        }
     }
 
     @Override

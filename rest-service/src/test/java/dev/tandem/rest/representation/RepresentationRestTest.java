@@ -1,12 +1,15 @@
 package dev.tandem.rest.representation;
 
+import com.google.protobuf.FieldMask;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.CreateUserRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.HelloResponse;
+import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.ListGroupsResponse;
+import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
 import dev.tandem.rest.RestIntegrationTest;
 import org.junit.jupiter.api.Test;
@@ -110,6 +113,43 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(json.readTree(refused.body()).get("detail").asString())
                 .contains("not a valid protobuf encoding of tandem.v1.CreateUserRequest");
         assertThat(allCounts()).isEqualTo(before);
+    }
+
+    @Test
+    void whatTheJsonBodysReaderRefusesIsRefusedInItsProtobufTwinTooAsABadRequest() throws Exception {
+        var before = allCounts();
+        // the group is the route's: a body naming it is refused (in JSON, groupId is an unknown field)
+        JoinGroupRequest naming = JoinGroupRequest.newBuilder().setGroupId(1).setUserId(1).build();
+        // a string over the JSON reader's 10,000-character limit (gRPC names the field too)
+        CreateUserRequest overlong = CreateUserRequest.newBuilder().setName("n".repeat(20_000)).setEmail("long@example.test").build();
+        for (var refused : List.of(
+                send(request("/api/v1/groups/1/members").header("Content-Type", PROTOBUF).header("Authorization", bearer(WRITER))
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(naming.toByteArray()))),
+                send(request("/api/v1/users").header("Content-Type", PROTOBUF).header("Authorization", bearer(WRITER))
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(overlong.toByteArray()))))) {
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+            assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        }
+        assertThat(allCounts()).isEqualTo(before);
+    }
+
+    @Test
+    void aFieldMaskPathItsJsonFormWouldChangeIsRefusedAsGrpcRefusesIt() throws Exception {
+        String name = jdbc.sql("SELECT name FROM study_groups WHERE id = 1").query(String.class).single();
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        // "NAME" would print as "name", "name,capacity" as two paths: gRPC refuses both (no such field)
+        for (String path : List.of("NAME", "name,capacity", " name")) {
+            UpdateGroupRequest update = UpdateGroupRequest.newBuilder().setId(1)
+                    .setGroup(Group.newBuilder().setName("Renamed through a bent mask").setCapacity(7))
+                    .setUpdateMask(FieldMask.newBuilder().addPaths(path)).setExpectedVersion(version).build();
+            HttpResponse<String> refused = send(request("/api/v1/groups/1").header("Content-Type", PROTOBUF)
+                    .header("Authorization", bearer(WRITER))
+                    .method("PATCH", HttpRequest.BodyPublishers.ofByteArray(update.toByteArray())));
+            assertThat(refused.statusCode()).as("%s: %s", path, refused.body()).isEqualTo(400);
+            assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(json.readTree(refused.body()).get("fieldViolations").findValuesAsString("field")).containsExactly("update_mask");
+        }
+        assertThat(jdbc.sql("SELECT name FROM study_groups WHERE id = 1").query(String.class).single()).isEqualTo(name);
     }
 
     // ---- gzip ----------------------------------------------------------------------------------
