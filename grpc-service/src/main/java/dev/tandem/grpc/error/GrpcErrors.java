@@ -67,6 +67,21 @@ public class GrpcErrors implements GrpcExceptionHandler {
         };
     }
 
+    /**
+     * The status {@link #handleException} answers {@code exception} with, without making its details
+     * or logging it: for whoever must know how a call ended before the handler has answered it
+     * (admission control gives the call's permit back with it).
+     */
+    public io.grpc.Status.Code codeOf(Throwable exception) {
+        Code code = switch (exception) {
+            case DomainException domain -> domain.code().rpcCode();
+            case StatusException status -> Code.forNumber(status.getStatus().getCode().value());
+            case StatusRuntimeException status -> Code.forNumber(status.getStatus().getCode().value());
+            default -> dataAccessFailures.classify(exception).map(d -> d.code().rpcCode()).orElse(Code.INTERNAL);
+        };
+        return io.grpc.Status.fromCodeValue(code.getNumber()).getCode();
+    }
+
     public static StatusException toStatusException(DomainException e) {
         if (e.code().rpcCode() == Code.INTERNAL) {
             log.error("Domain reported an internal error", e);

@@ -150,6 +150,25 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
         assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId()).isEqualTo(2);
     }
 
+    /**
+     * A call the service fails by throwing (a missing group, NOT_FOUND) gives its permit back like one
+     * it answers. Spring gRPC's exception handler, outermost, closes the call it was given, not the
+     * admitted one further in, and the transport then ends the call as complete, not cancelled: before
+     * the release on completion every such call kept its permit, and with a limit of one the next call
+     * was refused.
+     */
+    @Test
+    void aCallThatFailsGivesItsPermitBack() {
+        for (int i = 0; i < 3; i++) {
+            StatusRuntimeException missing = catchThrowableOfType(StatusRuntimeException.class,
+                    () -> api().getGroup(GetGroupRequest.newBuilder().setId(999_999).build()));
+            assertThat(missing.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+            awaitInFlight(0);
+        }
+        assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId())
+                .as("admitted after the failed calls").isEqualTo(2);
+    }
+
     private void awaitInFlight(int calls) {
         Await.until(calls + " calls in flight", BOUND, () -> admission.inFlight() == calls);
     }

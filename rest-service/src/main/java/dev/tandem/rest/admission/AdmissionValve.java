@@ -51,7 +51,11 @@ final class AdmissionValve extends ValveBase {
 
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
-        if (request.getRequestURI().startsWith(managementPrefix)) {
+        // The actuator is never limited; nor is the container's second pass of an asynchronous request
+        // (a stream the server ends, an SSE emitter completing): its first pass already took and gave
+        // back its permit, and a refusal now would be written into the stream it ends.
+        // (Tomcat's own state: the servlet dispatcher type says ASYNC only once the dispatch reaches the servlet.)
+        if (request.getRequestURI().startsWith(managementPrefix) || request.isAsyncDispatching()) {
             getNext().invoke(request, response);
             return;
         }

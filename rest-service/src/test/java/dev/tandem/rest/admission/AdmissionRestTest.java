@@ -1,9 +1,12 @@
 package dev.tandem.rest.admission;
 
 import dev.tandem.admission.AdmissionControl;
+import dev.tandem.group.GroupService;
+import dev.tandem.group.NewGroup;
 import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.RowLock;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -41,6 +44,8 @@ class AdmissionRestTest extends RestIntegrationTest {
 
     @LocalServerPort int port;
     @Autowired AdmissionControl admission;
+    @Autowired GroupService groups;
+    @Autowired MeterRegistry meters;
     @Value("${spring.datasource.url}") String url;
     @Value("${spring.datasource.username}") String user;
     @Value("${spring.datasource.password}") String password;
@@ -95,6 +100,40 @@ class AdmissionRestTest extends RestIntegrationTest {
 
             get("/api/v1/groups/{id}", 2).expectStatus().isOk();
         }
+    }
+
+    /**
+     * A stream the server ends goes through the container a second time (an async dispatch), which
+     * must not ask for a permit again: with the one permit held, that second pass was refused, and the
+     * refusal's problem+json was written into the event stream after its last event.
+     */
+    @Test
+    void aStreamTheServerEndsIsNotRefusedOnItsWayOut() throws Exception {
+        long doomed = groups.create(new NewGroup("Doomed group", "physics", "", 5, 1)).id();
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        HttpRequest watch = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/groups/" + doomed + "/events"))
+                .header("Accept", "text/event-stream").build();
+        HttpResponse<InputStream> stream = HttpClient.newHttpClient().send(watch, HttpResponse.BodyHandlers.ofInputStream());
+        CompletableFuture<Integer> update;
+        String ending;
+        double refusedBefore;
+        try (InputStream events = stream.body(); RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            assertThat(events.read()).as("the stream is set up and sending").isNotEqualTo(-1);
+            update = CompletableFuture.supplyAsync(() -> patch("/api/v1/groups/1", """
+                    {"group":{"name":"Renamed while a stream ends"},"updateMask":"name","expectedVersion":%d}"""
+                    .formatted(version)).returnResult().getStatus().value());
+            assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
+            refusedBefore = refused();
+            groups.delete(doomed, 0);   // the domain's own call: no request, no permit
+            ending = new String(events.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        assertThat(ending).contains("event:deleted").doesNotContain("\"status\":503");
+        assertThat(refused()).as("refusals while the stream ended").isEqualTo(refusedBefore);
+        assertThat(update.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo(200);
+    }
+
+    private double refused() {
+        return meters.counter("tandem.admission.refused").count();
     }
 
     private static Set<String> members(JsonNode problem, String own) {
