@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Follows the invalidation log ({@link InvalidationLog}) on one thread of its own: every
@@ -70,7 +71,7 @@ final class LogFollower {
     private volatile boolean caughtUpOnce;
     private volatile long trustedUntilNanos = System.nanoTime() - 1;
     /** Re-checks asked for (recheckAll) and the last one a completed re-check began after. */
-    private final java.util.concurrent.atomic.AtomicLong recheckAsked = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong recheckAsked = new AtomicLong();
     private volatile long recheckDone;
     /** Rows whose L2 part this instance knows is not in Redis (its own failed relays, or others'). */
     private final ConcurrentSkipListSet<Long> pendingRelays = new ConcurrentSkipListSet<>();
