@@ -94,9 +94,10 @@ final class L2Tier {
         // lives a little longer than the values under it and no longer.
         this.generationTtlMs = config.ttl().multipliedBy(2).toMillis();
         // A marker outlives its log row, so that a re-check of the log never relays a row again
-        // only because its marker expired first (the newest row, which is never purged, has its
-        // marker's time renewed by the followers' purges: keepMarker).
-        this.markerTtlMs = properties.log().retention().multipliedBy(2).toMillis();
+        // only because its marker expired first: a row lives the retention, and up to the hole
+        // timeout more while the followers wait for a number below it (the newest row, which is
+        // never purged, has its marker's time renewed by the followers' purges: keepMarker).
+        this.markerTtlMs = properties.log().retention().multipliedBy(2).plus(properties.log().holeTimeout()).toMillis();
     }
 
     String prefix() {

@@ -303,6 +303,11 @@ public class GroupService {
         // insert's foreign key, an internal error for what is a missing group
         groups.findLockedById(command.groupId()).orElseThrow(() -> DomainException.notFound("group", command.groupId()));
         Instant start = Timestamps.toStoredPrecision(command.startTime());
+        // @Future held for the time as sent; stored to the second, a start under a second ahead would
+        // be in the past, and never among the group's next sessions
+        if (!start.isAfter(clock.instant())) {
+            throw DomainException.invalid("start_time", "must be a future date");
+        }
         SessionView scheduled = sessions.saveAndFlush(new StudySession(command.groupId(), command.topic(), start,
                 command.durationMinutes(), command.location())).toView();
         // Only the group shows sessions.

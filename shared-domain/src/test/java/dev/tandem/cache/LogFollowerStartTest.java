@@ -38,26 +38,28 @@ class LogFollowerStartTest {
 
     /**
      * The log's newest row is never purged, so it outlives a relay marker's fixed time to live (twice
-     * the retention): the followers' purges renew that row's marker, and an instance that starts
-     * long after a flush (a seed reset before a read-only bench) does not relay the flush again and
-     * empty L2 under everyone. Failed before the renewal: the marker was gone after 6 s here.
+     * the retention and the hole timeout): the followers' purges renew that row's marker, and an
+     * instance that starts long after a flush (a seed reset before a read-only bench) does not relay
+     * the flush again and empty L2 under everyone. Failed before the renewal: the marker was gone
+     * after 11 s here.
      */
     @Test
     void theNewestRowsMarkerLivesAsLongAsTheRowSoANewInstanceDoesNotRelayAnOldFlushAgain() throws Exception {
-        Duration retention = Duration.ofSeconds(3);
+        // long enough that a purge (every 5 s) comes well within the marker's life (11 s) under load
+        Duration retention = Duration.ofSeconds(5);
         Instance writer = Instance.named("hybrid-short-retention-" + System.nanoTime(), CacheMode.HYBRID,
                 // the retention may be no shorter than ten staleness bounds; the numbers below the
                 // first row it reads are given up at once, so that its purges run from its start
                 List.of("--tandem.cache.log.retention=" + retention.toSeconds() + "s", "--tandem.cache.staleness-bound=300ms",
                         "--tandem.cache.log.hole-timeout=1s"));
         try {
-            writer.resetData();   // a flush row, the log's newest, its marker set to live 6 s
+            writer.resetData();   // a flush row, the log's newest, its marker set to live 2 × 5 + 1 s
             long flush = writer.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
             writer.groups.get(1);
             assertThat(writer.cache.l2().read(GroupCaches.GROUP, 1L).hit()).as("L2 holds group 1").isTrue();
 
             // past the marker's time to live and a purge (every 5 s) beyond it; nothing is written meanwhile
-            Thread.sleep(retention.multipliedBy(2).plusSeconds(6).toMillis());
+            Thread.sleep(retention.multipliedBy(2).plusSeconds(1 + 6).toMillis());
             assertThat(writer.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single())
                     .as("the flush is still the newest row").isEqualTo(flush);
             assertThat(writer.cache.redis().pttl(writer.cache.l2().markerKey(flush))).as("the flush row's marker").isPositive();
@@ -73,7 +75,7 @@ class LogFollowerStartTest {
             assertThat(writer.cache.l2().read(GroupCaches.GROUP, 1L).hit()).as("L2 still holds group 1: %s",
                     writer.cache.l2().read(GroupCaches.GROUP, 1L)).isTrue();
         } finally {
-            // its 3-s retention would purge rows under the other tests' instances
+            // its short retention would purge rows under the other tests' instances
             writer.close();
         }
     }

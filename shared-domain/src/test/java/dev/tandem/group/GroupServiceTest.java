@@ -270,6 +270,19 @@ class GroupServiceTest {
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
     }
 
+    /** Stored to the second, a start later in this second would be stored in the past. */
+    @Test
+    void aStartThatStoringToTheSecondWouldPutInThePastIsRefused() {
+        long owner = newUser("owner");
+        GroupView group = groups.create(new NewGroup("Too soon", "biology", "", 10, owner));
+        Instant laterThisSecond = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusNanos(999_999_999);
+        assertThatThrownBy(() -> groups.schedule(new NewSession(group.id(), "In a moment", laterThisSecond, 60, "")))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations()).extracting(FieldViolation::field)
+                        .containsExactly("start_time"));
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM study_sessions WHERE group_id = ?").param(group.id())
+                .query(Long.class).single()).isZero();
+    }
+
     @Test
     void scheduledSessionsShowAsTheNextThree() {
         Instant base = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
