@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import cachestats, cpu_quota, keys, loadgen, probes, profile, services, watch, windows
 from .console import say
-from .service_access import SERVICE_NAMES, jit_reading
+from .service_access import PROCESS_COUNTERS, SERVICE_NAMES, jit_reading
 from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
 from .windows import CellRun
 
@@ -38,9 +38,6 @@ def cache_figures(cell: profile.CellPlan, before: dict | None, after: dict | Non
         if any(v is not None for v in r.values()):
             return None, [f"cache mode none but the cache counters moved {r}"]
     return None, []
-
-
-PROCESS_COUNTERS = ("userCpuMs", "systemCpuMs", "contextSwitches", "threadCpuMs")   # ServiceAccess.process_counters
 
 
 def settled_process_delta(settled: dict | None, after: dict) -> dict:

@@ -15,6 +15,8 @@ from . import cachestats, cpu, keys, loadgen, probes, profile, servers, windows,
 from . import target as targets
 
 SERVICE_NAMES = windows.SERVICE_NAMES
+# what ServiceAccess.process_counters reads of the service process
+PROCESS_COUNTERS = ("userCpuMs", "systemCpuMs", "contextSwitches", "threadCpuMs")
 
 
 class ServiceAccess:

@@ -21,6 +21,12 @@ interface CacheStateBars {
   variants: Variant[];
   /** Extra table columns from the cell that stands for the bar group. */
   extra?: { column: string; value: (c: Cell) => CsvValue }[];
+  /**
+   * The variants are parts of a whole, stacked in one bar per protocol and tool, and have no
+   * intervals (no error bars, no low and high columns).
+   */
+  stacked?: boolean;
+  emptyText?: string;
 }
 
 /** Bars per cache state (no cache, then each mode cold and warm), a group per protocol × tool. */
@@ -32,16 +38,20 @@ function cacheStateBars(cells: Cell[], subtitle: string, o: CacheStateBars): Cha
   for (const { protocol, tool, tls } of seriesIds(cells)) {
     const mine = where(cells, { protocol, tool });
     const perVariant = o.variants.map((v) => states.map((s) => estimate(where(mine, { ...s }), v.pick)));
+    const group = seriesName(protocol, tool, tls);
     o.variants.forEach((v, i) => {
-      const name = o.variants.length > 1 ? `${seriesName(protocol, tool, tls)} ${v.name}` : seriesName(protocol, tool, tls);
-      series.push({ label: name, protocol, ...bar(tool, v.shade), data: perVariant[i].map((e) => datum(e)) });
+      const name = o.stacked ? `${group}: ${v.name}` : o.variants.length > 1 ? `${group} ${v.name}` : group;
+      series.push({
+        label: name, protocol, ...bar(tool, v.shade), ...(o.stacked ? { stack: group } : {}),
+        data: perVariant[i].map((e) => datum(e)),
+      });
     });
     states.forEach((s, j) => {
       const cell = pickCell(where(mine, { ...s }));
       if (!cell || perVariant.every((p) => p[j].value === null)) return;
       rows.push([
         protocolLabel(protocol, tls), tool, s.cacheMode, s.temperature,
-        ...perVariant.flatMap((p) => [p[j].value, p[j].low, p[j].high]),
+        ...perVariant.flatMap((p) => (o.stacked ? [p[j].value] : [p[j].value, p[j].low, p[j].high])),
         ...(o.extra ?? []).map((x) => x.value(cell)),
         cell.id, flagReason(cell),
       ]);
@@ -58,17 +68,19 @@ function cacheStateBars(cells: Cell[], subtitle: string, o: CacheStateBars): Cha
     xTitle: 'Cache mode · temperature',
     yTitle: o.yTitle,
     unit: o.unit,
-    errorBars: true,
+    errorBars: !o.stacked,
+    ...(o.stacked ? { stacked: true } : {}),
+    ...(o.emptyText ? { emptyText: o.emptyText } : {}),
     notes: flagNotes(kept),
     series: kept,
     table: {
       columns: [
         'Protocol', 'Tool', 'Cache mode', 'Temperature',
-        ...o.variants.flatMap((v) => [`${v.name} (${o.unit})`, `${v.name} low`, `${v.name} high`]),
+        ...o.variants.flatMap((v) => (o.stacked ? [`${v.name} (${o.unit})`] : [`${v.name} (${o.unit})`, `${v.name} low`, `${v.name} high`])),
         ...(o.extra ?? []).map((x) => x.column),
         'Cell', 'Flags',
       ],
-      formats: [T, T, T, T, ...o.variants.flatMap(() => [N, N, N]), ...(o.extra ?? []).map(() => N), T, T],
+      formats: [T, T, T, T, ...o.variants.flatMap(() => (o.stacked ? [N] : [N, N, N])), ...(o.extra ?? []).map(() => N), T, T],
       rows,
       rowFlags,
     },
@@ -165,65 +177,32 @@ const THREAD_PARTS: { name: string; kinds: readonly (typeof THREAD_KINDS)[number
   { name: 'other threads', kinds: ['redis', 'gc', 'jit', 'other'], shade: 0.75 },
 ];
 
+/** A part of the service's CPU per request: the sum of its kinds of thread, where the run split it. */
+function threadPart(kinds: readonly (typeof THREAD_KINDS)[number][]): Pick {
+  return (c) => {
+    const byKind = c.summary.serviceThreads?.cpuUsPerRequestByKind;
+    return { value: byKind ? kinds.reduce((sum, k) => sum + byKind[k], 0) : null, low: null, high: null };
+  };
+}
+
 /**
  * The Cells view's split of the service's own CPU per request by thread, a stacked bar per protocol
  * and tool in each cache state: where REST and gRPC differ (Tomcat runs a request's I/O on its
  * carrier, Netty on its event loops). The bench reads it per thread without intervals, so none are drawn.
  */
 export function serviceCpuByThreadChart(cells: Cell[], subtitle: string): ChartSpec {
-  const states = cacheStates(cells);
-  const series: SeriesSpec[] = [];
-  const rows: CsvValue[][] = [];
-  const rowFlags: (string | null)[] = [];
-  for (const { protocol, tool, tls } of seriesIds(cells)) {
-    const mine = where(cells, { protocol, tool });
-    // per state, the cell that stands for it among those the run split (as the CPU chart picks)
-    const picked = states.map((s) => pickCell(where(mine, { ...s }).filter((c) => c.summary.serviceThreads?.cpuUsPerRequestByKind)));
-    const name = seriesName(protocol, tool, tls);
-    for (const part of THREAD_PARTS) {
-      series.push({
-        label: `${name}: ${part.name}`, protocol, ...bar(tool, part.shade), stack: name,
-        data: picked.map((c) => {
-          const byKind = c?.summary.serviceThreads?.cpuUsPerRequestByKind;
-          if (!c || !byKind) return null;
-          return { y: part.kinds.reduce((sum, k) => sum + byKind[k], 0), flag: flagReason(c), cellId: c.id };
-        }),
-      });
-    }
-    states.forEach((s, j) => {
-      const c = picked[j];
-      const byKind = c?.summary.serviceThreads?.cpuUsPerRequestByKind;
-      if (!c || !byKind) return;
-      rows.push([
-        protocolLabel(protocol, tls), tool, s.cacheMode, s.temperature,
-        ...THREAD_KINDS.map((k) => byKind[k]), THREAD_KINDS.reduce((sum, k) => sum + byKind[k], 0),
-        c.summary.cpuUsPerRequest.service, c.id, flagReason(c),
-      ]);
-      rowFlags.push(flagReason(c));
-    });
-  }
-  const kept = keep(series);
-  return {
+  return cacheStateBars(cells, subtitle, {
     key: 'service-cpu-by-thread',
     title: "The service's CPU per request by thread",
-    subtitle,
-    kind: 'bar',
-    categories: states.map(cacheStateLabel),
-    xTitle: 'Cache mode · temperature',
     yTitle: 'Service CPU per request (µs)',
     unit: 'µs',
+    variants: THREAD_PARTS.map((part) => ({ name: part.name, pick: threadPart(part.kinds), shade: part.shade })),
+    extra: [
+      // the threads together can fall short of the service's own figure: threads that ended in a window are left out
+      { column: 'service (µs)', value: (c) => c.summary.cpuUsPerRequest.service },
+      ...THREAD_KINDS.map((k) => ({ column: `${k} (µs)`, value: (c: Cell) => c.summary.serviceThreads?.cpuUsPerRequestByKind?.[k] ?? null })),
+    ],
     stacked: true,
     emptyText: "This run's cells do not split the service's CPU by thread (a bench from before it read each thread's CPU).",
-    notes: flagNotes(kept),
-    series: kept,
-    table: {
-      columns: [
-        'Protocol', 'Tool', 'Cache mode', 'Temperature',
-        ...THREAD_KINDS.map((k) => `${k} (µs)`), 'threads together (µs)', 'service (µs)', 'Cell', 'Flags',
-      ],
-      formats: [T, T, T, T, ...THREAD_KINDS.map(() => N), N, N, T, T],
-      rows,
-      rowFlags,
-    },
-  };
+  });
 }

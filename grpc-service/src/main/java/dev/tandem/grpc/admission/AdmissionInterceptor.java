@@ -82,21 +82,26 @@ public class AdmissionInterceptor implements ServerInterceptor {
         return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
             @Override
             public void onMessage(Q message) {
-                releasingIfItThrows(() -> super.onMessage(message));
+                try {
+                    super.onMessage(message);
+                } catch (RuntimeException e) {
+                    throw released(e);
+                }
             }
 
             @Override
             public void onHalfClose() {
-                releasingIfItThrows(super::onHalfClose);
+                try {
+                    super.onHalfClose();
+                } catch (RuntimeException e) {
+                    throw released(e);
+                }
             }
 
-            private void releasingIfItThrows(Runnable step) {
-                try {
-                    step.run();
-                } catch (RuntimeException e) {
-                    admitted.release(Status.fromCode(errors.codeOf(e)));
-                    throw e;
-                }
+            /** {@code failure}, once the permit is back with the status it will be answered with. */
+            private RuntimeException released(RuntimeException failure) {
+                admitted.release(Status.fromCode(errors.codeOf(failure)));
+                return failure;
             }
 
             @Override
