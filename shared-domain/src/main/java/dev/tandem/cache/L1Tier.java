@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Ticker;
 import com.github.benmanes.caffeine.cache.Weigher;
+import dev.tandem.deadline.RequestDeadline;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -322,7 +323,8 @@ final class L1Tier {
 
     /**
      * Gets {@code key}, running {@code source} on this thread if L1 does not hold it and no other
-     * reader is loading it already (then that load's result is awaited). {@code stillSafe} is asked
+     * reader is loading it already (then that load's result is awaited, within this request's
+     * deadline when the thread has one: DEADLINE_EXCEEDED after it). {@code stillSafe} is asked
      * once the load is done: a result is kept only if L1 is still trusted then and no invalidation
      * or flush for its scope came in meanwhile.
      */
@@ -337,7 +339,9 @@ final class L1Tier {
         CompletableFuture<Optional<?>> loading = l1.putIfAbsent(key, mine);
         if (loading != null) {
             try {
-                return (Optional<V>) loading.join();
+                // Awaited no longer than this request's own deadline (the load runs under another's).
+                Optional<RequestDeadline> deadline = RequestDeadline.current();
+                return (Optional<V>) (deadline.isPresent() ? deadline.get().await(loading) : loading.join());
             } catch (CompletionException | CancellationException e) {
                 // That reader's load failed; this one tries for itself, without L1.
                 return source.get();

@@ -9,10 +9,14 @@ import java.sql.Statement;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The time one request may still take, and the way to stop its SQL when that time is up or the
@@ -20,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * it to the thread that runs the request's domain code ({@link #bind()}), and closes it when the
  * request ends. Every JDBC statement run on a bound thread is registered here while it runs ({@link dev.tandem.db.DeadlineJdbcListener}); when the deadline
  * passes, or {@link #cancel()} is called, each running statement is cancelled (Connector/J sends
- * KILL QUERY) and a thread waiting for a pooled connection is interrupted. A statement that would
+ * KILL QUERY) and a thread waiting for a pooled connection, or for another request's cache load
+ * ({@link #await}), is interrupted. A statement that would
  * start afterwards is refused, so the transaction rolls back and nothing is half-applied.
  *
  * <p>The expiry is scheduled lazily, when the first statement starts: a request answered from the
@@ -37,8 +42,8 @@ public final class RequestDeadline implements AutoCloseable {
 
     // Guarded by this: what runs now, so that the expiry can stop it.
     private final Set<Statement> running = new HashSet<>();
-    private Thread acquiring;
-    private boolean interruptedAcquisition;
+    private Thread waiting; // for a pooled connection or for another request's work
+    private boolean interruptedWait;
     private ScheduledFuture<?> expiry;
     private boolean cancelled;
     private boolean closed;
@@ -75,8 +80,45 @@ public final class RequestDeadline implements AutoCloseable {
     /** Throws DEADLINE_EXCEEDED if the request may not start (more) work. */
     public void throwIfExpired() {
         if (expired()) {
-            throw new DomainException(ErrorCode.DEADLINE_EXCEEDED, cancelled
-                    ? "the request was cancelled" : "the request's deadline has passed");
+            throw exceeded();
+        }
+    }
+
+    private synchronized DomainException exceeded() {
+        return new DomainException(ErrorCode.DEADLINE_EXCEEDED, cancelled
+                ? "the request was cancelled" : "the request's deadline has passed");
+    }
+
+    /**
+     * {@code pending}'s result: work of another request that this one needs too (a cache load of the
+     * same key), awaited no longer than this deadline. When the deadline passes, or the request is
+     * cancelled, the wait ends with DEADLINE_EXCEEDED and the other request's work goes on without
+     * this one. Why: that work runs under the other request's deadline, which may be far later (or,
+     * with MySQL down, until the pool gives up), and this client asked for an answer sooner.
+     * A failure of {@code pending} is thrown as {@link CompletableFuture#join()} throws it.
+     */
+    public <T> T await(CompletableFuture<T> pending) {
+        if (pending.isDone()) {
+            return pending.join();
+        }
+        // The same bookkeeping as a wait for a pooled connection: cancel() interrupts the waiter.
+        if (!acquisitionStarting()) {
+            throw exceeded();
+        }
+        boolean interrupted = false;
+        try {
+            return pending.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw new CompletionException(e.getCause());
+        } catch (TimeoutException e) {
+            throw exceeded();
+        } catch (InterruptedException e) {
+            interrupted = true;
+            throw exceeded();
+        } finally {
+            if (!acquisitionEnded() && interrupted) {
+                Thread.currentThread().interrupt(); // not cancel()'s interrupt: somebody else's, kept
+            }
         }
     }
 
@@ -92,9 +134,9 @@ public final class RequestDeadline implements AutoCloseable {
             }
             cancelled = true;
             toCancel = Set.copyOf(running);
-            if (acquiring != null) {
-                interruptedAcquisition = true;
-                acquiring.interrupt();
+            if (waiting != null) {
+                interruptedWait = true;
+                waiting.interrupt();
             }
         }
         // Statement.cancel opens a connection of its own to send KILL QUERY: never on the timer thread.
@@ -130,7 +172,7 @@ public final class RequestDeadline implements AutoCloseable {
         if (expired() || closed) {
             return false;
         }
-        acquiring = Thread.currentThread();
+        waiting = Thread.currentThread();
         scheduleExpiry();
         return true;
     }
@@ -142,9 +184,9 @@ public final class RequestDeadline implements AutoCloseable {
     public boolean acquisitionEnded() {
         boolean interrupted;
         synchronized (this) {
-            acquiring = null;
-            interrupted = interruptedAcquisition;
-            interruptedAcquisition = false;
+            waiting = null;
+            interrupted = interruptedWait;
+            interruptedWait = false;
         }
         if (interrupted) {
             Thread.interrupted();

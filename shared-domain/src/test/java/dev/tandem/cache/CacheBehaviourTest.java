@@ -1,10 +1,13 @@
 package dev.tandem.cache;
 
+import dev.tandem.deadline.RequestDeadline;
+import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.group.NewSession;
+import dev.tandem.limits.LimitsProperties;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.testsupport.Concurrently;
 import org.junit.jupiter.api.Test;
@@ -17,12 +20,16 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** L1 and L2 behaviour one rule at a time, against the real Redis and MariaDB. */
 class CacheBehaviourTest {
@@ -84,6 +91,59 @@ class CacheBehaviourTest {
         }).toList());
         assertThat(loads.get()).isEqualTo(1);
         assertThat(results).allSatisfy(r -> assertThat(r).isEqualTo(Optional.of(l.groups.get(7))));
+    }
+
+    /**
+     * A reader that finds another reader already loading its key waits for that load no longer than
+     * its own deadline. The load runs under the first reader's deadline, which may be far later (with
+     * MySQL down, until the pool gives up after 3 s), and this client asked for an answer sooner.
+     * Before, the second reader waited for the load whatever its deadline; here, for ever.
+     */
+    @Test
+    void aReaderWaitingForAnotherReadersLoadStopsAtItsOwnDeadline() throws Exception {
+        Instance l = Instance.named("local-a", CacheMode.LOCAL);
+        l.resetData();
+        l.awaitHealthy();
+        RequestDeadlines deadlines = new RequestDeadlines(LimitsProperties.defaults());
+        CountDownLatch loading = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (ExecutorService readers = Executors.newFixedThreadPool(2)) {
+            Future<Optional<GroupView>> first = readers.submit(() -> l.cache.get(GroupCaches.GROUP, 9L, () -> {
+                loading.countDown();
+                awaitUninterruptibly(release);
+                return l.queries.findGroup(9, Instant.now());
+            }));
+            assertThat(loading.await(30, TimeUnit.SECONDS)).as("the first reader's load started").isTrue();
+            Future<Throwable> second = readers.submit(() -> {
+                try (RequestDeadline deadline = deadlines.open(Duration.ofMillis(200));
+                     RequestDeadline.Binding bound = deadline.bind()) {
+                    return catchThrowable(() -> l.cache.get(GroupCaches.GROUP, 9L,
+                            () -> { throw new AssertionError("a second load of a key being loaded"); }));
+                }
+            });
+            Throwable thrown;
+            try {
+                thrown = second.get(30, TimeUnit.SECONDS);
+            } finally {
+                release.countDown();
+            }
+            assertThat(thrown).isInstanceOfSatisfying(DomainException.class,
+                    e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED));
+            assertThat(Thread.currentThread().isInterrupted()).isFalse();
+            // The first reader's load went on without the second and filled L1 as usual.
+            assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(Optional.of(l.groups.get(9)));
+            assertThat(l.cache.l1().getIfPresent(GroupCaches.GROUP, 9L)).isEqualTo(Optional.of(l.groups.get(9)));
+        } finally {
+            deadlines.destroy();
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
