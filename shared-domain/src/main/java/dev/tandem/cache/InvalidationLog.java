@@ -5,11 +5,11 @@ import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.jdbc.support.KeyHolder;
 
 import javax.sql.DataSource;
-import java.sql.Timestamp;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -26,14 +26,26 @@ import java.util.stream.Collectors;
  * <p>Sequence numbers come from AUTO_INCREMENT, which hands them out at insert and not at commit:
  * a row can become visible after rows with higher numbers (its transaction committed later), and a
  * rolled-back insert leaves a number that never appears. {@link LogFollower} handles both.
+ *
+ * <p>Every time the log compares is the database's ({@code NOW(6)}, as {@code created_at} is set): a
+ * row's age, the purge's cut-off, a follower's last note. Why: the instances' clocks are not the
+ * database's, and one running ahead by some seconds would purge rows that much younger than the
+ * retention, which a follower held up for less than the retention (and so not flushing) may not
+ * have read yet.
  */
 final class InvalidationLog {
 
     enum Kind { INVALIDATE, FLUSH }
 
-    /** One row. {@code invalidation} is null for a row this build cannot read (treated as a flush). */
-    record Entry(long seq, Kind kind, Invalidation invalidation, Instant createdAt) {
+    /**
+     * One row. {@code invalidation} is null for a row this build cannot read (treated as a flush);
+     * {@code age}: how long before the read that returned it the row was inserted.
+     */
+    record Entry(long seq, Kind kind, Invalidation invalidation, Duration age) {
     }
+
+    /** The columns {@link #entry} reads, the row's age by the database's clock. */
+    private static final String ENTRY_COLUMNS = "seq, kind, targets, TIMESTAMPDIFF(MICROSECOND, created_at, NOW(6))";
 
     private final JdbcClient transactional;
     private final JdbcClient follower;
@@ -79,10 +91,10 @@ final class InvalidationLog {
     List<Entry> read(long after, Collection<Long> missing, int limit) {
         String holes = missing.isEmpty() ? ""
                 : " OR seq IN (" + missing.stream().map(String::valueOf).collect(Collectors.joining(",")) + ")";
-        return follower.sql("SELECT seq, kind, targets, created_at FROM cache_invalidations WHERE seq > ?" + holes
+        return follower.sql("SELECT " + ENTRY_COLUMNS + " FROM cache_invalidations WHERE seq > ?" + holes
                         + " ORDER BY seq LIMIT ?")
                 .params(after, limit)
-                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getTimestamp(4)))
+                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getLong(4)))
                 .list();
     }
 
@@ -100,10 +112,10 @@ final class InvalidationLog {
         }
         long from = after;
         while (true) {
-            List<Entry> rows = transactional.sql("SELECT seq, kind, targets, created_at FROM cache_invalidations "
+            List<Entry> rows = transactional.sql("SELECT " + ENTRY_COLUMNS + " FROM cache_invalidations "
                             + "WHERE seq > ? ORDER BY seq LIMIT 1000")
                     .param(from)
-                    .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getTimestamp(4)))
+                    .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getLong(4)))
                     .list();
             for (Entry e : rows) {
                 if (CommittedChange.of(e).touches(cache, key)) {
@@ -122,44 +134,50 @@ final class InvalidationLog {
         if (seqs.isEmpty()) {
             return List.of();
         }
-        return follower.sql("SELECT seq, kind, targets, created_at FROM cache_invalidations WHERE seq IN ("
+        return follower.sql("SELECT " + ENTRY_COLUMNS + " FROM cache_invalidations WHERE seq IN ("
                         + seqs.stream().map(String::valueOf).collect(Collectors.joining(",")) + ") ORDER BY seq")
-                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getTimestamp(4)))
+                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getLong(4)))
                 .list();
     }
 
     /**
-     * Deletes rows older than {@code before} that this follower has already followed past
+     * Deletes rows older than {@code retention} that this follower has already followed past
      * ({@code seq <= followedUpTo}); a bounded batch, so no call holds locks for long. The highest
      * row always stays, so that an empty log means a new one (see {@link LogFollower}), never a
      * purged one.
      */
-    int purge(Instant before, long followedUpTo) {
-        return follower.sql("DELETE FROM cache_invalidations WHERE created_at < ? AND seq <= ? "
+    int purge(Duration retention, long followedUpTo) {
+        return follower.sql("DELETE FROM cache_invalidations WHERE created_at < NOW(6) - INTERVAL ? MICROSECOND AND seq <= ? "
                         + "AND seq < (SELECT m FROM (SELECT MAX(seq) AS m FROM cache_invalidations) AS highest) LIMIT 10000")
-                .params(Timestamp.from(before), followedUpTo)
+                .params(micros(retention), followedUpTo)
                 .update();
     }
 
-    /** Notes that {@code instanceId} follows the log and has read it up to {@code position}. */
-    void noteFollower(String instanceId, long position, Instant now) {
-        follower.sql("INSERT INTO cache_followers (instance_id, position, last_seen) VALUES (?, ?, ?) "
+    /** Notes that {@code instanceId} follows the log and has read it up to {@code position}, now. */
+    void noteFollower(String instanceId, long position) {
+        follower.sql("INSERT INTO cache_followers (instance_id, position, last_seen) VALUES (?, ?, NOW(6)) "
                         + "ON DUPLICATE KEY UPDATE position = VALUES(position), last_seen = VALUES(last_seen)")
-                .params(instanceId, position, Timestamp.from(now))
+                .params(instanceId, position)
                 .update();
     }
 
-    /** The instances that noted themselves since {@code since}; older notes are deleted. */
-    List<String> followersSince(Instant since) {
-        follower.sql("DELETE FROM cache_followers WHERE last_seen < ?").param(Timestamp.from(since.minusSeconds(600)))
+    /** The instances that noted themselves in the last {@code window}; notes ten minutes older are deleted. */
+    List<String> followersWithin(Duration window) {
+        follower.sql("DELETE FROM cache_followers WHERE last_seen < NOW(6) - INTERVAL ? MICROSECOND")
+                .param(micros(window.plusMinutes(10)))
                 .update();
-        return follower.sql("SELECT instance_id FROM cache_followers WHERE last_seen >= ? ORDER BY instance_id")
-                .param(Timestamp.from(since))
+        return follower.sql("SELECT instance_id FROM cache_followers WHERE last_seen >= NOW(6) - INTERVAL ? MICROSECOND "
+                        + "ORDER BY instance_id")
+                .param(micros(window))
                 .query(String.class)
                 .list();
     }
 
-    private Entry entry(long seq, int kind, byte[] targets, Timestamp createdAt) {
+    private static long micros(Duration d) {
+        return TimeUnit.NANOSECONDS.toMicros(d.toNanos());
+    }
+
+    private Entry entry(long seq, int kind, byte[] targets, long ageMicros) {
         Kind k = kind == Kind.FLUSH.ordinal() ? Kind.FLUSH : Kind.INVALIDATE;
         Invalidation invalidation;
         try {
@@ -167,7 +185,7 @@ final class InvalidationLog {
         } catch (IllegalArgumentException e) {
             invalidation = null;
         }
-        return new Entry(seq, invalidation == null ? Kind.FLUSH : k, invalidation, createdAt.toInstant());
+        return new Entry(seq, invalidation == null ? Kind.FLUSH : k, invalidation, Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(ageMicros)));
     }
 
     static List<Long> seqs(List<Entry> entries) {

@@ -3,9 +3,7 @@ package dev.tandem.cache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -53,7 +51,6 @@ final class LogFollower {
     private final L1Tier l1;
     private final L2Tier l2;
     private final CacheMetrics metrics;
-    private final Clock clock;
     private final long boundNanos;
     private final long retentionNanos;
     private final long holeTimeoutNanos;
@@ -92,13 +89,12 @@ final class LogFollower {
     /** The position last handed to the subscribers (-1 before the first pass); read by request threads. */
     private volatile long positionNotified = -1;
 
-    LogFollower(InvalidationLog invalidationLog, L1Tier l1, L2Tier l2, CacheMetrics metrics, Clock clock,
+    LogFollower(InvalidationLog invalidationLog, L1Tier l1, L2Tier l2, CacheMetrics metrics,
                 CacheProperties properties) {
         this.invalidationLog = invalidationLog;
         this.l1 = l1;
         this.l2 = l2;
         this.metrics = metrics;
-        this.clock = clock;
         this.boundNanos = properties.stalenessBound().toNanos();
         this.retention = properties.log().retention();
         this.retentionNanos = retention.toNanos();
@@ -234,7 +230,7 @@ final class LogFollower {
      * wait for every purged number of the log's life (and ask for all of them in every pass).
      */
     private long startingFloor(InvalidationLog.Entry first) {
-        boolean old = Duration.between(first.createdAt(), clock.instant()).toNanos() > holeTimeoutNanos;
+        boolean old = first.age().toNanos() > holeTimeoutNanos;
         return Math.max(0, first.seq() - 1 - (old ? 0 : IN_FLIGHT_AT_START));
     }
 
@@ -287,8 +283,7 @@ final class LogFollower {
         if (caughtUpOnce) {
             // The rows a starting instance replays are not propagation: only rows read after the
             // first complete pass say how long an invalidation takes to arrive.
-            Duration lag = Duration.between(e.createdAt(), clock.instant());
-            metrics.invalidationLag.record(lag.isNegative() ? Duration.ZERO : lag);
+            metrics.invalidationLag.record(e.age().isNegative() ? Duration.ZERO : e.age());
         }
     }
 
@@ -399,9 +394,7 @@ final class LogFollower {
         lastPurgeNanos = now;
         long followedUpTo = followedUpTo();
         Long firstPending = pendingRelays.ceiling(Long.MIN_VALUE);
-        Instant wallNow = clock.instant();
-        invalidationLog.purge(wallNow.minus(retention),
-                firstPending == null ? followedUpTo : Math.min(followedUpTo, firstPending - 1));
+        invalidationLog.purge(retention, firstPending == null ? followedUpTo : Math.min(followedUpTo, firstPending - 1));
         if (l2 != null && highestSeen > 0) {
             try {
                 l2.keepMarker(highestSeen);
@@ -410,8 +403,8 @@ final class LogFollower {
                 // once it is back (for a flush row, L2 emptied: more misses, nothing stale).
             }
         }
-        invalidationLog.noteFollower(instanceId, followedUpTo, wallNow);
-        followers = List.copyOf(invalidationLog.followersSince(wallNow.minusSeconds(30)));
+        invalidationLog.noteFollower(instanceId, followedUpTo);
+        followers = List.copyOf(invalidationLog.followersWithin(Duration.ofSeconds(30)));
     }
 
     void flushL1(String reason) {

@@ -121,7 +121,7 @@ public class TieredCache implements SmartLifecycle {
                 throw new IllegalStateException("tandem.cache.mode=" + mode + " needs the database for its invalidation log");
             }
             this.invalidationLog = new InvalidationLog(applicationDataSource, followerDataSource, catalog);
-            this.follower = new LogFollower(invalidationLog, l1, l2, metrics, clock, properties);
+            this.follower = new LogFollower(invalidationLog, l1, l2, metrics, properties);
         } else {
             this.invalidationLog = null;
             this.follower = null;

@@ -6,11 +6,14 @@ import dev.tandem.group.GroupService;
 import dev.tandem.seed.SeedData;
 import dev.tandem.testsupport.Await;
 import dev.tandem.user.UserService;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -104,6 +107,20 @@ final class Instance {
         return instance;
     }
 
+    /**
+     * As {@link #named(String, CacheMode, List)}, with {@code clock} instead of the system's (the
+     * application's {@code Clock} bean: what the domain and the cache take the time from), for a
+     * test of clocks that disagree. Close it at the end of the test.
+     */
+    static Instance withClock(String name, CacheMode mode, List<String> properties, Clock clock) {
+        RedisTarget redis = target;
+        return RUNNING.computeIfAbsent(redis.qualify(name), n -> {
+            Instance instance = launch(n, mode, redis, properties, clock);
+            instance.awaitHealthy();
+            return instance;
+        });
+    }
+
     /** The instance every test compares against: mode none, so it reads MySQL every time. */
     static Instance reference() {
         // Mode none never asks Redis: one reference serves every target.
@@ -113,16 +130,17 @@ final class Instance {
     /** Starts {@code name} without waiting for its cache to be healthy (e.g. while Redis is down). */
     static Instance startUnhealthy(String name, CacheMode mode) {
         RedisTarget redis = target;
-        return RUNNING.computeIfAbsent(redis.qualify(name), n -> launch(n, mode, redis, List.of()));
+        return RUNNING.computeIfAbsent(redis.qualify(name), n -> launch(n, mode, redis, List.of(), null));
     }
 
     private static Instance start(String name, CacheMode mode, RedisTarget redis, List<String> properties) {
-        Instance instance = launch(name, mode, redis, properties);
+        Instance instance = launch(name, mode, redis, properties, null);
         instance.awaitHealthy();
         return instance;
     }
 
-    private static Instance launch(String name, CacheMode mode, RedisTarget redis, List<String> properties) {
+    private static Instance launch(String name, CacheMode mode, RedisTarget redis, List<String> properties,
+                                   @Nullable Clock clock) {
         List<String> args = new ArrayList<>(List.of(
                 // Command-line arguments, because they outrank tandem-domain.yml (default
                 // properties would not).
@@ -137,9 +155,16 @@ final class Instance {
                 "--spring.main.banner-mode=off"));
         args.addAll(redis.properties());
         args.addAll(properties);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(DomainTestApplication.class)
-                .web(WebApplicationType.NONE)
-                .run(args.toArray(String[]::new));
+        SpringApplicationBuilder application = new SpringApplicationBuilder(DomainTestApplication.class)
+                .web(WebApplicationType.NONE);
+        if (clock != null) {
+            // Replaces the configuration's "clock" bean once the configuration classes have defined it.
+            application.initializers(context -> context.addBeanFactoryPostProcessor(beans -> {
+                ((BeanDefinitionRegistry) beans).removeBeanDefinition("clock");
+                beans.registerSingleton("clock", clock);
+            }));
+        }
+        ConfigurableApplicationContext context = application.run(args.toArray(String[]::new));
         return new Instance(name, context);
     }
 

@@ -4,14 +4,16 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An instance that starts on a log whose older rows were purged follows it
- * at once: the purged numbers below the first row it reads are not holes to wait for.
+ * The log's purge and an instance that starts on a purged log: it follows it at once (the purged
+ * numbers below the first row it reads are not holes to wait for), finds the newest row's marker
+ * still there, and purges by the database's clock, not its own.
  */
 class LogFollowerStartTest {
 
@@ -77,6 +79,38 @@ class LogFollowerStartTest {
         } finally {
             // its short retention would purge rows under the other tests' instances
             writer.close();
+        }
+    }
+
+    /**
+     * The purge's cut-off is the database's clock, as a row's {@code created_at} is. An instance whose
+     * clock ran ahead of the database's by more than the retention purged every row it had followed
+     * past at its next purge however young, under peers that may not have read them yet (a follower
+     * held up for less than the retention does not flush, so it would miss them). Failed before: the
+     * older of the two fresh rows was gone at the instance's first purge.
+     */
+    @Test
+    void anInstanceWhoseClockRunsAheadPurgesNoRowYoungerThanTheRetention() {
+        Instance writer = Instance.named("local-a", CacheMode.LOCAL); // mode none writes no log rows
+        writer.cache.flushAll("test-purge-clock");
+        long older = writer.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+        writer.cache.flushAll("test-purge-clock"); // the newest row, which no purge deletes
+        long newest = writer.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+
+        Instance ahead = Instance.withClock("clock-ahead-" + System.nanoTime(), CacheMode.LOCAL,
+                // the numbers below the young first row it reads are given up at once, so that it
+                // follows past both rows within a pass or two
+                List.of("--tandem.cache.log.hole-timeout=1s"),
+                Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10))); // the retention is 60 s
+        try {
+            // It purges in its first pass, then notes how far it had followed when it did.
+            Await.until("the instance to note a purge past both rows", Duration.ofSeconds(30),
+                    () -> writer.jdbc.sql("SELECT COALESCE(MAX(position), 0) FROM cache_followers WHERE instance_id = ?")
+                            .param(ahead.cache.instanceId()).query(Long.class).single() >= newest);
+            assertThat(writer.jdbc.sql("SELECT COUNT(*) FROM cache_invalidations WHERE seq = ?").param(older)
+                    .query(Long.class).single()).as("the row a second old").isEqualTo(1);
+        } finally {
+            ahead.close();
         }
     }
 }
