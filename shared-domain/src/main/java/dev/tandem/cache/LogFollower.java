@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * completed within the bound (a starved thread, MySQL unreachable). An instance that falls behind
  * misses nothing: the next pass reads from where it stopped. Only when it could not read the log
  * for longer than {@code retention} (rows may have been deleted meanwhile) does it flush its L1.
+ * One that reads every pass and still stays behind (more rows a second than a pass reads) misses
+ * nothing either while the rows it has not read are younger than the retention; since rows are
+ * numbered as they are inserted, those are younger than the last row it read, whose age it knows.
  *
  * <p><b>Sequence numbers</b> are taken at insert, not at commit, so a row may appear after rows with
  * higher numbers, and a rolled-back insert leaves a number that never appears. A number missing
@@ -60,7 +63,11 @@ final class LogFollower {
     private volatile long highestSeen;
     private volatile int holeCount;
     private final Map<Long, Long> holes = new TreeMap<>();
-    private long lastPassStartNanos;
+    /**
+     * Every row inserted before this moment (System.nanoTime) has been read or is waited for as a
+     * hole: a caught-up pass's start, or when a pass read a full batch, its last row's insert.
+     */
+    private long readUpToNanos;
     private long lastPurgeNanos;
     private boolean failing;
 
@@ -144,7 +151,7 @@ final class LogFollower {
     void pass() {
         long started = System.nanoTime();
         try {
-            boolean gap = caughtUpOnce && started - lastPassStartNanos > retentionNanos - boundNanos;
+            boolean gap = caughtUpOnce && started - readUpToNanos > retentionNanos - boundNanos;
             if (l2 != null) {
                 l2.probeIfRecovering();
             }
@@ -156,13 +163,13 @@ final class LogFollower {
             if (gap) {
                 // Rows older than the retention may have been deleted before this instance read
                 // them: what it missed cannot be replayed, so L1 starts afresh.
-                log.info("The invalidation log was not read for {} ms (longer than its retention): flushing L1",
-                        TimeUnit.NANOSECONDS.toMillis(started - lastPassStartNanos));
+                log.info("Rows of the invalidation log up to {} ms old were not read (longer than its retention): flushing L1",
+                        TimeUnit.NANOSECONDS.toMillis(started - readUpToNanos));
                 flushL1("log-gap");
                 readThisPass.add(CommittedChange.missedRows());
             }
             if (caughtUp) {
-                lastPassStartNanos = started;
+                readUpToNanos = started;
                 lastPassAgeBase = started;
                 caughtUpOnce = true;
                 trustedUntilNanos = started + boundNanos;
@@ -207,6 +214,12 @@ final class LogFollower {
                 holes.put(s, now);
             }
             highestSeen = Math.max(highestSeen, e.seq());
+        }
+        if (entries.size() == BATCH) {
+            long lastInserted = now - entries.getLast().age().toNanos();
+            if (lastInserted - readUpToNanos > 0) {
+                readUpToNanos = lastInserted;
+            }
         }
         relayWhatIsMissing(entries);
         for (InvalidationLog.Entry e : entries) {

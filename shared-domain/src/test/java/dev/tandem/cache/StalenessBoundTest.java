@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -87,6 +88,44 @@ class StalenessBoundTest {
         b.awaitHealthy();
         assertThat(b.cache.follower().connectionId()).as("a new connection").isNotEqualTo(connection);
         assertThat(flushes(b)).isEqualTo(flushesBefore);
+    }
+
+    /**
+     * A follower that reads a full batch every pass and still falls behind (more rows a second than
+     * it reads) misses nothing as long as the rows it has not read yet are younger than the
+     * retention: rows are numbered as they are inserted, so the next one to read is younger than the
+     * last one read. It flushed once it had gone retention − bound without catching up, however
+     * young its backlog (failed before: a "log-gap" flush). Here it reads 1,000 rows every 300 ms
+     * while 5,000 a second are written for longer than its retention (6 s).
+     */
+    @Test
+    void aFollowerThatStaysBehindButReadsEveryPassFlushesNothing() throws Exception {
+        Instance behind = Instance.named("local-behind-" + System.nanoTime(), CacheMode.LOCAL,
+                List.of("--tandem.cache.log.poll-interval=300ms", "--tandem.cache.staleness-bound=600ms",
+                        "--tandem.cache.log.retention=6s", "--tandem.cache.log.hole-timeout=1s"));
+        try {
+            double flushesBefore = flushes(behind);
+            long retentionLessBound = Duration.ofSeconds(6).minusMillis(600).toMillis();
+            byte[] harmless = Invalidation.create().add(GroupCaches.GROUP, 999_999_999L).encode();
+            String insert = "INSERT INTO cache_invalidations (kind, targets) VALUES "
+                    + String.join(",", java.util.Collections.nCopies(500, "(0, ?)"));
+            Object[] rows = java.util.Collections.nCopies(500, harmless).toArray();
+            long longestBehindMillis = 0;
+            long end = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+            for (long next = System.nanoTime(); next - end < 0; next += Duration.ofMillis(100).toNanos()) {
+                behind.jdbc.sql(insert).params(rows).update();
+                longestBehindMillis = Math.max(longestBehindMillis, behind.cache.follower().lastPassAgeMillis());
+                java.util.concurrent.locks.LockSupport.parkNanos(next + Duration.ofMillis(100).toNanos() - System.nanoTime());
+            }
+            assertThat(longestBehindMillis).as("it went longer than retention - bound without catching up")
+                    .isGreaterThan(retentionLessBound);
+            long newest = behind.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+            Await.until("it to catch up", Duration.ofSeconds(60), () -> behind.cache.logPosition() >= newest);
+            assertThat(flushes(behind)).as("L1 flushes: %s", behind.cache.metrics().flushCounts()).isEqualTo(flushesBefore);
+        } finally {
+            // its short retention would purge rows under the other tests' instances
+            behind.close();
+        }
     }
 
     static double flushes(Instance i) {
