@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -56,9 +57,17 @@ public final class AdmissionControl {
         /** It ended without a meaningful latency (the client went away, a failure before any work). */
         void ignored();
 
-        /** It ran into a limit further down (a deadline, an unavailable database): the limit should shrink. */
+        /**
+         * It ran into a limit further down (a deadline, an unavailable database): the limit should
+         * shrink. Vegas shrinks on it; Gradient2 (the library ignores the drop) takes its latency
+         * as a sample, which says as much: a request that waited for the pool's timeout is a long
+         * sample, one that met its client's own short deadline a short one, as it was.
+         */
         void dropped();
     }
+
+    /** How an admitted request's end was reported, the tag of {@code tandem.admission.ended}. */
+    public enum Ending { COMPLETED, IGNORED, DROPPED }
 
     private static final Permit UNLIMITED = new Permit() {
         @Override
@@ -80,6 +89,7 @@ public final class AdmissionControl {
     private final AdmissionProperties properties;
     private final @Nullable SimpleLimiter<Void> limiter;
     private final Counter refused;
+    private final Counter[] ended = new Counter[Ending.values().length];
 
     public AdmissionControl(AdmissionProperties properties, MeterRegistry meters) {
         this(properties, meters, System::nanoTime);
@@ -94,6 +104,12 @@ public final class AdmissionControl {
         this.refused = Counter.builder("tandem.admission.refused")
                 .description("Requests refused because the instance was at its concurrency limit")
                 .register(meters);
+        for (Ending ending : Ending.values()) {
+            ended[ending.ordinal()] = Counter.builder("tandem.admission.ended")
+                    .description("Admitted requests by how their end was sampled for the limit: completed (a "
+                            + "latency sample), ignored (no sample), dropped (a limit further down)")
+                    .tag("sample", ending.name().toLowerCase(Locale.ROOT)).register(meters);
+        }
         if (limiter != null) {
             Gauge.builder("tandem.admission.limit", limiter, SimpleLimiter::getLimit)
                     .description("How many requests may run at once now").register(meters);
@@ -153,16 +169,19 @@ public final class AdmissionControl {
             @Override
             public void completed() {
                 listener.onSuccess();
+                ended[Ending.COMPLETED.ordinal()].increment();
             }
 
             @Override
             public void ignored() {
                 listener.onIgnore();
+                ended[Ending.IGNORED.ordinal()].increment();
             }
 
             @Override
             public void dropped() {
                 listener.onDropped();
+                ended[Ending.DROPPED.ordinal()].increment();
             }
         };
     }
@@ -219,6 +238,11 @@ public final class AdmissionControl {
     /** How many requests may run at once now; {@code Integer.MAX_VALUE} when admission control is off. */
     public int limit() {
         return limiter == null ? Integer.MAX_VALUE : limiter.getLimit();
+    }
+
+    /** How many admitted requests have ended so far, as {@code ending} (for tests and diagnostics). */
+    public long ended(Ending ending) {
+        return (long) ended[ending.ordinal()].count();
     }
 
     /** How many admitted requests are running now (0 when admission control is off). */

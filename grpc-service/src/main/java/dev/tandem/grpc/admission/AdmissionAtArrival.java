@@ -33,8 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>An admitted call's permit travels to the interceptor keyed by the call's {@link Context} (the
  * same object while the call's method is looked up and while its interceptors run); a refused call
  * leaves nothing behind. The permit is also released when that context ends, so it comes back even
- * when an earlier interceptor (the rate limit, the metadata check) closes the call before admission
- * sees it.
+ * when an earlier interceptor (the metadata check) closes the call before admission sees it.
  *
  * <p>Installed only when admission control is on: off, the server keeps its executor as it was and
  * no call pays for any of this.

@@ -28,12 +28,14 @@ import java.util.function.Supplier;
  * <p>Never limited: what is not the API (grpc-java's {@code grpc.health.v1.Health}, reflection), so a
  * saturated instance still answers its health checks, and streaming calls, which live long and have
  * their own limit. The permit is taken before any interceptor runs; this one is ordered right after
- * the metadata size check and the rate limit, whose refusals give their permit back at once (the
- * call's context ends), and before write auth and the deadline.
+ * the metadata size check, whose refusal gives its permit back unsampled (the call's context ends,
+ * as REST's oversized headers never reach the valve), and before the rate limit, write auth and the
+ * deadline, whose answers it sees: a call the rate limit refuses is a sample, as on REST, where the
+ * rate limit is a filter behind the valve.
  */
 @Component
 @GlobalServerInterceptor
-@Order(Ordered.HIGHEST_PRECEDENCE + 6)
+@Order(Ordered.HIGHEST_PRECEDENCE + 3)
 public class AdmissionInterceptor implements ServerInterceptor {
 
     private final AdmissionControl admission;

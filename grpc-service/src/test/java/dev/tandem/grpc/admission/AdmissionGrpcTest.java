@@ -22,6 +22,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.TestPropertySource;
 
 import dev.tandem.admission.AdmissionControl;
+import dev.tandem.auth.DevTokens;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -44,7 +45,10 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * the refusal is made where the call arrives: it is answered while the call executor runs nothing.
  */
 @TestPropertySource(properties = {"tandem.admission.enabled=true", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
-        "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s"})
+        "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s",
+        // a rate limit for one test's own client: the others call as the writer, exempt
+        "tandem.rate-limit.enabled=true", "tandem.rate-limit.requests-per-second=0.001", "tandem.rate-limit.burst=3",
+        "tandem.rate-limit.exempt-subjects=" + DevTokens.DEV_SUBJECT})
 class AdmissionGrpcTest extends GrpcIntegrationTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
@@ -167,6 +171,31 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
         }
         assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId())
                 .as("admitted after the failed calls").isEqualTo(2);
+    }
+
+    /**
+     * A call the rate limit refuses (RESOURCE_EXHAUSTED: a limit on the client, not on the instance)
+     * is a latency sample for the limit, as on REST, where the rate limit is a filter behind the
+     * admission valve. Before, admission was asked after the rate limit, whose refusal then ended the
+     * call with its permit unclaimed: no sample (4 calls, 3 samples).
+     */
+    @Test
+    void aCallTheRateLimitRefusesIsSampledAsOnRest() {
+        String token = DevTokens.mintFor("rate-limited-" + System.nanoTime(), DevTokens.DEV_SECRET, Duration.ofHours(1));
+        var limited = anonymousApi().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization("Bearer " + token)));
+        long completed = admission.ended(AdmissionControl.Ending.COMPLETED);
+        long ignored = admission.ended(AdmissionControl.Ending.IGNORED);
+        for (int i = 0; i < 3; i++) {
+            assertThat(limited.getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId()).isEqualTo(2);
+            awaitInFlight(0);
+        }
+        StatusRuntimeException overRate = catchThrowableOfType(StatusRuntimeException.class,
+                () -> limited.getGroup(GetGroupRequest.newBuilder().setId(2).build()));
+        assertThat(overRate.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        awaitInFlight(0);
+
+        assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("calls sampled").isEqualTo(4);
+        assertThat(admission.ended(AdmissionControl.Ending.IGNORED) - ignored).as("calls ignored").isZero();
     }
 
     private void awaitInFlight(int calls) {

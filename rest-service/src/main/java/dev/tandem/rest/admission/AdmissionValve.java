@@ -69,12 +69,15 @@ final class AdmissionValve extends ValveBase {
             getNext().invoke(request, response);
             ended = true;
         } finally {
+            int status = response.getStatus();
             if (!ended || request.isAsyncStarted()) {
                 permit.ignored();
-            } else if (response.getStatus() == HttpServletResponse.SC_SERVICE_UNAVAILABLE
-                    || response.getStatus() == HttpServletResponse.SC_GATEWAY_TIMEOUT) {
+            } else if (status == HttpServletResponse.SC_SERVICE_UNAVAILABLE || status == HttpServletResponse.SC_GATEWAY_TIMEOUT) {
                 // Something further down was the limit (the database, a deadline): shrink.
                 permit.dropped();
+            } else if (status >= HttpServletResponse.SC_INTERNAL_SERVER_ERROR) {
+                // A failure inside the server says nothing of its capacity (as gRPC's INTERNAL).
+                permit.ignored();
             } else {
                 permit.completed();
             }

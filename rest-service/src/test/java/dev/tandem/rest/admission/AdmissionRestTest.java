@@ -1,6 +1,7 @@
 package dev.tandem.rest.admission;
 
 import dev.tandem.admission.AdmissionControl;
+import dev.tandem.auth.DevTokens;
 import dev.tandem.group.GroupService;
 import dev.tandem.group.NewGroup;
 import dev.tandem.rest.RestIntegrationTest;
@@ -37,7 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * event stream holds no permit.
  */
 @TestPropertySource(properties = {"tandem.admission.enabled=true", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
-        "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s"})
+        "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s",
+        // a rate limit for one test's own client: the others call as the writer, exempt
+        "tandem.rate-limit.enabled=true", "tandem.rate-limit.requests-per-second=0.001", "tandem.rate-limit.burst=3",
+        "tandem.rate-limit.exempt-subjects=" + DevTokens.DEV_SUBJECT})
 class AdmissionRestTest extends RestIntegrationTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
@@ -86,6 +90,35 @@ class AdmissionRestTest extends RestIntegrationTest {
         JsonNode notFound = bodyOf(get("/api/v1/groups/{id}", 9999));
         assertThat(members(refusal, "metadata")).isEqualTo(members(notFound, "resource"));
         assertThat(refusal.get("type")).isEqualTo(notFound.get("type"));
+    }
+
+    /** A request the rate limit refuses (429) is a latency sample for the limit, as on gRPC (AdmissionGrpcTest). */
+    @Test
+    void aRequestTheRateLimitRefusesIsSampledAsOnGrpc() {
+        String token = DevTokens.mintFor("rate-limited-" + System.nanoTime(), DevTokens.DEV_SECRET, Duration.ofHours(1));
+        long completed = admission.ended(AdmissionControl.Ending.COMPLETED);
+        long ignored = admission.ended(AdmissionControl.Ending.IGNORED);
+        for (int i = 0; i < 4; i++) {
+            anonymous.get().uri("/api/v1/groups/{id}", 2).header(HttpHeaders.AUTHORIZATION, bearer(token)).exchange()
+                    .expectStatus().isEqualTo(i < 3 ? HttpStatus.OK : HttpStatus.TOO_MANY_REQUESTS);
+            Await.until("the permit back", BOUND, () -> admission.inFlight() == 0);
+        }
+        assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("requests sampled").isEqualTo(4);
+        assertThat(admission.ended(AdmissionControl.Ending.IGNORED) - ignored).as("requests ignored").isZero();
+    }
+
+    /**
+     * A request that fails inside the server (500) says nothing of the instance's capacity and is no
+     * sample, as INTERNAL is none on gRPC (AdmissionAtArrival). Failed before: sampled as completed.
+     */
+    @Test
+    void aRequestThatFailsInsideTheServerIsNoSample() {
+        long completed = admission.ended(AdmissionControl.Ending.COMPLETED);
+        long ignored = admission.ended(AdmissionControl.Ending.IGNORED);
+        get("/test/fail").expectStatus().isEqualTo(HttpStatus.INTERNAL_SERVER_ERROR);
+        Await.until("the permit back", BOUND, () -> admission.inFlight() == 0);
+        assertThat(admission.ended(AdmissionControl.Ending.IGNORED) - ignored).as("requests ignored").isEqualTo(1);
+        assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("requests sampled").isZero();
     }
 
     @Test
