@@ -3,6 +3,7 @@ package dev.tandem.grpc.admission;
 import dev.tandem.admission.AdmissionControl;
 import dev.tandem.grpc.auth.WriteAuthInterceptor;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -71,7 +72,7 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
         context.addListener(ended -> {
             Admitted unclaimed = admitted.remove(ended);
             if (unclaimed != null) {
-                unclaimed.release(null);
+                unclaimed.release(cancelled(ended));
             }
         }, Runnable::run);
         return calls;
@@ -83,6 +84,16 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
      */
     @Nullable Admitted claim() {
         return admitted.remove(Context.current());
+    }
+
+    /**
+     * How a call that ended without an answer ended, for {@link Admitted#release}: DEADLINE_EXCEEDED
+     * when its deadline had passed (it met a limit here: a queue for a thread, or work too slow),
+     * else null (its client went away).
+     */
+    static @Nullable Status cancelled(Context context) {
+        Deadline deadline = context.getDeadline();
+        return deadline != null && deadline.isExpired() ? Status.DEADLINE_EXCEEDED : null;
     }
 
     /** An admitted call's permit, given back exactly once however the call ends. */

@@ -3,6 +3,7 @@ package dev.tandem.grpc.admission;
 import dev.tandem.admission.AdmissionControl;
 import dev.tandem.error.DomainException;
 import dev.tandem.grpc.error.GrpcErrors;
+import io.grpc.Context;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
@@ -111,7 +112,7 @@ public class AdmissionInterceptor implements ServerInterceptor {
                 try {
                     super.onCancel();
                 } finally {
-                    admitted.release(null);
+                    admitted.release(AdmissionAtArrival.cancelled(Context.current()));
                 }
             }
 

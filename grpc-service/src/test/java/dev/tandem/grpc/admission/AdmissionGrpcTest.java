@@ -174,6 +174,23 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
     }
 
     /**
+     * An admitted call whose deadline passes while it waits for a thread met a limit here (the queue
+     * in front of the call executor): a drop, which Vegas shrinks on. It was ignored, as if its client
+     * had gone away (failed before: no drop).
+     */
+    @Test
+    void aCallWhoseDeadlinePassesWhileItWaitsForAThreadIsADrop() {
+        long dropped = admission.ended(AdmissionControl.Ending.DROPPED);
+        try (HoldableCallExecutor.Hold ignored = callExecutor.hold()) {
+            StatusRuntimeException late = catchThrowableOfType(StatusRuntimeException.class,
+                    () -> api().withDeadlineAfter(300, TimeUnit.MILLISECONDS).getGroup(GetGroupRequest.newBuilder().setId(2).build()));
+            assertThat(late.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+            awaitInFlight(0);
+        }
+        assertThat(admission.ended(AdmissionControl.Ending.DROPPED) - dropped).as("calls dropped").isEqualTo(1);
+    }
+
+    /**
      * A call the rate limit refuses (RESOURCE_EXHAUSTED: a limit on the client, not on the instance)
      * is a latency sample for the limit, as on REST, where the rate limit is a filter behind the
      * admission valve. Before, admission was asked after the rate limit, whose refusal then ended the
