@@ -9,8 +9,7 @@ import dev.tandem.proto.v1.HelloRequest;
 import dev.tandem.proto.v1.HelloServiceGrpc;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.seed.SeedData;
-import dev.tandem.testsupport.FreePort;
-import dev.tandem.testsupport.TestCertificate;
+import dev.tandem.testsupport.TlsExtraPort;
 import dev.tandem.testsupport.UseTestDatabase;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -49,13 +48,11 @@ class TlsExtraPortGrpcTest {
 
     /** Not a timing assertion: only a bound so that a hung call fails the test instead of the build. */
     private static final long BOUND_SECONDS = 60;
-    private static final TestCertificate CERTIFICATE = TestCertificate.generate();
-    private static final int TLS_PORT = FreePort.pick();
+    private static final TlsExtraPort TLS = TlsExtraPort.pick();
 
     @DynamicPropertySource
     static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
-        registry.add("tandem.tls.extra-port", () -> TLS_PORT);
-        CERTIFICATE.registerAsTandemTls(registry);
+        TLS.register(registry);
     }
 
     @Autowired SeedData seed;
@@ -70,8 +67,8 @@ class TlsExtraPortGrpcTest {
         seed.reset(1);
         plain = Grpc.newChannelBuilderForAddress("127.0.0.1", mainServer.getPort(), InsecureChannelCredentials.create())
                 .build();
-        tls = NettyChannelBuilder.forAddress("127.0.0.1", TLS_PORT, TlsChannelCredentials.newBuilder()
-                .trustManager(CERTIFICATE.certificate().toFile()).build()).build();
+        tls = NettyChannelBuilder.forAddress("127.0.0.1", TLS.port(), TlsChannelCredentials.newBuilder()
+                .trustManager(TLS.certificate().certificate().toFile()).build()).build();
     }
 
     @AfterEach
@@ -96,7 +93,7 @@ class TlsExtraPortGrpcTest {
 
     @Test
     void theExtraPortRefusesPlaintext() {
-        ManagedChannel plaintextToTls = Grpc.newChannelBuilderForAddress("127.0.0.1", TLS_PORT,
+        ManagedChannel plaintextToTls = Grpc.newChannelBuilderForAddress("127.0.0.1", TLS.port(),
                 InsecureChannelCredentials.create()).build();
         try {
             // refused by the transport, so no ErrorInfo: only the code

@@ -2,8 +2,7 @@ package dev.tandem.rest.server;
 
 import dev.tandem.auth.DevTokens;
 import dev.tandem.seed.SeedData;
-import dev.tandem.testsupport.FreePort;
-import dev.tandem.testsupport.TestCertificate;
+import dev.tandem.testsupport.TlsExtraPort;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,13 +37,11 @@ class Http2RestTest {
 
     /** Not a timing assertion: only a bound so that a hung request fails the test instead of the build. */
     private static final Duration BOUND = Duration.ofSeconds(60);
-    private static final TestCertificate CERTIFICATE = TestCertificate.generate();
-    private static final int TLS_PORT = FreePort.pick();
+    private static final TlsExtraPort TLS = TlsExtraPort.pick();
 
     @DynamicPropertySource
     static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
-        registry.add("tandem.tls.extra-port", () -> TLS_PORT);
-        CERTIFICATE.registerAsTandemTls(registry);
+        TLS.register(registry);
     }
 
     @LocalServerPort int port;
@@ -77,10 +74,9 @@ class Http2RestTest {
     @Test
     void theTlsPortNegotiatesH2ByAlpn() throws Exception {
         HttpResponse<String> response;
-        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
-                .sslContext(CERTIFICATE.clientContext()).connectTimeout(BOUND).build()) {
-            response = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + TLS_PORT + "/api/v1/groups/1"))
-                    .timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        try (HttpClient client = TLS.trustingClient().version(HttpClient.Version.HTTP_2).connectTimeout(BOUND).build()) {
+            response = client.send(HttpRequest.newBuilder(TLS.https("/api/v1/groups/1")).timeout(BOUND).build(),
+                    HttpResponse.BodyHandlers.ofString());
         }
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);

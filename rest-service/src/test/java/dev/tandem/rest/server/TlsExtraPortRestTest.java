@@ -1,8 +1,7 @@
 package dev.tandem.rest.server;
 
 import dev.tandem.seed.SeedData;
-import dev.tandem.testsupport.FreePort;
-import dev.tandem.testsupport.TestCertificate;
+import dev.tandem.testsupport.TlsExtraPort;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,13 +29,11 @@ class TlsExtraPortRestTest {
 
     /** Not a timing assertion: only a bound so that a hung request fails the test instead of the build. */
     private static final Duration BOUND = Duration.ofSeconds(60);
-    private static final TestCertificate CERTIFICATE = TestCertificate.generate();
-    private static final int TLS_PORT = FreePort.pick();
+    private static final TlsExtraPort TLS = TlsExtraPort.pick();
 
     @DynamicPropertySource
     static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
-        registry.add("tandem.tls.extra-port", () -> TLS_PORT);
-        CERTIFICATE.registerAsTandemTls(registry);
+        TLS.register(registry);
     }
 
     @LocalServerPort int plainPort;
@@ -51,7 +48,7 @@ class TlsExtraPortRestTest {
     void bothPortsServeTheSameApiThePlainOneInTheClearTheExtraOneOverTls() throws Exception {
         HttpResponse<String> plain = send(HttpClient.newBuilder().connectTimeout(BOUND).build(),
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + plainPort + "/api/v1/groups/1")).GET());
-        HttpResponse<String> tls = send(trustingClient(), HttpRequest.newBuilder(https("/api/v1/groups/1")).GET());
+        HttpResponse<String> tls = send(trustingClient(), HttpRequest.newBuilder(TLS.https("/api/v1/groups/1")).GET());
 
         assertThat(plain.statusCode()).isEqualTo(200);
         assertThat(plain.sslSession()).isEmpty();
@@ -64,11 +61,11 @@ class TlsExtraPortRestTest {
     @Test
     void theExtraPortRefusesPlaintextAndKeepsServing() throws Exception {
         HttpResponse<String> response = send(HttpClient.newBuilder().connectTimeout(BOUND).build(),
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + TLS_PORT + "/api/v1/groups/1")).GET());
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + TLS.port() + "/api/v1/groups/1")).GET());
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("TLS").doesNotContain("\"id\"");
 
-        assertThat(send(trustingClient(), HttpRequest.newBuilder(https("/api/v1/groups/2")).GET()).statusCode())
+        assertThat(send(trustingClient(), HttpRequest.newBuilder(TLS.https("/api/v1/groups/2")).GET()).statusCode())
                 .isEqualTo(200);
     }
 
@@ -76,7 +73,7 @@ class TlsExtraPortRestTest {
     void theExtraPortHasTheMainConnectorsLimits() throws Exception {
         // server.max-http-request-header-size (8KB) reaches Tomcat through Boot's connector
         // customizers: a twin built without them would accept this request.
-        HttpResponse<String> response = send(trustingClient(), HttpRequest.newBuilder(https("/api/v1/groups/1"))
+        HttpResponse<String> response = send(trustingClient(), HttpRequest.newBuilder(TLS.https("/api/v1/groups/1"))
                 .header("X-Padding", "x".repeat(16 * 1024)).GET());
         assertThat(response.statusCode()).isIn(400, 431);
         assertThat(response.body()).doesNotContain("\"id\"");
@@ -84,17 +81,13 @@ class TlsExtraPortRestTest {
 
     @Test
     void theActuatorIsServedOnTheExtraPortToo() throws Exception {
-        HttpResponse<String> response = send(trustingClient(), HttpRequest.newBuilder(https("/actuator/health")).GET());
+        HttpResponse<String> response = send(trustingClient(), HttpRequest.newBuilder(TLS.https("/actuator/health")).GET());
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"status\":\"UP\"");
     }
 
-    private static URI https(String path) {
-        return URI.create("https://127.0.0.1:" + TLS_PORT + path);
-    }
-
     private static HttpClient trustingClient() {
-        return HttpClient.newBuilder().sslContext(CERTIFICATE.clientContext()).connectTimeout(BOUND).build();
+        return TLS.trustingClient().connectTimeout(BOUND).build();
     }
 
     private static HttpResponse<String> send(HttpClient client, HttpRequest.Builder request) throws Exception {
