@@ -165,9 +165,13 @@ def sweep_records(records: list[dict], plans: list) -> list[dict]:
     and dropped arrivals stayed within the limits, when a later one passed them)."""
     out = {}
     limits = {c.sweep: c.sweep_limits for c in plans if c.sweep}
+    dropped_share = {}
     for r in records:
         if not r["sweep"]:
             continue
+        # what was due over the point's windows, as the live sweep divides it (Measurement.sweep)
+        due = r["targetRate"] * r["durationSeconds"] * max(1, len(r["windows"]))
+        dropped_share[r["id"]] = (r["summary"]["droppedIterations"] or 0) / max(due, 1)
         s = out.setdefault(r["sweep"], {
             "id": r["sweep"], "protocol": r["protocol"], "tool": r["tool"], "operation": r["operation"],
             "pageSize": r["pageSize"], "cacheMode": r["cacheMode"], "temperature": r["temperature"], "tls": r["tls"],
@@ -184,7 +188,7 @@ def sweep_records(records: list[dict], plans: list) -> list[dict]:
         good = None
         for p in s["points"]:
             due = p["targetRate"]
-            dropped = (p["droppedIterations"] or 0) / max(due, 1)
+            dropped = dropped_share[p["cellId"]]
             broke = (p["p99"] is not None and p["p99"] > p99_limit) or dropped > drop_limit or \
                 (p["achievedRate"] is not None and p["achievedRate"] < windows.RATE_SHORT * due)
             if broke:

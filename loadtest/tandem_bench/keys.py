@@ -130,6 +130,12 @@ def cold_slices(operation: str, scale: int, page_size: int | None, hot: int, sli
     return [keys[i * size:(i + 1) * size] for i in range(slices)]
 
 
+def cold_name(slice_index: int, start: int, rnd: int) -> str:
+    """The `which` of a cold window's key file: its slice (one per cold cell, start and round, see
+    cold_slices) names it, so two cold cells never share a file."""
+    return f"cold{slice_index}-s{start}-r{rnd}"
+
+
 def jit_miss_keys(operation: str, scale: int, page_size: int | None, hot: int) -> list:
     every = all_keys(operation, scale, page_size)
     return every[hot:hot + jit_miss_count(len(every), hot)]
@@ -143,12 +149,16 @@ class KeyFiles:
         self.scale = scale
         self.hot = hot
         self._cache: dict[tuple, tuple[Path, int]] = {}
+        self._keys: dict[tuple, list | None] = {}
 
     def get(self, protocol: str, operation: str, page_size: int | None, which: str,
             keys: list | None = None) -> tuple[Path, int]:
         """(path, number of requests) of the hot or cold key file, or of `keys` named `which`."""
         k = (protocol, operation, page_size, which)
+        if k in self._cache and keys is not None and self._keys[k] != keys:
+            raise ValueError(f"key file {which} of {protocol} {operation} was made for other keys")
         if k not in self._cache:
+            self._keys[k] = keys
             if keys is None:
                 hot, cold = split(all_keys(operation, self.scale, page_size), self.hot)
                 keys = hot if which == "hot" or operation == "Hello" else cold

@@ -122,22 +122,22 @@ class Measure:
                 return
         say(f"  {cell.id}: the JIT was still compiling after {spent:g} s of extra warm-up; its windows say so")
 
-    def cold_keys(self, cell: profile.CellPlan, start: int, rnd: int) -> list:
-        """The slice of never-asked keys of this cell's window (start, round)."""
+    def cold_keys(self, cell: profile.CellPlan, start: int, rnd: int) -> tuple[str, list]:
+        """The name and the slice of never-asked keys of this cell's window (start, round)."""
         cold_cells = [c for c in self.cells if c.temperature == "cold" and c.operation == cell.operation
                       and c.page_size == cell.page_size]
         per_cell = max(c.windows for c in cold_cells)
         slices = keys.cold_slices(cell.operation, self.scale, cell.page_size, self.settings["hot_keys"],
                                   len(cold_cells) * per_cell)
         index = cold_cells.index(cell) * per_cell + start * cell.repetitions + rnd
-        return slices[index]
+        return keys.cold_name(index, start, rnd), slices[index]
 
     def window(self, cell: profile.CellPlan, start: int, rnd: int) -> None:
         run = self.runs[cell.id]
         self.order += 1
         which, key_list = "hot", None
         if cell.temperature == "cold":
-            which, key_list = f"cold-s{start}-r{rnd}", self.cold_keys(cell, start, rnd)
+            which, key_list = self.cold_keys(cell, start, rnd)
         tag = f"s{start}r{rnd}"
         if cell.model == "open":
             inv = self.invocation(cell, executor="constant-arrival-rate", vus=cell.concurrency,

@@ -1,3 +1,4 @@
+import json
 """Keys of the bench cells: page tokens as the service issues them, full pages, hot/cold split."""
 import base64
 import pytest
@@ -50,6 +51,20 @@ def test_key_files(tmp_path):
     assert n == 90 and path.read_text().startswith('["/api/v1/groups/11"')
     path, n = files.get("grpc", "Hello", None, "cold")
     assert n == 1
+
+
+def test_each_cold_slice_gets_a_file_of_its_own(tmp_path):
+    """Two cold cells of one operation and page size in the same start and round ask different
+    slices. The files were cached by (protocol, operation, page size, which) alone, and `which` named
+    only the start and round: the second cell was handed the first one's keys, already asked."""
+    files = keys.KeyFiles(tmp_path, scale=2, hot=10)
+    first, second = keys.cold_slices("GetGroup", 2, None, 10, 2)
+    path_a, _ = files.get("rest", "GetGroup", None, keys.cold_name(0, 0, 0), first)
+    path_b, n = files.get("rest", "GetGroup", None, keys.cold_name(1, 0, 0), second)
+    assert path_a != path_b and n == len(second)
+    assert path_b.read_text() == json.dumps([keys.rest_request("GetGroup", k, None) for k in second], separators=(",", ":"))
+    with pytest.raises(ValueError, match="other keys"):
+        files.get("rest", "GetGroup", None, keys.cold_name(0, 0, 0), second)
 
 
 @pytest.mark.parametrize("scale, hot", [(1, 10), (100, 200), (1000, 200)])

@@ -118,3 +118,24 @@ def test_validate_command(capsys):
     assert bad == 1
     assert "run-malformed.json: INVALID" in err and "run-newer-schema.json: INVALID" in err
     assert "$.schemaVersion" in err
+
+
+def test_a_sweeps_knee_counts_dropped_arrivals_against_what_was_due_over_the_window():
+    """30 arrivals dropped at 2,000/s over a 2-s window are 0.75 % of the 4,000 due, under a 1 % limit:
+    no knee. The record once divided by the rate alone (1.5 %) and put the knee at 1,000/s, where
+    the live sweep had gone on."""
+    from types import SimpleNamespace
+    from tandem_bench.assemble import sweep_records
+
+    def point(rate, dropped):
+        return {"id": f"sweep-{rate}", "sweep": "s", "protocol": "rest", "tool": "k6", "operation": "GetGroup",
+                "pageSize": None, "cacheMode": "hybrid", "temperature": "warm", "tls": False, "targetRate": rate,
+                "durationSeconds": 2, "windows": [{}], "flags": [],
+                "summary": {"achievedRate": rate, "throughputRps": {"value": rate}, "droppedIterations": dropped,
+                            "errorRate": 0, "latencyMs": {"p50": 1.0, "p99": 2.0, "p999": 3.0}}}
+
+    plans = [SimpleNamespace(sweep="s", sweep_limits=(100.0, 0.01))]
+    [sweep] = sweep_records([point(1000, 0), point(2000, 30)], plans)
+    assert sweep["knee"] is None
+    [sweep] = sweep_records([point(1000, 0), point(2000, 50)], plans)  # 1.25 %: past the limit
+    assert sweep["knee"]["targetRate"] == 1000
