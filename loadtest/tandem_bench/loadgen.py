@@ -405,7 +405,7 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
         raise LoadGenError(f"a revalidating client (If-None-Match: *) was answered 200 with the body {full_reads} "
                            "times: the service does not answer it 304, so the cell would measure full reads")
     summary = report.get("summary") or {}
-    samples = raw.from_oha_db(db, launched_at) if inv.raw else None
+    samples = raw.from_oha_db(db, launched_at, planned_rate=inv.rate if open_model else None) if inv.raw else None
     requests = (samples.requests if samples else 0) + failures
     seconds = float(summary.get("total") or 0) or 1.0
     measurement = {

@@ -152,8 +152,11 @@ class Measure:
         n_keys = len(key_list) if key_list is not None else None
         cache_before, service_before, db_before = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
         spans_before = self.exported_spans(cell)
+        service_before.update(self.span_counters(cell.protocol))
         outcome = self.generate(inv)
+        span_end = self.span_counters(cell.protocol)
         cache_after, service_after, db_after = self.read_cache(cell.protocol), self.read_service(cell), self.read_db()
+        service_after.update(span_end)
         spans_after = self.exported_spans(cell)
         if not self.target:
             self.services.check_alive()
@@ -264,7 +267,9 @@ class Measure:
         db_before = self.read_db()
         cap_before = self.cpu_quota.throttling()
         settled_reading = self.read_after_settling(cells)
+        span_start = {p: self.process_counters(p) for p in cells}
         outcomes = self.generate_together(invs)
+        span_end = {p: self.process_counters(p) for p in cells}  # before the probes below (span_counters)
         settled = settled_reading()
         # the cap's throttling over the measured span (from the settled reading), the pair's alike
         cap_throttling = cpu_quota.throttling_between(settled["cap"] if settled else cap_before,
@@ -280,6 +285,7 @@ class Measure:
             (cache_before, service_before), (cache_after, service_after) = before[protocol], after[protocol]
             hit, notes = cache_figures(cell, cache_before, cache_after)
             service_delta = probes.delta(service_before, service_after)
+            service_delta.update(probes.delta(span_start[protocol], span_end[protocol]))
             if settled is not None:
                 # the service's own latency of the measured span only (None when that reading failed:
                 # unknown rather than a figure that counts the settle second)
@@ -288,7 +294,7 @@ class Measure:
                 # and its CPU by thread and context switches, which the window divides by the requests
                 # of the measured span: read from the whole run they counted the settle second's
                 # work too (an eighth more a request at 1 s of settling and 8 s measured)
-                service_delta.update(settled_process_delta(settled["process"].get(protocol), service_after))
+                service_delta.update(settled_process_delta(settled["process"].get(protocol), span_end[protocol]))
             record, data = windows.build(
                 cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
                 sampler=BothGenerators(self.sampler), generator_cores=self.placement.generator_cores,

@@ -259,12 +259,23 @@ def from_h2load_log(path: str | Path) -> Samples:
 
 # ---------------------------------------------------------------- oha
 
-def from_oha_db(path: str | Path, launched_at: float | None = None) -> Samples:
+def from_oha_db(path: str | Path, launched_at: float | None = None, planned_rate: float | None = None) -> Samples:
     """oha --db-url: start and end are seconds from the run's start; with --latency-correction,
-    start_latency_correction is when the request was due, and the latency runs from then. The run
-    column holds the start in whole epoch seconds only, so `launched_at` (when the process was
-    started, a few ms before its clock) places the requests in time when given. oha stores the
-    requests that got a response; the failures are counted from its JSON report by the caller."""
+    start_latency_correction is when the request's ticket was stamped, and the latency runs from
+    then. The run column holds the start in whole epoch seconds only, so `launched_at` (when the
+    process was started, a few ms before its clock) places the requests in time when given. oha
+    stores the requests that got a response; the failures are counted from its JSON report by the
+    caller.
+
+    With `planned_rate` (the -q of an open-model run) a ticket's lateness is put back. oha's
+    ticket producer sleeps until tick i is due (start + i / rate) and stamps it when it wakes
+    (client.rs, work_until_with_qps_latency_correction, 1.16.0): woken late (its one thread busy with
+    the connections, or descheduled), it stamps the overdue tickets together, late, and that
+    lateness never reached the latency, where ghz's is put back (from_ghz). Ticks are 1 / rate apart
+    and stamped in order, so each ticket was due at least 1 / rate before the next one was: going
+    back from the last, due_i = min(stamp_i, due_{i+1} - 1 / rate). A request missing from the
+    database (no response) only makes a due time later than it was, so the latency is never
+    overstated; a producer that kept time changes nothing."""
     path = Path(path)
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
@@ -275,6 +286,11 @@ def from_oha_db(path: str | Path, launched_at: float | None = None) -> Samples:
         return _make([], [], [])
     a = np.array([(r[0], r[1], r[2] if r[2] is not None else r[1], r[3], r[4], r[5]) for r in rows],
                  dtype=np.float64)
+    if planned_rate:
+        a = a[np.argsort(a[:, 2], kind="stable")]
+        period = np.arange(len(a)) / planned_rate
+        # min over j >= i of (stamp_j - (j - i) / rate), as a reversed running minimum
+        a[:, 2] = np.minimum.accumulate((a[:, 2] - period)[::-1])[::-1] + period
     base = a[:, 0] if launched_at is None else np.full(len(a), launched_at)
     due = base + a[:, 2]
     latency_us = (a[:, 3] - a[:, 2]) * 1e6

@@ -137,6 +137,13 @@ class ServiceAccess:
         out.update(self.process_counters(cell.protocol))
         return out
 
+    def span_counters(self, protocol: str) -> dict:
+        """The service's /proc counters and its compiler threads' CPU (read_service's part that
+        reads files), read right before and right after a window's generator runs: read_service's
+        requests (a scrape, the cache's status) and what they compile are the bench's, not the
+        load's, and read after them the counters counted one set of those probes a window."""
+        return {"jitCpuMs": self.compiler_cpu_ms(protocol), **self.process_counters(protocol)}
+
     def read_latency_histogram(self, cell: profile.CellPlan) -> dict | None:
         """The service's latency histogram of the cell's operation alone (probes.latency_histogram)."""
         base = self.management_base(cell.protocol)

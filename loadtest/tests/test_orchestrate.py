@@ -64,3 +64,57 @@ def test_every_warm_window_follows_a_warm_up_or_a_priming_pass_of_its_own_cell()
         seen.add(cell.id)
     assert {by_id[s[1]].temperature for s in bench.steps if s[0] == "prime"} == {"warm"}
     assert any(by_id[s[1]].sweep for s in bench.steps if s[0] == "prime"), "sweep points are primed too"
+
+
+class ProbeCounting(orchestrate.Bench):
+    """A Bench whose service counts its CPU in a fake /proc: the generator adds 100 ms, and each of
+    the bench's own probes (the scrape, the cache's status) 20 ms."""
+
+    def __init__(self, cells):
+        from tandem_bench.windows import CellRun
+        self.cells, self.target, self.order, self.cpu_ms, self.sampler = cells, None, 0, 0.0, None
+        self.placement = type("Placement", (), {"generator_cores": []})()
+        self.runs = {c.id: CellRun(c) for c in cells}
+        self.services = type("Alive", (), {"check_alive": lambda _: None})()
+
+    def invocation(self, cell, **kwargs):
+        return None
+
+    def probe(self):
+        self.cpu_ms += 20
+        return {}
+
+    def read_cache(self, protocol):
+        return self.probe() or None
+
+    def read_service(self, cell):
+        return {**self.probe(), **self.span_counters(cell.protocol)}
+
+    def read_db(self):
+        return {}
+
+    def exported_spans(self, cell):
+        return None
+
+    def span_counters(self, protocol):
+        return {"jitCpuMs": 0.0, "userCpuMs": self.cpu_ms}
+
+    def generate(self, inv):
+        self.cpu_ms += 100
+        return type("Outcome", (), {"notes": []})()
+
+
+def test_a_windows_process_counters_leave_out_the_benchs_own_probes(monkeypatch):
+    """The /proc reading after the generator came after a scrape and a cache status request, so each
+    window counted one set of the bench's probes as the service's work (failed before: 140 ms)."""
+    from tandem_bench import windows
+    cell = next(c for c in smoke_cells() if c.model == "closed" and c.temperature == "warm")
+    seen = {}
+
+    def build(cell, **kwargs):
+        seen.update(kwargs["service_delta"])
+        return {"start": 0, "round": 0}, None
+
+    monkeypatch.setattr(windows, "build", build)
+    ProbeCounting([cell]).window(cell, 0, 0)
+    assert seen["userCpuMs"] == 100

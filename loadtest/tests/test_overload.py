@@ -4,6 +4,8 @@ counts, and the pair's record (capacity, steps, goals with their status) is buil
 the schema and printed."""
 import dataclasses
 import json
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -633,8 +635,11 @@ class PairedWindowBench(measure.Measure):
     holds nothing before the run, the settle second's 300 slow calls at the settled reading, and
     those and 5,000 fast ones after the run."""
 
-    def __init__(self, settle_reading_fails=False):
+    def __init__(self, settle_reading_fails=False, settles=True):
         self.target, self.order, self.runs = None, 0, {}
+        # the run: running while the generators run (when the settled reading is taken), ran after
+        self.running, self.ran, self.settles = False, False, settles
+        self.settled = threading.Event()
         self.sampler, self.placement = FlatSampler(), type("P", (), {"generator_cores": 1})()
         self.services = type("S", (), {"check_alive": lambda _: None})()
         self.cpu_quota = CapCounting()
@@ -666,17 +671,26 @@ class PairedWindowBench(measure.Measure):
                 "threadCpuMs": cpu.ThreadTimes({1: ("carrier", carrier_seconds)})}
 
     def process_counters(self, protocol):
-        # once the settle seconds are over: the settle second's share of the run (a tenth)
+        # before the run nothing; once the settle seconds are over, the settle second's share of
+        # the run (a tenth); right after the run, all of it
+        if not self.running:
+            return self.process_reading(90.0 if self.ran else 0.0)
         if self.settle_reading_fails:
             return dict.fromkeys(measure.PROCESS_COUNTERS)
         return self.process_reading(9.0)
 
     def read_latency_histogram(self, cell):
         self.readings.append("settled")
+        self.settled.set()
         return None if self.settle_reading_fails else {0.0001: 0.0, 0.05: 300.0, float("inf"): 300.0}
 
     def generate_together(self, invs):
-        # returns at once: the settled reading is waited for before the readings after the run
+        # runs until the settled reading is taken (of both wires), as a real run outlasts its settle seconds
+        self.running = True
+        if self.settles:
+            self.settled.wait(10)
+            time.sleep(0.05)
+        self.running, self.ran = False, True
         return {p: outcome(4000, seconds=2.0) for p in invs}
 
 
@@ -685,7 +699,7 @@ def one_paired_window(settle_seconds: float, settle_reading_fails: bool = False)
     measured one window of it."""
     cells = {c.protocol: dataclasses.replace(c, settle_seconds=settle_seconds, drain_seconds=0.0)
              for c in expand() if c.step == 100}
-    bench = PairedWindowBench(settle_reading_fails)
+    bench = PairedWindowBench(settle_reading_fails, settles=settle_seconds > 0)
     for c in cells.values():
         bench.runs[c.id] = windows.CellRun(c)
     bench.paired_window(cells, start=0, rnd=0, rates={"rest": 2000, "grpc": 2000})

@@ -84,6 +84,29 @@ def test_oha_database_times_latency_from_the_due_time_and_counts_bodies():
     assert (s.latency_us > 0).all()
 
 
+def test_oha_tickets_stamped_late_together_get_their_lateness_back(tmp_path):
+    """oha stamps a ticket when its producer wakes: woken 40 ms late at 1,000/s, it stamps the 40
+    overdue tickets (due 20-59 ms) at 60 ms, and each answers 1 ms later. The latency is taken from
+    the stamp (1 ms) unless the due times are rebuilt from the rate: then the first of them waited
+    41 ms. On time elsewhere, nothing moves; a request missing from the database (no response)
+    never makes one look later than it was."""
+    import sqlite3
+    stamps = [i / 1000 for i in range(100)]
+    stamps[20:60] = [0.060] * 40
+    db = tmp_path / "late.db"
+    with sqlite3.connect(db) as c:
+        c.execute("CREATE TABLE oha (run INTEGER, start REAL, start_latency_correction REAL, end REAL, "
+                  "duration REAL, status INTEGER, len_bytes INTEGER)")
+        c.executemany("INSERT INTO oha VALUES (0, ?, ?, ?, 0.001, 200, 10)",
+                      [(t, t, t + 0.001) for i, t in enumerate(stamps) if i != 70])   # 70 never answered
+    as_stamped = samples.from_oha_db(db)
+    assert as_stamped.latency_us.max() == pytest.approx(1000, abs=1)
+    rebuilt = samples.from_oha_db(db, planned_rate=1000)
+    assert rebuilt.latency_us.max() == pytest.approx(41000, abs=1)
+    assert rebuilt.latency_us[:20] == pytest.approx([1000] * 20, abs=1)
+    assert rebuilt.latency_us[60:] == pytest.approx([1000] * 39, abs=1)
+
+
 def test_a_timeline_slices_the_window_by_send_time():
     sent = 100.0 + np.arange(1000) / 1000          # 1,000 requests over one second
     lat = np.where(np.arange(1000) < 500, 200.0, 2000.0)
