@@ -45,9 +45,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the log no longer holds the rows after its position (it was away longer than
  * {@code tandem.cache.log.retention}), since a state tells it everything a missed change would.
  *
- * <p><b>Threads.</b> The follower's thread only hands a pass over. One dispatcher thread takes the
- * passes in order, reads each touched group once through the cache (in parallel, on virtual
- * threads) and offers its state to the group's watchers. Each watcher keeps one pending event, the
+ * <p><b>Threads.</b> The follower's thread only hands a pass over. One dispatcher thread takes what
+ * the passes read since it last looked (passes that come while it reads are merged into one batch,
+ * so a dispatcher slower than the follower falls behind by one batch, not by a queue of them), reads
+ * each touched group once through the cache (in parallel, on virtual threads) and offers its state to
+ * the group's watchers. Each watcher keeps one pending event, the
  * latest (a newer state replaces an unsent one; a heartbeat replaces only a heartbeat, and never
  * carries a position behind one the watcher was offered), so a slow client costs one event of
  * memory, not a queue; a virtual thread sends it while the client
@@ -87,17 +89,29 @@ public class GroupWatch implements DisposableBean {
     /** The position up to which every change has been offered to the watchers it touched. */
     private volatile long dispatched;
     private volatile boolean closing;
+    /** What the passes read that the dispatcher has not taken yet (guarded by itself). */
+    private final Batch batch = new Batch();
+
+    /**
+     * The changes of the passes not dispatched yet, and the newest position. Beyond
+     * {@link #MOST_CHANGES_KEPT} changes it keeps only that every watched group must be read, which
+     * a flush asks anyway: memory stays bounded however far the dispatcher falls behind.
+     */
+    private static final class Batch {
+        List<CommittedChange> changes = new ArrayList<>();
+        boolean everyGroup;
+        long position;
+        boolean queued;
+    }
+
+    private static final int MOST_CHANGES_KEPT = 10_000;
 
     public GroupWatch(GroupService groups, TieredCache cache, WatchProperties properties) {
         this.groups = groups;
         this.cache = cache;
         this.properties = properties;
         if (cache.followsLog()) {
-            cache.subscribe((changes, position) -> {
-                if (!dispatcher.isShutdown()) {
-                    dispatcher.execute(() -> dispatch(changes, position));
-                }
-            });
+            cache.subscribe(this::taken);
             long every = properties.heartbeat().toNanos();
             heartbeats.scheduleWithFixedDelay(this::heartbeat, every, every, TimeUnit.NANOSECONDS);
         }
@@ -134,8 +148,7 @@ public class GroupWatch implements DisposableBean {
                     + "instance does not keep (tandem.cache.mode=none)");
         }
         if (closing) {
-            throw new DomainException(ErrorCode.UNAVAILABLE, "this instance is shutting down; watch again",
-                    List.of(), null, null, properties.retryAfter(), Map.of(), null);
+            throw shuttingDown();
         }
         if (watching.incrementAndGet() > properties.maxWatchers()) {
             watching.decrementAndGet();
@@ -152,10 +165,15 @@ public class GroupWatch implements DisposableBean {
             return set;
         });
         try {
+            if (closing) {
+                // shutDown began after the check above and may have ended the watches before this
+                // one was registered: refused, as it would have been a moment later.
+                throw shuttingDown();
+            }
             long position = dispatched;
             GroupView group = groups.get(groupId);
             if (since.isEmpty() || cache.changedSince(since.getAsLong(), GroupCaches.GROUP, groupId)) {
-                watcher.offer(new GroupEvent.Changed(position, group));
+                watcher.offerFirst(new GroupEvent.Changed(position, group));
             }
             watcher.opened();
             return watcher;
@@ -163,6 +181,11 @@ public class GroupWatch implements DisposableBean {
             watcher.cancel();
             throw e;
         }
+    }
+
+    private DomainException shuttingDown() {
+        return new DomainException(ErrorCode.UNAVAILABLE, "this instance is shutting down; watch again",
+                List.of(), null, null, properties.retryAfter(), Map.of(), null);
     }
 
     /**
@@ -179,12 +202,59 @@ public class GroupWatch implements DisposableBean {
         return watching.get();
     }
 
+    /** On the follower's thread: a pass's changes join the batch, and the dispatcher is woken unless it is already. */
+    private void taken(List<CommittedChange> changes, long position) {
+        synchronized (batch) {
+            if (!batch.everyGroup) {
+                batch.changes.addAll(changes);
+                if (batch.changes.size() > MOST_CHANGES_KEPT) {
+                    batch.everyGroup = true;
+                    batch.changes = new ArrayList<>();
+                }
+            }
+            batch.position = position;
+            if (batch.queued) {
+                return;
+            }
+            batch.queued = true;
+        }
+        if (!dispatcher.isShutdown()) {
+            dispatcher.execute(this::dispatchBatch);
+        }
+    }
+
+    private void dispatchBatch() {
+        List<CommittedChange> changes;
+        boolean everyGroup;
+        long position;
+        synchronized (batch) {
+            changes = batch.changes;
+            everyGroup = batch.everyGroup;
+            position = batch.position;
+            batch.changes = new ArrayList<>();
+            batch.everyGroup = false;
+            batch.queued = false;
+        }
+        dispatch(changes, everyGroup, position);
+    }
+
     /** On the dispatcher thread: every watched group a change touched is read once and offered. */
-    private void dispatch(List<CommittedChange> changes, long position) {
+    private void dispatch(List<CommittedChange> changes, boolean everyGroup, long position) {
+        long before = dispatched;
+        if (position < before) {
+            // The log restarted (a recreated database numbers its rows from 1 again): positions from
+            // before mean nothing in the new log, and every state would look older than one already
+            // offered. Every watch ends, as at shutdown, and its client watches again: a position
+            // above the new log's rows gets the state (changedSince cannot vouch for it).
+            GroupEvent.Reconnect last = new GroupEvent.Reconnect(before, "the invalidation log restarted");
+            watchersByGroup.values().forEach(watchers -> watchers.forEach(w -> w.offer(last)));
+            dispatched = position;
+            return;
+        }
         Set<Long> touched = new HashSet<>();
         for (CommittedChange change : changes) {
-            if (change.flush()) {
-                touched.addAll(watchersByGroup.keySet());
+            if (everyGroup || change.flush()) {
+                everyGroup = true;
                 break;
             }
             for (Long groupId : watchersByGroup.keySet()) {
@@ -193,7 +263,9 @@ public class GroupWatch implements DisposableBean {
                 }
             }
         }
-        long before = dispatched;
+        if (everyGroup) {
+            touched.addAll(watchersByGroup.keySet());
+        }
         List<Callable<Void>> reads = new ArrayList<>(touched.size());
         for (long groupId : touched) {
             reads.add(() -> {
@@ -207,7 +279,7 @@ public class GroupWatch implements DisposableBean {
             Thread.currentThread().interrupt();
             return;
         }
-        dispatched = Math.max(dispatched, position);
+        dispatched = position;
     }
 
     /**
@@ -289,6 +361,18 @@ public class GroupWatch implements DisposableBean {
         Watcher(long groupId, WatchSink sink) {
             this.groupId = groupId;
             this.sink = sink;
+        }
+
+        /**
+         * The state {@link GroupWatch#open} read, unless a dispatch offered one meanwhile: that one was
+         * read once the watcher was registered, after every change up to its position, and may be
+         * newer than this one at the same position (two passes report one position while a hole
+         * below stays open), which {@link #offer} would let this one replace.
+         */
+        synchronized void offerFirst(GroupEvent.Changed first) {
+            if (lastState == null) {
+                offer(first);
+            }
         }
 
         synchronized void offer(GroupEvent event) {

@@ -274,6 +274,60 @@ class GroupWatchTest {
         assertThat(client.next(e -> e instanceof GroupEvent.Heartbeat).position()).as("sent").isEqualTo(further);
     }
 
+    /**
+     * A state dispatched to a watch while its first read of the group runs is not replaced by that
+     * read: both carry the position dispatched so far when two passes report one position (a hole
+     * below stays open), and the dispatched one was read after the watcher was registered, so it is
+     * at least as new. The read is held on a table lock and the dispatch offered as the dispatcher
+     * would. Failed before: the first read's older state replaced the dispatched one unsent.
+     */
+    @Test
+    void aStateDispatchedWhileTheFirstReadRunsIsNotReplacedByIt() throws Exception {
+        GroupView group = newGroup();
+        GroupView dispatchedMeanwhile = new GroupView(group.id(), "Renamed meanwhile", group.subject(), group.description(),
+                group.capacity(), group.ownerId(), group.ownerName(), group.memberCount(), group.averageRating(),
+                group.ratingCount(), group.nextSessions(), group.version() + 1, group.createTime());
+        Recorder client = new Recorder();
+        Future<?> opening;
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+             Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
+            lock.execute("LOCK TABLES study_groups WRITE");
+            try {
+                opening = executor.submit(() -> client.watch = track(watch.open(group.id(), OptionalLong.empty(), client)));
+                Await.until("the watch's read of the group to wait for the lock", WAIT, () -> jdbc.sql(
+                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%' "
+                                + "AND INFO LIKE ?").param("%" + group.id() + "%").query(Long.class).single() > 0);
+                watch.offer(group.id(), new GroupEvent.Changed(watch.dispatched(), dispatchedMeanwhile));
+            } finally {
+                lock.execute("UNLOCK TABLES");
+            }
+            opening.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+        assertThat(client.nextChange().group().name()).isEqualTo("Renamed meanwhile");
+    }
+
+    /**
+     * A recreated log numbers its rows from 1 again, below every position a watch was told: each
+     * watch ends with a Reconnect (as at shutdown), and a new one gets the state and the changes
+     * after. Failed before: no change reached the open watch (each state looked older than the
+     * positions it had been offered), only heartbeats, until the new log's numbers passed the old.
+     */
+    @Test
+    void aWatchEndsWhenTheLogRestartsAndANewOneFollowsTheNewLog() throws Exception {
+        GroupView group = newGroup();
+        Recorder before = open(group.id(), OptionalLong.empty());
+        before.nextChange();
+
+        jdbc.sql("TRUNCATE TABLE cache_invalidations").update();  // as a recreated database would have it
+        rename(group.id(), "After the restart");
+
+        assertThat(before.next(e -> e.last() || e instanceof GroupEvent.Changed)).isInstanceOf(GroupEvent.Reconnect.class);
+        Recorder after = open(group.id(), OptionalLong.empty());
+        assertThat(after.nextChange().group().name()).isEqualTo("After the restart");
+        rename(group.id(), "Renamed again");
+        assertThat(after.nextChange(g -> g.name().equals("Renamed again")).group().name()).isEqualTo("Renamed again");
+    }
+
     @Test
     void shutdownEndsEveryWatchAndRefusesNewOnes() throws Exception {
         GroupWatch closing = new GroupWatch(groups, cache, properties);
