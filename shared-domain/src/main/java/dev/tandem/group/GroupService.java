@@ -131,12 +131,12 @@ public class GroupService {
 
     public LeaderboardView leaderboard(String subject, int limit) {
         String filter = subject == null ? "" : subject;
+        List<FieldViolation> violations = new ArrayList<>();
         if (limit < 0 || limit > MAX_LEADERBOARD_LIMIT) {
-            throw DomainException.invalid("limit", "must be between 1 and " + MAX_LEADERBOARD_LIMIT + " (0 for the default)");
+            violations.add(new FieldViolation("limit", "must be between 1 and " + MAX_LEADERBOARD_LIMIT + " (0 for the default)"));
         }
-        subjectFilterViolation(filter).ifPresent(v -> {
-            throw DomainException.invalid(v.field(), v.description());
-        });
+        subjectFilterViolation(filter).ifPresent(violations::add);
+        Validation.throwIfAny(violations);
         int size = limit == 0 ? DEFAULT_LEADERBOARD_LIMIT : limit;
         return cache.get(GroupCaches.LEADERBOARD, new LeaderboardKey(filter, size),
                 () -> Optional.of(new LeaderboardView(filter, queries.leaderboard(filter, size)))).orElseThrow();

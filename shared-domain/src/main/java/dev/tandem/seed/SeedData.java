@@ -80,9 +80,14 @@ public class SeedData {
      */
     public Counts reset(int scale) {
         Counts counts = Counts.forScale(scale);
-        truncateAll();
-        transactions.executeWithoutResult(status -> load(counts));
-        cache.flushAll("seed-reset");
+        try {
+            truncateAll();
+            transactions.executeWithoutResult(status -> load(counts));
+        } finally {
+            // Also when the load failed after the tables were emptied (TRUNCATE commits at once):
+            // the instances must not go on serving rows that are gone.
+            cache.flushAll("seed-reset");
+        }
         return counts;
     }
 
@@ -92,10 +97,14 @@ public class SeedData {
         jdbc.execute((ConnectionCallback<Void>) connection -> {
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SET FOREIGN_KEY_CHECKS = 0");
-                for (String table : List.of("ratings", "study_sessions", "group_members", "study_groups", "users")) {
-                    statement.execute("TRUNCATE TABLE " + table);
+                try {
+                    for (String table : List.of("ratings", "study_sessions", "group_members", "study_groups", "users")) {
+                        statement.execute("TRUNCATE TABLE " + table);
+                    }
+                } finally {
+                    // a pooled connection: never handed back with the checks off
+                    statement.execute("SET FOREIGN_KEY_CHECKS = 1");
                 }
-                statement.execute("SET FOREIGN_KEY_CHECKS = 1");
             }
             return null;
         });

@@ -227,6 +227,13 @@ class GroupServiceTest {
                 Set.of("owner_id"), after.version())))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
                         .extracting(FieldViolation::field).containsExactly("update_mask"));
+        // The paths named in the message's order, the same in every JVM: both services word it alike
+        // (a Set.of named them in an order that changed from one JVM to the next).
+        assertThatThrownBy(() -> groups.update(new GroupChanges(2, new GroupFields(null, null, null, 0),
+                Set.of(), after.version())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                        .extracting(FieldViolation::description)
+                        .containsExactly("must name at least one of [name, subject, description, capacity]"));
         assertThat(groups.get(2)).isEqualTo(after);
     }
 
@@ -356,6 +363,10 @@ class GroupServiceTest {
         assertThat(averages).isSortedAccordingTo((a, b) -> Double.compare(b, a));
         assertThat(groups.leaderboard("physics", 100).groups()).allSatisfy(g -> assertThat(g.subject()).isEqualTo("physics"));
         assertThatThrownBy(() -> groups.leaderboard("", 101)).isInstanceOf(DomainException.class);
+        // Every bad field named at once, as ListGroups does (the limit alone was, before).
+        assertThatThrownBy(() -> groups.leaderboard("Physics", -1))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                        .extracting(FieldViolation::field).containsExactly("limit", "subject"));
     }
 
     private long newUser(String name) {
