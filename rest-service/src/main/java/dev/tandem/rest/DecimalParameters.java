@@ -118,7 +118,7 @@ public class DecimalParameters {
                 throw new MissingPathVariableException(name, parameter);
             }
             try {
-                return Long.parseLong(value);
+                return Long.parseLong(asciiOnly(value));
             } catch (NumberFormatException e) {
                 throw new MethodArgumentTypeMismatchException(value, long.class, name, parameter, e);
             }
@@ -157,7 +157,21 @@ public class DecimalParameters {
         @Override
         public void setAsText(String text) {
             // NumberFormatException is an IllegalArgumentException: Spring reports a type mismatch.
-            setValue(text == null || text.isEmpty() ? null : parse.apply(text));
+            setValue(text == null || text.isEmpty() ? null : parse.apply(asciiOnly(text)));
         }
+    }
+
+    /**
+     * {@code text}, if it is ASCII: Java's parsers take any Unicode digit ("١٢" is 12, "１０" is 10),
+     * and a decimal here is written with 0-9 only, as gRPC's integers and every other number the API
+     * reads (a position, X-Request-Timeout) are.
+     */
+    static String asciiOnly(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) > 0x7F) {
+                throw new NumberFormatException("not an ASCII decimal: " + text);
+            }
+        }
+        return text;
     }
 }

@@ -33,8 +33,9 @@ import java.util.Map;
  * the few microseconds its 429 takes.
  *
  * <p>The actuator is never limited, so a saturated instance still answers its health probes and its
- * metrics. A request that turns into a stream (server-sent events) gives its permit back as soon as
- * the stream is set up: streams have their own limit.
+ * metrics. Nor is a request for an event stream ({@code Accept: text/event-stream}): streams have
+ * their own limit (tandem.watch.max-watchers), and gRPC's admission never limits its streaming calls
+ * either. Asking for a stream elsewhere gets a 406, which costs less than a refusal.
  */
 final class AdmissionValve extends ValveBase {
 
@@ -55,7 +56,7 @@ final class AdmissionValve extends ValveBase {
         // (a stream the server ends, an SSE emitter completing): its first pass already took and gave
         // back its permit, and a refusal now would be written into the stream it ends.
         // (Tomcat's own state: the servlet dispatcher type says ASYNC only once the dispatch reaches the servlet.)
-        if (request.getRequestURI().startsWith(managementPrefix) || request.isAsyncDispatching()) {
+        if (request.getRequestURI().startsWith(managementPrefix) || request.isAsyncDispatching() || asksForAStream(request)) {
             getNext().invoke(request, response);
             return;
         }
@@ -82,6 +83,11 @@ final class AdmissionValve extends ValveBase {
                 permit.completed();
             }
         }
+    }
+
+    private static boolean asksForAStream(Request request) {
+        String accept = request.getHeader(HttpHeaders.ACCEPT);
+        return accept != null && accept.contains(MediaType.TEXT_EVENT_STREAM_VALUE);
     }
 
     /** The problem RestErrors answers for the same DomainException, written without Spring MVC. */

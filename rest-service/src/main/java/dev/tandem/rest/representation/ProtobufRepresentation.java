@@ -1,5 +1,7 @@
 package dev.tandem.rest.representation;
 
+import com.google.api.FieldBehavior;
+import com.google.api.FieldBehaviorProto;
 import com.google.protobuf.Descriptors;
 import com.google.protobuf.FieldMask;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -102,11 +104,36 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
         return asJsonBody(requests.get(type), type);
     }
 
-    private Object asJsonBody(Message message, Class<?> type) throws IOException {
+    private Object asJsonBody(Message sent, Class<?> type) throws IOException {
+        Message message = withoutOutputOnly(sent);
         // An out-of-range time would fail inside JSON.print as an internal error: name its field instead.
         ProtoValues.checkTimestamps(message);
         checkFieldMasks(message);
         return mapper.readValue(JSON.print(message), type);
+    }
+
+    /**
+     * {@code message} without its OUTPUT_ONLY fields, at any depth. The server ignores them (AIP-203),
+     * as gRPC and the JSON body do, so a client may send back what it read; left in, a value that does
+     * not print as JSON (a time out of range) would refuse a request that ignores it.
+     */
+    private static Message withoutOutputOnly(Message message) {
+        Message.Builder builder = null;
+        for (Map.Entry<Descriptors.FieldDescriptor, Object> field : message.getAllFields().entrySet()) {
+            Descriptors.FieldDescriptor descriptor = field.getKey();
+            if (descriptor.getOptions().getExtension(FieldBehaviorProto.fieldBehavior).contains(FieldBehavior.OUTPUT_ONLY)) {
+                builder = builder == null ? message.toBuilder() : builder;
+                builder.clearField(descriptor);
+            } else if (descriptor.getJavaType() == Descriptors.FieldDescriptor.JavaType.MESSAGE && !descriptor.isRepeated()) {
+                Message nested = (Message) field.getValue();
+                Message stripped = withoutOutputOnly(nested);
+                if (stripped != nested) {
+                    builder = builder == null ? message.toBuilder() : builder;
+                    builder.setField(descriptor, stripped);
+                }
+            }
+        }
+        return builder == null ? message : builder.build();
     }
 
     /** A proto field path (snake_case, dotted) that JSON's lowerCamelCase form carries back unchanged. */

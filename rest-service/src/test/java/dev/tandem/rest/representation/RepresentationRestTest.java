@@ -152,6 +152,26 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(jdbc.sql("SELECT name FROM study_groups WHERE id = 1").query(String.class).single()).isEqualTo(name);
     }
 
+    /**
+     * Output-only fields a client sends back (a group as it was read, its times included) are ignored,
+     * as gRPC and the JSON body ignore them, even when they would not print as JSON. Failed before: a
+     * create_time with negative nanos made the protobuf twin a 400 naming group.create_time.
+     */
+    @Test
+    void outputOnlyFieldsOfAProtobufBodyAreIgnoredAsOnGrpc() throws Exception {
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        UpdateGroupRequest update = UpdateGroupRequest.newBuilder()  // the id is the path's
+                .setGroup(Group.newBuilder().setName("Renamed with its read times").setMemberCount(-3)
+                        .setCreateTime(com.google.protobuf.Timestamp.newBuilder().setSeconds(1).setNanos(-1)))
+                .setUpdateMask(FieldMask.newBuilder().addPaths("name")).setExpectedVersion(version).build();
+        HttpResponse<String> applied = send(request("/api/v1/groups/1").header("Content-Type", PROTOBUF)
+                .header("Authorization", bearer(WRITER))
+                .method("PATCH", HttpRequest.BodyPublishers.ofByteArray(update.toByteArray())));
+        assertThat(applied.statusCode()).as(applied.body()).isEqualTo(200);
+        assertThat(jdbc.sql("SELECT name FROM study_groups WHERE id = 1").query(String.class).single())
+                .isEqualTo("Renamed with its read times");
+    }
+
     // ---- gzip ----------------------------------------------------------------------------------
 
     @Test
