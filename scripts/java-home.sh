@@ -51,7 +51,8 @@ if [[ -n "$best" ]] && (( best_major >= MIN_MAJOR )); then
 fi
 
 {
-  echo "Tandem needs a JDK 21 or newer; install one, e.g. apt-get install openjdk-21-jdk / temurin-21, or set JAVA_HOME"
+  echo "Tandem needs a JDK 21 or newer; install one, or set JAVA_HOME to one. Debian 12's own packages stop at"
+  echo "  openjdk-17; Temurin 21 or 25 (Adoptium's apt repository, packages temurin-21-jdk / temurin-25-jdk) lands in /usr/lib/jvm"
   if [[ -n "$best" ]]; then echo "  (newest JDK found: $best, Java $best_major)"; fi
   if [[ -n "${JAVA_HOME:-}" ]]; then echo "  (JAVA_HOME=$JAVA_HOME is not a JDK >= $MIN_MAJOR)"; fi
 } >&2
