@@ -315,6 +315,16 @@ describe('compare runs', () => {
     expect(onlyB).toBe(0);
   });
 
+  it('pairs no cell whose key two cells of its run share, nor cells with other connections', () => {
+    // 500 users on 500 connections (A) and over 50 (B) are other measurements; a key shared in B
+    // once kept B's last cell of it, so A's cell was compared with whichever came last
+    const one = cell({ concurrency: 500, connections: 500 });
+    const multiplexed = cell({ concurrency: 500, connections: 50 });
+    expect(pairCells([one], [multiplexed]).pairs).toHaveLength(0);
+    expect(pairCells([one], [cell({ concurrency: 500, connections: 500 }), cell({ concurrency: 500, connections: 500 })]))
+      .toMatchObject({ pairs: [], onlyA: 1, onlyB: 2 });
+  });
+
   it('plots A and B side by side, each with its own interval; the table says how the intervals lie', () => {
     const spec = compareChart(pairCells(cellsOf(A), cellsOf(B)).pairs, 'p50', 's');
     expect(spec.errorBars).toBe(true);

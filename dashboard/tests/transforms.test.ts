@@ -52,10 +52,12 @@ describe('flags', () => {
     expect(allFlags(ghz)).toMatch(/^rep 1: generator used 9\d % of its 1 core \(≥ 95 %\); rep 2: .*; rep 4: /);
     expect(flagReason(hello)).toBe('rep 2: processes outside the bench used 0.31 cores (> 0.2); rep 2: generator used 97 % of its 1 core (≥ 95 %)');
     expect(isFlagged(hello)).toBe(true);
-    // other-cpu and few-samples are shown, not greyed: the bench keeps such windows in the headline
-    const informational = cell({ flags: [{ code: 'other-cpu', reason: 'o' }, { code: 'few-samples', reason: 'f' }] });
+    // other-cpu, few-samples and jit are shown, not greyed: the bench keeps such windows in the
+    // headline. (flagReason, which every view greys by, gave their reasons, so they were greyed.)
+    const informational = cell({ flags: [{ code: 'other-cpu', reason: 'o' }, { code: 'few-samples', reason: 'f' }, { code: 'jit', reason: 'j' }] });
     expect(isFlagged(informational)).toBe(false);
-    expect(flagReason(informational)).toBe('o; f');
+    expect(flagReason(informational)).toBeNull();
+    expect(allFlags(informational)).toBe('o; f; j');
     expect(isFlagged(A.cells[0])).toBe(false);
     expect(flagReason(A.cells[0])).toBeNull();
     expect(flagReason(cell({ headlineEligible: false }))).toBe('left out of the headline ratios by the bench');
@@ -102,6 +104,22 @@ describe('grouping', () => {
     expect(cellKey(cell({}))).toBe(cellKey(cell({})));
     expect(cellKey(cell({ concurrency: 1 }))).not.toBe(cellKey(cell({ concurrency: 50 })));
     expect(cellKey(cell({ model: 'open', targetRate: 1000 }))).not.toBe(cellKey(cell({ model: 'open', targetRate: 2000 })));
+    // 500 users over 50 connections, a revalidating client, a Protobuf body: other measurements
+    expect(cellKey(cell({ concurrency: 500, connections: 50 }))).not.toBe(cellKey(cell({ concurrency: 500, connections: 500 })));
+    expect(cellKey(cell({ revalidate: true }))).not.toBe(cellKey(cell({})));
+    expect(cellKey(cell({ encoding: 'protobuf' }))).not.toBe(cellKey(cell({})));
+  });
+
+  it('charts no cell that would stand for another: revalidating, multiplexed or overload cells', () => {
+    const plain = cell({ cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50 });
+    const r = resolveFilters([plain], DEFAULT_FILTERS);
+    const others = [
+      cell({ cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50, revalidate: true }),
+      cell({ cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 5 }),
+      cell({ cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50,
+        overload: { pair: 'p', step: 200, timeoutSeconds: 1, settleSeconds: 1 } }),
+    ];
+    expect(selectCells([plain, ...others], r)).toEqual([plain]);
   });
 
   it('names a tool by the wires it drove', () => {

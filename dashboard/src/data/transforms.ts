@@ -127,18 +127,23 @@ export type FilterDim = 'pageSize' | 'concurrency';
  * compressed. The charts of the other views show these cells only; the Protobuf, HTTP/2 and gzip
  * variants of a REST cell (the protocols profile's) are in the Cells table and the decomposition.
  */
-export function isDefaultBody(c: { protocol: Protocol; encoding?: string; http?: string; compression?: string }): boolean {
+export function isDefaultBody(c: { protocol: Protocol; encoding?: string; http?: string; compression?: string; revalidate?: boolean }): boolean {
   const [encoding, http] = c.protocol === 'rest' ? ['json', '1.1'] : ['protobuf', '2'];
-  return (c.encoding ?? encoding) === encoding && (c.http ?? http) === http && (c.compression ?? 'identity') === 'identity';
+  return (c.encoding ?? encoding) === encoding && (c.http ?? http) === http && (c.compression ?? 'identity') === 'identity' &&
+    c.revalidate !== true;
 }
 
 export function selectCells(cells: Cell[], r: Resolved, free: FilterDim[] = []): Cell[] {
   // traced cells (the bench's tracing dimension) are priced by their headline ratios, never charted
-  // beside the untraced service's
+  // beside the untraced service's; the charts' cells give each user a connection of its own (a
+  // multiplexed cell, users sharing fewer connections, is another measurement, in the Cells table),
+  // and overload steps have a view of their own: either would stand for a cell it is not
   return cells.filter(
     (c) =>
       isDefaultBody(c) &&
       c.tracing !== true &&
+      c.overload == null &&
+      c.connections === c.concurrency &&
       c.operation === r.operation &&
       c.model === r.model &&
       isTls(c) === r.tls &&
@@ -230,12 +235,14 @@ export function isFlagged(c: Cell): boolean {
 }
 
 /**
- * The plain-words reasons a cell is flagged (the bench's own), or null. A flag the bench repeats
- * for several windows ("rep 1: …", "rep 2: …") is given once, with how many more windows share it;
- * allFlags has every reason.
+ * Why a cell is greyed: the plain-words reasons it is flagged (the bench's own), or null when it is
+ * not flagged (isFlagged) — a cell with informational flags only is not greyed, and allFlags still
+ * gives their reasons. A flag the bench repeats for several windows ("rep 1: …", "rep 2: …") is given
+ * once, with how many more windows share it; allFlags has every reason.
  */
 export function flagReason(c: Cell): string | null {
-  return flagsSummary(c.flags) ?? (c.headlineEligible ? null : 'left out of the headline ratios by the bench');
+  if (!isFlagged(c)) return null;
+  return flagsSummary(c.flags) ?? 'left out of the headline ratios by the bench';
 }
 
 /** Flags in short: each code once ("rep 1: …"), with how many more windows share it; or null. */
@@ -282,7 +289,9 @@ export function where(cells: Cell[], match: Partial<Cell>): Cell[] {
 /** A cell's identity across runs: everything that defines the measurement, not its id. */
 export function cellKey(c: Cell): string {
   return [c.protocol, c.tool, c.transport, c.operation, c.pageSize ?? '-', c.cacheMode, c.temperature, c.model, c.concurrency,
-    c.targetRate ?? '-', isTls(c) ? 'tls' : 'plain'].join('|');
+    c.connections, c.targetRate ?? '-', isTls(c) ? 'tls' : 'plain', c.encoding ?? '-', c.http ?? '-', c.compression ?? '-',
+    c.revalidate ? 'revalidate' : '-', c.tracing ? 'traced' : '-', c.overload ? `${c.overload.pair}@${c.overload.step ?? 'capacity'}` : '-',
+  ].join('|');
 }
 
 /** Which wires a tool drove in these cells, for the Tool filter: "k6 (REST + gRPC)", "ghz (gRPC)". */

@@ -4,7 +4,7 @@ import { timelineChart } from '../data/charts/timeline';
 import { toCsv } from '../data/csv';
 import { formatInterval } from '../data/format';
 import { windowsTable } from '../data/tables';
-import { flagReason, selectCells } from '../data/transforms';
+import { flagReason, flagsSummary, selectCells } from '../data/transforms';
 import { downloadText } from '../download';
 import type { ViewProps } from './viewProps';
 
@@ -12,6 +12,7 @@ export function Timeline({ run, resolved, cellId, onCell }: ViewProps) {
   const cell = run.cells.find((c) => c.id === cellId) ?? selectCells(run.cells, resolved)[0] ?? run.cells[0];
   if (!cell) return <div className="notice">This run has no cells.</div>;
   const flag = flagReason(cell);
+  const noted = flagsSummary(cell.flags);
   const windows = windowsTable(cell);
   return (
     <>
@@ -33,7 +34,14 @@ export function Timeline({ run, resolved, cellId, onCell }: ViewProps) {
       </p>
       {flag && (
         <p className="notice warn" data-testid="cell-flagged">
-          This cell is flagged by the bench and left out of the headline ratios: {flag}
+          {cell.headlineEligible
+            ? 'Windows of this cell are flagged by the bench and left out of the headline ratios'
+            : 'This cell is flagged by the bench and left out of the headline ratios'}: {flag}
+        </p>
+      )}
+      {!flag && noted && (
+        <p className="notice" data-testid="cell-noted">
+          The bench noted (its headline ratios keep these windows): {noted}
         </p>
       )}
       <div className="grid">

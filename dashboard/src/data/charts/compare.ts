@@ -13,13 +13,21 @@ export interface CellPair {
   b: Cell;
 }
 
-/** Cells of the two runs matched by what they measured. */
+/**
+ * Cells of the two runs matched by what they measured (cellKey). A key two cells of one run share
+ * matches nothing: which of them stands for the other run's cell could not be told.
+ */
 export function pairCells(a: Cell[], b: Cell[]): { pairs: CellPair[]; onlyA: number; onlyB: number } {
-  const inB = new Map(b.map((c) => [cellKey(c), c]));
+  const once = (cells: Cell[]) => {
+    const byKey = new Map<string, Cell[]>();
+    for (const c of cells) byKey.set(cellKey(c), [...(byKey.get(cellKey(c)) ?? []), c]);
+    return new Map([...byKey].filter(([, cs]) => cs.length === 1).map(([k, cs]) => [k, cs[0]]));
+  };
+  const [inA, inB] = [once(a), once(b)];
   const pairs: CellPair[] = [];
-  for (const c of a) {
-    const other = inB.get(cellKey(c));
-    if (other) pairs.push({ key: cellKey(c), a: c, b: other });
+  for (const [key, c] of inA) {
+    const other = inB.get(key);
+    if (other) pairs.push({ key, a: c, b: other });
   }
   return { pairs, onlyA: a.length - pairs.length, onlyB: b.length - pairs.length };
 }
