@@ -8,6 +8,8 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 
 import java.io.InputStream;
 import java.util.List;
@@ -21,7 +23,8 @@ import java.util.List;
  * <p>The service's methods get a request marshaller that never throws: a failed parse yields a
  * marker, and the marker is thrown as a DomainException from the listener, where Spring gRPC's
  * exception interceptor catches it and {@link dev.tandem.grpc.error.GrpcErrors} maps it like every
- * other failure.
+ * other failure. A call that should carry one request message and carries none, or more, is refused
+ * the same way: grpc-java's unary handler would close it INTERNAL.
  */
 public final class MalformedRequests {
 
@@ -54,16 +57,23 @@ public final class MalformedRequests {
             // marker, because the listener below throws on one instead of delivering it.
             @SuppressWarnings("unchecked")
             ServerCall<Q, R> typed = (ServerCall<Q, R>) (ServerCall<?, R>) call;
-            return new RejectingListener<>(handler.startCall(typed, headers));
+            return new RejectingListener<>(handler.startCall(typed, headers), original);
         });
     }
 
-    /** What a request that did not parse becomes, instead of an exception inside grpc-java. */
-    private record Unparseable(String fullMethodName, String reason) {
+    /**
+     * What a request that did not parse becomes, instead of an exception inside grpc-java. One whose
+     * compressed bytes unzip past the inbound limit is over the limit (RESOURCE_EXHAUSTED, as the same
+     * message sent uncompressed is), not malformed: grpc-java's size check on the unzipped stream
+     * fails inside the parse.
+     */
+    private record Unparseable(String fullMethodName, String reason, boolean tooLarge) {
 
         DomainException failure() {
-            return new DomainException(ErrorCode.INVALID_ARGUMENT, "the request of " + fullMethodName
-                    + " is not a valid protobuf message: " + reason);
+            return tooLarge
+                    ? new DomainException(ErrorCode.RESOURCE_EXHAUSTED, "the request of " + fullMethodName + " is too large: " + reason)
+                    : new DomainException(ErrorCode.INVALID_ARGUMENT, "the request of " + fullMethodName
+                            + " is not a valid protobuf message: " + reason);
         }
     }
 
@@ -82,31 +92,67 @@ public final class MalformedRequests {
                 return delegate.parse(stream);
             } catch (RuntimeException e) {
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
-                return new Unparseable(fullMethodName, String.valueOf(cause.getMessage()));
+                return new Unparseable(fullMethodName, String.valueOf(cause.getMessage()), overTheLimit(e));
             }
+        }
+
+        private static boolean overTheLimit(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
     private static final class RejectingListener<Q> extends ServerCall.Listener<Object> {
 
         private final ServerCall.Listener<Q> delegate;
+        private final MethodDescriptor<?, ?> method;
+        private int messages;
+        /** The call was refused (the exception handler closed it): nothing more reaches the handler. */
+        private boolean refused;
 
-        RejectingListener(ServerCall.Listener<Q> delegate) {
+        RejectingListener(ServerCall.Listener<Q> delegate, MethodDescriptor<?, ?> method) {
             this.delegate = delegate;
+            this.method = method;
         }
 
         @Override
         @SuppressWarnings("unchecked")
         public void onMessage(Object message) {
+            if (refused) {
+                return;
+            }
             if (message instanceof Unparseable unparseable) {
-                throw unparseable.failure();
+                throw refuse(unparseable.failure());
+            }
+            if (++messages > 1 && method.getType().clientSendsOneMessage()) {
+                throw refuse(notOneMessage());
             }
             delegate.onMessage((Q) message);
         }
 
         @Override
         public void onHalfClose() {
+            if (refused) {
+                return;
+            }
+            if (messages == 0 && method.getType().clientSendsOneMessage()) {
+                throw refuse(notOneMessage());
+            }
             delegate.onHalfClose();
+        }
+
+        private DomainException notOneMessage() {
+            return new DomainException(ErrorCode.INVALID_ARGUMENT, method.getFullMethodName()
+                    + " takes exactly one request message; the call carried " + (messages == 0 ? "none" : "more"));
+        }
+
+        private DomainException refuse(DomainException failure) {
+            refused = true;
+            return failure;
         }
 
         @Override

@@ -3,19 +3,25 @@ package dev.tandem.grpc.server;
 import dev.tandem.grpc.GrpcFailure;
 import dev.tandem.grpc.GrpcIntegrationTest;
 import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.HelloServiceGrpc;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * Request bytes that are not the message the method expects, as a broken or hostile client sends
@@ -52,6 +58,59 @@ class MalformedRequestGrpcTest extends GrpcIntegrationTest {
         byte[] response = call(StudyGroupServiceGrpc.getGetGroupMethod(),
                 GetGroupRequest.newBuilder().setId(1).build().toByteArray());
         assertThat(Group.parseFrom(response).getId()).isEqualTo(1);
+    }
+
+    /**
+     * A unary call carries one request message: none, or two, is the client's mistake. grpc-java's
+     * unary handler closed such a call itself with INTERNAL ("Half-closed without a request", "Too
+     * many requests"), blaming the server (failed before: INTERNAL both times).
+     */
+    @Test
+    void aUnaryCallWithoutItsOneRequestMessageIsInvalidArgument() throws Exception {
+        byte[] one = GetGroupRequest.newBuilder().setId(1).build().toByteArray();
+        for (List<byte[]> messages : List.of(List.<byte[]>of(), List.of(one, one))) {
+            Status status = rawCall(StudyGroupServiceGrpc.getGetGroupMethod(), messages);
+            assertThat(status.getCode()).as("%d messages: %s", messages.size(), status).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            assertThat(status.getDescription()).contains("one request message");
+        }
+        assertThat(Group.parseFrom(call(StudyGroupServiceGrpc.getGetGroupMethod(), one)).getId()).isEqualTo(1);
+    }
+
+    /**
+     * A gzipped request that unzips past the inbound limit (64 KB) is over the limit, as the same
+     * request sent uncompressed is: RESOURCE_EXHAUSTED. grpc-java's size check fails inside the
+     * parse, which the malformed-bytes guard took for bytes that do not parse (failed before:
+     * INVALID_ARGUMENT).
+     */
+    @Test
+    void aCompressedRequestThatUnzipsPastTheLimitIsResourceExhaustedAsUncompressed() {
+        GetLeaderboardRequest large = GetLeaderboardRequest.newBuilder().setSubject("a".repeat(70_000)).build();
+        for (String compression : List.of("gzip", "identity")) {
+            // (uncompressed, grpc-java's deframer refuses it itself, without the service's details)
+            StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+                    () -> StudyGroupServiceGrpc.newBlockingStub(channel).withCompression(compression)
+                            .withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS).getLeaderboard(large));
+            assertThat(refused.getStatus().getCode()).as("%s: %s", compression, refused.getStatus())
+                    .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        }
+    }
+
+    /** How a call that sends {@code messages} as they are, then half-closes, ends. */
+    private Status rawCall(MethodDescriptor<?, ?> method, List<byte[]> messages) throws Exception {
+        MethodDescriptor<byte[], byte[]> raw = method.toBuilder(RAW_BYTES, RAW_BYTES).build();
+        ClientCall<byte[], byte[]> call = writerChannel().newCall(raw,
+                CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS));
+        CompletableFuture<Status> closed = new CompletableFuture<>();
+        call.start(new ClientCall.Listener<>() {
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                closed.complete(status);
+            }
+        }, new Metadata());
+        call.request(2);
+        messages.forEach(call::sendMessage);
+        call.halfClose();
+        return closed.get(deadlineSeconds() + 5, TimeUnit.SECONDS);
     }
 
     private byte[] call(MethodDescriptor<?, ?> method, byte[] request) {

@@ -17,6 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Admission control on REST ({@link AdmissionControl}), in Tomcat's pipeline: a request over the
@@ -33,9 +34,10 @@ import java.util.Map;
  * the few microseconds its 429 takes.
  *
  * <p>The actuator is never limited, so a saturated instance still answers its health probes and its
- * metrics. Nor is a request for an event stream ({@code Accept: text/event-stream}): streams have
- * their own limit (tandem.watch.max-watchers), and gRPC's admission never limits its streaming calls
- * either. Asking for a stream elsewhere gets a 406, which costs less than a refusal.
+ * metrics. Nor is a GET of an event stream's path ({@code streams}): streams have their own limit
+ * (tandem.watch.max-watchers), and gRPC's admission never limits its streaming calls either. By the
+ * path, not the Accept header: a header is the client's to send, and one naming a stream among other
+ * types would let any request past the limit.
  */
 final class AdmissionValve extends ValveBase {
 
@@ -43,11 +45,13 @@ final class AdmissionValve extends ValveBase {
 
     private final AdmissionControl admission;
     private final String managementPrefix;
+    private final Pattern streams;
 
-    AdmissionValve(AdmissionControl admission, String managementBasePath) {
+    AdmissionValve(AdmissionControl admission, String managementBasePath, Pattern streams) {
         super(true); // async supported: a stream (SSE) passes through it
         this.admission = admission;
         this.managementPrefix = managementBasePath.endsWith("/") ? managementBasePath : managementBasePath + "/";
+        this.streams = streams;
     }
 
     @Override
@@ -85,9 +89,8 @@ final class AdmissionValve extends ValveBase {
         }
     }
 
-    private static boolean asksForAStream(Request request) {
-        String accept = request.getHeader(HttpHeaders.ACCEPT);
-        return accept != null && accept.contains(MediaType.TEXT_EVENT_STREAM_VALUE);
+    private boolean asksForAStream(Request request) {
+        return "GET".equals(request.getMethod()) && streams.matcher(request.getRequestURI()).matches();
     }
 
     /** The problem RestErrors answers for the same DomainException, written without Spring MVC. */

@@ -1,6 +1,7 @@
 package dev.tandem.rest.admission;
 
 import dev.tandem.admission.AdmissionControl;
+import dev.tandem.rest.group.GroupEventsController;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.tomcat.TomcatContextCustomizer;
@@ -19,7 +20,7 @@ public class RestAdmissionConfiguration {
         // Off: no valve at all, so an unlimited request pays nothing for the feature.
         return context -> {
             if (admission.enabled()) {
-                context.getPipeline().addValve(new AdmissionValve(admission, managementBasePath));
+                context.getPipeline().addValve(new AdmissionValve(admission, managementBasePath, GroupEventsController.STREAMS));
             }
         };
     }

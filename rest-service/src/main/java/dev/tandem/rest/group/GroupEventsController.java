@@ -17,6 +17,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import java.io.IOException;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 
 /**
  * WatchGroup on the REST wire, as Server-Sent Events: {@link GroupWatch}'s events, each with
@@ -33,6 +34,9 @@ import java.util.OptionalLong;
 @Tag(name = "StudyGroupService")
 @RequestMapping("/api/v1")
 public class GroupEventsController {
+
+    /** The request paths of the watch streams, as the container sees them (admission control lets them by). */
+    public static final Pattern STREAMS = Pattern.compile("/api/v1/groups/[^/]+/events");
 
     /** The header an EventSource sends when it reconnects: the id of the last event it received. */
     public static final String LAST_EVENT_ID = "Last-Event-ID";

@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
@@ -23,7 +24,8 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Enforces {@code tandem.limits.max-request-bytes} on every request body. Tomcat limits only form
+ * Enforces {@code tandem.limits.max-request-bytes} on every request body, and refuses one sent
+ * compressed ({@link UnsupportedContentEncodingException}). Tomcat limits only form
  * posts, so without this a JSON body could be as large as a client cares to send.
  *
  * <p>A declared Content-Length above the limit is refused before a byte of the body is read. A body
@@ -53,11 +55,20 @@ public class RequestBodyLimitFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        String encoding = request.getHeader(HttpHeaders.CONTENT_ENCODING);
+        if (encoding != null && !encoding.isBlank() && !"identity".equalsIgnoreCase(encoding.strip()) && hasBody(request)) {
+            exceptionResolver.resolveException(request, response, null, new UnsupportedContentEncodingException(encoding));
+            return;
+        }
         if (request.getContentLengthLong() > maxBytes) {
             exceptionResolver.resolveException(request, response, null, new RequestBodyTooLargeException(maxBytes));
             return;
         }
         chain.doFilter(new LimitedRequest(request, maxBytes), response);
+    }
+
+    private static boolean hasBody(HttpServletRequest request) {
+        return request.getContentLengthLong() > 0 || request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null;
     }
 
     /** The request with its body stream (and a reader over it) counted against the limit. */

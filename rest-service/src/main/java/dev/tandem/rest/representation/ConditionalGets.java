@@ -56,17 +56,20 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
         if (body == null
                 || !(request instanceof ServletServerHttpRequest servletRequest)
                 || !(response instanceof ServletServerHttpResponse servletResponse)
-                || !HttpMethod.GET.matches(servletRequest.getServletRequest().getMethod())) {
-            return body;
-        }
-        String tag = forms.entityTag(body, isProtobuf(contentType));
-        if (tag == null) {
+                || !isGetOrHead(servletRequest.getServletRequest().getMethod())) {
             return body;
         }
         HttpServletRequest http = servletRequest.getServletRequest();
         HttpServletResponse servlet = servletResponse.getServletResponse();
+        // Every GET answer varies with Accept (JSON or Protobuf) and Accept-Encoding (gzip or not), a
+        // 304 too (RFC 9110 15.4.5: the 200's Vary), where Tomcat, which adds the second to what it
+        // may compress, does not: without them a cache could hand Protobuf to a JSON client.
+        servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT + ", " + HttpHeaders.ACCEPT_ENCODING);
+        String tag = forms.entityTag(body, isProtobuf(contentType));
+        if (tag == null) {
+            return body;
+        }
         servlet.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
-        servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
         if (http.getHeader(HttpHeaders.IF_NONE_MATCH) == null) {
             // What Spring's checkNotModified does for a GET without If-None-Match (it ignores
             // If-Match on a GET, and the dates when there is no Last-Modified): a 200 gets the
@@ -96,6 +99,11 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
             return null;
         }
         return body;
+    }
+
+    /** HEAD is answered as GET, its tag and its 304 included (RFC 9110 9.3.2, 13.1.2). */
+    private static boolean isGetOrHead(String method) {
+        return HttpMethod.GET.matches(method) || HttpMethod.HEAD.matches(method);
     }
 
     private static boolean namesAnyTag(HttpServletRequest http) {

@@ -135,8 +135,11 @@ class AdmissionRestTest extends RestIntegrationTest {
                     .formatted(version)).returnResult().getStatus().value());
             assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
 
+            // by its path (curl -N sends Accept: */*), and a stream named in Accept lets no other request by
+            expectProblem(http.get().uri("/api/v1/groups/{id}", 2).header("Accept", "application/json, text/event-stream")
+                    .exchange(), HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE");
             HttpRequest watch = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/groups/2/events"))
-                    .header("Accept", "text/event-stream").build();
+                    .header("Accept", "*/*").build();
             HttpResponse<InputStream> stream = HttpClient.newHttpClient().send(watch, HttpResponse.BodyHandlers.ofInputStream());
             try (InputStream events = stream.body()) {
                 assertThat(stream.statusCode()).isEqualTo(200);

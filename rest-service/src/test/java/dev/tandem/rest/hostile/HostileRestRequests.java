@@ -205,6 +205,13 @@ final class HostileRestRequests {
         cases.add(new Hostile("valid JSON with an unknown charset", op, op.method, op.validTarget(),
                 List.of("Content-Type: application/json; charset=no-such-charset"), valid, Framing.CONTENT_LENGTH,
                 Expect.unsupportedMediaType()));
+        // A compressed request body is not read (RFC 9110 15.5.16: 415, Accept-Encoding: identity):
+        // before, a body labelled gzip was read as it was (a plain one applied, a gzipped one "not JSON")
+        for (String encoding : List.of("gzip", "br", "deflate, gzip")) {
+            cases.add(new Hostile("valid JSON labelled Content-Encoding: " + encoding, op, op.method, op.validTarget(),
+                    List.of("Content-Type: " + JSON, "Content-Encoding: " + encoding), valid, Framing.CONTENT_LENGTH,
+                    new Expect(415, "INVALID_ARGUMENT", List.of(), "Content-Encoding")));
+        }
         return cases;
     }
 

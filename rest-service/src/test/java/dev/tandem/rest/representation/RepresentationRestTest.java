@@ -211,6 +211,11 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(revalidated.statusCode()).isEqualTo(304);
         assertThat(revalidated.body()).isEmpty();
         assertThat(revalidated.headers().firstValue("ETag")).hasValue(tag);
+        // a 304 carries the 200's Vary (RFC 9110 15.4.5), and an untagged answer varies as well
+        // (before: the 304 lacked Accept-Encoding, the leaderboard sent no Vary)
+        assertThat(String.join(",", revalidated.headers().allValues("Vary"))).containsIgnoringCase("Accept-Encoding");
+        assertThat(String.join(",", send(request("/api/v1/leaderboard")).headers().allValues("Vary")))
+                .containsIgnoringCase("Accept").containsIgnoringCase("Accept-Encoding");
         // a list of tags, one of them current
         assertThat(send(request("/api/v1/groups/1").header("If-None-Match", "\"other\", " + tag)).statusCode())
                 .isEqualTo(304);
@@ -220,6 +225,12 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(binaryTag).endsWith(".pb\"").isNotEqualTo(tag);
         assertThat(send(request("/api/v1/groups/1").header("Accept", PROTOBUF).header("If-None-Match", tag))
                 .statusCode()).isEqualTo(200);
+        // HEAD as GET (RFC 9110 9.3.2, 13.1.2): the same tag, and 304 for a current copy (before: a
+        // bare 200 without the tag)
+        HttpResponse<String> head = send(request("/api/v1/groups/1").method("HEAD", HttpRequest.BodyPublishers.noBody()));
+        assertThat(head.headers().firstValue("ETag")).hasValue(tag);
+        assertThat(send(request("/api/v1/groups/1").header("If-None-Match", tag)
+                .method("HEAD", HttpRequest.BodyPublishers.noBody())).statusCode()).isEqualTo(304);
     }
 
     /**
