@@ -72,9 +72,17 @@ class Shell:
         if with_curl_status:
             full_env["PATH"] = f"{self.curl_dir}:{full_env['PATH']}"
         started = time.monotonic()
-        proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=full_env, capture_output=True,
-                              text=True, timeout=timeout)
-        return Result(command, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
+        # its own process group, killed whole on a timeout: subprocess.run's timeout kills bash
+        # only, and a hung make bench or make run would leave its services and generators running
+        proc = subprocess.Popen(["bash", "-c", command], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+        return Result(command, proc.returncode, stdout, stderr, time.monotonic() - started)
 
     def start(self, command: str, log: Path) -> subprocess.Popen:
         """A long-running command (make dashboard) in its own process group."""
