@@ -1,8 +1,11 @@
 package dev.tandem.grpc.server;
 
+import io.grpc.DecompressorRegistry;
+import io.grpc.ServerBuilder;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.grpc.server.ServerBuilderCustomizer;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,6 +26,16 @@ public class GrpcServerConfiguration {
     @Bean
     VirtualThreadCallExecutor grpcServerExecutorProvider() {
         return new VirtualThreadCallExecutor();
+    }
+
+    /**
+     * gzip requests are decompressed by {@link LazyGzip}, so that bytes labelled gzip that are not
+     * gzip are the client's INVALID_ARGUMENT like any bytes that do not parse (grpc-java's own
+     * decompressor made them UNKNOWN). The TLS twin ({@code TlsExtraPort}) applies the same beans.
+     */
+    @Bean
+    <T extends ServerBuilder<T>> ServerBuilderCustomizer<T> lazyGzipRequests() {
+        return builder -> builder.decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(new LazyGzip(), true));
     }
 
     /** Closed when the context is destroyed, which is after the gRPC server has stopped. */

@@ -9,6 +9,10 @@ import dev.tandem.proto.v1.HelloServiceGrpc;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
+import io.grpc.Compressor;
+import io.grpc.CompressorRegistry;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -16,6 +20,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import org.junit.jupiter.api.Test;
 
+import java.io.OutputStream;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +98,42 @@ class MalformedRequestGrpcTest extends GrpcIntegrationTest {
             assertThat(refused.getStatus().getCode()).as("%s: %s", compression, refused.getStatus())
                     .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
         }
+    }
+
+    /**
+     * A request labelled gzip whose bytes are not gzip is bytes that do not parse: INVALID_ARGUMENT.
+     * grpc-java's gzip decompressor read the header while deframing and failed there (failed before:
+     * UNKNOWN with no message). The client here labels its plain bytes gzip.
+     */
+    @Test
+    void bytesLabelledGzipThatAreNotGzipAreInvalidArgument() throws Exception {
+        Compressor lying = new Compressor() {
+            @Override
+            public String getMessageEncoding() {
+                return "gzip";
+            }
+
+            @Override
+            public OutputStream compress(OutputStream os) {
+                return os;
+            }
+        };
+        CompressorRegistry registry = CompressorRegistry.newEmptyInstance();
+        registry.register(lying);
+        ManagedChannel lyingChannel = ManagedChannelBuilder.forTarget(channel.authority()).usePlaintext()
+                .compressorRegistry(registry).build();
+        try {
+            GrpcFailure.of(() -> StudyGroupServiceGrpc.newBlockingStub(lyingChannel).withCompression("gzip")
+                            .withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS)
+                            .getGroup(GetGroupRequest.newBuilder().setId(1).build()))
+                    .assertCode(Status.Code.INVALID_ARGUMENT);
+        } finally {
+            lyingChannel.shutdownNow();
+        }
+        // and real gzip is read as before
+        assertThat(StudyGroupServiceGrpc.newBlockingStub(channel).withCompression("gzip")
+                .withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS)
+                .getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
     }
 
     /** How a call that sends {@code messages} as they are, then half-closes, ends. */
