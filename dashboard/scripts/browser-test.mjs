@@ -44,9 +44,15 @@ function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
 
+/**
+ * The app built into a directory of its own, not dist/: make dashboard (which the README test runs
+ * while this test may) builds and serves dist/, and Vite empties its output first.
+ */
 async function buildApp() {
   const { build } = await import('vite');
-  await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
+  const outDir = mkdtempSync(join(tmpdir(), 'tandem-dashboard-'));
+  await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  return outDir;
 }
 
 /** Pixel statistics of every chart canvas on the page, read in the page. */
@@ -171,15 +177,16 @@ async function checkView(page, base, { hash, shot, charts, legend = {}, bothProt
 async function main() {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
+  let distDir = join(root, 'dist');  // with --no-build, the build already there
   if (!process.argv.includes('--no-build')) {
     console.log('building dashboard…');
-    await buildApp();
+    distDir = await buildApp();
   }
-  assert(existsSync(join(root, 'dist', 'index.html')), 'dist/index.html missing after build');
+  assert(existsSync(join(distDir, 'index.html')), `${distDir}/index.html missing after build`);
   assert(existsSync(CHROMIUM), `${CHROMIUM} not found: install Debian's chromium (scripts/deps.sh does)`);
 
   const servers = await Promise.all(
-    ['results', 'empty', 'bad-index'].map((d) => startServer({ results: join(fixtures, d), port: 0 })),
+    ['results', 'empty', 'bad-index'].map((d) => startServer({ distDir, results: join(fixtures, d), port: 0 })),
   );
   const [base, emptyBase, badIndexBase] = servers.map((s) => `http://127.0.0.1:${s.address().port}`);
   const { chromium } = await import('playwright-core');
@@ -576,6 +583,7 @@ async function main() {
     await context.close().catch(() => {});
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
     rmSync(userDataDir, { recursive: true, force: true });
+    if (distDir !== join(root, 'dist')) rmSync(distDir, { recursive: true, force: true });
   }
 }
 
