@@ -161,5 +161,22 @@ describe('overload pairs', () => {
     const flushes = rows.find((r) => r.wire === 'grpc' && r.goal.key === 'l1Flushes')!;
     expect([flushes.bound, flushes.figure, flushes.goal.status]).toEqual(['≤ 0', '2', 'not met']);
     expect(new Set(rows.map((r) => r.goal.status))).toEqual(new Set(['met', 'not met', 'undecided']));
+    // the fixture's goodput interval reaches past 1, as the older rule allowed
+    expect(rows.filter((r) => r.olderRule).every((r) => r.goal.key === 'goodputAt2xOverPeak' && r.goal.high! > 1)).toBe(true);
+  });
+
+  it('a goodput goal whose interval reaches above 1 was decided by the older rule, and says so', () => {
+    // the current rule chooses the peak in each replicate: at most 1; a run from before it could
+    // record "met" on 1 [1–1] or on an interval past 1 (README, "Under overload")
+    const goodput = (high: number) => ({
+      ...pair,
+      wires: pair.wires.map((w) => ({
+        ...w,
+        goals: w.goals.map((g) => (g.key === 'goodputAt2xOverPeak' ? { ...g, value: 0.97, low: 0.84, high, status: 'met' as const } : g)),
+      })),
+    });
+    expect(goalRows(goodput(1.15)).filter((r) => r.olderRule).map((r) => r.goal.key))
+      .toEqual(['goodputAt2xOverPeak', 'goodputAt2xOverPeak']);
+    expect(goalRows(goodput(1)).filter((r) => r.olderRule)).toEqual([]);
   });
 });

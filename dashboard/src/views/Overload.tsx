@@ -54,6 +54,7 @@ export function Overload({ run }: ViewProps) {
                   <td title={r.goal.reason ?? undefined}>
                     {r.goal.status}
                     {r.goal.reason ? ` — ${r.goal.reason}` : ''}
+                    {r.olderRule && <div className="flag-reason" data-testid="older-rule">{r.olderRule}</div>}
                   </td>
                 </tr>
               ))}
