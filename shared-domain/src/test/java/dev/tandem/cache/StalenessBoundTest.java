@@ -95,23 +95,29 @@ class StalenessBoundTest {
      * it reads) misses nothing as long as the rows it has not read yet are younger than the
      * retention: rows are numbered as they are inserted, so the next one to read is younger than the
      * last one read. It flushed once it had gone retention − bound without catching up, however
-     * young its backlog (failed before: a "log-gap" flush). Here it reads 1,000 rows every 300 ms
-     * while 5,000 a second are written for longer than its retention (6 s).
+     * young its backlog (failed before: a "log-gap" flush). Here it reads at most 1,000 rows a
+     * second (a batch a 1-s pass) while 1,250 a second are written for 21 s, longer than its
+     * retention less its bound (18 s): it can never catch up, and its backlog grows by a fifth of
+     * what is written while it reads at full speed (4 s behind at the end), by half if its passes
+     * take half a second more on a loaded machine (10 s), either way younger than the 18 s.
      */
     @Test
     void aFollowerThatStaysBehindButReadsEveryPassFlushesNothing() throws Exception {
+        Duration retention = Duration.ofSeconds(20);
+        Duration bound = Duration.ofSeconds(2);
         Instance behind = Instance.named("local-behind-" + System.nanoTime(), CacheMode.LOCAL,
-                List.of("--tandem.cache.log.poll-interval=300ms", "--tandem.cache.staleness-bound=600ms",
-                        "--tandem.cache.log.retention=6s", "--tandem.cache.log.hole-timeout=1s"));
+                List.of("--tandem.cache.log.poll-interval=1s", "--tandem.cache.staleness-bound=" + bound.toSeconds() + "s",
+                        "--tandem.cache.log.retention=" + retention.toSeconds() + "s", "--tandem.cache.log.hole-timeout=1s"));
         try {
             double flushesBefore = flushes(behind);
-            long retentionLessBound = Duration.ofSeconds(6).minusMillis(600).toMillis();
+            long retentionLessBound = retention.minus(bound).toMillis();
             byte[] harmless = Invalidation.create().add(GroupCaches.GROUP, 999_999_999L).encode();
+            int perTenth = 125;
             String insert = "INSERT INTO cache_invalidations (kind, targets) VALUES "
-                    + String.join(",", java.util.Collections.nCopies(500, "(0, ?)"));
-            Object[] rows = java.util.Collections.nCopies(500, harmless).toArray();
+                    + String.join(",", java.util.Collections.nCopies(perTenth, "(0, ?)"));
+            Object[] rows = java.util.Collections.nCopies(perTenth, harmless).toArray();
             long longestBehindMillis = 0;
-            long end = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+            long end = System.nanoTime() + retention.plusSeconds(1).toNanos();
             for (long next = System.nanoTime(); next - end < 0; next += Duration.ofMillis(100).toNanos()) {
                 behind.jdbc.sql(insert).params(rows).update();
                 longestBehindMillis = Math.max(longestBehindMillis, behind.cache.follower().lastPassAgeMillis());
@@ -120,7 +126,7 @@ class StalenessBoundTest {
             assertThat(longestBehindMillis).as("it went longer than retention - bound without catching up")
                     .isGreaterThan(retentionLessBound);
             long newest = behind.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
-            Await.until("it to catch up", Duration.ofSeconds(60), () -> behind.cache.logPosition() >= newest);
+            Await.until("it to catch up", Duration.ofSeconds(90), () -> behind.cache.logPosition() >= newest);
             assertThat(flushes(behind)).as("L1 flushes: %s", behind.cache.metrics().flushCounts()).isEqualTo(flushesBefore);
         } finally {
             // its short retention would purge rows under the other tests' instances
