@@ -202,8 +202,11 @@ public class GroupWatch implements DisposableBean {
         return watching.get();
     }
 
-    /** On the follower's thread: a pass's changes join the batch, and the dispatcher is woken unless it is already. */
-    private void taken(List<CommittedChange> changes, long position) {
+    /**
+     * On the follower's thread: a pass's changes join the batch, and the dispatcher is woken unless
+     * it is already. Package-private for GroupWatchTest, which reports a pass as the follower would.
+     */
+    void taken(List<CommittedChange> changes, long position) {
         synchronized (batch) {
             if (!batch.everyGroup) {
                 batch.changes.addAll(changes);
