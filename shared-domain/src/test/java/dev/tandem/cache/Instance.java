@@ -100,7 +100,7 @@ final class Instance {
      */
     static Instance named(String name, CacheMode mode, List<String> properties) {
         RedisTarget redis = target;
-        Instance instance = RUNNING.computeIfAbsent(redis.qualify(name), n -> start(n, mode, redis, properties));
+        Instance instance = RUNNING.computeIfAbsent(redis.qualify(name), n -> start(n, mode, redis, properties, null));
         if (instance.cache.mode() != mode) {
             throw new IllegalStateException(name + " already runs in " + instance.cache.mode());
         }
@@ -114,17 +114,13 @@ final class Instance {
      */
     static Instance withClock(String name, CacheMode mode, List<String> properties, Clock clock) {
         RedisTarget redis = target;
-        return RUNNING.computeIfAbsent(redis.qualify(name), n -> {
-            Instance instance = launch(n, mode, redis, properties, clock);
-            instance.awaitHealthy();
-            return instance;
-        });
+        return RUNNING.computeIfAbsent(redis.qualify(name), n -> start(n, mode, redis, properties, clock));
     }
 
     /** The instance every test compares against: mode none, so it reads MySQL every time. */
     static Instance reference() {
         // Mode none never asks Redis: one reference serves every target.
-        return RUNNING.computeIfAbsent("reference", n -> start(n, CacheMode.NONE, RedisTarget.DEFAULT, List.of()));
+        return RUNNING.computeIfAbsent("reference", n -> start(n, CacheMode.NONE, RedisTarget.DEFAULT, List.of(), null));
     }
 
     /** Starts {@code name} without waiting for its cache to be healthy (e.g. while Redis is down). */
@@ -133,8 +129,9 @@ final class Instance {
         return RUNNING.computeIfAbsent(redis.qualify(name), n -> launch(n, mode, redis, List.of(), null));
     }
 
-    private static Instance start(String name, CacheMode mode, RedisTarget redis, List<String> properties) {
-        Instance instance = launch(name, mode, redis, properties, null);
+    private static Instance start(String name, CacheMode mode, RedisTarget redis, List<String> properties,
+                                  @Nullable Clock clock) {
+        Instance instance = launch(name, mode, redis, properties, clock);
         instance.awaitHealthy();
         return instance;
     }

@@ -9,7 +9,9 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -114,14 +116,14 @@ class StalenessBoundTest {
             byte[] harmless = Invalidation.create().add(GroupCaches.GROUP, 999_999_999L).encode();
             int perTenth = 125;
             String insert = "INSERT INTO cache_invalidations (kind, targets) VALUES "
-                    + String.join(",", java.util.Collections.nCopies(perTenth, "(0, ?)"));
-            Object[] rows = java.util.Collections.nCopies(perTenth, harmless).toArray();
+                    + String.join(",", Collections.nCopies(perTenth, "(0, ?)"));
+            Object[] rows = Collections.nCopies(perTenth, harmless).toArray();
             long longestBehindMillis = 0;
             long end = System.nanoTime() + retention.plusSeconds(1).toNanos();
             for (long next = System.nanoTime(); next - end < 0; next += Duration.ofMillis(100).toNanos()) {
                 behind.jdbc.sql(insert).params(rows).update();
                 longestBehindMillis = Math.max(longestBehindMillis, behind.cache.follower().lastPassAgeMillis());
-                java.util.concurrent.locks.LockSupport.parkNanos(next + Duration.ofMillis(100).toNanos() - System.nanoTime());
+                LockSupport.parkNanos(next + Duration.ofMillis(100).toNanos() - System.nanoTime());
             }
             assertThat(longestBehindMillis).as("it went longer than retention - bound without catching up")
                     .isGreaterThan(retentionLessBound);

@@ -90,7 +90,9 @@ final class AdmissionValve extends ValveBase {
     }
 
     private boolean asksForAStream(Request request) {
-        return "GET".equals(request.getMethod()) && streams.matcher(request.getRequestURI()).matches();
+        // the suffix first: every admitted request asks, and most are not streams
+        String uri = request.getRequestURI();
+        return uri.endsWith("/events") && "GET".equals(request.getMethod()) && streams.matcher(uri).matches();
     }
 
     /** The problem RestErrors answers for the same DomainException, written without Spring MVC. */

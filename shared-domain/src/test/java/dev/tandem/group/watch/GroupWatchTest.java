@@ -179,23 +179,11 @@ class GroupWatchTest {
         witness.nextChange();
         long unknown = 900_000_000L + System.nanoTime() % 1_000_000L;
         Recorder refused = new Recorder();
-        Future<?> opening;
-        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-             Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
-            lock.execute("LOCK TABLES study_groups WRITE");
-            try {
-                opening = executor.submit(() -> track(watch.open(unknown, OptionalLong.empty(), refused)));
-                // The connector sends the id as a literal, so this finds the watch's own read.
-                Await.until("the watch's read of the group to wait for the lock", WAIT, () -> jdbc.sql(
-                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%' "
-                                + "AND INFO LIKE ?").param("%" + unknown + "%").query(Long.class).single() > 0);
-                witness.events.clear();
-                witness.next(e -> e instanceof GroupEvent.Heartbeat);
-                witness.next(e -> e instanceof GroupEvent.Heartbeat);
-            } finally {
-                lock.execute("UNLOCK TABLES");
-            }
-        }
+        Future<?> opening = openWhileItsReadWaits(unknown, refused, () -> {
+            witness.events.clear();
+            witness.next(e -> e instanceof GroupEvent.Heartbeat);
+            witness.next(e -> e instanceof GroupEvent.Heartbeat);
+        });
 
         assertThatThrownBy(() -> opening.get(WAIT.toSeconds(), TimeUnit.SECONDS)).cause()
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
@@ -288,21 +276,9 @@ class GroupWatchTest {
                 group.capacity(), group.ownerId(), group.ownerName(), group.memberCount(), group.averageRating(),
                 group.ratingCount(), group.nextSessions(), group.version() + 1, group.createTime());
         Recorder client = new Recorder();
-        Future<?> opening;
-        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-             Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
-            lock.execute("LOCK TABLES study_groups WRITE");
-            try {
-                opening = executor.submit(() -> client.watch = track(watch.open(group.id(), OptionalLong.empty(), client)));
-                Await.until("the watch's read of the group to wait for the lock", WAIT, () -> jdbc.sql(
-                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%' "
-                                + "AND INFO LIKE ?").param("%" + group.id() + "%").query(Long.class).single() > 0);
-                watch.offer(group.id(), new GroupEvent.Changed(watch.dispatched(), dispatchedMeanwhile));
-            } finally {
-                lock.execute("UNLOCK TABLES");
-            }
-            opening.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        }
+        openWhileItsReadWaits(group.id(), client,
+                () -> watch.offer(group.id(), new GroupEvent.Changed(watch.dispatched(), dispatchedMeanwhile)))
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(client.nextChange().group().name()).isEqualTo("Renamed meanwhile");
     }
 
@@ -383,6 +359,36 @@ class GroupWatchTest {
         Recorder recorder = new Recorder();
         recorder.watch = track(watch.open(groupId, since, recorder));
         return recorder;
+    }
+
+    /** What a test does while a watch's open waits. */
+    @FunctionalInterface
+    private interface Meanwhile {
+        void run() throws Exception;
+    }
+
+    /**
+     * Opens a watch of {@code groupId} into {@code client} on a thread of its own while study_groups
+     * is locked, runs {@code meanwhile} once the open's read of the group waits for the lock, then
+     * lets the read go. Returns the open, ended (done or failed).
+     */
+    private Future<?> openWhileItsReadWaits(long groupId, Recorder client, Meanwhile meanwhile) throws Exception {
+        Future<?> opening;
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+             Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
+            lock.execute("LOCK TABLES study_groups WRITE");
+            try {
+                opening = executor.submit(() -> client.watch = track(watch.open(groupId, OptionalLong.empty(), client)));
+                // The connector sends the id as a literal, so this finds the watch's own read.
+                Await.until("the watch's read of the group to wait for the lock", WAIT, () -> jdbc.sql(
+                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%' "
+                                + "AND INFO LIKE ?").param("%" + groupId + "%").query(Long.class).single() > 0);
+                meanwhile.run();
+            } finally {
+                lock.execute("UNLOCK TABLES");
+            }
+        }
+        return opening;
     }
 
     private GroupWatch.Watch track(GroupWatch.Watch w) {
