@@ -5,10 +5,13 @@ import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.jdbc.support.KeyHolder;
 
 import javax.sql.DataSource;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -41,11 +44,22 @@ final class InvalidationLog {
      * One row. {@code invalidation} is null for a row this build cannot read (treated as a flush);
      * {@code age}: how long before the read that returned it the row was inserted.
      */
-    record Entry(long seq, Kind kind, Invalidation invalidation, Duration age) {
+    record Entry(Appended row, Kind kind, Invalidation invalidation, Duration age) {
+        long seq() {
+            return row.seq();
+        }
+    }
+
+    /**
+     * A row as its relay marker names it: its number, and the random token its writer drew, which
+     * its marker in Redis holds (V3): numbers are handed out again once the log restarts, tokens
+     * tell the rows apart.
+     */
+    record Appended(long seq, long relayToken) {
     }
 
     /** The columns {@link #entry} reads, the row's age by the database's clock. */
-    private static final String ENTRY_COLUMNS = "seq, kind, targets, TIMESTAMPDIFF(MICROSECOND, created_at, NOW(6))";
+    private static final String ENTRY_COLUMNS = "seq, relay_token, kind, targets, TIMESTAMPDIFF(MICROSECOND, created_at, NOW(6))";
 
     private final JdbcClient transactional;
     private final JdbcClient follower;
@@ -58,13 +72,14 @@ final class InvalidationLog {
         this.catalog = catalog;
     }
 
-    /** Appends one row; inside the caller's transaction when there is one. Returns its seq. */
-    long append(Kind kind, Invalidation invalidation) {
+    /** Appends one row; inside the caller's transaction when there is one. */
+    Appended append(Kind kind, Invalidation invalidation) {
         KeyHolder key = new GeneratedKeyHolder();
-        transactional.sql("INSERT INTO cache_invalidations (kind, targets) VALUES (?, ?)")
-                .params(kind.ordinal(), invalidation.encode())
+        long token = ThreadLocalRandom.current().nextLong();
+        transactional.sql("INSERT INTO cache_invalidations (kind, targets, relay_token) VALUES (?, ?, ?)")
+                .params(kind.ordinal(), invalidation.encode(), token)
                 .update(key, "seq");
-        return key.getKeyAs(Number.class).longValue();
+        return new Appended(key.getKeyAs(Number.class).longValue(), token);
     }
 
     /**
@@ -94,7 +109,7 @@ final class InvalidationLog {
         return follower.sql("SELECT " + ENTRY_COLUMNS + " FROM cache_invalidations WHERE seq > ?" + holes
                         + " ORDER BY seq LIMIT ?")
                 .params(after, limit)
-                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getLong(4)))
+                .query((rs, row) -> entry(rs))
                 .list();
     }
 
@@ -115,7 +130,7 @@ final class InvalidationLog {
             List<Entry> rows = transactional.sql("SELECT " + ENTRY_COLUMNS + " FROM cache_invalidations "
                             + "WHERE seq > ? ORDER BY seq LIMIT 1000")
                     .param(from)
-                    .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getLong(4)))
+                    .query((rs, row) -> entry(rs))
                     .list();
             for (Entry e : rows) {
                 if (CommittedChange.of(e).touches(cache, key)) {
@@ -136,7 +151,7 @@ final class InvalidationLog {
         }
         return follower.sql("SELECT " + ENTRY_COLUMNS + " FROM cache_invalidations WHERE seq IN ("
                         + seqs.stream().map(String::valueOf).collect(Collectors.joining(",")) + ") ORDER BY seq")
-                .query((rs, row) -> entry(rs.getLong(1), rs.getInt(2), rs.getBytes(3), rs.getLong(4)))
+                .query((rs, row) -> entry(rs))
                 .list();
     }
 
@@ -177,7 +192,13 @@ final class InvalidationLog {
         return TimeUnit.NANOSECONDS.toMicros(d.toNanos());
     }
 
-    private Entry entry(long seq, int kind, byte[] targets, long ageMicros) {
+    /** One row of {@link #ENTRY_COLUMNS}. */
+    private Entry entry(ResultSet rs) throws SQLException {
+        long seq = rs.getLong(1);
+        long token = rs.getLong(2);
+        int kind = rs.getInt(3);
+        byte[] targets = rs.getBytes(4);
+        long ageMicros = rs.getLong(5);
         Kind k = kind == Kind.FLUSH.ordinal() ? Kind.FLUSH : Kind.INVALIDATE;
         Invalidation invalidation;
         try {
@@ -185,13 +206,13 @@ final class InvalidationLog {
         } catch (IllegalArgumentException e) {
             invalidation = null;
         }
-        return new Entry(seq, invalidation == null ? Kind.FLUSH : k, invalidation, Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(ageMicros)));
+        return new Entry(new Appended(seq, token), invalidation == null ? Kind.FLUSH : k, invalidation, Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(ageMicros)));
     }
 
-    static List<Long> seqs(List<Entry> entries) {
-        List<Long> out = new ArrayList<>(entries.size());
+    static List<Appended> rows(List<Entry> entries) {
+        List<Appended> out = new ArrayList<>(entries.size());
         for (Entry e : entries) {
-            out.add(e.seq());
+            out.add(e.row());
         }
         return out;
     }

@@ -3,6 +3,7 @@ package dev.tandem.cache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -219,16 +220,18 @@ final class L2Tier {
     /**
      * Writes a log row's L2 part — its tombstones and dropped generations, or for a flush row the
      * whole keyspace deleted — and then the row's marker, which tells every follower that this row
-     * needs no relay. Throws {@link RedisGateway.Unavailable}: the row is then relayed later.
+     * needs no relay. The marker holds the row's token, so that it stands for this row and not for
+     * another the log numbers alike after a restart. Throws {@link RedisGateway.Unavailable}: the
+     * row is then relayed later.
      */
-    void relay(long seq, InvalidationLog.Kind kind, Invalidation invalidation) {
+    void relay(InvalidationLog.Appended row, InvalidationLog.Kind kind, Invalidation invalidation) {
         if (kind == InvalidationLog.Kind.FLUSH) {
             flush();
-            redis.set(markerKey(seq), new byte[]{1}, markerTtlMs);
+            redis.set(markerKey(row.seq()), markerValue(row), markerTtlMs);
             return;
         }
         redis.invalidateAndMark(tombstoneKeys(invalidation), generationKeys(invalidation), newClaim(),
-                tombstoneTtlMs(), markerKey(seq), markerTtlMs);
+                tombstoneTtlMs(), markerKey(row.seq()), markerValue(row), markerTtlMs);
     }
 
     /**
@@ -238,7 +241,7 @@ final class L2Tier {
      */
     void invalidateUnmarked(Invalidation invalidation) {
         redis.invalidateAndMark(tombstoneKeys(invalidation), generationKeys(invalidation), newClaim(),
-                tombstoneTtlMs(), null, markerTtlMs);
+                tombstoneTtlMs(), null, null, markerTtlMs);
     }
 
     /**
@@ -252,13 +255,25 @@ final class L2Tier {
         redis.expire(markerKey(seq), markerTtlMs);
     }
 
-    /** Per seq, whether its row's marker is in Redis (its relay is done). One round trip. */
-    List<Boolean> relayed(List<Long> seqs) {
-        List<String> keys = new ArrayList<>(seqs.size());
-        for (long seq : seqs) {
-            keys.add(markerKey(seq));
+    /**
+     * Per row, whether its marker is in Redis (its relay is done): a marker under its number that
+     * holds its token, not another row's. One round trip.
+     */
+    List<Boolean> relayed(List<InvalidationLog.Appended> rows) {
+        List<String> keys = new ArrayList<>(rows.size());
+        for (InvalidationLog.Appended row : rows) {
+            keys.add(markerKey(row.seq()));
         }
-        return redis.exist(keys);
+        List<byte[]> found = redis.values(keys);
+        List<Boolean> out = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            out.add(Arrays.equals(found.get(i), markerValue(rows.get(i))));
+        }
+        return out;
+    }
+
+    private static byte[] markerValue(InvalidationLog.Appended row) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(row.relayToken()).array();
     }
 
     /**

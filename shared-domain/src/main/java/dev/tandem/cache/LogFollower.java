@@ -256,7 +256,7 @@ final class LogFollower {
         }
         List<Boolean> relayed;
         try {
-            relayed = l2.relayed(InvalidationLog.seqs(entries));
+            relayed = l2.relayed(InvalidationLog.rows(entries));
         } catch (RedisGateway.Unavailable e) {
             for (InvalidationLog.Entry entry : entries) {
                 pendingRelays.add(entry.seq());
@@ -272,7 +272,7 @@ final class LogFollower {
 
     private void relay(InvalidationLog.Entry e) {
         try {
-            l2.relay(e.seq(), e.kind(), e.invalidation() == null ? Invalidation.create() : e.invalidation());
+            l2.relay(e.row(), e.kind(), e.invalidation() == null ? Invalidation.create() : e.invalidation());
             metrics.relayedForOthers.increment();
             pendingRelays.remove(e.seq());
         } catch (RedisGateway.Unavailable ex) {
@@ -341,7 +341,7 @@ final class LogFollower {
             // that relayed it or found it relayed.
             batch.stream().filter(s -> rows.stream().noneMatch(r -> r.seq() == s)).forEach(pendingRelays::remove);
             try {
-                List<Boolean> relayed = l2.relayed(InvalidationLog.seqs(rows));
+                List<Boolean> relayed = l2.relayed(InvalidationLog.rows(rows));
                 for (int i = 0; i < rows.size(); i++) {
                     if (relayed.get(i)) {
                         pendingRelays.remove(rows.get(i).seq());
@@ -375,7 +375,7 @@ final class LogFollower {
                 if (rows.isEmpty()) {
                     break;
                 }
-                List<Boolean> relayed = l2.relayed(InvalidationLog.seqs(rows));
+                List<Boolean> relayed = l2.relayed(InvalidationLog.rows(rows));
                 for (int i = 0; i < rows.size(); i++) {
                     if (!relayed.get(i)) {
                         relay(rows.get(i));

@@ -88,7 +88,7 @@ final class RedisGateway {
 
     // KEYS: ARGV[1] entries to tombstone, then ARGV[2] generation keys to drop, then ARGV[3] marker
     // keys to set (0 or 1). ARGV[4] the tombstone, ARGV[5] its TTL (ms), ARGV[6] the marker's TTL
-    // (ms). One atomic step, so a marker is never there without its row's tombstones (on one Redis,
+    // (ms), ARGV[7] the marker's value (the row's token). One atomic step, so a marker is never there without its row's tombstones (on one Redis,
     // and in the replication stream a replica applies in order).
     private static final RedisScript<Long> INVALIDATE_AND_MARK = RedisScript.of("""
             local tombstones = tonumber(ARGV[1])
@@ -101,7 +101,7 @@ final class RedisGateway {
               redis.call('DEL', KEYS[i])
             end
             for i = tombstones + generations + 1, tombstones + generations + markers do
-              redis.call('SET', KEYS[i], '1', 'PX', ARGV[6])
+              redis.call('SET', KEYS[i], ARGV[7], 'PX', ARGV[6])
             end
             return 0
             """, Long.class);
@@ -160,14 +160,16 @@ final class RedisGateway {
 
     /**
      * Tombstones {@code tombstoneKeys}, deletes {@code generationKeys}, then sets {@code markerKey}
-     * (when not null): atomically on one Redis, one script per slot with the marker last on a cluster.
+     * to {@code markerValue} (when not null): atomically on one Redis, one script per slot with the
+     * marker last on a cluster.
      */
     void invalidateAndMark(List<String> tombstoneKeys, List<String> generationKeys, byte[] tombstone,
-                           long tombstoneTtlMs, String markerKey, long markerTtlMs) {
+                           long tombstoneTtlMs, String markerKey, byte[] markerValue, long markerTtlMs) {
         List<String> markers = markerKey == null ? List.of() : List.of(markerKey);
+        Marking marking = new Marking(tombstone, tombstoneTtlMs, markerValue == null ? new byte[0] : markerValue,
+                markerTtlMs);
         if (!cluster) {
-            call("invalidate", () -> invalidate(new SlotBatch(tombstoneKeys, generationKeys, markers), tombstone,
-                    tombstoneTtlMs, markerTtlMs));
+            call("invalidate", () -> invalidate(new SlotBatch(tombstoneKeys, generationKeys, markers), marking));
             return;
         }
         // One script per slot, the marker's slot last (see the class comment).
@@ -181,12 +183,12 @@ final class RedisGateway {
         SlotBatch last = markerKey == null ? null : bySlot.remove(ClusterSlotHashUtil.calculateSlot(markerKey));
         call("invalidate", () -> {
             for (SlotBatch batch : bySlot.values()) {
-                invalidate(batch, tombstone, tombstoneTtlMs, markerTtlMs);
+                invalidate(batch, marking);
             }
             if (markerKey != null) {
                 SlotBatch withMarker = last == null ? new SlotBatch() : last;
                 withMarker.markers.add(markerKey);
-                invalidate(withMarker, tombstone, tombstoneTtlMs, markerTtlMs);
+                invalidate(withMarker, marking);
             }
             return null;
         });
@@ -209,7 +211,11 @@ final class RedisGateway {
         }
     }
 
-    private Long invalidate(SlotBatch batch, byte[] tombstone, long tombstoneTtlMs, long markerTtlMs) {
+    /** What one invalidation writes: the tombstone and the marker's value, each with its time to live. */
+    private record Marking(byte[] tombstone, long tombstoneTtlMs, byte[] markerValue, long markerTtlMs) {
+    }
+
+    private Long invalidate(SlotBatch batch, Marking marking) {
         List<String> keys = new ArrayList<>(batch.tombstones);
         keys.addAll(batch.generations);
         keys.addAll(batch.markers);
@@ -217,20 +223,24 @@ final class RedisGateway {
             return 0L;
         }
         return run(INVALIDATE_AND_MARK, keys, bytes(batch.tombstones.size()), bytes(batch.generations.size()),
-                bytes(batch.markers.size()), tombstone, bytes(tombstoneTtlMs), bytes(markerTtlMs));
+                bytes(batch.markers.size()), marking.tombstone(), bytes(marking.tombstoneTtlMs()),
+                bytes(marking.markerTtlMs()), marking.markerValue());
     }
 
-    /** Which of {@code keys} exist (one MGET; the keys must share a slot on a cluster). */
-    List<Boolean> exist(List<String> keys) {
+    /**
+     * The values of {@code keys}, null where a key is missing (one MGET; the keys must share a slot
+     * on a cluster).
+     */
+    List<byte[]> values(List<String> keys) {
         if (keys.isEmpty()) {
             return List.of();
         }
         List<byte[]> values = call("markers", () -> redis.opsForValue().multiGet(keys));
-        List<Boolean> out = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            out.add(values != null && values.get(i) != null);
+        if (values == null) {
+            // Only inside a pipeline or transaction, which the gateway never opens.
+            throw new IllegalStateException("MGET answered nothing");
         }
-        return out;
+        return values;
     }
 
     void set(String key, byte[] value, long ttlMs) {

@@ -68,8 +68,7 @@ final class WritePath {
             catalog.require(target.cache());
         }
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-            long seq = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
-            committed(seq, invalidation, true);
+            committed(invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation), invalidation, true);
             return;
         }
         if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
@@ -91,19 +90,19 @@ final class WritePath {
         if (mode == CacheMode.NONE) {
             return;
         }
-        long seq = invalidationLog.append(InvalidationLog.Kind.FLUSH, Invalidation.create());
+        InvalidationLog.Appended row = invalidationLog.append(InvalidationLog.Kind.FLUSH, Invalidation.create());
         metrics.invalidationsSent.increment();
         // L2 before L1, for the same reason as invalidations: L1 must not refill from old L2.
         if (l2 != null) {
             try {
-                l2.relay(seq, InvalidationLog.Kind.FLUSH, Invalidation.create());
+                l2.relay(row, InvalidationLog.Kind.FLUSH, Invalidation.create());
             } catch (RedisGateway.Unavailable e) {
                 metrics.invalidationsFailed.increment();
-                follower.relayPending(seq);
+                follower.relayPending(row.seq());
             }
         }
         follower.flushL1(reason);
-        follower.appliedByWriter(seq);
+        follower.appliedByWriter(row.seq());
     }
 
     /**
@@ -114,13 +113,14 @@ final class WritePath {
      * every follower that reads the row, once it is visible, relays and applies it again (a rolled-back
      * row never appears, and costs the misses of this invalidation only).
      */
-    private void committed(long seq, Invalidation invalidation, boolean known) {
+    private void committed(InvalidationLog.Appended row, Invalidation invalidation, boolean known) {
+        long seq = row.seq();
         metrics.invalidationsSent.increment();
         try {
             if (l2 != null) {
                 try {
                     if (known) {
-                        l2.relay(seq, InvalidationLog.Kind.INVALIDATE, invalidation);
+                        l2.relay(row, InvalidationLog.Kind.INVALIDATE, invalidation);
                     } else {
                         l2.invalidateUnmarked(invalidation);
                     }
@@ -151,7 +151,7 @@ final class WritePath {
      */
     private final class PendingInvalidation implements TransactionSynchronization {
         final Invalidation invalidation = Invalidation.create();
-        private long seq;
+        private InvalidationLog.Appended row;
         /** {@link AmbiguousCommits#count()} just before the commit (or rollback) began. */
         private long ambiguousCommitsBefore;
 
@@ -167,7 +167,7 @@ final class WritePath {
 
         @Override
         public void beforeCommit(boolean readOnly) {
-            seq = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
+            row = invalidationLog.append(InvalidationLog.Kind.INVALIDATE, invalidation);
         }
 
         @Override
@@ -180,11 +180,11 @@ final class WritePath {
             try {
                 boolean ambiguous = status == STATUS_UNKNOWN
                         || status == STATUS_ROLLED_BACK && AmbiguousCommits.count() != ambiguousCommitsBefore;
-                if (ambiguous && seq != 0) {
+                if (ambiguous && row != null) {
                     log.warn("The commit's outcome is unknown (it may have been applied): invalidating {}", invalidation);
                 }
-                if ((status == STATUS_COMMITTED || ambiguous) && seq != 0) {
-                    committed(seq, invalidation, !ambiguous);
+                if ((status == STATUS_COMMITTED || ambiguous) && row != null) {
+                    committed(row, invalidation, !ambiguous);
                 }
             } finally {
                 TransactionSynchronizationManager.unbindResourceIfPossible(WritePath.this);

@@ -155,6 +155,45 @@ class RedisOutageTest {
         assertThat(a.groups.get(1)).isEqualTo(reference.groups.get(1));
     }
 
+    /**
+     * A log that restarted (a recreated database, its log emptied) hands out the numbers of the
+     * old one again, while Redis keeps the old rows' markers for twice the retention. A marker names
+     * the row it stands for, not only its number: the one an earlier row of the same number left
+     * does not stop the relay of a write its writer could not relay. Failed before: the followers
+     * found the old marker for A's row, relayed nothing, and L2 kept the old group.
+     */
+    @Test
+    void aMarkerAnEarlierLogLeftUnderTheSameNumberDoesNotStopTheRelay() {
+        Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
+        Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
+        Instance reference = Instance.reference();
+        a.resetData();
+        a.awaitHealthy();
+        b.awaitHealthy();
+        GroupView old = b.groups.get(1);
+        assertThat(b.cache.l2().read(GroupCaches.GROUP, 1L).value).isEqualTo(old);
+        // What the earlier log's rows of the next numbers left (this test's instances alone write here).
+        long newest = newestRow(a);
+        for (long seq = newest + 1; seq <= newest + 100; seq++) {
+            b.cache.redis().set(b.cache.l2().markerKey(seq), new byte[]{1}, Duration.ofMinutes(5).toMillis());
+        }
+        try {
+            a.cache.redis().breaker().transitionToForcedOpenState();
+            a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+            assertThat(newestRow(a)).as("A's row took one of the numbers marked").isLessThanOrEqualTo(newest + 100);
+            GroupView fresh = reference.groups.get(1);
+            assertThat(Await.within(b.cache.stalenessBound().multipliedBy(4), () -> {
+                L2Tier.Seen<GroupView> inL2 = b.cache.l2().read(GroupCaches.GROUP, 1L);
+                return inL2.value == null || inL2.value.equals(fresh);
+            })).as("the old value left L2, relayed by another instance: %s",
+                    b.cache.l2().read(GroupCaches.GROUP, 1L).value).isTrue();
+        } finally {
+            a.cache.redis().breaker().transitionToClosedState();
+        }
+        a.awaitHealthy();
+        assertThat(a.groups.get(1)).isEqualTo(reference.groups.get(1));
+    }
+
     /** Rows relayed by the followers of every running instance but {@code b}. */
     private static double relayedByOthers(Instance b) {
         return Instance.runningWithCache().stream().filter(i -> i != b)
