@@ -38,7 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * event stream holds no permit.
  */
 @TestPropertySource(properties = {"tandem.admission.enabled=true", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
-        "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s",
+        "tandem.admission.min-limit=1", "tandem.admission.max-limit=1",
+        // a delay of no whole seconds: Retry-After rounds it up, as the rate limit's does (gRPC's
+        // RetryInfo says 2.5 s)
+        "tandem.admission.retry-after=2500ms",
         // a rate limit for one test's own client: the others call as the writer, exempt
         "tandem.rate-limit.enabled=true", "tandem.rate-limit.requests-per-second=0.001", "tandem.rate-limit.burst=3",
         "tandem.rate-limit.exempt-subjects=" + DevTokens.DEV_SUBJECT})
@@ -68,6 +71,7 @@ class AdmissionRestTest extends RestIntegrationTest {
             expectProblem(get("/api/v1/groups/{id}", 2), HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE")
                     .jsonPath("$.detail").value((String detail) -> assertThat(detail).contains("limit of 1 requests in flight"))
                     .jsonPath("$.metadata.limit").isEqualTo("1");
+            // 2.5 s rounded up: a client that waits the whole seconds it is told waits long enough
             get("/api/v1/groups/{id}", 2).expectHeader().valueEquals(HttpHeaders.RETRY_AFTER, "3")
                     // Not ours: Tomcat ends an HTTP/1.1 connection after every 503 (and 400, 500, ...),
                     // so each refusal costs the client a new connection (README, "What a refusal costs").
