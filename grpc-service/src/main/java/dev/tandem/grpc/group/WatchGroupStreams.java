@@ -18,6 +18,7 @@ import org.springframework.stereotype.Component;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * WatchGroup on the gRPC wire: {@link GroupWatch}'s events as WatchGroupResponse messages. A failure
@@ -27,7 +28,8 @@ import java.util.Map;
  *
  * <p>Flow control: the watch sends only while the call is ready (the client's HTTP/2 window has
  * room) and keeps one pending event meanwhile, so a slow client holds one message here, never a
- * queue; grpc-java's onReady resumes it. A cancelled call frees the watch. No request deadline
+ * queue; grpc-java's onReady resumes it. A cancelled call frees the watch, and so does a client that
+ * takes nothing for {@code tandem.watch.stall-timeout}: its call ends with UNAVAILABLE. No request deadline
  * applies after the start: CallDeadlineInterceptor's deadline only bounds the SQL the handler runs,
  * and the events are read on the watch's own threads.
  */
@@ -67,11 +69,24 @@ class WatchGroupStreams {
                     call.onNext(message.setDeleted(GroupDeleted.newBuilder().setId(deleted.groupId())).build());
                     call.onCompleted();
                 }
-                case GroupEvent.Reconnect reconnect -> call.onError(GrpcErrors.toStatusException(new DomainException(
-                        ErrorCode.UNAVAILABLE, reconnect.reason() + "; watch again with since=" + reconnect.position(),
-                        List.of(), null, null, Duration.ZERO, Map.of("position", Long.toString(reconnect.position())),
-                        null)));
+                case GroupEvent.Reconnect reconnect -> call.onError(watchAgain(reconnect.reason(),
+                        OptionalLong.of(reconnect.position())));
             }
+        }
+
+        @Override
+        public void stalled(OptionalLong resumeFrom) {
+            // The watch's place is free already; the status waits behind the messages the client has
+            // not read (HTTP/2 keeps a stream's frames in order), so it learns why once it reads again.
+            call.onError(watchAgain("the client took no message for tandem.watch.stall-timeout", resumeFrom));
+        }
+
+        /** UNAVAILABLE naming where to watch again from (ErrorInfo metadata {@code position}), if anywhere. */
+        private static Exception watchAgain(String reason, OptionalLong position) {
+            return GrpcErrors.toStatusException(new DomainException(ErrorCode.UNAVAILABLE,
+                    reason + (position.isPresent() ? "; watch again with since=" + position.getAsLong() : "; watch again"),
+                    List.of(), null, null, Duration.ZERO,
+                    position.isPresent() ? Map.of("position", Long.toString(position.getAsLong())) : Map.of(), null));
         }
     }
 }

@@ -315,7 +315,11 @@ public class GroupWatch implements DisposableBean {
 
     private void heartbeat() {
         GroupEvent.Heartbeat beat = new GroupEvent.Heartbeat(dispatched);
-        watchersByGroup.values().forEach(watchers -> watchers.forEach(w -> w.offer(beat)));
+        long now = System.nanoTime();
+        watchersByGroup.values().forEach(watchers -> watchers.forEach(w -> {
+            w.endIfStalled(now);
+            w.offer(beat);
+        }));
     }
 
     /**
@@ -354,6 +358,10 @@ public class GroupWatch implements DisposableBean {
         private boolean sending;
         private boolean lastOffered;
         private boolean ended;
+        /** The position of the last event sent, -1 before the first. */
+        private long sentPosition = -1;
+        /** When the sender last found an event waiting and the client not ready (System.nanoTime); 0: it was not. */
+        private long stalledSince;
         /**
          * False while {@link GroupWatch#open} still reads the group: what is offered meanwhile (a
          * heartbeat, a change) waits as the pending event, so a watch that open refuses (unknown
@@ -434,14 +442,21 @@ public class GroupWatch implements DisposableBean {
                 GroupEvent event;
                 synchronized (this) {
                     if (ended || pending == null || !sink.ready()) {
+                        if (!ended && pending != null && stalledSince == 0) {
+                            stalledSince = System.nanoTime() | 1; // never 0
+                        }
                         sending = false;
                         return;
                     }
                     event = pending;
                     pending = null;
+                    stalledSince = 0;
                 }
                 try {
                     sink.send(event);
+                    synchronized (this) {
+                        sentPosition = Math.max(sentPosition, event.position());
+                    }
                 } catch (Exception e) {
                     log.debug("Watch of group {} ended: the client is gone ({})", groupId, e.toString());
                     cancel();
@@ -459,6 +474,33 @@ public class GroupWatch implements DisposableBean {
             sendPending();
         }
 
+        /**
+         * Ends the watch when an event has waited {@code stall-timeout} for a client that takes none
+         * (gRPC: its flow-control window stays full): such a client would otherwise hold its place
+         * among {@code max-watchers} until its connection dies. Not while a send runs.
+         */
+        void endIfStalled(long now) {
+            OptionalLong resumeFrom;
+            synchronized (this) {
+                if (ended || sending || pending == null || stalledSince == 0
+                        || now - stalledSince < properties.stallTimeout().toNanos()) {
+                    return;
+                }
+                resumeFrom = sentPosition < 0 ? OptionalLong.empty() : OptionalLong.of(sentPosition);
+                // Ended under the lock that a sender takes first, so no send can start after this.
+                ended = true;
+                pending = null;
+            }
+            unregister();
+            log.info("Ended a watch of group {}: its client took no event for {} (tandem.watch.stall-timeout)",
+                    groupId, properties.stallTimeout());
+            try {
+                sink.stalled(resumeFrom);
+            } catch (RuntimeException e) {
+                log.debug("Could not end the stalled watch's stream ({})", e.toString());
+            }
+        }
+
         @Override
         public void cancel() {
             synchronized (this) {
@@ -468,6 +510,11 @@ public class GroupWatch implements DisposableBean {
                 ended = true;
                 pending = null;
             }
+            unregister();
+        }
+
+        /** Frees the watch's place; once, after {@code ended} was set. */
+        private void unregister() {
             watchersByGroup.computeIfPresent(groupId, (id, watchers) -> {
                 watchers.remove(this);
                 return watchers.isEmpty() ? null : watchers;

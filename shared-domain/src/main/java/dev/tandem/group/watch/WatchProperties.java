@@ -13,16 +13,22 @@ import java.time.Duration;
  * @param maxWatchers how many watches one instance serves at once; one more is refused with
  *                    RESOURCE_EXHAUSTED / 429 and Retry-After
  * @param retryAfter  the Retry-After of that refusal, and of a watch refused during shutdown
+ * @param stallTimeout how long an event may wait for a client that takes none (gRPC: its call not
+ *                    ready, its flow-control window full) before the watch ends and frees its place
  */
 @ConfigurationProperties("tandem.watch")
-public record WatchProperties(Duration heartbeat, int maxWatchers, Duration retryAfter) {
+public record WatchProperties(Duration heartbeat, int maxWatchers, Duration retryAfter, Duration stallTimeout) {
 
     public WatchProperties {
         heartbeat = heartbeat == null ? Duration.ofSeconds(15) : heartbeat;
         maxWatchers = maxWatchers == 0 ? 1000 : maxWatchers;
         retryAfter = retryAfter == null ? Duration.ofSeconds(5) : retryAfter;
+        stallTimeout = stallTimeout == null ? Duration.ofSeconds(60) : stallTimeout;
         if (heartbeat.isNegative() || heartbeat.isZero()) {
             throw new IllegalArgumentException("tandem.watch.heartbeat must be positive, got " + heartbeat);
+        }
+        if (stallTimeout.isNegative() || stallTimeout.isZero()) {
+            throw new IllegalArgumentException("tandem.watch.stall-timeout must be positive, got " + stallTimeout);
         }
         if (maxWatchers < 1) {
             throw new IllegalArgumentException("tandem.watch.max-watchers must be at least 1, got " + maxWatchers);

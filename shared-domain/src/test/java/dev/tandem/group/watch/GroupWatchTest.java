@@ -308,6 +308,35 @@ class GroupWatchTest {
                 .isEqualTo("Renamed after the restart");
     }
 
+    /**
+     * A client that takes nothing (gRPC: its window stays full, the call is never ready again) would
+     * hold its place among max-watchers until its connection died: once an event has waited
+     * stall-timeout for it, the watch ends, frees its place and tells the wire where the client can
+     * watch again from, the last position it was sent. A watch of its own, with a 1-s stall timeout,
+     * so the other tests' paused clients are not ended. Failed before: the place was still held
+     * after 30 s.
+     */
+    @Test
+    void aClientThatTakesNothingLosesItsWatchAfterTheStallTimeout() throws Exception {
+        GroupWatch stalling = new GroupWatch(groups, cache, new WatchProperties(properties.heartbeat(),
+                properties.maxWatchers(), properties.retryAfter(), Duration.ofSeconds(1)));
+        try {
+            GroupView group = newGroup();
+            Recorder client = new Recorder();
+            client.pauseAfterNext = true; // it takes its first state, then nothing
+            stalling.open(group.id(), OptionalLong.empty(), client);
+            long sent = client.nextChange().position();
+            rename(group.id(), "Never taken");
+
+            Await.until("the stalled watch to free its place", WAIT, () -> stalling.watching() == 0);
+            assertThat(client.stalledWith.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("where to watch again from")
+                    .isEqualTo(OptionalLong.of(sent));
+            assertThat(client.events).as("nothing sent while it took nothing").isEmpty();
+        } finally {
+            stalling.destroy();
+        }
+    }
+
     @Test
     void shutdownEndsEveryWatchAndRefusesNewOnes() throws Exception {
         GroupWatch closing = new GroupWatch(groups, cache, properties);
@@ -416,6 +445,8 @@ class GroupWatchTest {
      */
     static final class Recorder implements WatchSink {
         final BlockingQueue<GroupEvent> events = new LinkedBlockingQueue<>();
+        /** What {@link #stalled} was told, if the watch ended so. */
+        final BlockingQueue<OptionalLong> stalledWith = new LinkedBlockingQueue<>();
         volatile boolean ready = true;
         volatile boolean pauseAfterNext;
         GroupWatch.Watch watch;
@@ -432,6 +463,11 @@ class GroupWatchTest {
                 pauseAfterNext = false;
             }
             events.add(event);
+        }
+
+        @Override
+        public void stalled(OptionalLong resumeFrom) {
+            stalledWith.add(resumeFrom);
         }
 
         GroupEvent next(Predicate<GroupEvent> wanted) throws InterruptedException {
