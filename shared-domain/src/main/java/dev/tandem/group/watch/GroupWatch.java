@@ -51,7 +51,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * each touched group once through the cache (in parallel, on virtual threads) and offers its state to
  * the group's watchers. Each watcher keeps one pending event, the
  * latest (a newer state replaces an unsent one; a heartbeat replaces only a heartbeat, and never
- * carries a position behind one the watcher was offered), so a slow client costs one event of
+ * carries a position behind one the watcher was offered; a last event follows an unsent state
+ * instead of replacing it), so a slow client costs one event of
  * memory, not a queue; a virtual thread sends it while the client
  * takes it. No thread waits per idle watcher, and request threads are never used after {@link #open}.
  *
@@ -352,6 +353,8 @@ public class GroupWatch implements DisposableBean {
         private final long groupId;
         private final WatchSink sink;
         private GroupEvent pending;
+        /** A last event offered while a state was pending: sent right after it (see offer). */
+        private GroupEvent lastAfterPending;
         /** The group in the last state offered: the same state is not sent twice (see offer). */
         private GroupView lastState;
         private long offered = -1;
@@ -417,6 +420,14 @@ public class GroupWatch implements DisposableBean {
                     event = new GroupEvent.Heartbeat(offered);
                 }
             }
+            if (event instanceof GroupEvent.Reconnect && pending instanceof GroupEvent.Changed) {
+                // A state the client has not been sent: the last event's position comes after its
+                // change, and a client that watched again from there would never get it. It goes first.
+                lastAfterPending = event;
+                lastOffered = true;
+                sendPending();
+                return;
+            }
             pending = event;
             offered = Math.max(offered, event.position());
             lastOffered = event.last();
@@ -449,7 +460,8 @@ public class GroupWatch implements DisposableBean {
                         return;
                     }
                     event = pending;
-                    pending = null;
+                    pending = lastAfterPending;
+                    lastAfterPending = null;
                     stalledSince = 0;
                 }
                 try {
@@ -490,6 +502,7 @@ public class GroupWatch implements DisposableBean {
                 // Ended under the lock that a sender takes first, so no send can start after this.
                 ended = true;
                 pending = null;
+                lastAfterPending = null;
             }
             unregister();
             log.info("Ended a watch of group {}: its client took no event for {} (tandem.watch.stall-timeout)",
@@ -509,6 +522,7 @@ public class GroupWatch implements DisposableBean {
                 }
                 ended = true;
                 pending = null;
+                lastAfterPending = null;
             }
             unregister();
         }

@@ -309,6 +309,36 @@ class GroupWatchTest {
     }
 
     /**
+     * At shutdown a slow client may not have been sent the group's latest state yet. The last event
+     * names the position dispatched so far, after that state's change: had it replaced the unsent
+     * state, the client would watch again from there and never get it. The state goes first. Failed
+     * before: the client's next event was the Reconnect.
+     */
+    @Test
+    void aStateNotSentYetGoesBeforeTheLastEventAtShutdown() throws Exception {
+        GroupWatch closing = new GroupWatch(groups, cache, properties);
+        try {
+            GroupView group = newGroup();
+            Recorder client = new Recorder();
+            client.pauseAfterNext = true; // it takes its first state, then nothing until resumed
+            client.watch = closing.open(group.id(), OptionalLong.empty(), client);
+            client.nextChange();
+            rename(group.id(), "Renamed before the shutdown");
+            long renamed = jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+            Await.until("the rename offered to the paused client", WAIT, () -> closing.dispatched() >= renamed);
+
+            closing.shutDown();
+            client.ready = true;
+            client.watch.resume();
+
+            assertThat(client.nextChange().group().name()).isEqualTo("Renamed before the shutdown");
+            assertThat(client.next(GroupEvent::last)).isInstanceOf(GroupEvent.Reconnect.class);
+        } finally {
+            closing.destroy();
+        }
+    }
+
+    /**
      * A client that takes nothing (gRPC: its window stays full, the call is never ready again) would
      * hold its place among max-watchers until its connection died: once an event has waited
      * stall-timeout for it, the watch ends, frees its place and tells the wire where the client can
