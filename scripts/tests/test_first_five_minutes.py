@@ -119,14 +119,28 @@ def port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 @pytest.fixture(scope="module")
 def shell(tmp_path_factory):
     busy = [p for p in SERVICE_PORTS if port_open(p)]
     if busy:
         pytest.fail(f"ports {busy} are taken: the README's commands need 8080, 9090 and 8081 (make down first)")
     sh = Shell(tmp_path_factory.mktemp("first-five-minutes"))
-    yield sh
-    sh.run("make down", timeout=180)  # whatever a failed test left running
+    # make test ends its stages with SIGTERM on Ctrl-C; the services and servers below run in
+    # sessions of their own (setsid), so only this teardown stops them, and pytest runs teardowns on
+    # a KeyboardInterrupt but dies at once of a SIGTERM it does not handle.
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        yield sh
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second TERM must not cut the teardown short
+        try:
+            sh.run("make down", timeout=180)  # whatever a failed or interrupted test left running
+        finally:
+            signal.signal(signal.SIGTERM, previous)
 
 
 # ------------------------------------------------------------------------------------------ make targets
