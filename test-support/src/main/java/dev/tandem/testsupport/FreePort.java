@@ -15,14 +15,25 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code bind(0)} hands out is an ephemeral one, and between this pick and the server's bind every
  * outgoing connection on the machine (JDBC, Redis, HTTP clients, the other {@code make test} lane)
  * takes its local port from that same range, so one of them can land on it first ("Address already
- * in use"). Below the range only another picker can take it, and a random pick out of thousands
- * makes that rare.
+ * in use"). Below the range only another picker or a server on a fixed port there can take it: the
+ * fixed ports the other stages use in that stretch are never picked, and a random pick out of
+ * thousands makes a clash between pickers rare.
  */
 public final class FreePort {
 
     /** Above the project's fixed ports (13306, 16379, 18080-19099), below any kernel default ephemeral range. */
     private static final int LOWEST = 20_000;
     private static final int TRIES = 100;
+    /**
+     * Fixed ports between {@link #LOWEST} and the ephemeral range that other stages of make test
+     * bind while this one runs: the README test's MariaDB and Redis (23306, 26379), the bench's
+     * smoke run (28080, 28081, 28443, 29090, 29443) and the Redis Cluster test's bus ports (its
+     * nodes' 16681-16686 plus 10,000).
+     */
+    private static boolean fixedElsewhere(int port) {
+        return port == 23306 || port == 26379 || (port >= 26681 && port <= 26686)
+                || port == 28080 || port == 28081 || port == 28443 || port == 29090 || port == 29443;
+    }
 
     private FreePort() {
     }
@@ -32,6 +43,9 @@ public final class FreePort {
         IOException last = null;
         for (int i = 0; i < TRIES; i++) {
             int port = ThreadLocalRandom.current().nextInt(LOWEST, highest + 1);
+            if (fixedElsewhere(port)) {
+                continue;
+            }
             try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
                 return socket.getLocalPort();
             } catch (IOException taken) {

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The compose balancer ({@code deploy/compose/nginx.conf}) as a process in front of service
@@ -97,17 +96,10 @@ public final class LocalBalancer implements AutoCloseable {
     }
 
     private static void run(ProcessBuilder builder, String what) {
-        try {
-            Process p = builder.start();
-            String output = new String(p.getInputStream().readAllBytes());
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException(what + " failed:\n" + output);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(what + " could not run", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(what + " interrupted", e);
+        LocalProcesses.Outcome outcome = LocalProcesses.run(builder, Duration.ofSeconds(60));
+        if (!outcome.succeeded()) {
+            throw new IllegalStateException(what + (outcome.timedOut() ? " timed out" : " failed") + ":\n" + outcome.output());
         }
     }
+
 }

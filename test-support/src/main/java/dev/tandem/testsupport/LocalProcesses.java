@@ -1,8 +1,11 @@
 package dev.tandem.testsupport;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
@@ -10,8 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * What the tests that run servers of their own (scripts/servers.sh, redis-server nodes, a
- * replication pair) share: where the checkout is, how to clear a server's data directory, and how
- * to stop the processes they started.
+ * replication pair) share: where the checkout is, how to clear a server's data directory, how to
+ * run a command with a time limit, and how to stop the processes they started.
  */
 public final class LocalProcesses {
 
@@ -58,6 +61,53 @@ public final class LocalProcesses {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 p.destroyForcibly();
+            }
+        }
+    }
+
+    /** What {@link #run} saw: the exit status (-1 when it timed out), and what it printed. */
+    public record Outcome(int exit, String output, boolean timedOut) {
+        public boolean succeeded() {
+            return !timedOut && exit == 0;
+        }
+    }
+
+    /**
+     * Runs {@code builder} for at most {@code timeout}, its stdout (and its stderr, unless the
+     * builder sends that elsewhere) collected; past the timeout it is killed with every process it
+     * started. The output goes to a file, not a pipe: reading a pipe to its end waits for every
+     * process that holds it, so a hung command (or a child it left running) would keep the wait for
+     * the timeout from ever starting.
+     */
+    public static Outcome run(ProcessBuilder builder, Duration timeout) {
+        Path output = null;
+        try {
+            output = Files.createTempFile("tandem-command-", ".out");
+            builder.redirectOutput(output.toFile());
+            if (builder.redirectError() == ProcessBuilder.Redirect.PIPE) {
+                builder.redirectErrorStream(true);
+            }
+            Process process = builder.start();
+            process.getOutputStream().close();
+            boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!finished) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+            String printed = new String(Files.readAllBytes(output), StandardCharsets.UTF_8);
+            return new Outcome(finished ? process.exitValue() : -1, printed, !finished);
+        } catch (IOException e) {
+            throw new UncheckedIOException(String.join(" ", builder.command()) + " could not run", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + String.join(" ", builder.command()), e);
+        } finally {
+            if (output != null) {
+                try {
+                    Files.deleteIfExists(output);
+                } catch (IOException ignored) {
+                    // a temp file left behind
+                }
             }
         }
     }

@@ -1,7 +1,6 @@
 package dev.tandem.testsupport;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,25 +202,16 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
 
     private static String run(Duration timeout, List<String> command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError(String.join(" ", command) + " timed out");
-            }
-            if (p.exitValue() != 0) {
-                throw new AssertionError(String.join(" ", command) + " exited " + p.exitValue() + ":\n" + output);
-            }
-            return output;
-        } catch (IOException e) {
-            throw new AssertionError(String.join(" ", command) + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
+        LocalProcesses.Outcome outcome = LocalProcesses.run(new ProcessBuilder(command), timeout);
+        if (outcome.timedOut()) {
+            throw new AssertionError(String.join(" ", command) + " timed out");
         }
+        if (outcome.exit() != 0) {
+            throw new AssertionError(String.join(" ", command) + " exited " + outcome.exit() + ":\n" + outcome.output());
+        }
+        return outcome.output();
     }
+
 
     private String log(int port) {
         try {

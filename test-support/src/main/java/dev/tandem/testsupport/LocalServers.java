@@ -4,11 +4,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A pair of project-local servers (MariaDB and Redis from {@code scripts/servers.sh}), driven as an
@@ -73,20 +72,11 @@ public final class LocalServers implements AutoCloseable {
     public String redisCli(String... args) {
         List<String> command = new java.util.ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(redisPort)));
         command.addAll(List.of(args));
-        try {
-            Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(cli.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            if (!cli.waitFor(10, TimeUnit.SECONDS)) {
-                cli.destroyForcibly();
-                throw new IllegalStateException("redis-cli " + String.join(" ", args) + " hung");
-            }
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        LocalProcesses.Outcome cli = LocalProcesses.run(new ProcessBuilder(command), Duration.ofSeconds(10));
+        if (cli.timedOut()) {
+            throw new IllegalStateException("redis-cli " + String.join(" ", args) + " hung");
         }
+        return cli.output();
     }
 
     /** Environment variables that point a service jar at these servers. */
@@ -102,38 +92,29 @@ public final class LocalServers implements AutoCloseable {
     }
 
     private void run(String action, String server) {
-        Outcome outcome = servers(action, server);
+        LocalProcesses.Outcome outcome = servers(action, server);
+        if (outcome.timedOut()) {
+            throw new IllegalStateException("scripts/servers.sh " + action + " " + server + " did not finish in 180 s:\n"
+                    + outcome.output());
+        }
         if (outcome.exit() != 0) {
             throw new IllegalStateException("scripts/servers.sh " + action + " " + server + " failed:\n" + outcome.output());
         }
     }
 
-    private record Outcome(int exit, String output) {
-    }
-
-    /** Runs scripts/servers.sh with this pair's run directory and ports, to its end. */
-    private Outcome servers(String action, String server) {
+    /** Runs scripts/servers.sh with this pair's run directory and ports, to its end (at most 180 s). */
+    private LocalProcesses.Outcome servers(String action, String server) {
         // The script's knobs are the services' own variable names, so one environment moves both.
-        ProcessBuilder builder = new ProcessBuilder(List.of("bash", root.resolve("scripts/servers.sh").toString(), action, server))
-                .redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(List.of("bash", root.resolve("scripts/servers.sh").toString(), action, server));
         builder.environment().put("TANDEM_RUN_DIR", runDir.toString());
         builder.environment().put("TANDEM_DB_PORT", String.valueOf(mariadbPort));
         builder.environment().put("SPRING_DATA_REDIS_PORT", String.valueOf(redisPort));
         try {
             Files.createDirectories(runDir);
-            Process process = builder.start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(180, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IllegalStateException("scripts/servers.sh " + action + " " + server + " did not finish in 180 s:\n" + output);
-            }
-            return new Outcome(process.exitValue(), output);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
+        return LocalProcesses.run(builder, Duration.ofSeconds(180));
     }
 
     private static int port(String variable, int otherwise) {

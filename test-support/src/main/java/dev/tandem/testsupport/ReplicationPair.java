@@ -1,12 +1,9 @@
 package dev.tandem.testsupport;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A MariaDB primary and a MariaDB replica of it, each a scripts/servers.sh server on its own port
@@ -164,22 +161,14 @@ public final class ReplicationPair implements AutoCloseable {
         }
 
         private String run(List<String> command, Map<String, String> environment) {
-            try {
-                ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true);
-                builder.environment().putAll(environment);
-                Process process = builder.start();
-                String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                    process.destroyForcibly();
-                    throw new AssertionError(String.join(" ", command) + " failed:\n" + output);
-                }
-                return output.trim();
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
+            ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile());
+            builder.environment().putAll(environment);
+            LocalProcesses.Outcome outcome = LocalProcesses.run(builder, Duration.ofSeconds(120));
+            if (!outcome.succeeded()) {
+                throw new AssertionError(String.join(" ", command) + (outcome.timedOut() ? " timed out" : " failed")
+                        + ":\n" + outcome.output());
             }
+            return outcome.output().trim();
         }
     }
 }

@@ -1,15 +1,12 @@
 package dev.tandem.testsupport;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * How a test starts a service jar: as {@code make run} starts it ({@code scripts/jar-launch.sh}),
@@ -44,23 +41,14 @@ final class ServiceLaunch {
     /** scripts/jar-launch.sh's answer for {@code jar}: the arguments after the JVM flags, one per line. */
     private static List<String> prepare(Path jar) {
         Path script = script(jar);
-        try {
-            ProcessBuilder builder = new ProcessBuilder(script.toString(), jar.toString())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT);
-            builder.environment().put("JAVA", java());
-            Process process = builder.start();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
-                process.destroyForcibly();
-                throw new IllegalStateException(script + " " + jar + " failed: " + out);
-            }
-            return out.lines().filter(line -> !line.isBlank()).toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        ProcessBuilder builder = new ProcessBuilder(script.toString(), jar.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().put("JAVA", java());
+        LocalProcesses.Outcome outcome = LocalProcesses.run(builder, Duration.ofMinutes(10));
+        if (!outcome.succeeded()) {
+            throw new IllegalStateException(script + " " + jar + (outcome.timedOut() ? " timed out: " : " failed: ") + outcome.output());
         }
+        return outcome.output().lines().filter(line -> !line.isBlank()).toList();
     }
 
     /** scripts/jar-launch.sh of the repository the jar was built in (its module's target/ is two levels down). */

@@ -45,11 +45,20 @@ public final class ServiceProcess implements AutoCloseable {
     private final Path log;
     private final int healthPort;
 
+    /**
+     * Kills the service if the test JVM exits before {@link #close()} (a test killed by a timeout,
+     * make test ending its stages on Ctrl-C): it would otherwise keep its ports and go on following
+     * the log and relaying on the servers the next run uses.
+     */
+    private final Thread shutdownHook;
+
     private ServiceProcess(String name, Process process, Path log, int healthPort) {
         this.name = name;
         this.process = process;
         this.log = log;
         this.healthPort = healthPort;
+        this.shutdownHook = new Thread(process::destroyForcibly, "stop-" + name);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /** Starts {@code jar} with {@code env} and waits until its actuator health on {@code healthPort} is UP. */
@@ -188,6 +197,11 @@ public final class ServiceProcess implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // The JVM is exiting: the hook runs, and finds the process gone.
         }
     }
 }

@@ -68,6 +68,9 @@ public final class StallingProxy implements AutoCloseable {
                     while (stalled && !closed) {
                         Thread.sleep(5);
                     }
+                    if (closed) {
+                        break; // what was held while stalled is dropped, never delivered late
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
