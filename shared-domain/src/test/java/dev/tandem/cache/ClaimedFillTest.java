@@ -46,12 +46,20 @@ class ClaimedFillTest {
 
     @BeforeAll
     static void connectTheProbe() {
-        probeClient = RedisClient.create(RedisURI.create("127.0.0.1", LocalServers.shared().redisPort));
-        probe = probeClient.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+        probeOn(LocalServers.shared().redisPort);
     }
 
     @AfterAll
     static void closeTheProbe() {
+        closeProbe();
+    }
+
+    private static void probeOn(int port) {
+        probeClient = RedisClient.create(RedisURI.create("127.0.0.1", port));
+        probe = probeClient.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+    }
+
+    private static void closeProbe() {
         probe.close();
         probeClient.shutdown();
     }
@@ -66,11 +74,32 @@ class ClaimedFillTest {
         raceAWriteAndThen(r, () -> r.cache.flushAll("claimed-fill-test"));
     }
 
+    /**
+     * On a Redis of its own: eviction under maxmemory takes any key of the server, and the shared one
+     * holds the entries, claims and markers of the other modules' tests, which run at the same time.
+     */
     @Test
     void anEvictionBetweenTheMissAndTheFillMakesTheFillFail() throws Exception {
-        Instance r = Instance.named("redis-a", CacheMode.REDIS);
-        String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
-        raceAWriteAndThen(r, () -> evictUnderMaxmemory(key));
+        LocalServers own = new LocalServers("claimed-fill-eviction", 13377, 16449); // its MariaDB is never started
+        Instance.RedisTarget target = new Instance.RedisTarget("claimed-fill-eviction",
+                List.of("--spring.data.redis.port=" + own.redisPort));
+        own.start("redis");
+        closeProbe();
+        probeOn(own.redisPort);
+        Instance.useRedis(target);
+        try {
+            Instance r = Instance.named("redis-a", CacheMode.REDIS);
+            String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
+            raceAWriteAndThen(r, () -> evictUnderMaxmemory(key));
+        } finally {
+            try {
+                Instance.closeAndUseDefault(target);
+                closeProbe();
+                probeOn(LocalServers.shared().redisPort);
+            } finally {
+                own.stop("redis");
+            }
+        }
     }
 
     /** The read pauses until the write's tombstone has expired (claims live 1 s on this instance). */
@@ -120,7 +149,7 @@ class ClaimedFillTest {
     /**
      * Evicts {@code key} the way Redis does under memory pressure: a maxmemory just above what is in
      * use, allkeys-random, and filler keys written until {@code key} is gone; then the old settings
-     * and no filler are left.
+     * and no filler are left. On the probe's Redis, which must be the test's own.
      */
     private static void evictUnderMaxmemory(String key) {
         var redis = probe.sync();
