@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Date;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -92,6 +93,23 @@ public class WriteAccess {
             throw new DomainException(ErrorCode.PERMISSION_DENIED,
                     "the bearer token lacks the " + DevTokens.WRITE_SCOPE + " scope that writes need");
         }
+    }
+
+    /**
+     * As {@link #requireWriter(String)} for every Authorization value the request carries: more
+     * than one is UNAUTHENTICATED. HTTP keeps repeated headers and gRPC every metadata value, but the
+     * servlet API hands out the first and grpc-java the last, so the wires would check different ones.
+     */
+    public void requireWriterFrom(List<String> authorizations) {
+        if (enabled && authorizations.size() > 1) {
+            throw unauthenticated("a request carries one Authorization header, not " + authorizations.size());
+        }
+        requireWriter(sole(authorizations));
+    }
+
+    /** The request's one Authorization value; null when it carries none or several (see {@link #requireWriterFrom(List)}). */
+    public static @Nullable String sole(List<String> authorizations) {
+        return authorizations.size() == 1 ? authorizations.getFirst() : null;
     }
 
     /**

@@ -13,6 +13,8 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 
 import java.io.IOException;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -57,11 +59,11 @@ public class WriteAccessFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+        List<String> authorizations = Collections.list(request.getHeaders(HttpHeaders.AUTHORIZATION));
         try {
-            writeAccess.requireWriter(authorization);
+            writeAccess.requireWriterFrom(authorizations);
         } catch (DomainException refused) {
-            refuse(request, response, refused, WriteAccess.isBearer(authorization));
+            refuse(request, response, refused, WriteAccess.isBearer(WriteAccess.sole(authorizations)));
             return;
         }
         chain.doFilter(request, response);

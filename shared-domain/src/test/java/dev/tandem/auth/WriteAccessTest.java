@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Date;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,6 +53,28 @@ class WriteAccessTest {
                     .doesNotContain(authorization.substring(authorization.indexOf(' ') + 1))
                     .doesNotContain(DevTokens.DEV_SECRET);
         });
+    }
+
+    /**
+     * Two Authorization values are refused whatever their order: the servlet API hands a REST filter
+     * the first and grpc-java an interceptor the last, so accepting either would let the wires differ.
+     */
+    @Test
+    void aRequestWithTwoAuthorizationValuesIsUnauthenticatedWhicheverComesFirst() {
+        String writer = "Bearer " + DevTokens.devWriter();
+        for (List<String> values : List.of(List.of(writer, "Bearer junk"), List.of("Bearer junk", writer), List.of(writer, writer))) {
+            DomainException e = catchThrowableOfType(DomainException.class, () -> access.requireWriterFrom(values));
+            assertThat(e).as("%s", values).isNotNull();
+            assertThat(e.code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+            assertThat(e.getMessage()).contains("one Authorization header");
+        }
+        assertThatCode(() -> access.requireWriterFrom(List.of(writer))).doesNotThrowAnyException();
+        assertThat(refusalOf(List.of())).isEqualTo(ErrorCode.UNAUTHENTICATED);
+    }
+
+    private ErrorCode refusalOf(List<String> values) {
+        DomainException e = catchThrowableOfType(DomainException.class, () -> access.requireWriterFrom(values));
+        return e == null ? null : e.code();
     }
 
     @Test

@@ -16,6 +16,8 @@ import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.stereotype.Component;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -69,12 +71,23 @@ public class WriteAuthInterceptor implements ServerInterceptor {
         return isApi(method) && !READS.contains(method.getFullMethodName());
     }
 
+    /** Every authorization value of {@code headers}, in order (none: an empty list). */
+    public static List<String> authorizations(Metadata headers) {
+        Iterable<String> all = headers.getAll(AUTHORIZATION);
+        if (all == null) {
+            return List.of();
+        }
+        List<String> values = new ArrayList<>(1);
+        all.forEach(values::add);
+        return values;
+    }
+
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                       ServerCallHandler<Q, R> next) {
         if (writeAccess.enabled() && isWrite(call.getMethodDescriptor())) {
             try {
-                writeAccess.requireWriter(headers.get(AUTHORIZATION));
+                writeAccess.requireWriterFrom(authorizations(headers));
             } catch (DomainException refused) {
                 StatusException status = GrpcErrors.toStatusException(refused);
                 call.close(status.getStatus(), status.getTrailers());

@@ -1,5 +1,6 @@
 package dev.tandem.grpc.ratelimit;
 
+import dev.tandem.auth.WriteAccess;
 import dev.tandem.error.DomainException;
 import dev.tandem.grpc.auth.WriteAuthInterceptor;
 import dev.tandem.grpc.error.GrpcErrors;
@@ -43,7 +44,7 @@ public class RateLimitInterceptor implements ServerInterceptor {
                                                       ServerCallHandler<Q, R> next) {
         if (limiter.enabled() && WriteAuthInterceptor.isApi(call.getMethodDescriptor())) {
             try {
-                limiter.admit(ClientRateLimiter.Wire.GRPC, headers.get(WriteAuthInterceptor.AUTHORIZATION),
+                limiter.admit(ClientRateLimiter.Wire.GRPC, WriteAccess.sole(WriteAuthInterceptor.authorizations(headers)),
                         peer(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR)));
             } catch (DomainException refused) {
                 StatusException status = GrpcErrors.toStatusException(refused);

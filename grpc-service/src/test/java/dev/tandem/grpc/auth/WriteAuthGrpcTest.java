@@ -160,6 +160,24 @@ class WriteAuthGrpcTest extends GrpcIntegrationTest {
         assertThat(deleteCache("Bearer " + WRITER).statusCode()).isEqualTo(200);
     }
 
+    /** Two authorization values: refused in either order (grpc-java's Metadata.get would check only the last). */
+    @Test
+    void aWriteWithTwoAuthorizationValuesIsUnauthenticatedInEitherOrder() {
+        MethodDescriptor<?, ?> method = StudyGroupServiceGrpc.getCreateUserMethod();
+        for (List<String> values : List.of(List.of("Bearer " + WRITER, "Bearer junk"), List.of("Bearer junk", "Bearer " + WRITER))) {
+            Map<String, List<Map<String, Object>>> before = SeededRows.database(jdbc);
+            io.grpc.Metadata headers = new io.grpc.Metadata();
+            values.forEach(v -> headers.put(WriteAuthInterceptor.AUTHORIZATION, v));
+            Channel target = ClientInterceptors.intercept(channel, io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers));
+            @SuppressWarnings("unchecked")
+            GrpcFailure failure = GrpcFailure.of(() -> ClientCalls.blockingUnaryCall(target,
+                    (MethodDescriptor<Message, Object>) method, CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds(), TimeUnit.SECONDS),
+                    WRITES.get(method)));
+            assertThat(failure.code()).as("%s", values).isEqualTo(Status.Code.UNAUTHENTICATED);
+            assertThat(SeededRows.database(jdbc)).as("rows after a write with %s", values).isEqualTo(before);
+        }
+    }
+
     private void expectRefused(MethodDescriptor<?, ?> method, Message request, String authorization, Status.Code code) {
         String what = method.getBareMethodName() + " with " + (authorization == null ? "no token" : authorization);
         Map<String, List<Map<String, Object>>> before = SeededRows.database(jdbc);

@@ -1,5 +1,6 @@
 package dev.tandem.rest.ratelimit;
 
+import dev.tandem.auth.WriteAccess;
 import dev.tandem.error.DomainException;
 import dev.tandem.ratelimit.ClientRateLimiter;
 import jakarta.servlet.FilterChain;
@@ -17,6 +18,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 import java.io.IOException;
+import java.util.Collections;
 
 /**
  * Asks the shared {@link ClientRateLimiter} about every request but the actuator's (health,
@@ -61,7 +63,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         try {
-            limiter.admit(ClientRateLimiter.Wire.REST, request.getHeader(HttpHeaders.AUTHORIZATION), request.getRemoteAddr());
+            limiter.admit(ClientRateLimiter.Wire.REST,
+                    WriteAccess.sole(Collections.list(request.getHeaders(HttpHeaders.AUTHORIZATION))), request.getRemoteAddr());
         } catch (DomainException refused) {
             exceptionResolver.resolveException(request, response, null, refused);
             return;

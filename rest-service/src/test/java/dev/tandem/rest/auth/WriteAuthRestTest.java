@@ -136,6 +136,20 @@ class WriteAuthRestTest extends RestIntegrationTest {
                 .exchange().expectStatus().isCreated();
     }
 
+    /** Two Authorization headers: refused in either order (the servlet API would check only the first). */
+    @Test
+    void aWriteWithTwoAuthorizationHeadersIsUnauthenticatedInEitherOrder() {
+        for (List<String> values : List.of(List.of(bearer(WRITER), "Bearer junk"), List.of("Bearer junk", bearer(WRITER)))) {
+            Map<String, List<Map<String, Object>>> before = SeededRows.database(jdbc);
+            RestTestClient.ResponseSpec response = anonymous.post().uri("/api/v1/users")
+                    .headers(h -> h.addAll(HttpHeaders.AUTHORIZATION, values))
+                    .contentType(MediaType.APPLICATION_JSON).body("{\"name\":\"Two\",\"email\":\"two-tokens@example.test\"}")
+                    .exchange();
+            expectProblem(response, HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED");
+            assertThat(SeededRows.database(jdbc)).as("rows after a write with %s", values).isEqualTo(before);
+        }
+    }
+
     private void expectRefused(Write write, String authorization, HttpStatus status, String code, String challenge) {
         String what = write + " with " + (authorization == null ? "no token" : authorization);
         Map<String, List<Map<String, Object>>> before = SeededRows.database(jdbc);
