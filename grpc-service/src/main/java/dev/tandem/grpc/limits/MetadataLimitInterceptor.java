@@ -25,7 +25,8 @@ import java.nio.charset.StandardCharsets;
  * which gRPC clients report as INTERNAL, and a grpc-java client does not even send metadata above
  * the limit the server advertises (it fails locally, also INTERNAL). So the transport's limit is
  * set higher (application.yml) and the service's limit is enforced here, as a status the client can
- * act on. Sizes are counted as HTTP/2 counts a header list: name + value + 32 per entry.
+ * act on. Sizes are counted as HTTP/2 counts a header list: name + value + 32 per entry, a binary
+ * value at its base64 length.
  */
 @Component
 @GlobalServerInterceptor
@@ -60,8 +61,11 @@ public class MetadataLimitInterceptor implements ServerInterceptor {
         for (String name : headers.keys()) {
             int nameBytes = name.getBytes(StandardCharsets.US_ASCII).length;
             if (name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+                // grpc-java hands over a -bin value decoded; on the wire it was base64 (unpadded, as
+                // gRPC sends it: 4 characters for every 3 bytes), which is what REST's count of the
+                // same header would see.
                 for (byte[] value : headers.getAll(Metadata.Key.of(name, Metadata.BINARY_BYTE_MARSHALLER))) {
-                    size += nameBytes + value.length + ENTRY_OVERHEAD;
+                    size += nameBytes + (4L * value.length + 2) / 3 + ENTRY_OVERHEAD;
                 }
             } else {
                 for (String value : headers.getAll(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER))) {
