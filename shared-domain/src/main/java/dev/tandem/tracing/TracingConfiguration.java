@@ -4,10 +4,15 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Tracing's part of the domain wiring (imported by TandemDomainConfiguration). The spans
@@ -37,7 +42,7 @@ public class TracingConfiguration {
      * traceparent), hence both. Boot's OpenTelemetry bridge backs off when these beans exist.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(name = "tandem.tracing.enabled", havingValue = "false", matchIfMissing = true)
+    @Conditional(TracingOff.class)
     static class Untraced {
 
         @Bean
@@ -48,6 +53,19 @@ public class TracingConfiguration {
         @Bean
         Propagator untracedPropagator() {
             return Propagator.NOOP;
+        }
+    }
+
+    /**
+     * {@code tandem.tracing.enabled} bound as the rest of the service binds it (off, no and 0 are
+     * false too), not compared as text: {@code havingValue = "false"} let {@code off} turn tracing
+     * off everywhere but here, where it brought back the recorded-and-dropped span per request.
+     */
+    static final class TracingOff extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            boolean enabled = Binder.get(context.getEnvironment()).bind("tandem.tracing.enabled", Boolean.class).orElse(false);
+            return new ConditionOutcome(!enabled, "tandem.tracing.enabled is " + enabled);
         }
     }
 }

@@ -46,6 +46,15 @@ class TracingConfigurationTest {
         });
     }
 
+    /** Every spelling Spring binds as false turns it off alike. Failed before for "off": a span was recorded. */
+    @Test
+    void offSpelledAsSpringBindsFalseMakesNoSpanEither() {
+        for (String off : new String[]{"false", "off", "no", "0"}) {
+            service.withPropertyValues("tandem.tracing.enabled=" + off).run(context ->
+                    assertThat(serverSpan(context, sampledTraceparent()).context().traceId()).as(off).isEmpty());
+        }
+    }
+
     @Test
     void onARequestRecordsItsSpanInTheCallersTrace() {
         service.withPropertyValues("tandem.tracing.enabled=true").run(context -> {
