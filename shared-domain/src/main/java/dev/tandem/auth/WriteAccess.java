@@ -46,6 +46,8 @@ public class WriteAccess {
     public static final int MIN_SECRET_BYTES = 32;
 
     private static final Logger log = LoggerFactory.getLogger(WriteAccess.class);
+    /** How the committed placeholder secrets (deploy/k8s/secret.yaml) begin: public, like the dev secret. */
+    static final String PLACEHOLDER_PREFIX = "REPLACE-ME";
     private static final String BEARER_PREFIX = "bearer ";
 
     private final boolean enabled;
@@ -68,6 +70,9 @@ public class WriteAccess {
         if (properties.jwtSecret().equals(DevTokens.DEV_SECRET)) {
             log.warn("Write tokens are verified with the development secret, which is public (DevTokens.DEV_SECRET): "
                     + "anyone can mint a write token. Set TANDEM_AUTH_JWT_SECRET outside development.");
+        } else if (properties.jwtSecret().startsWith(PLACEHOLDER_PREFIX)) {
+            log.warn("Write tokens are verified with the placeholder secret of deploy/k8s/secret.yaml, which is "
+                    + "public: anyone can mint a write token. Replace TANDEM_AUTH_JWT_SECRET outside a try-out cluster.");
         }
         try {
             this.verifier = new MACVerifier(secret);

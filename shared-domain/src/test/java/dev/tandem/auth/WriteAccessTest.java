@@ -4,6 +4,9 @@ import com.nimbusds.jose.JWSAlgorithm;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** The verifier alone: which token may write, and what the refusal says (never the token itself). */
+@ExtendWith(OutputCaptureExtension.class)
 class WriteAccessTest {
 
     private final WriteAccess access = new WriteAccess(new AuthProperties(true, null), Clock.systemUTC());
@@ -53,6 +57,22 @@ class WriteAccessTest {
                     .doesNotContain(authorization.substring(authorization.indexOf(' ') + 1))
                     .doesNotContain(DevTokens.DEV_SECRET);
         });
+    }
+
+    /**
+     * The placeholder secret the Kubernetes manifests ship is as public as the development one, and
+     * the service says so at start as it does for that one. Failed before: it started silently.
+     */
+    @Test
+    void thePublicSecretsAreNamedInAWarningAtStart(CapturedOutput output) throws Exception {
+        String placeholder = java.nio.file.Files.readAllLines(dev.tandem.testsupport.LocalProcesses.projectRoot()
+                        .resolve("deploy/k8s/secret.yaml")).stream()
+                .filter(line -> line.strip().startsWith("TANDEM_AUTH_JWT_SECRET:"))
+                .map(line -> line.substring(line.indexOf(':') + 1).strip()).findFirst().orElseThrow();
+        new WriteAccess(new AuthProperties(true, placeholder), Clock.systemUTC());
+        assertThat(output.getOut()).contains("placeholder secret of deploy/k8s/secret.yaml");
+        new WriteAccess(new AuthProperties(true, null), Clock.systemUTC());
+        assertThat(output.getOut()).contains("development secret");
     }
 
     /**
