@@ -42,6 +42,19 @@ public class TomcatProblems {
         };
     }
 
+    /**
+     * Whether Tomcat refused the request's head for its size: the request line and headers above
+     * tandem.limits.max-header-bytes, or more headers than its maximum. Tomcat answers 400; this is
+     * 431 RESOURCE_EXHAUSTED, what gRPC answers for metadata above the same limit. (Tomcat's own
+     * messages, iib.requestheadertoolarge.error and headers.maxCountFail: HostileRestRequests'
+     * rows fail if a Tomcat upgrade words them otherwise.)
+     */
+    static boolean headTooLarge(Throwable throwable) {
+        String message = throwable == null ? null : throwable.getMessage();
+        return message != null && (message.contains("Request header is too large")
+                || message.contains("maximum allowed number of headers"));
+    }
+
     /** Tomcat instantiates it by class name: public, with a public no-argument constructor. */
     public static class ProblemJsonErrorReportValve extends ErrorReportValve {
 
@@ -54,6 +67,10 @@ public class TomcatProblems {
             // own problems), and only once.
             if (status < 400 || response.getContentWritten() > 0 || !response.setErrorReported()) {
                 return;
+            }
+            if (status == 400 && headTooLarge(throwable)) {
+                status = 431;
+                response.setStatus(status);
             }
             HttpStatus known = HttpStatus.resolve(status);
             String title = known == null ? "Error" : known.getReasonPhrase();
