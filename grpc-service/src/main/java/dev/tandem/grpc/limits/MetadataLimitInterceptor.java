@@ -9,10 +9,12 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.StatusException;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.stereotype.Component;
+import org.springframework.util.unit.DataSize;
 
 import java.nio.charset.StandardCharsets;
 
@@ -38,8 +40,19 @@ public class MetadataLimitInterceptor implements ServerInterceptor {
 
     private final long maxBytes;
 
-    public MetadataLimitInterceptor(LimitsProperties limits) {
+    /**
+     * {@code transportCap}: the transport's own limit, which the service's must stay below, or
+     * metadata between the two would reach clients as Netty's HTTP 431 (INTERNAL) and never as this
+     * RESOURCE_EXHAUSTED; the service does not start otherwise.
+     */
+    public MetadataLimitInterceptor(LimitsProperties limits,
+                                    @Value("${spring.grpc.server.inbound.metadata.max-size}") DataSize transportCap) {
         this.maxBytes = limits.maxHeaderBytes().toBytes();
+        if (maxBytes >= transportCap.toBytes()) {
+            throw new IllegalStateException("tandem.limits.max-header-bytes (" + limits.maxHeaderBytes()
+                    + ") must stay below the gRPC transport's cap, spring.grpc.server.inbound.metadata.max-size ("
+                    + transportCap + "): raise that too (SPRING_GRPC_SERVER_INBOUND_METADATA_MAXSIZE)");
+        }
     }
 
     @Override

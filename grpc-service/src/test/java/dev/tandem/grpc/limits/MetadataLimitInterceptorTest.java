@@ -1,9 +1,12 @@
 package dev.tandem.grpc.limits;
 
 import io.grpc.Metadata;
+import dev.tandem.limits.LimitsProperties;
 import org.junit.jupiter.api.Test;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** How the metadata limit counts a header list: as HTTP/2 does, and as the bytes were on the wire. */
 class MetadataLimitInterceptorTest {
@@ -27,5 +30,25 @@ class MetadataLimitInterceptorTest {
         headers.put(Metadata.Key.of("x-pad", Metadata.ASCII_STRING_MARSHALLER), "a".repeat(100));
         headers.put(Metadata.Key.of("x-pad", Metadata.ASCII_STRING_MARSHALLER), "b");
         assertThat(MetadataLimitInterceptor.size(headers)).isEqualTo((5 + 100 + 32) + (5 + 1 + 32));
+    }
+
+    /**
+     * The service's limit must stay below the transport's cap: between the two, metadata would reach
+     * the client as Netty's HTTP 431 (INTERNAL), never as RESOURCE_EXHAUSTED. A limit at or above the
+     * cap stops the start, naming both settings. Before, the service started and REST and gRPC then
+     * answered the same 80 KB of headers differently.
+     */
+    @Test
+    void aLimitAtOrAboveTheTransportsCapStopsTheStart() {
+        DataSize cap = DataSize.ofKilobytes(64);
+        assertThatThrownBy(() -> new MetadataLimitInterceptor(limits(DataSize.ofKilobytes(128)), cap))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("tandem.limits.max-header-bytes").hasMessageContaining("metadata.max-size");
+        assertThatThrownBy(() -> new MetadataLimitInterceptor(limits(cap), cap)).isInstanceOf(IllegalStateException.class);
+        new MetadataLimitInterceptor(limits(DataSize.ofKilobytes(8)), cap);
+    }
+
+    private static LimitsProperties limits(DataSize maxHeaderBytes) {
+        return new LimitsProperties(null, maxHeaderBytes, 0, null);
     }
 }
