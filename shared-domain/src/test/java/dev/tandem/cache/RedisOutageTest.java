@@ -238,7 +238,7 @@ class RedisOutageTest {
     }
 
     /**
-     * The same outage, longer than the log's retention (3 s for the writer here): the row of a write
+     * The same outage, longer than the log's retention (3 s for the writer here), and a purge after it: the row of a write
      * made during it stays in the log while an instance still has its relay pending, so it is relayed
      * once Redis is back and L2 does not serve the old group. Before, the writer's purge deleted the
      * row once it was older than the retention, every instance then took the missing row for relayed
@@ -264,8 +264,14 @@ class RedisOutageTest {
                 joined = newestRow(writer);
                 // a newer row: the newest is never purged, whatever its age
                 writer.groups.join(2, TwoInstanceCoherenceTest.firstNonMember(writer, 2));
-                // past the retention and a purge (every 5 s) beyond it
-                Thread.sleep(Duration.ofSeconds(3 + 5 + 2).toMillis());
+                // A purge of the writer's (every 5 s) once the row is older than its retention: the
+                // follower notes itself right after each purge, by the database's clock.
+                java.time.LocalDateTime pastRetention = writer.jdbc.sql(
+                                "SELECT created_at + INTERVAL 3 SECOND FROM cache_invalidations WHERE seq = ?")
+                        .param(joined).query(java.time.LocalDateTime.class).single();
+                Await.until("a purge of the writer's after the row passed its retention", Duration.ofSeconds(30),
+                        () -> writer.jdbc.sql("SELECT COUNT(*) FROM cache_followers WHERE instance_id = ? AND last_seen > ?")
+                                .params(writer.cache.instanceId(), pastRetention).query(Long.class).single() > 0);
                 assertThat(writer.cache.follower().pendingRelays()).as("relays pending at the writer").isPositive();
                 assertThat(writer.jdbc.sql("SELECT COUNT(*) FROM cache_invalidations WHERE seq = ?").param(joined)
                         .query(Long.class).single()).as("the row whose relay is pending is still in the log").isEqualTo(1L);
