@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -123,7 +124,7 @@ public class ClientRateLimiter {
         }
         // Prefixed, so no subject can share an address's bucket; an address in its canonical text.
         String key = subject.map(s -> "sub:" + s)
-                .orElseGet(() -> "addr:" + address.map(InetAddress::getHostAddress).orElse(peer));
+                .orElseGet(() -> "addr:" + address.map(this::client).orElse(peer));
         ConsumptionProbe probe = buckets.get(key, k -> newBucket()).tryConsumeAndReturnRemaining(1);
         if (!probe.isConsumed()) {
             refusals.get(wire).increment();
@@ -133,6 +134,27 @@ public class ClientRateLimiter {
                             + " requests per second in bursts of up to " + properties.burst()
                             + "; retry after " + retryAfter.toSeconds() + " s",
                     List.of(), null, null, retryAfter, refusalMetadata, null);
+        }
+    }
+
+    /**
+     * The client an address stands for: an IPv4 address itself, an IPv6 one its first
+     * {@code ipv6-prefix-length} bits (a host commonly holds a whole /64 and could take a fresh
+     * bucket per address otherwise). IPv4-mapped IPv6 addresses arrive as IPv4 already.
+     */
+    String client(InetAddress address) {
+        if (!(address instanceof Inet6Address)) {
+            return address.getHostAddress();
+        }
+        byte[] bytes = address.getAddress();
+        int prefix = properties.ipv6PrefixLength();
+        for (int bit = prefix; bit < 128; bit++) {
+            bytes[bit / 8] &= (byte) ~(0x80 >>> (bit % 8));
+        }
+        try {
+            return InetAddress.getByAddress(bytes).getHostAddress() + "/" + prefix;
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e); // 16 bytes are always an address
         }
     }
 

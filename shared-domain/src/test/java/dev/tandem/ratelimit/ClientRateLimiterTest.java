@@ -234,7 +234,24 @@ class ClientRateLimiterTest {
                 "TANDEM_RATE_LIMIT_BURST", "7",
                 "TANDEM_RATE_LIMIT_EXEMPT_SUBJECTS", "bench, ops",
                 "TANDEM_RATE_LIMIT_EXEMPT_ADDRESSES", "127.0.0.1,::1",
-                "TANDEM_RATE_LIMIT_MAX_CLIENTS", "50")))
-                .isEqualTo(new RateLimitProperties(true, 0.5, 7, List.of("bench", "ops"), List.of("127.0.0.1", "::1"), 50));
+                "TANDEM_RATE_LIMIT_MAX_CLIENTS", "50",
+                "TANDEM_RATE_LIMIT_IPV6_PREFIX_LENGTH", "56")))
+                .isEqualTo(new RateLimitProperties(true, 0.5, 7, List.of("bench", "ops"), List.of("127.0.0.1", "::1"), 50, 56));
+        assertThatThrownBy(() -> new RateLimitProperties(true, 1, 1, null, null, 10, 0)).hasMessageContaining("ipv6-prefix-length");
+    }
+
+    /**
+     * An IPv6 host is usually handed a whole /64: keyed by its full address, each of its 2^64
+     * addresses started with a full bucket, so such a client was never limited. Its /64 is the
+     * client; another /64 is another. Failed before: the second address of the /64 was admitted.
+     */
+    @Test
+    void theAddressesOfOneIpv6Slash64AreOneClient() {
+        ClientRateLimiter limiter = limiter();
+        for (int i = 1; i <= 3; i++) {
+            assertThat(admitted(limiter, null, "2001:db8:1:2::" + i)).as("request %d of the burst", i).isTrue();
+        }
+        assertThat(admitted(limiter, null, "2001:db8:1:2:ffff::9")).as("another address of the same /64").isFalse();
+        assertThat(admitted(limiter, null, "2001:db8:1:3::1")).as("an address of another /64").isTrue();
     }
 }
