@@ -10,6 +10,7 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.ratelimit.ClientRateLimiter;
 import dev.tandem.ratelimit.RateLimitScenarios;
+import dev.tandem.testsupport.Await;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -52,9 +53,16 @@ class RateLimitGrpcTest extends GrpcIntegrationTest implements RateLimitScenario
         return RateLimitScenarios.on(this);
     }
 
+    /** Calls the server's observation (grpc.server) saw end with RESOURCE_EXHAUSTED. */
+    private double observedRefusals() {
+        return registry.find("grpc.server").tag("grpc.status_code", "RESOURCE_EXHAUSTED").timers().stream()
+                .mapToDouble(timer -> timer.count()).sum();
+    }
+
     @Override
     public OptionalLong read(String authorization) {
         double refusedBefore = refused();
+        double observedBefore = observedRefusals();
         StudyGroupServiceGrpc.StudyGroupServiceBlockingStub stub = anonymousApi();
         if (authorization != null) {
             Metadata headers = new Metadata();
@@ -75,6 +83,10 @@ class RateLimitGrpcTest extends GrpcIntegrationTest implements RateLimitScenario
         assertThat(failure.message()).contains("too many requests");
         assertThat(failure.errorInfo().getMetadataMap()).containsEntry("burst", String.valueOf(RateLimitScenarios.BURST));
         assertThat(refused()).as("refusals counted").isEqualTo(refusedBefore + 1);
+        // In the server's own metrics too, as REST's http.server.requests counts its 429 (recorded as
+        // the call closes, which the client may see first).
+        Await.until("grpc.server to count the call ended RESOURCE_EXHAUSTED", java.time.Duration.ofSeconds(BOUND_SECONDS),
+                () -> observedRefusals() == observedBefore + 1);
         RetryInfo retry = detail(StatusProto.fromThrowable(refusal), RetryInfo.class);
         assertThat(retry.getRetryDelay().getNanos()).as("whole seconds").isZero();
         return OptionalLong.of(retry.getRetryDelay().getSeconds());

@@ -1,0 +1,32 @@
+package dev.tandem.grpc.server;
+
+import io.micrometer.core.instrument.binder.grpc.ObservationGrpcServerInterceptor;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.grpc.server.GlobalServerInterceptor;
+
+/**
+ * Where a call starts being observed (the {@code grpc.server} metrics and span): right after
+ * admission control, as REST's observation filter runs after its admission valve, so both wires
+ * count and trace what the rate limit and the write check refuse, and neither counts what admission
+ * sheds or what the transport's limits refuse (REST: Tomcat's refusals of a request head; gRPC:
+ * MetadataLimitInterceptor, which runs first). Boot's own interceptor has order 0, behind every
+ * one of these, so a call they refused was in no metric on gRPC while REST counted its 401 and
+ * 429; Boot backs off when this bean exists.
+ */
+@Configuration(proxyBeanMethods = false)
+class GrpcObservationOrder {
+
+    /** After AdmissionInterceptor (HIGHEST_PRECEDENCE + 3), before RateLimitInterceptor (+ 5). */
+    static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 4;
+
+    @Bean
+    @GlobalServerInterceptor
+    @Order(ORDER)
+    ObservationGrpcServerInterceptor observationGrpcServerInterceptor(ObservationRegistry registry) {
+        return new ObservationGrpcServerInterceptor(registry);
+    }
+}
