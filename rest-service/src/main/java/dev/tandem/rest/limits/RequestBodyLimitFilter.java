@@ -35,12 +35,15 @@ import java.nio.charset.StandardCharsets;
  * is the same problem+json as every other failure. Tomcat then discards what is left of the body
  * (up to server.tomcat.max-swallow-size) or closes the connection.
  *
- * <p>Ordered just after Boot's observation filter, so refused requests still show in the metrics.
+ * <p>Ordered after Boot's observation filter, so refused requests still show in the metrics, and
+ * just after the write check (AuthConfiguration.FILTER_ORDER, HIGHEST_PRECEDENCE + 10), so a write
+ * without a token is 401 whatever its size, as on gRPC, where the write check closes a call before
+ * its message is read. (At the same order, which ran first was the registration's accident.)
  */
 // Not when the jar runs without a web server (make seed, the bench's seeding): no MVC to hand errors to.
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 10)
+@Order(Ordered.HIGHEST_PRECEDENCE + 11)
 public class RequestBodyLimitFilter extends OncePerRequestFilter {
 
     private final long maxBytes;
@@ -57,14 +60,22 @@ public class RequestBodyLimitFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         String encoding = request.getHeader(HttpHeaders.CONTENT_ENCODING);
         if (encoding != null && !encoding.isBlank() && !"identity".equalsIgnoreCase(encoding.strip()) && hasBody(request)) {
-            exceptionResolver.resolveException(request, response, null, new UnsupportedContentEncodingException(encoding));
+            refuse(request, response, new UnsupportedContentEncodingException(encoding), HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE);
             return;
         }
         if (request.getContentLengthLong() > maxBytes) {
-            exceptionResolver.resolveException(request, response, null, new RequestBodyTooLargeException(maxBytes));
+            refuse(request, response, new RequestBodyTooLargeException(maxBytes), HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
             return;
         }
         chain.doFilter(new LimitedRequest(request, maxBytes), response);
+    }
+
+    /** The problem RestErrors writes; should that fail, still the status, never an empty 200. */
+    private void refuse(HttpServletRequest request, HttpServletResponse response, Exception refusal, int status)
+            throws IOException {
+        if (exceptionResolver.resolveException(request, response, null, refusal) == null) {
+            response.sendError(status, refusal.getMessage());
+        }
     }
 
     private static boolean hasBody(HttpServletRequest request) {

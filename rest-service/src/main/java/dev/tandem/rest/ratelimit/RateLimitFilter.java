@@ -66,7 +66,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
             limiter.admit(ClientRateLimiter.Wire.REST,
                     WriteAccess.sole(Collections.list(request.getHeaders(HttpHeaders.AUTHORIZATION))), request.getRemoteAddr());
         } catch (DomainException refused) {
-            exceptionResolver.resolveException(request, response, null, refused);
+            if (exceptionResolver.resolveException(request, response, null, refused) == null) {
+                // RestErrors failed to write the problem: still the status, never an empty 200.
+                response.sendError(refused.code().httpStatus(), refused.getMessage());
+            }
             return;
         }
         chain.doFilter(request, response);
