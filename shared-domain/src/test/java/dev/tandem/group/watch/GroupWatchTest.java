@@ -243,8 +243,7 @@ class GroupWatchTest {
     @Test
     void thePositionAClientIsToldNeverGoesBack() throws Exception {
         GroupView group = newGroup();
-        Recorder client = new Recorder();
-        client.pauseAfterNext = true;  // it takes its first state, then nothing until resumed
+        Recorder client = pausingAfterItsFirstState();
         client.watch = track(watch.open(group.id(), OptionalLong.empty(), client));
         GroupView state = client.nextChange().group();
 
@@ -316,11 +315,9 @@ class GroupWatchTest {
      */
     @Test
     void aStateNotSentYetGoesBeforeTheLastEventAtShutdown() throws Exception {
-        GroupWatch closing = new GroupWatch(groups, cache, properties);
-        try {
+        onAWatchOfItsOwn(properties, closing -> {
             GroupView group = newGroup();
-            Recorder client = new Recorder();
-            client.pauseAfterNext = true; // it takes its first state, then nothing until resumed
+            Recorder client = pausingAfterItsFirstState();
             client.watch = closing.open(group.id(), OptionalLong.empty(), client);
             client.nextChange();
             rename(group.id(), "Renamed before the shutdown");
@@ -333,9 +330,7 @@ class GroupWatchTest {
 
             assertThat(client.nextChange().group().name()).isEqualTo("Renamed before the shutdown");
             assertThat(client.next(GroupEvent::last)).isInstanceOf(GroupEvent.Reconnect.class);
-        } finally {
-            closing.destroy();
-        }
+        });
     }
 
     /**
@@ -348,12 +343,10 @@ class GroupWatchTest {
      */
     @Test
     void aClientThatTakesNothingLosesItsWatchAfterTheStallTimeout() throws Exception {
-        GroupWatch stalling = new GroupWatch(groups, cache, new WatchProperties(properties.heartbeat(),
-                properties.maxWatchers(), properties.retryAfter(), Duration.ofSeconds(1)));
-        try {
+        onAWatchOfItsOwn(new WatchProperties(properties.heartbeat(), properties.maxWatchers(), properties.retryAfter(),
+                Duration.ofSeconds(1)), stalling -> {
             GroupView group = newGroup();
-            Recorder client = new Recorder();
-            client.pauseAfterNext = true; // it takes its first state, then nothing
+            Recorder client = pausingAfterItsFirstState();
             stalling.open(group.id(), OptionalLong.empty(), client);
             long sent = client.nextChange().position();
             rename(group.id(), "Never taken");
@@ -362,15 +355,12 @@ class GroupWatchTest {
             assertThat(client.stalledWith.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("where to watch again from")
                     .isEqualTo(OptionalLong.of(sent));
             assertThat(client.events).as("nothing sent while it took nothing").isEmpty();
-        } finally {
-            stalling.destroy();
-        }
+        });
     }
 
     @Test
     void shutdownEndsEveryWatchAndRefusesNewOnes() throws Exception {
-        GroupWatch closing = new GroupWatch(groups, cache, properties);
-        try {
+        onAWatchOfItsOwn(properties, closing -> {
             GroupView group = newGroup();
             Recorder client = new Recorder();
             closing.open(group.id(), OptionalLong.empty(), client);
@@ -382,9 +372,7 @@ class GroupWatchTest {
             Await.until("the ended watch to free its place", WAIT, () -> closing.watching() == 0);
             assertThatThrownBy(() -> closing.open(group.id(), OptionalLong.empty(), new Recorder()))
                     .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
-        } finally {
-            closing.destroy();
-        }
+        });
     }
 
     @Test
@@ -418,6 +406,32 @@ class GroupWatchTest {
         Recorder recorder = new Recorder();
         recorder.watch = track(watch.open(groupId, since, recorder));
         return recorder;
+    }
+
+    /** A test on a GroupWatch of its own. */
+    @FunctionalInterface
+    private interface OnAWatch {
+        void run(GroupWatch watch) throws Exception;
+    }
+
+    /**
+     * Runs {@code test} on a GroupWatch of its own, with {@code settings}, destroyed after: for a
+     * test that shuts its watch down or changes a setting the others must keep.
+     */
+    private void onAWatchOfItsOwn(WatchProperties settings, OnAWatch test) throws Exception {
+        GroupWatch own = new GroupWatch(groups, cache, settings);
+        try {
+            test.run(own);
+        } finally {
+            own.destroy();
+        }
+    }
+
+    /** A client that takes its first state, then nothing until it is made ready and resumed. */
+    private static Recorder pausingAfterItsFirstState() {
+        Recorder client = new Recorder();
+        client.pauseAfterNext = true;
+        return client;
     }
 
     /** What a test does while a watch's open waits. */
