@@ -384,9 +384,19 @@ public class GroupWatch implements DisposableBean {
          * below stays open), which {@link #offer} would let this one replace.
          */
         synchronized void offerFirst(GroupEvent.Changed first) {
-            if (lastState == null) {
-                offer(first);
+            if (lastState != null || ended) {
+                return;
             }
+            if (lastOffered && pending != null && pending.last() && lastAfterPending == null) {
+                // A last event (shutdown, a restarted log) came while the group was read: the client
+                // has no state yet, and the last event's position says it has seen everything up to
+                // it. The state goes first (opened() starts the sending).
+                lastAfterPending = pending;
+                pending = first;
+                lastState = first.group();
+                return;
+            }
+            offer(first);
         }
 
         synchronized void offer(GroupEvent event) {
@@ -419,6 +429,11 @@ public class GroupWatch implements DisposableBean {
                     // or as a heartbeat at its position): what the client is told never goes back.
                     event = new GroupEvent.Heartbeat(offered);
                 }
+            }
+            if (event instanceof GroupEvent.Reconnect reconnect && reconnect.position() < offered) {
+                // Shutdown's position is the one dispatched so far, which is behind a change being
+                // dispatched that reached this watcher already: what the client is told never goes back.
+                event = new GroupEvent.Reconnect(offered, reconnect.reason());
             }
             if (event instanceof GroupEvent.Reconnect && pending instanceof GroupEvent.Changed) {
                 // A state the client has not been sent: the last event's position comes after its

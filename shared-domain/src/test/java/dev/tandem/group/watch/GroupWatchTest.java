@@ -179,7 +179,7 @@ class GroupWatchTest {
         witness.nextChange();
         long unknown = 900_000_000L + System.nanoTime() % 1_000_000L;
         Recorder refused = new Recorder();
-        Future<?> opening = openWhileItsReadWaits(unknown, refused, () -> {
+        Future<?> opening = openWhileItsReadWaits(watch, unknown, refused, () -> {
             witness.events.clear();
             witness.next(e -> e instanceof GroupEvent.Heartbeat);
             witness.next(e -> e instanceof GroupEvent.Heartbeat);
@@ -275,7 +275,7 @@ class GroupWatchTest {
                 group.capacity(), group.ownerId(), group.ownerName(), group.memberCount(), group.averageRating(),
                 group.ratingCount(), group.nextSessions(), group.version() + 1, group.createTime());
         Recorder client = new Recorder();
-        openWhileItsReadWaits(group.id(), client,
+        openWhileItsReadWaits(watch, group.id(), client,
                 () -> watch.offer(group.id(), new GroupEvent.Changed(watch.dispatched(), dispatchedMeanwhile)))
                 .get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(client.nextChange().group().name()).isEqualTo("Renamed meanwhile");
@@ -330,6 +330,47 @@ class GroupWatchTest {
 
             assertThat(client.nextChange().group().name()).isEqualTo("Renamed before the shutdown");
             assertThat(client.next(GroupEvent::last)).isInstanceOf(GroupEvent.Reconnect.class);
+        });
+    }
+
+    /**
+     * The last event at shutdown carries the position dispatched so far, which can be behind a change
+     * being dispatched that reached the watcher already (offered here as dispatch would): the client
+     * is told that change's position, never one it has already passed. Failed before: the Reconnect
+     * named the position dispatched, 1,000 behind the one the client had been sent.
+     */
+    @Test
+    void theLastEventNeverNamesAPositionBehindOneTheClientWasSent() throws Exception {
+        onAWatchOfItsOwn(properties, closing -> {
+            GroupView group = newGroup();
+            Recorder client = new Recorder();
+            client.watch = closing.open(group.id(), OptionalLong.empty(), client);
+            GroupView state = client.nextChange().group();
+            long ahead = closing.dispatched() + 1_000;
+            closing.offer(group.id(), new GroupEvent.Changed(ahead, state));
+            client.next(e -> e.position() == ahead);
+
+            closing.shutDown();
+
+            assertThat(client.next(GroupEvent::last).position()).isEqualTo(ahead);
+        });
+    }
+
+    /**
+     * Shutdown begins while a watch's open reads the group (past its check of shutting down): the
+     * last event reaches the watcher before its first state. The client has no state yet, and the
+     * last event's position says it has seen everything up to it: the state goes first. Failed
+     * before: the first state was dropped, the Reconnect was all the client got, and watching again
+     * from its position would not have sent the state either.
+     */
+    @Test
+    void aWatchWhoseShutdownCameDuringItsFirstReadGetsItsStateFirst() throws Exception {
+        onAWatchOfItsOwn(properties, closing -> {
+            GroupView group = newGroup();
+            Recorder client = new Recorder();
+            openWhileItsReadWaits(closing, group.id(), client, closing::shutDown).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(client.next(e -> true)).isInstanceOf(GroupEvent.Changed.class);
+            assertThat(client.next(e -> true)).isInstanceOf(GroupEvent.Reconnect.class);
         });
     }
 
@@ -441,17 +482,18 @@ class GroupWatchTest {
     }
 
     /**
-     * Opens a watch of {@code groupId} into {@code client} on a thread of its own while study_groups
+     * Opens a watch of {@code groupId} on {@code on} into {@code client} on a thread of its own while study_groups
      * is locked, runs {@code meanwhile} once the open's read of the group waits for the lock, then
      * lets the read go. Returns the open, ended (done or failed).
      */
-    private Future<?> openWhileItsReadWaits(long groupId, Recorder client, Meanwhile meanwhile) throws Exception {
+    private Future<?> openWhileItsReadWaits(GroupWatch on, long groupId, Recorder client, Meanwhile meanwhile)
+            throws Exception {
         Future<?> opening;
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
              Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
             lock.execute("LOCK TABLES study_groups WRITE");
             try {
-                opening = executor.submit(() -> client.watch = track(watch.open(groupId, OptionalLong.empty(), client)));
+                opening = executor.submit(() -> client.watch = track(on.open(groupId, OptionalLong.empty(), client)));
                 // The connector sends the id as a literal, so this finds the watch's own read.
                 Await.until("the watch's read of the group to wait for the lock", WAIT, () -> jdbc.sql(
                         "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%' "
