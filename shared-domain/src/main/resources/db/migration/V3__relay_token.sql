@@ -3,5 +3,6 @@
 -- seq alone, a marker left by an earlier log (a recreated database, its numbering restarted; the
 -- markers live twice the retention in Redis) would stand for a new row of the same number, and
 -- that row's invalidation would never reach L2 if its writer could not relay it. Rows from before
--- this column hold 0, which no marker holds: they are relayed once more, which loses nothing.
+-- this column, and rows an older build writes during an upgrade, hold 0 (new tokens are never 0):
+-- for them any marker still counts, as before, so an upgrade relays no row again.
 ALTER TABLE cache_invalidations ADD COLUMN relay_token BIGINT NOT NULL DEFAULT 0;

@@ -75,11 +75,20 @@ final class InvalidationLog {
     /** Appends one row; inside the caller's transaction when there is one. */
     Appended append(Kind kind, Invalidation invalidation) {
         KeyHolder key = new GeneratedKeyHolder();
-        long token = ThreadLocalRandom.current().nextLong();
+        long token = newToken();
         transactional.sql("INSERT INTO cache_invalidations (kind, targets, relay_token) VALUES (?, ?, ?)")
                 .params(kind.ordinal(), invalidation.encode(), token)
                 .update(key, "seq");
         return new Appended(key.getKeyAs(Number.class).longValue(), token);
+    }
+
+    /** A random relay token, never 0: 0 is the token of rows written before tokens (see L2Tier.relayed). */
+    static long newToken() {
+        long token;
+        do {
+            token = ThreadLocalRandom.current().nextLong();
+        } while (token == 0);
+        return token;
     }
 
     /**

@@ -257,7 +257,10 @@ final class L2Tier {
 
     /**
      * Per row, whether its marker is in Redis (its relay is done): a marker under its number that
-     * holds its token, not another row's. One round trip.
+     * holds its token, not another row's. A row written before tokens (token 0, by a build from
+     * before V3, during an upgrade too) has a marker holding 1: any marker stands for it, as before,
+     * so an upgrade does not relay every row of the log again (for a flush row, emptying L2). One
+     * round trip.
      */
     List<Boolean> relayed(List<InvalidationLog.Appended> rows) {
         List<String> keys = new ArrayList<>(rows.size());
@@ -267,7 +270,8 @@ final class L2Tier {
         List<byte[]> found = redis.values(keys);
         List<Boolean> out = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
-            out.add(Arrays.equals(found.get(i), markerValue(rows.get(i))));
+            InvalidationLog.Appended row = rows.get(i);
+            out.add(row.relayToken() == 0 ? found.get(i) != null : Arrays.equals(found.get(i), markerValue(row)));
         }
         return out;
     }

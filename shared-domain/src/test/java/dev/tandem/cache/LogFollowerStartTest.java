@@ -3,6 +3,8 @@ package dev.tandem.cache;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.Test;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -80,6 +82,39 @@ class LogFollowerStartTest {
             // its short retention would purge rows under the other tests' instances
             writer.close();
         }
+    }
+
+    /**
+     * A row written before relay tokens (token 0: by a build from before V3, or by one still running
+     * during an upgrade), whose marker holds 1 as such builds wrote it, is taken for relayed as
+     * before: an upgrade does not relay every row of the log again (for a flush row, emptying L2
+     * under everyone). The row and its marker are written as such a writer would, the marker before
+     * the commit makes the row visible. Failed with every marker compared to the row's token: the
+     * followers relayed it.
+     */
+    @Test
+    void aRowWrittenBeforeTokensIsNotRelayedAgainWhenItsMarkerIsThere() {
+        Instance writer = Instance.named("hybrid-a", CacheMode.HYBRID);
+        writer.awaitHealthy();
+        double relayedBefore = relayedByAll();
+        byte[] targets = Invalidation.create().add(GroupCaches.GROUP, 1L).encode();
+        long seq = new TransactionTemplate(writer.context.getBean(PlatformTransactionManager.class)).execute(tx -> {
+            writer.jdbc.sql("INSERT INTO cache_invalidations (kind, targets) VALUES (0, ?)").param(targets).update();
+            long inserted = writer.jdbc.sql("SELECT LAST_INSERT_ID()").query(Long.class).single();
+            writer.cache.redis().set(writer.cache.l2().markerKey(inserted), new byte[]{1}, Duration.ofMinutes(5).toMillis());
+            return inserted;
+        });
+        assertThat(writer.jdbc.sql("SELECT relay_token FROM cache_invalidations WHERE seq = ?").param(seq)
+                .query(Long.class).single()).as("the row's token").isZero();
+
+        // A follower's position moves at the end of the pass that read the row, after its relays.
+        Await.until("every follower's pass past the row", Duration.ofSeconds(60), () -> Instance.sameTarget().stream()
+                .filter(i -> i.cache.follower() != null).allMatch(i -> i.cache.follower().position() >= seq));
+        assertThat(relayedByAll()).as("rows the followers relayed for others").isEqualTo(relayedBefore);
+    }
+
+    private static double relayedByAll() {
+        return Instance.runningWithCache().stream().mapToDouble(i -> i.cache.metrics().relayedForOthers.count()).sum();
     }
 
     /**
