@@ -151,20 +151,28 @@ class GracefulShutdownTest {
                 Await.until("REST stops accepting connections", STEP, () -> !Await.accepts(restPort));
                 assertThat(inFlight).isNotDone();
                 assertThat(rest.isAlive()).isTrue();
+                // Frozen from before the commit until the writer has exited: only the writer can
+                // relay its row meanwhile (the other's follower would relay one it finds unmarked).
+                grpc.pause();
             }
 
-            HttpResponse<String> answer = answerOf(inFlight, rest);
-            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-            assertThat(answer.body()).contains(newName);
-            assertThat(rest.awaitExit(STEP)).as("exit status; see " + rest.log()).isZero();
+            try {
+                HttpResponse<String> answer = answerOf(inFlight, rest);
+                assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+                assertThat(answer.body()).contains(newName);
+                assertThat(rest.awaitExit(STEP)).as("exit status; see " + rest.log()).isZero();
+            } finally {
+                grpc.resume();
+            }
 
             assertThat(database.value("SELECT name FROM study_groups WHERE id = ?", groupId)).isEqualTo(newName);
             // The invalidation went out during shutdown: the other service stops serving its
             // cached copy (L1 within the staleness bound; L2 would otherwise keep it for minutes).
             Await.until("gRPC serves the new name", Duration.ofSeconds(10),
                     () -> grpcReader.getGroup(GetGroupRequest.newBuilder().setId(groupId).build()).getName().equals(newName));
-            // The stopping writer relayed it itself, not the other's follower (which would relay a
-            // row without its marker, and so pass the check above as well).
+            // The stopping writer relayed it itself: the other, frozen until it had exited, found the
+            // row's marker (without it, its follower would have relayed the row and passed the check
+            // above as well).
             assertThat(relayedForOthers(grpcManagementPort)).as("rows the gRPC instance relayed for others")
                     .isEqualTo(relayedBefore);
         }
@@ -214,12 +222,17 @@ class GracefulShutdownTest {
                 Await.until("gRPC stops accepting connections", STEP, () -> !Await.accepts(grpcPort));
                 assertThat(inFlight.isDone()).isFalse();
                 assertThat(grpc.isAlive()).isTrue();
+                rest.pause(); // as in the REST test: only the writer can relay its row
             }
 
-            Group answer = answerOf(inFlight, grpc);
-            assertThat(answer.getName()).isEqualTo(newName);
-            assertThat(answer.getVersion()).isEqualTo(before.getVersion() + 1);
-            assertThat(grpc.awaitExit(STEP)).as("exit status; see " + grpc.log()).isZero();
+            try {
+                Group answer = answerOf(inFlight, grpc);
+                assertThat(answer.getName()).isEqualTo(newName);
+                assertThat(answer.getVersion()).isEqualTo(before.getVersion() + 1);
+                assertThat(grpc.awaitExit(STEP)).as("exit status; see " + grpc.log()).isZero();
+            } finally {
+                rest.resume();
+            }
 
             assertThat(database.value("SELECT name FROM study_groups WHERE id = ?", groupId)).isEqualTo(newName);
             Await.until("REST serves the new name", Duration.ofSeconds(10),

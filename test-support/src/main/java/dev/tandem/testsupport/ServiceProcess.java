@@ -158,6 +158,24 @@ public final class ServiceProcess implements AutoCloseable {
         awaitExit(Duration.ofSeconds(30));
     }
 
+    /** SIGSTOP: the process is frozen (its threads, its follower, its timers) until {@link #resume()}. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}; nothing when it runs. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        LocalProcesses.Outcome sent = LocalProcesses.run(
+                new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())), Duration.ofSeconds(10));
+        if (!sent.succeeded() && process.isAlive()) {
+            throw new IllegalStateException("kill -" + name + " " + this.name + ": " + sent.output());
+        }
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }
