@@ -138,12 +138,14 @@ public class ClientRateLimiter {
     }
 
     /**
-     * The client an address stands for: an IPv4 address itself, an IPv6 one its first
+     * The client an address stands for: a global unicast IPv6 address (2000::/3) its first
      * {@code ipv6-prefix-length} bits (a host commonly holds a whole /64 and could take a fresh
-     * bucket per address otherwise). IPv4-mapped IPv6 addresses arrive as IPv4 already.
+     * bucket per address otherwise); any other address itself (IPv4; link-local, unique-local and
+     * loopback IPv6, where a /64 is a whole link or a node's pods, not one host). IPv4-mapped IPv6
+     * addresses arrive as IPv4 already.
      */
     String client(InetAddress address) {
-        if (!(address instanceof Inet6Address)) {
+        if (!(address instanceof Inet6Address) || (address.getAddress()[0] & 0xE0) != 0x20) {
             return address.getHostAddress();
         }
         byte[] bytes = address.getAddress();

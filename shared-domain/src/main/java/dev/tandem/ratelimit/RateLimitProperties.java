@@ -23,9 +23,9 @@ import java.util.List;
  * @param maxClients        the most clients whose buckets are kept; beyond it the least useful bucket is
  *                          dropped (its client starts again with a full bucket), so memory stays bounded
  *                          however many addresses a flood comes from
- * @param ipv6PrefixLength  how many leading bits of an IPv6 address name its client: a host is usually
- *                          handed a whole /64, and keyed by its full address each of those 2^64
- *                          addresses would start with a full bucket
+ * @param ipv6PrefixLength  how many leading bits of a global unicast IPv6 address name its client: a
+ *                          host is usually handed a whole /64, and keyed by its full address each of
+ *                          those 2^64 addresses would start with a full bucket
  */
 @ConfigurationProperties("tandem.rate-limit")
 public record RateLimitProperties(@DefaultValue("false") boolean enabled,

@@ -253,5 +253,11 @@ class ClientRateLimiterTest {
         }
         assertThat(admitted(limiter, null, "2001:db8:1:2:ffff::9")).as("another address of the same /64").isFalse();
         assertThat(admitted(limiter, null, "2001:db8:1:3::1")).as("an address of another /64").isTrue();
+        // Outside global unicast a /64 is a whole link (or a node's pods): each address is a client.
+        for (int i = 1; i <= 3; i++) {
+            assertThat(admitted(limiter, null, "fe80::" + i)).as("link-local request %d", i).isTrue();
+        }
+        assertThat(admitted(limiter, null, "fe80::9")).as("another link-local address").isTrue();
+        assertThat(admitted(limiter, null, "fd00::9")).as("a unique-local address").isTrue();
     }
 }
