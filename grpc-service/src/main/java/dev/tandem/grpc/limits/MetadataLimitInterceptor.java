@@ -39,6 +39,11 @@ public class MetadataLimitInterceptor implements ServerInterceptor {
     private static final int ENTRY_OVERHEAD = 32;
 
     private final long maxBytes;
+    /**
+     * What the transport counts and this limit does not: the pseudo-headers (:path, :authority,
+     * :method, :scheme) and te, a few hundred bytes for any method of the API.
+     */
+    static final long TRANSPORT_MARGIN = 2048;
 
     /**
      * {@code transportCap}: the transport's own limit, which the service's must stay below, or
@@ -48,10 +53,11 @@ public class MetadataLimitInterceptor implements ServerInterceptor {
     public MetadataLimitInterceptor(LimitsProperties limits,
                                     @Value("${spring.grpc.server.inbound.metadata.max-size}") DataSize transportCap) {
         this.maxBytes = limits.maxHeaderBytes().toBytes();
-        if (maxBytes >= transportCap.toBytes()) {
+        if (maxBytes + TRANSPORT_MARGIN > transportCap.toBytes()) {
             throw new IllegalStateException("tandem.limits.max-header-bytes (" + limits.maxHeaderBytes()
-                    + ") must stay below the gRPC transport's cap, spring.grpc.server.inbound.metadata.max-size ("
-                    + transportCap + "): raise that too (SPRING_GRPC_SERVER_INBOUND_METADATA_MAXSIZE)");
+                    + ") must stay " + TRANSPORT_MARGIN + " bytes below the gRPC transport's cap, "
+                    + "spring.grpc.server.inbound.metadata.max-size (" + transportCap
+                    + "): raise that too (SPRING_GRPC_SERVER_INBOUND_METADATA_MAXSIZE)");
         }
     }
 

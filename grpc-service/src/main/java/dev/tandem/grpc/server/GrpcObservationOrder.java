@@ -1,7 +1,10 @@
 package dev.tandem.grpc.server;
 
+import io.micrometer.core.instrument.binder.grpc.GrpcServerObservationConvention;
 import io.micrometer.core.instrument.binder.grpc.ObservationGrpcServerInterceptor;
 import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -18,15 +21,22 @@ import org.springframework.grpc.server.GlobalServerInterceptor;
  * 429; Boot backs off when this bean exists.
  */
 @Configuration(proxyBeanMethods = false)
+// Boot's own switches for its interceptor, which this one replaces.
+@ConditionalOnBooleanProperty(name = "spring.grpc.server.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "spring.grpc.server.observation.enabled", matchIfMissing = true)
 class GrpcObservationOrder {
 
     /** After AdmissionInterceptor (HIGHEST_PRECEDENCE + 3), before RateLimitInterceptor (+ 5). */
     static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 4;
 
+    /** As Boot makes it (a GrpcServerObservationConvention bean applies), only ordered otherwise. */
     @Bean
     @GlobalServerInterceptor
     @Order(ORDER)
-    ObservationGrpcServerInterceptor observationGrpcServerInterceptor(ObservationRegistry registry) {
-        return new ObservationGrpcServerInterceptor(registry);
+    ObservationGrpcServerInterceptor observationGrpcServerInterceptor(ObservationRegistry registry,
+            ObjectProvider<GrpcServerObservationConvention> customConvention) {
+        ObservationGrpcServerInterceptor interceptor = new ObservationGrpcServerInterceptor(registry);
+        customConvention.ifAvailable(interceptor::setCustomConvention);
+        return interceptor;
     }
 }

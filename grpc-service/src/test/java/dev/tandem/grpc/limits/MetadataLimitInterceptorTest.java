@@ -34,7 +34,7 @@ class MetadataLimitInterceptorTest {
 
     /**
      * The service's limit must stay below the transport's cap: between the two, metadata would reach
-     * the client as Netty's HTTP 431 (INTERNAL), never as RESOURCE_EXHAUSTED. A limit at or above the
+     * the client as Netty's HTTP 431 (INTERNAL), never as RESOURCE_EXHAUSTED. A limit at or near the
      * cap stops the start, naming both settings. Before, the service started and REST and gRPC then
      * answered the same 80 KB of headers differently.
      */
@@ -45,6 +45,9 @@ class MetadataLimitInterceptorTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("tandem.limits.max-header-bytes").hasMessageContaining("metadata.max-size");
         assertThatThrownBy(() -> new MetadataLimitInterceptor(limits(cap), cap)).isInstanceOf(IllegalStateException.class);
+        // the pseudo-headers the transport counts and the limit does not need room too
+        assertThatThrownBy(() -> new MetadataLimitInterceptor(limits(DataSize.ofBytes(cap.toBytes() - 100)), cap))
+                .isInstanceOf(IllegalStateException.class);
         new MetadataLimitInterceptor(limits(DataSize.ofKilobytes(8)), cap);
     }
 
