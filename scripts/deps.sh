@@ -333,6 +333,7 @@ done
 [[ -n $want_servers ]] && apt_want mariadb-server redis-server nginx
 [[ -n $want_tools ]]   && apt_want docker-compose openssl nginx nghttp2-client curl  # openssl: scripts/tls-cert.sh; nginx: scripts/nginx-config-test.sh; nghttp2-client: h2load
 [[ -n $want_browser ]] && apt_want chromium
+[[ -n $want_python || -n $want_k8s || -n $want_fuzz ]] && apt_want python3-venv  # Debian's python3 has no venv without it
 # one apt-get run for everything that is missing
 (( ${#APT_WANTED[@]} )) && apt_install_wanted
 [[ -n $want_tools ]]   && do_tools_go && do_tools_cargo

@@ -242,13 +242,15 @@ class RedisOutageTest {
                 // a newer row: the newest is never purged, whatever its age
                 writer.groups.join(2, TwoInstanceCoherenceTest.firstNonMember(writer, 2));
                 // A purge of the writer's (every 5 s) once the row is older than its retention: the
-                // follower notes itself right after each purge, by the database's clock.
+                // follower notes itself right after each purge, by the database's clock. The first
+                // note past that moment may follow a purge just before it: the second follows one after.
                 java.time.LocalDateTime pastRetention = writer.jdbc.sql(
                                 "SELECT created_at + INTERVAL 3 SECOND FROM cache_invalidations WHERE seq = ?")
                         .param(joined).query(java.time.LocalDateTime.class).single();
-                Await.until("a purge of the writer's after the row passed its retention", Duration.ofSeconds(30),
-                        () -> writer.jdbc.sql("SELECT COUNT(*) FROM cache_followers WHERE instance_id = ? AND last_seen > ?")
-                                .params(writer.cache.instanceId(), pastRetention).query(Long.class).single() > 0);
+                java.time.LocalDateTime firstNote = Await.value("the writer's first note after the retention",
+                        Duration.ofSeconds(30), () -> noteAfter(writer, pastRetention));
+                Await.value("a purge of the writer's after the row passed its retention", Duration.ofSeconds(30),
+                        () -> noteAfter(writer, firstNote));
                 assertThat(writer.cache.follower().pendingRelays()).as("relays pending at the writer").isPositive();
                 assertThat(writer.jdbc.sql("SELECT COUNT(*) FROM cache_invalidations WHERE seq = ?").param(joined)
                         .query(Long.class).single()).as("the row whose relay is pending is still in the log").isEqualTo(1L);
@@ -262,6 +264,12 @@ class RedisOutageTest {
             // its 3-s retention would purge rows under the other tests' instances
             writer.close();
         }
+    }
+
+    /** The instance's last note in cache_followers if it is later than {@code after}, else null. */
+    private static java.time.LocalDateTime noteAfter(Instance i, java.time.LocalDateTime after) {
+        return i.jdbc.sql("SELECT last_seen FROM cache_followers WHERE instance_id = ? AND last_seen > ?")
+                .params(i.cache.instanceId(), after).query(java.time.LocalDateTime.class).optional().orElse(null);
     }
 
     private static long newestRow(Instance i) {

@@ -102,10 +102,12 @@ class RedisOutageUnderLoadTest {
             Await.sleep(3000);
 
             double flushesBefore = flushes(restCache()) + flushes(grpcCache());
-            // Redis comes back with what it held, as one that persists its data does: the values the
-            // writes during the outage made stale are still in L2 then, and only the relays the
-            // instances owe keep them from being served. (This pair's Redis saves nothing by itself.)
-            servers.redisCli("SAVE");
+            // Redis comes back with a snapshot of what it held as it stopped, as one that persists its
+            // data does: the values the writes during the outage made stale are still in L2 then, and
+            // only the relays the instances owe keep them from being served. (This pair's Redis saves
+            // nothing by itself.)
+            Path dump = Path.of(servers.redisCli("CONFIG", "GET", "dir").lines().toList().get(1)).resolve("dump.rdb");
+            assertThat(servers.redisCli("SAVE").strip()).as("Redis saved its data").isEqualTo("OK");
             servers.stop("redis");
             log("Redis stopped");
             Await.until("both caches notice that Redis is gone", BOUND, () -> !healthy(restCache()) && !healthy(grpcCache()));
@@ -115,10 +117,15 @@ class RedisOutageUnderLoadTest {
             long restDuring = load.succeeded("REST") - restBefore;
             long grpcDuring = load.succeeded("gRPC") - grpcBefore;
 
-            servers.start("redis");
-            long keysBack = Long.parseLong(servers.redisCli("DBSIZE").strip());
-            // Loaded: the file goes, so that the next test class's Redis on this pair starts empty.
-            Files.deleteIfExists(Path.of(servers.redisCli("CONFIG", "GET", "dir").lines().toList().get(1)).resolve("dump.rdb"));
+            long keysBack;
+            try {
+                servers.start("redis");
+                keysBack = Long.parseLong(servers.redisCli("DBSIZE").strip());
+            } finally {
+                // Loaded (or not, on a failure): the file goes, so that the next test class's Redis
+                // on this pair starts empty.
+                Files.deleteIfExists(dump);
+            }
             log("Redis started again with " + keysBack + " keys");
             assertThat(keysBack).as("keys Redis came back with").isPositive();
             Await.until("both caches healthy again", BOUND, () -> recovered(restCache()) && recovered(grpcCache()));

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -65,6 +66,20 @@ public final class LocalProcesses {
         }
     }
 
+    /**
+     * SIGKILL to {@code process}, then to what it started: the parent first, so that it forks no
+     * child after the descendants were listed, then its descendants until none is left (theirs too).
+     */
+    private static void killWithDescendants(Process process) {
+        List<ProcessHandle> descendants = process.descendants().toList();
+        process.destroyForcibly();
+        for (int round = 0; round < 10 && !descendants.isEmpty(); round++) {
+            descendants.forEach(ProcessHandle::destroyForcibly);
+            descendants = descendants.stream().flatMap(h -> Stream.concat(Stream.of(h), h.descendants()))
+                    .filter(ProcessHandle::isAlive).distinct().toList();
+        }
+    }
+
     /** What {@link #run} saw: the exit status (-1 when it timed out), and what it printed. */
     public record Outcome(int exit, String output, boolean timedOut) {
         public boolean succeeded() {
@@ -88,19 +103,21 @@ public final class LocalProcesses {
                 builder.redirectErrorStream(true);
             }
             Process process = builder.start();
-            process.getOutputStream().close();
-            boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!finished) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            try {
+                process.getOutputStream().close();
+                boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (!finished) {
+                    killWithDescendants(process);
+                }
+                String printed = new String(Files.readAllBytes(output), StandardCharsets.UTF_8);
+                return new Outcome(finished ? process.exitValue() : -1, printed, !finished);
+            } catch (InterruptedException e) {
+                killWithDescendants(process);
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while running " + String.join(" ", builder.command()), e);
             }
-            String printed = new String(Files.readAllBytes(output), StandardCharsets.UTF_8);
-            return new Outcome(finished ? process.exitValue() : -1, printed, !finished);
         } catch (IOException e) {
             throw new UncheckedIOException(String.join(" ", builder.command()) + " could not run", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running " + String.join(" ", builder.command()), e);
         } finally {
             if (output != null) {
                 try {

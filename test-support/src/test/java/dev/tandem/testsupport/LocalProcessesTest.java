@@ -25,7 +25,7 @@ class LocalProcessesTest {
     @Test
     void aCommandThatHangsIsStoppedAtItsTimeoutWithWhatItStarted() throws Exception {
         LocalProcesses.Outcome outcome = LocalProcesses.run(
-                new ProcessBuilder("bash", "-c", "sleep 600 & echo $!; wait"), Duration.ofSeconds(1));
+                new ProcessBuilder("bash", "-c", "sleep 600 & echo $!; wait"), Duration.ofSeconds(5));
         assertThat(outcome.timedOut()).isTrue();
         long child = Long.parseLong(outcome.output().strip());
         Await.until("the command's child to be gone", Duration.ofSeconds(10),
