@@ -88,8 +88,9 @@ final class RedisGateway {
 
     // KEYS: ARGV[1] entries to tombstone, then ARGV[2] generation keys to drop, then ARGV[3] marker
     // keys to set (0 or 1). ARGV[4] the tombstone, ARGV[5] its TTL (ms), ARGV[6] the marker's TTL
-    // (ms), ARGV[7] the marker's value (the row's token). One atomic step, so a marker is never there without its row's tombstones (on one Redis,
-    // and in the replication stream a replica applies in order).
+    // (ms), ARGV[7] the marker's value (its row's token). One atomic step, so a marker is never
+    // there without its row's tombstones (on one Redis, and in the replication stream a replica
+    // applies in order).
     private static final RedisScript<Long> INVALIDATE_AND_MARK = RedisScript.of("""
             local tombstones = tonumber(ARGV[1])
             local generations = tonumber(ARGV[2])
