@@ -35,6 +35,14 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
 
     private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
 
+    /**
+     * The calls' deadline: long enough that on a loaded machine the call's statement is waiting for
+     * the lock when it passes (the KILL it then sends shows that), short enough to keep the test quick.
+     */
+    private static final long DEADLINE_MS = 2000;
+    private static final String RUNNING_WHEN_CUT =
+            "KILL statements since the call began: its statement was running when the deadline cut it";
+
     @Value("${spring.datasource.url}") String url;
     @Value("${spring.datasource.username}") String user;
     @Value("${spring.datasource.password}") String password;
@@ -48,14 +56,16 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
         long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = counts();
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
+            long kills = lock.killsSoFar();
             StatusRuntimeException failure = catchThrowableOfType(StatusRuntimeException.class, () ->
-                    api().withDeadlineAfter(500, TimeUnit.MILLISECONDS).joinGroup(JoinGroupRequest.newBuilder()
+                    api().withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS).joinGroup(JoinGroupRequest.newBuilder()
                             .setGroupId(groupId).setUserId(userId).build()));
 
             assertThat(failure).isNotNull();
             assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
                     .as("the service's SELECT ... FOR UPDATE is no longer waiting for the lock").isTrue();
+            assertThat(lock.killsSoFar()).as(RUNNING_WHEN_CUT).isGreaterThan(kills);
         }
         assertThat(SeededRows.isMember(jdbc, groupId, userId)).as("the join past its deadline was not applied").isFalse();
         assertThat(counts()).isEqualTo(counts);
@@ -65,14 +75,16 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
     void updateWaitingForALockedGroupIsCutShortByTheCallDeadline() throws Exception {
         Map<String, Object> before = groupRow(1);
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            long kills = lock.killsSoFar();
             StatusRuntimeException failure = catchThrowableOfType(StatusRuntimeException.class, () ->
-                    api().withDeadlineAfter(500, TimeUnit.MILLISECONDS).updateGroup(UpdateGroupRequest.newBuilder()
+                    api().withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS).updateGroup(UpdateGroupRequest.newBuilder()
                             .setId(1).setGroup(Group.newBuilder().setName("Renamed under a lock"))
                             .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
                             .setExpectedVersion(((Number) before.get("version")).longValue()).build()));
 
             assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
+            assertThat(lock.killsSoFar()).as(RUNNING_WHEN_CUT).isGreaterThan(kills);
         }
         assertThat(groupRow(1)).as("the update past its deadline was rolled back").isEqualTo(before);
     }

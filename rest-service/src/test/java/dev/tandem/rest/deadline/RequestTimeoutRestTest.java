@@ -28,6 +28,14 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
     /** Well below the server's request timeout and the lock wait timeout: a statement still there after this was left running. */
     private static final Duration GONE_WITHIN = Duration.ofSeconds(5);
 
+    /**
+     * The requests' timeout: long enough that on a loaded machine the request's statement is waiting
+     * for the lock when it passes (the KILL it then sends shows that), short enough to keep the test quick.
+     */
+    private static final String TIMEOUT_MS = "2000";
+    private static final String RUNNING_WHEN_CUT =
+            "KILL statements since the request began: its statement was running when the timeout cut it";
+
     @Value("${spring.datasource.url}") String url;
     @Value("${spring.datasource.username}") String user;
     @Value("${spring.datasource.password}") String password;
@@ -39,8 +47,9 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
                 .isGreaterThan(GONE_WITHIN);
         Map<String, Object> before = groupRow(1);
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            long kills = lock.killsSoFar();
             RestTestClient.ResponseSpec response = http.patch().uri("/api/v1/groups/{id}", 1)
-                    .header(RequestTimeout.HEADER, "1000")
+                    .header(RequestTimeout.HEADER, TIMEOUT_MS)
                     .contentType(MediaType.APPLICATION_JSON)
                     .body("""
                             {"group":{"name":"Renamed under a lock"},"updateMask":"name","expectedVersion":%d}"""
@@ -50,6 +59,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
             expectProblem(response, HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
                     .as("the service's UPDATE/SELECT ... FOR UPDATE is no longer running").isTrue();
+            assertThat(lock.killsSoFar()).as(RUNNING_WHEN_CUT).isGreaterThan(kills);
         }
         assertThat(groupRow(1)).as("the timed-out update was rolled back").isEqualTo(before);
     }
@@ -60,14 +70,16 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
         long userId = SeededRows.nonMember(jdbc, groupId);
         List<Long> counts = allCounts();
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
+            long kills = lock.killsSoFar();
             RestTestClient.ResponseSpec response = http.post().uri("/api/v1/groups/{id}/members", groupId)
-                    .header(RequestTimeout.HEADER, "700")
+                    .header(RequestTimeout.HEADER, TIMEOUT_MS)
                     .contentType(MediaType.APPLICATION_JSON)
                     .body("{\"userId\":" + userId + "}")
                     .exchange();
 
             expectProblem(response, HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
+            assertThat(lock.killsSoFar()).as(RUNNING_WHEN_CUT).isGreaterThan(kills);
         }
         assertThat(SeededRows.isMember(jdbc, groupId, userId)).as("the timed-out join was not applied").isFalse();
         assertThat(allCounts()).isEqualTo(counts);
