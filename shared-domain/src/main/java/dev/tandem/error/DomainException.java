@@ -94,6 +94,15 @@ public class DomainException extends RuntimeException {
         return Optional.ofNullable(retryAfter);
     }
 
+    /**
+     * {@code delay} in whole seconds, as REST's Retry-After says it (RFC 9110 §10.2.3 has no finer
+     * unit): rounded up, so a client that waits them waits at least the delay, and at least 1.
+     */
+    public static long wholeSecondsAtLeastOne(Duration delay) {
+        long seconds = delay.toSeconds() + (delay.toNanosPart() == 0 ? 0 : 1);
+        return Math.max(1, seconds);
+    }
+
     /** Facts about the failure for google.rpc.ErrorInfo.metadata (REST: the problem's {@code metadata}). */
     public Map<String, String> metadata() {
         return metadata;

@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -128,7 +129,9 @@ public class ClientRateLimiter {
         ConsumptionProbe probe = buckets.get(key, k -> newBucket()).tryConsumeAndReturnRemaining(1);
         if (!probe.isConsumed()) {
             refusals.get(wire).increment();
-            Duration retryAfter = wholeSecondsAtLeastOne(probe.getNanosToWaitForRefill());
+            // Whole seconds on both wires, so that they say the same (REST's Retry-After has no finer unit).
+            Duration retryAfter = Duration.ofSeconds(
+                    DomainException.wholeSecondsAtLeastOne(Duration.ofNanos(probe.getNanosToWaitForRefill())));
             throw new DomainException(ErrorCode.RESOURCE_EXHAUSTED,
                     "too many requests: this client may send " + refusalMetadata.get("requestsPerSecond")
                             + " requests per second in bursts of up to " + properties.burst()
@@ -155,7 +158,7 @@ public class ClientRateLimiter {
         }
         try {
             return InetAddress.getByAddress(bytes).getHostAddress() + "/" + prefix;
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new IllegalStateException(e); // 16 bytes are always an address
         }
     }
@@ -196,12 +199,6 @@ public class ClientRateLimiter {
     static String rate(double requestsPerSecond) {
         return requestsPerSecond == Math.rint(requestsPerSecond) && requestsPerSecond < Long.MAX_VALUE
                 ? String.valueOf((long) requestsPerSecond) : String.valueOf(requestsPerSecond);
-    }
-
-    /** Retry-After is whole seconds (RFC 9110 §10.2.3); rounding up, so a client that waits is admitted. */
-    static Duration wholeSecondsAtLeastOne(long nanos) {
-        long seconds = (nanos + 999_999_999L) / 1_000_000_000L;
-        return Duration.ofSeconds(Math.max(1, seconds));
     }
 
     /** The buckets' clock: the same ticker as the cache's, so tests can move time for both. */

@@ -74,13 +74,9 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         return respond(DomainProblems.of(e), headers);
     }
 
-    /**
-     * A Retry-After value: whole seconds (RFC 9110 has no finer unit), rounded up so that a client
-     * that waits them waits at least the delay gRPC's RetryInfo states exactly; at least 1.
-     */
+    /** A Retry-After value (see {@link DomainException#wholeSecondsAtLeastOne}). */
     public static String retryAfterSeconds(Duration delay) {
-        long seconds = delay.toSeconds() + (delay.toNanosPart() == 0 ? 0 : 1);
-        return String.valueOf(Math.max(1, seconds));
+        return String.valueOf(DomainException.wholeSecondsAtLeastOne(delay));
     }
 
     /** The last resort: whatever it was, the client learns only that it was not its fault. */
