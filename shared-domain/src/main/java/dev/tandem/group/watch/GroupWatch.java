@@ -361,7 +361,7 @@ public class GroupWatch implements DisposableBean {
         private boolean sending;
         private boolean lastOffered;
         private boolean ended;
-        /** The position of the last event sent, -1 before the first. */
+        /** The position of the last event sent (or being sent), -1 before the first. */
         private long sentPosition = -1;
         /** When the sender last found an event waiting and the client not ready (System.nanoTime); 0: it was not. */
         private long stalledSince;
@@ -478,12 +478,11 @@ public class GroupWatch implements DisposableBean {
                     pending = lastAfterPending;
                     lastAfterPending = null;
                     stalledSince = 0;
+                    // Sent from here on: a send that fails ends the watch, and none is stalled while one runs.
+                    sentPosition = Math.max(sentPosition, event.position());
                 }
                 try {
                     sink.send(event);
-                    synchronized (this) {
-                        sentPosition = Math.max(sentPosition, event.position());
-                    }
                 } catch (Exception e) {
                     log.debug("Watch of group {} ended: the client is gone ({})", groupId, e.toString());
                     cancel();
