@@ -106,6 +106,14 @@ final class InvalidationLog {
 
     private volatile long followerConnectionId;
 
+    /**
+     * The database's identity (V4), drawn when its schema was created: a recreated database has
+     * another, so the follower can tell whether the L2 it finds was read from this database.
+     */
+    String databaseIdentity() {
+        return follower.sql("SELECT identity FROM cache_database").query(String.class).single();
+    }
+
     /** The database's id of the follower's connection as of its last pass (0 before the first). */
     long followerConnectionId() {
         return followerConnectionId;

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -292,6 +293,27 @@ final class L2Tier {
                 // Still down: the breaker opens again.
             }
         }
+    }
+
+    /**
+     * The identity of the database L2 was read from, as Redis records it; null when none is
+     * recorded (a new or emptied Redis, or one a build from before the record filled). It sits
+     * beside the relay markers, whose rows belong to that database's log, and like them it
+     * survives a flush and has no time to live: gone, a recreated database could not be told.
+     * Throws {@link RedisGateway.Unavailable}.
+     */
+    String databaseRecorded() {
+        byte[] recorded = redis.get(databaseKey());
+        return recorded == null ? null : new String(recorded, StandardCharsets.UTF_8);
+    }
+
+    /** Records that L2 holds what database {@code identity} held. Throws {@link RedisGateway.Unavailable}. */
+    void recordDatabase(String identity) {
+        redis.setForever(databaseKey(), identity.getBytes(StandardCharsets.UTF_8));
+    }
+
+    String databaseKey() {
+        return markerPrefix() + "database";
     }
 
     /** Every marker shares one hash slot ({relayed}), so one MGET reads many on a cluster too. */

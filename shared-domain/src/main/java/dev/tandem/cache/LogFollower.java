@@ -40,9 +40,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * row without marker that it could not relay — and while it re-checks the whole log after a Redis
  * reconnect or topology change (a failover may have lost the last tombstones the old master
  * acknowledged, and their markers with them, in order). Either ends by itself once Redis takes the
- * relays; nothing is flushed.
+ * relays; nothing is flushed. It is also blocked until the follower has checked that L2 was read
+ * from this database, at start and after the log restarted; only when it was not is L2 emptied.
  *
- * <p>Why one class of ~370 lines: the bound, the holes and the L2 block are one state machine over one
+ * <p>Why one class of ~500 lines: the bound, the holes and the L2 block are one state machine over one
  * cursor; split, each part would have to see the others' state.
  */
 final class LogFollower {
@@ -85,6 +86,11 @@ final class LogFollower {
      * fresh entries that reads have put back in L1 since.
      */
     private final ConcurrentSkipListSet<Long> appliedByWriter = new ConcurrentSkipListSet<>();
+    /**
+     * Whether Redis records this database as the one L2 was read from (see {@link #checkL2Database}):
+     * checked before L2 is first read and again after the log restarted; L2 is not read meanwhile.
+     */
+    private volatile boolean l2OfThisDatabase;
     private volatile long lastPassAgeBase = System.nanoTime();
     private final String instanceId;
     /** The instances that noted themselves as followers in the last 30 s (this one included). */
@@ -116,7 +122,7 @@ final class LogFollower {
 
     /** Whether L2 may be read now, as far as the log goes (the breaker is the caller's business). */
     boolean l2Readable() {
-        return caughtUpOnce && pendingRelays.isEmpty() && !rechecking();
+        return caughtUpOnce && l2OfThisDatabase && pendingRelays.isEmpty() && !rechecking();
     }
 
     /** A writer's relay failed: L2 is not read here until the follower has relayed {@code seq}. */
@@ -156,6 +162,9 @@ final class LogFollower {
                 l2.probeIfRecovering();
             }
             boolean caughtUp = follow();
+            if (l2 != null && !l2OfThisDatabase) {
+                checkL2Database();
+            }
             if (rechecking()) {
                 recheckLog();
             }
@@ -195,6 +204,8 @@ final class LogFollower {
             // The table was emptied and its numbering restarted (a recreated database): what this
             // instance holds cannot be matched against it.
             log.info("The invalidation log restarted (highest seq {} < {} already seen): flushing L1", max, highestSeen);
+            // and L2 may hold the former database's entries: checked again before it is read
+            l2OfThisDatabase = false;
             highestSeen = 0;
             holes.clear();
             flushL1("log-restarted");
@@ -324,6 +335,35 @@ final class LogFollower {
                 it.remove();
                 metrics.holesAbandoned.increment();
             }
+        }
+    }
+
+    /**
+     * L2 may have been filled from another database: this one recreated (dropped, migrated again
+     * and loaded) under a Redis that kept its keys, or Redis pointed at another deployment's
+     * database. Nothing in the log can tell (a recreated log numbers its rows from 1 again, and a
+     * new instance has seen no other numbers), and L2 would serve the former rows until their time
+     * to live. So Redis records the identity of the database its entries were read from (drawn by
+     * migration V4), and an instance that finds another one recorded empties L2 before it reads it,
+     * then records its own: emptied first, so that no instance takes the old entries for this
+     * database's in between (two that find the old record both empty L2, which costs only misses).
+     * None recorded (a new Redis, or one an older build filled from this database) is recorded
+     * without a flush. Redis away: checked on a later pass, L2 not read until then.
+     */
+    private void checkL2Database() {
+        String here = invalidationLog.databaseIdentity();
+        try {
+            String recorded = l2.databaseRecorded();
+            if (recorded != null && !recorded.equals(here)) {
+                log.warn("Redis holds the cache of another database ({}, this one is {}): emptying L2", recorded, here);
+                l2.flush();
+            }
+            if (!here.equals(recorded)) {
+                l2.recordDatabase(here);
+            }
+            l2OfThisDatabase = true;
+        } catch (RedisGateway.Unavailable e) {
+            // checked again on the next pass
         }
     }
 

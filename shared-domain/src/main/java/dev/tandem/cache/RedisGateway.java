@@ -251,6 +251,14 @@ final class RedisGateway {
         });
     }
 
+    /** {@code key} holds {@code value} from now on, with no time to live. */
+    void setForever(String key, byte[] value) {
+        call("set", () -> {
+            redis.opsForValue().set(key, value);
+            return null;
+        });
+    }
+
     void delete(String key) {
         call("delete", () -> redis.delete(key));
     }

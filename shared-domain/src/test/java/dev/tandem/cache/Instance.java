@@ -152,6 +152,14 @@ final class Instance {
                 "--spring.main.banner-mode=off"));
         args.addAll(redis.properties());
         args.addAll(properties);
+        // A property given twice on the command line would bind as both values joined ("a,b"): the
+        // test's own (e.g. another database's name) replaces the default of the same name.
+        Map<String, String> byName = new java.util.LinkedHashMap<>();
+        for (String arg : args) {
+            int equals = arg.indexOf('=');
+            byName.put(equals < 0 ? arg : arg.substring(0, equals), arg);
+        }
+        args = new ArrayList<>(byName.values());
         SpringApplicationBuilder application = new SpringApplicationBuilder(DomainTestApplication.class)
                 .web(WebApplicationType.NONE);
         if (clock != null) {
