@@ -5,6 +5,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.RequestReplyReceiverContext;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.handler.TracingObservationHandler;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
@@ -32,6 +33,7 @@ class TracingConfigurationTest {
 
     private final ApplicationContextRunner service = new ApplicationContextRunner()
             .withInitializer(new ConfigDataApplicationContextInitializer())
+            .withInitializer(new TracingSwitch())
             .withPropertyValues("spring.config.location=classpath:tandem-service.yml")
             .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
                     OpenTelemetrySdkAutoConfiguration.class, OpenTelemetryTracingAutoConfiguration.class,
@@ -65,6 +67,22 @@ class TracingConfigurationTest {
             assertThat(started.context().traceId()).isNotEmpty().isNotEqualTo(CALLERS_TRACE);
             assertThat(started.context().sampled()).isTrue();
         });
+    }
+
+    /**
+     * Every spelling Spring binds as true turns on Boot's switches too (its OpenTelemetry SDK among
+     * them), which compare the text with "true". Failed before for "on": the domain's own spans were
+     * on while Boot's SDK, and so the export, was off.
+     */
+    @Test
+    void onSpelledAsSpringBindsTrueTurnsOnBootsSwitchesToo() {
+        for (String on : new String[]{"true", "on", "yes", "1"}) {
+            service.withPropertyValues("tandem.tracing.enabled=" + on).run(context -> {
+                assertThat(context).as(on).hasSingleBean(SdkTracerProvider.class);
+                assertThat(context.getBean(TracingProperties.class).enabled()).as(on).isTrue();
+                assertThat(serverSpan(context, sampledTraceparent()).context().traceId()).as(on).isEqualTo(CALLERS_TRACE);
+            });
+        }
     }
 
     private static Map<String, String> sampledTraceparent() {
