@@ -5,18 +5,20 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
-import jakarta.validation.constraints.Size;
+import org.hibernate.validator.constraints.CodePointLength;
 
 /**
  * The editable fields of a group and their rules, checked in one place for CreateGroup and for
- * the result of an UpdateGroup.
+ * the result of an UpdateGroup. Lengths count characters (code points), as the utf8mb4 columns
+ * do, not Java's UTF-16 units: a name of 100 emoji fits its VARCHAR(100), and {@code @Size}
+ * counted it 200 and refused it.
  */
 public record GroupFields(
-        @NotBlank @Size(min = 3, max = 100) String name,
-        @NotBlank @Size(max = 50)
+        @NotBlank @CodePointLength(min = 3, max = 100) String name,
+        @NotBlank @CodePointLength(max = 50)
         @Pattern(regexp = GroupFields.SUBJECT_REGEX, message = "must be lowercase letters, digits and single hyphens")
         String subject,
-        @NotNull @Size(max = 1000) String description,
+        @NotNull @CodePointLength(max = 1000) String description,
         @Min(2) @Max(500) int capacity) {
 
     /** What a subject must match, whole (REST documents it in its OpenAPI document too). */

@@ -94,7 +94,7 @@ public class GroupService {
      */
     private static Optional<FieldViolation> subjectFilterViolation(String filter) {
         if (filter.length() > 50) {
-            return Optional.of(new FieldViolation("subject", "size must be between 0 and 50"));
+            return Optional.of(new FieldViolation("subject", "length must be between 0 and 50"));
         }
         if (!filter.isEmpty() && !SUBJECT.matcher(filter).matches()) {
             return Optional.of(new FieldViolation("subject",

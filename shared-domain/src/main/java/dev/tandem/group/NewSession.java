@@ -5,16 +5,16 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Size;
+import org.hibernate.validator.constraints.CodePointLength;
 
 import java.time.Instant;
 
 public record NewSession(
         long groupId,
-        @NotBlank @Size(max = 200) String topic,
+        @NotBlank @CodePointLength(max = 200) String topic,
         @NotNull @Future Instant startTime,
         @Min(15) @Max(480) int durationMinutes,
-        @Size(max = 200) String location) {
+        @CodePointLength(max = 200) String location) {
 
     public NewSession {
         location = location == null ? "" : location;

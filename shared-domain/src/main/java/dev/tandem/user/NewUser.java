@@ -2,9 +2,9 @@ package dev.tandem.user;
 
 import jakarta.validation.constraints.Email;
 import jakarta.validation.constraints.NotBlank;
-import jakarta.validation.constraints.Size;
+import org.hibernate.validator.constraints.CodePointLength;
 
 public record NewUser(
-        @NotBlank @Size(max = 100) String name,
-        @NotBlank @Email @Size(max = 254) String email) {
+        @NotBlank @CodePointLength(max = 100) String name,
+        @NotBlank @Email @CodePointLength(max = 254) String email) {
 }

@@ -78,6 +78,24 @@ class GroupServiceTest {
         assertThat(count("study_groups")).isEqualTo(before);
     }
 
+    /**
+     * Lengths count characters, as the utf8mb4 columns do: a name of 100 emoji (200 UTF-16 units)
+     * and a description of 1,000 are stored and read back whole, a name of 101 is refused. Failed
+     * before: {@code @Size} counted UTF-16 units and refused the first.
+     */
+    @Test
+    void lengthsCountCharactersAsTheColumnsDo() {
+        long owner = newUser("owner");
+        String books = "\uD83D\uDCDA";
+        GroupView created = groups.create(new NewGroup(books.repeat(100), "algorithms", books.repeat(1000), 10, owner));
+        assertThat(jdbc.sql("SELECT name, description FROM study_groups WHERE id = ?").param(created.id())
+                .query((row, n) -> List.of(row.getString(1), row.getString(2))).single())
+                .containsExactly(books.repeat(100), books.repeat(1000));
+        assertThatThrownBy(() -> groups.create(new NewGroup(books.repeat(101), "algorithms", "", 10, owner)))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
+                        .extracting(FieldViolation::field).containsExactly("name"));
+    }
+
     @Test
     void unknownOwnerIsNotFoundAndWritesNothing() {
         long before = count("study_groups");
