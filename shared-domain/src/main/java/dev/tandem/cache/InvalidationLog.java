@@ -92,27 +92,29 @@ final class InvalidationLog {
     }
 
     /**
-     * The highest seq in the log, 0 when it is empty. Also notes the MariaDB/MySQL id of the
-     * follower's connection (same query, no extra round trip), for the status and for tests that
-     * KILL it.
+     * Where the log stands: its highest seq (0 when it is empty) and the database's identity (V4),
+     * drawn when its schema was created, so that a recreated database, whose log may not have gone
+     * back, is told from the one the follower read before. One query a pass; it also notes the
+     * MariaDB/MySQL id of the follower's connection, for the status and for tests that KILL it.
      */
-    long maxSeq() {
-        return follower.sql("SELECT CONNECTION_ID(), COALESCE(MAX(seq), 0) FROM cache_invalidations")
+    Head head() {
+        return follower.sql("SELECT CONNECTION_ID(), COALESCE(MAX(seq), 0), (SELECT identity FROM cache_database) "
+                        + "FROM cache_invalidations")
                 .query((rs, row) -> {
                     followerConnectionId = rs.getLong(1);
-                    return rs.getLong(2);
+                    String identity = rs.getString(3);
+                    if (identity == null) {
+                        throw new IllegalStateException("cache_database holds no identity (it is written by migration V4)");
+                    }
+                    return new Head(rs.getLong(2), identity);
                 }).single();
     }
 
-    private volatile long followerConnectionId;
-
-    /**
-     * The database's identity (V4), drawn when its schema was created: a recreated database has
-     * another, so the follower can tell whether the L2 it finds was read from this database.
-     */
-    String databaseIdentity() {
-        return follower.sql("SELECT identity FROM cache_database").query(String.class).single();
+    /** The log's highest seq and the identity of the database it is in. */
+    record Head(long maxSeq, String databaseIdentity) {
     }
+
+    private volatile long followerConnectionId;
 
     /** The database's id of the follower's connection as of its last pass (0 before the first). */
     long followerConnectionId() {

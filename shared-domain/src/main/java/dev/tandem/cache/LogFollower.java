@@ -88,9 +88,12 @@ final class LogFollower {
     private final ConcurrentSkipListSet<Long> appliedByWriter = new ConcurrentSkipListSet<>();
     /**
      * Whether Redis records this database as the one L2 was read from (see {@link #checkL2Database}):
-     * checked before L2 is first read and again after the log restarted; L2 is not read meanwhile.
+     * checked before L2 is first read, after the log restarted or the database was replaced, and after
+     * a Redis reconnect; L2 is not read meanwhile. Also checked every few seconds while L2 is read.
      */
     private volatile boolean l2OfThisDatabase;
+    /** The identity of the database the last pass read the log of (null before the first); follower thread. */
+    private String databaseIdentity;
     private volatile long lastPassAgeBase = System.nanoTime();
     private final String instanceId;
     /** The instances that noted themselves as followers in the last 30 s (this one included). */
@@ -199,18 +202,29 @@ final class LogFollower {
 
     /** Reads and applies what is new; true when it read everything there was. */
     private boolean follow() {
-        long max = invalidationLog.maxSeq();
-        if (max < highestSeen) {
-            // The table was emptied and its numbering restarted (a recreated database): what this
-            // instance holds cannot be matched against it.
-            log.info("The invalidation log restarted (highest seq {} < {} already seen): flushing L1", max, highestSeen);
+        InvalidationLog.Head head = invalidationLog.head();
+        long max = head.maxSeq();
+        boolean replaced = databaseIdentity != null && !databaseIdentity.equals(head.databaseIdentity());
+        if (replaced || max < highestSeen) {
+            // Another database (recreated, or another server's), or the table was emptied and its
+            // numbering restarted: what this instance holds cannot be matched against the log. The
+            // identity tells a recreated database whose log has not gone back below what this
+            // instance had seen (it had seen nothing, or the new log grew past that while the
+            // follower could not read).
+            if (replaced) {
+                log.warn("The database was replaced (its identity is {}, was {}): flushing L1", head.databaseIdentity(),
+                        databaseIdentity);
+            } else {
+                log.info("The invalidation log restarted (highest seq {} < {} already seen): flushing L1", max, highestSeen);
+            }
             // and L2 may hold the former database's entries: checked again before it is read
             l2OfThisDatabase = false;
             highestSeen = 0;
             holes.clear();
-            flushL1("log-restarted");
+            flushL1(replaced ? "database-replaced" : "log-restarted");
             readThisPass.add(CommittedChange.missedRows());
         }
+        databaseIdentity = head.databaseIdentity();
         if (max == highestSeen && holes.isEmpty()) {
             return true;
         }
@@ -341,29 +355,35 @@ final class LogFollower {
     /**
      * L2 may have been filled from another database: this one recreated (dropped, migrated again
      * and loaded) under a Redis that kept its keys, or Redis pointed at another deployment's
-     * database. Nothing in the log can tell (a recreated log numbers its rows from 1 again, and a
-     * new instance has seen no other numbers), and L2 would serve the former rows until their time
+     * database. Nothing in the log can tell a new instance (a recreated log numbers its rows from 1
+     * again, and it has seen no other numbers), and L2 would serve the former rows until their time
      * to live. So Redis records the identity of the database its entries were read from (drawn by
      * migration V4), and an instance that finds another one recorded empties L2 before it reads it,
      * then records its own: emptied first, so that no instance takes the old entries for this
      * database's in between (two that find the old record both empty L2, which costs only misses).
-     * None recorded (a new Redis, or one an older build filled from this database) is recorded
-     * without a flush. Redis away: checked on a later pass, L2 not read until then.
+     * None recorded (a new Redis, one restarted empty, an evicted record, or one an older build
+     * filled from this database) is recorded without a flush. True when the check was made; Redis
+     * away: false, and L2 is not read until a later pass has made it.
+     *
+     * <p>The flush runs on this thread: a SCAN of the keyspace (of every master on a cluster), during
+     * which L1 may pass its bound and be bypassed. It happens only when the database did change.
      */
-    private void checkL2Database() {
-        String here = invalidationLog.databaseIdentity();
+    private boolean checkL2Database() {
         try {
             String recorded = l2.databaseRecorded();
-            if (recorded != null && !recorded.equals(here)) {
-                log.warn("Redis holds the cache of another database ({}, this one is {}): emptying L2", recorded, here);
+            if (recorded != null && !recorded.equals(databaseIdentity)) {
+                l2OfThisDatabase = false;
+                log.warn("Redis holds the cache of another database ({}, this one is {}): emptying L2", recorded,
+                        databaseIdentity);
                 l2.flush();
             }
-            if (!here.equals(recorded)) {
-                l2.recordDatabase(here);
+            if (!databaseIdentity.equals(recorded)) {
+                l2.recordDatabase(databaseIdentity);
             }
             l2OfThisDatabase = true;
+            return true;
         } catch (RedisGateway.Unavailable e) {
-            // checked again on the next pass
+            return false;
         }
     }
 
@@ -407,6 +427,11 @@ final class LogFollower {
             recheckDone = asked;
             return;
         }
+        // A Redis that restarted empty, or a replica promoted before it had the record, lost the
+        // record (or brought back an old one, with the entries it stood for).
+        if (!checkL2Database()) {
+            return;
+        }
         long after = 0;
         int relayedBefore = (int) metrics.relayedForOthers.count();
         try {
@@ -448,6 +473,11 @@ final class LogFollower {
         long followedUpTo = followedUpTo();
         Long firstPending = pendingRelays.ceiling(Long.MIN_VALUE);
         invalidationLog.purge(retention, firstPending == null ? followedUpTo : Math.min(followedUpTo, firstPending - 1));
+        if (l2 != null && l2OfThisDatabase) {
+            // the record may have been evicted (it has no time to live, but maxmemory may take it)
+            // or written over by another deployment sharing this Redis
+            checkL2Database();
+        }
         if (l2 != null && highestSeen > 0) {
             try {
                 l2.keepMarker(highestSeen);

@@ -4,13 +4,17 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,10 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * new instance has seen no other numbers, so nothing in the log tells it that L2 holds the former
  * database's entries. Redis records which database L2 was read from (its identity, drawn by
  * migration V4), and an instance that finds another one recorded empties L2 before reading it: at
- * start, and when a running instance sees the log restart. Each test runs on databases and a key
+ * start, and when a running instance sees the database replaced. Each test runs on databases and a key
  * prefix of its own, so the other tests' instances neither see nor feed them.
  *
- * <p>Both failed before the record: the instance served the former group 1 from L2.
+ * <p>The first two failed before the record: the instance served the former group 1 from L2 (the
+ * replaced database whose log did not go back, and the lost record, until the follower read the
+ * identity with every pass and checked the record while L2 is read).
  */
 class RecreatedDatabaseTest {
 
@@ -38,6 +44,11 @@ class RecreatedDatabaseTest {
         GroupView formerGroup = former.groups.get(1);
         assertThat(former.cache.l2().read(GroupCaches.GROUP, 1L).value).as("L2 holds the former group 1").isEqualTo(formerGroup);
         former.close();
+        // the same database: nothing to empty
+        Instance again = onDatabase("former", CacheMode.HYBRID);
+        assertThat(again.cache.l2().read(GroupCaches.GROUP, 1L).value).as("L2 after a restart on the same database")
+                .isEqualTo(formerGroup);
+        again.close();
 
         // the database recreated: migrated afresh (another identity) and loaded from a dump of the
         // former, in which group 1 has been renamed since; its log starts empty
@@ -53,41 +64,71 @@ class RecreatedDatabaseTest {
                 .isEqualTo(identity(reference));
     }
 
-    @Test
-    void aRunningInstanceWhoseDatabaseIsReplacedDoesNotServeTheFormerOnesL2() {
+    /**
+     * {@code logRestarts}: the new database's log is shorter than what the instance had read (the
+     * follower sees the numbers go back), or not (it has grown past them while the follower could not
+     * read, or the instance had read nothing yet), when only the identity tells.
+     */
+    @ParameterizedTest(name = "the log goes back: {0}")
+    @ValueSource(booleans = {true, false})
+    void aRunningInstanceWhoseDatabaseIsReplacedDoesNotServeTheFormerOnesL2(boolean logRestarts) {
         Instance instance = onDatabase("replaced", CacheMode.HYBRID);
         Instance reference = onDatabase("replaced", CacheMode.NONE);
         instance.seed.reset(1);   // a flush row: the follower has seen the log's numbers
+        long newest = reference.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+        Await.until("the follower to read the newest row", Duration.ofSeconds(10),
+                () -> instance.cache.follower().highestSeen() >= newest);
         GroupView formerGroup = instance.groups.get(1);
         assertThat(instance.cache.l2().read(GroupCaches.GROUP, 1L).value).isEqualTo(formerGroup);
-        double restartsBefore = restarts(instance);
+        double replacedBefore = replacements(instance);
 
         // As a move to a new server, with the data loaded and group 1 renamed since, looks to the
-        // cache: another identity and a log that starts again, in one step (a follower's pass
-        // between them would see the restart and still the former identity).
+        // cache: another identity, and a log that starts again or not, in one step (a follower's pass
+        // between them would see a half-moved database).
         new TransactionTemplate(reference.context.getBean(PlatformTransactionManager.class)).executeWithoutResult(status -> {
-            reference.jdbc.sql("DELETE FROM cache_invalidations").update();
+            if (logRestarts) {
+                reference.jdbc.sql("DELETE FROM cache_invalidations").update();
+            }
             reference.jdbc.sql("UPDATE cache_database SET identity = UUID()").update();
             rename(reference, 1);
         });
         GroupView truth = reference.groups.get(1);
         assertThat(truth).isNotEqualTo(formerGroup);
 
-        Await.until("the instance to see the log restart", Duration.ofSeconds(10), () -> restarts(instance) > restartsBefore);
+        Await.until("the instance to see that the database was replaced", Duration.ofSeconds(10),
+                () -> replacements(instance) > replacedBefore);
         instance.awaitHealthy();
         assertThat(instance.groups.get(1)).as("group 1 read after the database was replaced").isEqualTo(truth);
         assertThat(instance.cache.l2().databaseRecorded()).isEqualTo(identity(reference));
     }
 
+    /**
+     * The record has no time to live but can still go: Redis restarted empty, a maxmemory policy
+     * evicted it. Written again while L2 is read, so that a later recreation of the database is
+     * still told. Failed before: the record was written only when L2 was first read.
+     */
+    @Test
+    void aRecordLostFromRedisIsWrittenAgain() {
+        Instance instance = onDatabase("record", CacheMode.HYBRID);
+        String identity = identity(instance);
+        assertThat(instance.cache.l2().databaseRecorded()).isEqualTo(identity);
+        instance.cache.redis().delete(instance.cache.l2().databaseKey());
+        Await.until("the record to be written again", Duration.ofSeconds(15),
+                () -> identity.equals(instance.cache.l2().databaseRecorded()));
+    }
+
+    @BeforeEach
     @AfterEach
     void dropWhatTheTestMade() {
-        // the database record has no time to live
-        started.stream().filter(i -> i.context.isActive() && i.cache.redis() != null).findFirst()
-                .ifPresent(i -> i.cache.redis().deleteByPrefix(KEY_PREFIX));
         started.forEach(Instance::close);
+        started.clear();
         for (String database : databases) {
             Instance.reference().jdbc.sql("DROP DATABASE IF EXISTS " + database).update();
         }
+        databases.clear();
+        // The test's keys on the shared Redis, through any instance there: the database record has no
+        // time to live, and one a failed run left would be found by the next.
+        Instance.named("hybrid-a", CacheMode.HYBRID).cache.redis().deleteByPrefix(KEY_PREFIX);
     }
 
     /** An instance of {@code mode} on the test's database {@code name}, created afresh the first time it is asked for. */
@@ -122,7 +163,9 @@ class RecreatedDatabaseTest {
         return on.jdbc.sql("SELECT identity FROM cache_database").query(String.class).single();
     }
 
-    private static double restarts(Instance instance) {
-        return instance.cache.metrics().flushCounts().getOrDefault("log-restarted", 0.0);
+    /** The L1 flushes the follower made because the database was replaced or its log restarted. */
+    private static double replacements(Instance instance) {
+        Map<String, Double> flushes = instance.cache.metrics().flushCounts();
+        return flushes.getOrDefault("database-replaced", 0.0) + flushes.getOrDefault("log-restarted", 0.0);
     }
 }
