@@ -1,35 +1,60 @@
-package dev.tandem.tracing;
+package dev.tandem.config;
 
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
- * {@code tandem.tracing.enabled} in the one spelling every switch that follows it reads. The
- * services' settings hand the value on to Boot's own switches ({@code management.opentelemetry.enabled},
- * the export, the {@code @Observed} aspect: tandem-service.yml), whose conditions compare the text
- * with "true", while Tandem binds it as Spring binds a boolean, which takes {@code on}, {@code yes}
- * and {@code 1} for true as well: {@code TANDEM_TRACING_ENABLED=on} traced the cache and the SQL
- * statements but left Boot's OpenTelemetry SDK off, half on. So the value is replaced by
- * {@code true} or {@code false}, whichever it binds as, before any condition reads it (at the
- * context's refresh, where it sees every property source, a test's too). A value that binds as
- * neither is left for the binding of {@link TracingProperties} to refuse.
+ * The Tandem settings that something other than their own properties class reads, rewritten in the
+ * one spelling every reader takes, before any condition or binder reads them. Tandem binds a setting
+ * as Spring binds its type, but a condition on a boolean property compares the text with "true", and
+ * a duration without a unit is milliseconds to one binder and seconds to another, so the same value
+ * meant two things:
+ * <ul>
+ *   <li>{@code TANDEM_TRACING_ENABLED=on} traced the cache and the SQL statements but left Boot's
+ *       OpenTelemetry SDK, to which tandem-service.yml hands the setting on, off: half on;</li>
+ *   <li>{@code TANDEM_ADMISSION_ENABLED=on} turned REST's admission valve on, while the gRPC
+ *       service's admission configuration, a condition on the text, stayed out and every API call
+ *       then failed;</li>
+ *   <li>{@code TANDEM_SHUTDOWN_GRACE_PERIOD=30} gave REST's shutdown phase 30 ms and the gRPC server's
+ *       grace period 30 s.</li>
+ * </ul>
+ * A boolean becomes {@code true} or {@code false}, a duration ISO-8601 ({@code PT0.03S} for that 30),
+ * which every binder reads alike, as Tandem does. It runs at the context's refresh, where it sees
+ * every property source (a test's too); a value that binds as neither is left as it is, for the
+ * binding of its properties class to refuse with the property's name.
  */
-public class TracingSwitch implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+public class CanonicalSettings implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
-    static final String PROPERTY = "tandem.tracing.enabled";
+    /** Each setting that is handed on to another property (the services' YAML) or read by a condition. */
+    static final Map<String, Class<?>> READ_ELSEWHERE = Map.of(
+            "tandem.tracing.enabled", Boolean.class,
+            "tandem.admission.enabled", Boolean.class,
+            "tandem.tls.enabled", Boolean.class,
+            "tandem.compression.enabled", Boolean.class,
+            "tandem.shutdown.grace-period", Duration.class,
+            "tandem.cache.redis.connect-timeout", Duration.class);
 
     @Override
     public void initialize(ConfigurableApplicationContext context) {
-        var environment = context.getEnvironment();
-        try {
-            Binder.get(environment).bind(PROPERTY, Boolean.class).ifBound(enabled -> environment.getPropertySources()
-                    .addFirst(new MapPropertySource("tandemTracingSwitch", Map.of(PROPERTY, enabled.toString()))));
-        } catch (RuntimeException notABoolean) {
-            // the binding of TracingProperties reports it, with the property's name and value
+        ConfigurableEnvironment environment = context.getEnvironment();
+        Binder binder = Binder.get(environment);
+        Map<String, Object> canonical = new HashMap<>();
+        READ_ELSEWHERE.forEach((name, type) -> {
+            try {
+                binder.bind(name, type).ifBound(value -> canonical.put(name, value.toString()));
+            } catch (RuntimeException notOfItsType) {
+                // left for its properties class to refuse
+            }
+        });
+        if (!canonical.isEmpty()) {
+            environment.getPropertySources().addFirst(new MapPropertySource("tandemCanonicalSettings", canonical));
         }
     }
 }

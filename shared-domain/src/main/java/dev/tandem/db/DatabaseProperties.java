@@ -26,4 +26,12 @@ import java.time.Duration;
 public record DatabaseProperties(String host, int port, String name, String user, String password, int poolSize,
                                  Duration retryAfter, Duration healthTimeout, String dialect, String product,
                                  int majorVersion, int minorVersion) {
+
+    public DatabaseProperties {
+        retryAfter = retryAfter == null ? Duration.ofSeconds(5) : retryAfter;
+        if (!retryAfter.isPositive()) {
+            // gRPC's RetryInfo carries it as it is: a client told to wait 0 s, or less, comes back at once
+            throw new IllegalArgumentException("tandem.db.retry-after (TANDEM_DB_RETRY_AFTER) must be positive, got " + retryAfter);
+        }
+    }
 }

@@ -15,4 +15,17 @@ import java.time.Duration;
  */
 @ConfigurationProperties("tandem.shutdown")
 public record ShutdownProperties(Duration drainDelay, Duration gracePeriod) {
+
+    public ShutdownProperties {
+        // Both are set in tandem-service.yml: unset here means set to nothing. A negative grace period
+        // is "wait for ever" to the gRPC server and none to REST's shutdown phase.
+        requireZeroOrMore(drainDelay, "tandem.shutdown.drain-delay (TANDEM_SHUTDOWN_DRAIN_DELAY)");
+        requireZeroOrMore(gracePeriod, "tandem.shutdown.grace-period (TANDEM_SHUTDOWN_GRACE_PERIOD)");
+    }
+
+    private static void requireZeroOrMore(Duration value, String setting) {
+        if (value == null || value.isNegative()) {
+            throw new IllegalArgumentException(setting + " must be a duration of zero or more, got " + value);
+        }
+    }
 }

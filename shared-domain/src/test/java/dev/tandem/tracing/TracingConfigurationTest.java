@@ -5,6 +5,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.RequestReplyReceiverContext;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.handler.TracingObservationHandler;
+import dev.tandem.config.CanonicalSettings;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -33,7 +34,7 @@ class TracingConfigurationTest {
 
     private final ApplicationContextRunner service = new ApplicationContextRunner()
             .withInitializer(new ConfigDataApplicationContextInitializer())
-            .withInitializer(new TracingSwitch())
+            .withInitializer(new CanonicalSettings())
             .withPropertyValues("spring.config.location=classpath:tandem-service.yml")
             .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
                     OpenTelemetrySdkAutoConfiguration.class, OpenTelemetryTracingAutoConfiguration.class,

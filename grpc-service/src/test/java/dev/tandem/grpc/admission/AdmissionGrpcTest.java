@@ -43,8 +43,10 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * lock held by the test, another call is refused at once with UNAVAILABLE, RetryInfo and ErrorInfo,
  * health checks are still answered, and once the update is through calls are admitted again. And
  * the refusal is made where the call arrives: it is answered while the call executor runs nothing.
+ * Switched on as "on", which Spring binds as true and the admission configuration's condition did
+ * not (every API call failed: CanonicalSettings).
  */
-@TestPropertySource(properties = {"tandem.admission.enabled=true", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
+@TestPropertySource(properties = {"tandem.admission.enabled=on", "tandem.admission.algorithm=fixed", "tandem.admission.initial-limit=1",
         "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s",
         // a rate limit for one test's own client: the others call as the writer, exempt
         "tandem.rate-limit.enabled=true", "tandem.rate-limit.requests-per-second=0.001", "tandem.rate-limit.burst=3",

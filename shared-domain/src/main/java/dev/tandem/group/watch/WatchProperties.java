@@ -27,6 +27,10 @@ public record WatchProperties(Duration heartbeat, int maxWatchers, Duration retr
         if (heartbeat.isNegative() || heartbeat.isZero()) {
             throw new IllegalArgumentException("tandem.watch.heartbeat must be positive, got " + heartbeat);
         }
+        if (!retryAfter.isPositive()) {
+            // gRPC's RetryInfo carries it as it is: a client told to wait 0 s, or less, comes back at once
+            throw new IllegalArgumentException("tandem.watch.retry-after (TANDEM_WATCH_RETRY_AFTER) must be positive, got " + retryAfter);
+        }
         if (stallTimeout.isNegative() || stallTimeout.isZero()) {
             throw new IllegalArgumentException("tandem.watch.stall-timeout must be positive, got " + stallTimeout);
         }
