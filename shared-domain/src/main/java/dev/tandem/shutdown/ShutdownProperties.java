@@ -17,14 +17,16 @@ import java.time.Duration;
 public record ShutdownProperties(Duration drainDelay, Duration gracePeriod) {
 
     public ShutdownProperties {
-        // Both are set in tandem-service.yml: unset here means set to nothing. A negative grace period
-        // is "wait for ever" to the gRPC server and none to REST's shutdown phase.
+        // tandem-service.yml's defaults, for the domain without the services' settings (tests, make seed).
+        // A negative grace period is "wait for ever" to the gRPC server and none to REST's shutdown phase.
+        drainDelay = drainDelay == null ? Duration.ofSeconds(2) : drainDelay;
+        gracePeriod = gracePeriod == null ? Duration.ofSeconds(30) : gracePeriod;
         requireZeroOrMore(drainDelay, "tandem.shutdown.drain-delay (TANDEM_SHUTDOWN_DRAIN_DELAY)");
         requireZeroOrMore(gracePeriod, "tandem.shutdown.grace-period (TANDEM_SHUTDOWN_GRACE_PERIOD)");
     }
 
     private static void requireZeroOrMore(Duration value, String setting) {
-        if (value == null || value.isNegative()) {
+        if (value.isNegative()) {
             throw new IllegalArgumentException(setting + " must be a duration of zero or more, got " + value);
         }
     }

@@ -6,14 +6,14 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** A negative or empty shutdown setting stops the service from starting, naming the setting. */
+/** A negative shutdown setting stops the service from starting, naming the setting. */
 class ShutdownPropertiesTest {
 
     @Test
-    void aNegativeOrMissingDurationIsRefusedNamingItsVariable() {
+    void aNegativeDurationIsRefusedNamingItsVariable() {
         assertThatThrownBy(() -> new ShutdownProperties(Duration.ofSeconds(2), Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_SHUTDOWN_GRACE_PERIOD");
-        assertThatThrownBy(() -> new ShutdownProperties(null, Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> new ShutdownProperties(Duration.ofMillis(-1), Duration.ofSeconds(30)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_SHUTDOWN_DRAIN_DELAY");
         new ShutdownProperties(Duration.ZERO, Duration.ZERO);
     }
