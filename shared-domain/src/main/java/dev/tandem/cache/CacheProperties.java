@@ -31,9 +31,9 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      */
     public record Log(Duration pollInterval, Duration retention, Duration holeTimeout) {
         public Log {
-            pollInterval = orDefault(pollInterval, Duration.ofMillis(100));
-            retention = orDefault(retention, Duration.ofSeconds(60));
-            holeTimeout = orDefault(holeTimeout, Duration.ofSeconds(30));
+            pollInterval = positive(pollInterval, Duration.ofMillis(100), "tandem.cache.log.poll-interval");
+            retention = positive(retention, Duration.ofSeconds(60), "tandem.cache.log.retention");
+            holeTimeout = positive(holeTimeout, Duration.ofSeconds(30), "tandem.cache.log.hole-timeout");
         }
     }
 
@@ -59,10 +59,13 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
                      Duration refreshAfter) {
         public L1 {
             maxEntries = maxEntries <= 0 ? 10_000 : maxEntries;
-            maxBytes = maxBytes == null || maxBytes.toBytes() <= 0 ? DataSize.ofMegabytes(16) : maxBytes;
-            ttl = orDefault(ttl, Duration.ofSeconds(60));
+            maxBytes = maxBytes == null ? DataSize.ofMegabytes(16) : maxBytes;
+            if (maxBytes.toBytes() <= 0) {
+                throw new IllegalArgumentException(setting("tandem.cache.l1.max-bytes") + " must be positive, got " + maxBytes);
+            }
+            ttl = positive(ttl, Duration.ofSeconds(60), "tandem.cache.l1.ttl");
             requireJitter("tandem.cache.l1.ttl-jitter", ttlJitter);
-            negativeTtl = orDefault(negativeTtl, Duration.ofSeconds(2));
+            negativeTtl = positive(negativeTtl, Duration.ofSeconds(2), "tandem.cache.l1.negative-ttl");
             Duration shortestLifetime = Duration.ofNanos(Math.round(ttl.toNanos() * (1 - ttlJitter)));
             if (refreshAfter == null) {
                 refreshAfter = shortestLifetime.dividedBy(2);
@@ -87,9 +90,9 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      */
     public record L2(Duration ttl, double ttlJitter, Duration tombstoneTtl) {
         public L2 {
-            ttl = orDefault(ttl, Duration.ofMinutes(5));
+            ttl = positive(ttl, Duration.ofMinutes(5), "tandem.cache.l2.ttl");
             requireJitter("tandem.cache.l2.ttl-jitter", ttlJitter);
-            tombstoneTtl = orDefault(tombstoneTtl, Duration.ofSeconds(10));
+            tombstoneTtl = positive(tombstoneTtl, Duration.ofSeconds(10), "tandem.cache.l2.tombstone-ttl");
         }
     }
 
@@ -109,9 +112,9 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
                 throw new IllegalArgumentException("tandem.cache.redis.key-prefix must not contain { or }, got "
                         + keyPrefix);
             }
-            commandTimeout = orDefault(commandTimeout, Duration.ofMillis(100));
-            connectTimeout = orDefault(connectTimeout, Duration.ofMillis(500));
-            breakerOpenDuration = orDefault(breakerOpenDuration, Duration.ofSeconds(1));
+            commandTimeout = positive(commandTimeout, Duration.ofMillis(100), "tandem.cache.redis.command-timeout");
+            connectTimeout = positive(connectTimeout, Duration.ofMillis(500), "tandem.cache.redis.connect-timeout");
+            breakerOpenDuration = positive(breakerOpenDuration, Duration.ofSeconds(1), "tandem.cache.redis.breaker-open-duration");
         }
     }
 
@@ -120,7 +123,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
         l1 = l1 == null ? new L1(0, null, null, 0.1, null, null) : l1;
         l2 = l2 == null ? new L2(null, 0.1, null) : l2;
         redis = redis == null ? new Redis(null, null, null, null) : redis;
-        stalenessBound = orDefault(stalenessBound, Duration.ofSeconds(1));
+        stalenessBound = positive(stalenessBound, Duration.ofSeconds(1), "tandem.cache.staleness-bound");
         log = log == null ? new Log(null, null, null) : log;
         instanceId = instanceId == null || instanceId.isBlank() ? UUID.randomUUID().toString() : instanceId;
         // L1 stays served only while a pass over the log completes within every bound.
@@ -141,7 +144,23 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
         }
     }
 
-    private static Duration orDefault(Duration value, Duration fallback) {
-        return value == null || value.isZero() || value.isNegative() ? fallback : value;
+    /**
+     * {@code value}, or {@code fallback} when it is not set. Zero or less stops the service from
+     * starting: each of these is a lifetime, a wait or a bound, and none of them means "off" (a zero
+     * staleness bound or negative-ttl taken for the default would have promised what a user did not ask for).
+     */
+    private static Duration positive(Duration value, Duration fallback, String property) {
+        if (value == null) {
+            return fallback;
+        }
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(setting(property) + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    /** The property and the environment variable that sets it, as an error names them. */
+    private static String setting(String property) {
+        return property + " (" + property.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_') + ")";
     }
 }

@@ -1,0 +1,37 @@
+package dev.tandem.cache;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A cache duration of zero or less stops the service from starting, naming the setting and its
+ * variable; unset is the documented default. Failed before: zero and below were taken for the
+ * default, so TANDEM_CACHE_STALENESS_BOUND=0 promised a second and TANDEM_CACHE_L1_NEGATIVE_TTL=0
+ * ("do not remember a not-found") remembered one for two.
+ */
+class CachePropertiesTest {
+
+    @Test
+    void aDurationOfZeroOrLessIsRefusedNamingItsVariable() {
+        for (Duration nonsense : new Duration[]{Duration.ZERO, Duration.ofSeconds(-1)}) {
+            assertThatThrownBy(() -> new CacheProperties(null, null, null, null, nonsense, null, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_STALENESS_BOUND");
+            assertThatThrownBy(() -> new CacheProperties.L1(0, null, null, 0.1, nonsense, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_NEGATIVE_TTL");
+            assertThatThrownBy(() -> new CacheProperties.Log(nonsense, null, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_LOG_POLL_INTERVAL");
+        }
+    }
+
+    @Test
+    void unsetIsTheDefault() {
+        CacheProperties defaults = new CacheProperties(null, null, null, null, null, null, null);
+        assertThat(defaults.stalenessBound()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(defaults.l1().negativeTtl()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(defaults.log().pollInterval()).isEqualTo(Duration.ofMillis(100));
+    }
+}
