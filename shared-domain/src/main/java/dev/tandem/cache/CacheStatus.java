@@ -59,6 +59,8 @@ final class CacheStatus {
             log.put("holes", follower.holes());
             log.put("pendingRelays", follower.pendingRelays());
             log.put("rechecking", follower.rechecking());
+            // false until Redis is found to hold this database's L2 (L2 is not read meanwhile)
+            log.put("l2OfThisDatabase", follower.l2OfThisDatabase());
             log.put("peers", follower.peers());
             out.put("log", log);
         }

@@ -366,7 +366,10 @@ final class LogFollower {
      * away: false, and L2 is not read until a later pass has made it.
      *
      * <p>The flush runs on this thread: a SCAN of the keyspace (of every master on a cluster), during
-     * which L1 may pass its bound and be bypassed. It happens only when the database did change.
+     * which L1 may pass its bound and be bypassed. It happens only when the database did change. (A
+     * replica that replicates statements, not rows, draws an identity of its own for V4's UUID();
+     * promoted, it empties L2 once, for nothing. Row-based replication, MySQL's default and what
+     * MariaDB's mixed format uses for UUID(), copies the primary's.)
      */
     private boolean checkL2Database() {
         try {
@@ -522,6 +525,11 @@ final class LogFollower {
 
     int pendingRelays() {
         return pendingRelays.size();
+    }
+
+    /** Whether Redis was found to hold this database's L2 (see {@link #checkL2Database}). */
+    boolean l2OfThisDatabase() {
+        return l2 == null || l2OfThisDatabase;
     }
 
     boolean rechecking() {
