@@ -44,7 +44,7 @@ class CacheEndpointTest {
         assertThat((Map<String, Long>) l1.get("refreshes")).containsOnlyKeys("replaced", "superseded", "failed");
         Map<String, Object> log = (Map<String, Object>) status.get("log");
         assertThat((Long) log.get("lastPassAgeMs")).isLessThan(h.cache.stalenessBound().toMillis());
-        assertThat(log).containsEntry("pendingRelays", 0).containsEntry("rechecking", false);
+        assertThat(log).containsEntry("pendingRelays", 0).containsEntry("rechecking", false).containsEntry("l2OfThisDatabase", true);
 
         // A second instance's L1 warmed from the L2 that the first filled: an L2 hit there.
         Instance other = Instance.named("hybrid-b", CacheMode.HYBRID);
