@@ -21,4 +21,18 @@ import java.time.Duration;
 @ConfigurationProperties("tandem.db.replica")
 public record ReplicaProperties(String host, String url, String user, String password, int poolSize,
                                 Duration maxWait, Duration connectionTimeout) {
+
+    public ReplicaProperties {
+        // Hikari takes 0 for "no limit": with the replica down, every read would wait for its
+        // request's deadline instead of falling back to the primary; below 250 ms it refuses to start,
+        // naming its own setting. A negative wait would be handed to MASTER_GTID_WAIT as it is.
+        if (connectionTimeout != null && connectionTimeout.compareTo(Duration.ofMillis(250)) < 0) {
+            throw new IllegalArgumentException("tandem.db.replica.connection-timeout (TANDEM_DB_REPLICA_CONNECTION_TIMEOUT) "
+                    + "must be at least 250ms, got " + connectionTimeout);
+        }
+        if (maxWait != null && !maxWait.isPositive()) {
+            throw new IllegalArgumentException("tandem.db.replica.max-wait (TANDEM_DB_REPLICA_MAX_WAIT) must be positive, got "
+                    + maxWait);
+        }
+    }
 }

@@ -16,6 +16,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("tandem.tls")
 public record TlsProperties(boolean enabled, String certificate, String privateKey, int extraPort) {
 
+    public TlsProperties {
+        // a negative port was read as "none" where a typo was meant
+        if (extraPort < 0 || extraPort > 65535) {
+            throw new IllegalArgumentException("tandem.tls.extra-port (TANDEM_TLS_EXTRA_PORT) must be 0 (none) or a port, got "
+                    + extraPort);
+        }
+    }
+
     /** Whether any port serves TLS, so that the certificate and key must be there. */
     public boolean anyPortUsesTls() {
         return enabled || extraPort > 0;

@@ -6,9 +6,10 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** A retry delay of zero or less would tell clients to come back at once while the database is away (gRPC's RetryInfo). */
+/** tandem.db and tandem.db.replica: values that would misbehave later stop the service at start, naming their variable. */
 class DatabasePropertiesTest {
 
+    /** A retry delay of zero or less would tell clients to come back at once while the database is away (gRPC's RetryInfo). */
     @Test
     void aRetryAfterOfZeroOrLessIsRefusedNamingItsVariable() {
         for (Duration retryAfter : new Duration[]{Duration.ZERO, Duration.ofSeconds(-5)}) {
@@ -16,5 +17,23 @@ class DatabasePropertiesTest {
                     Duration.ofSeconds(1), null, "mariadb", 10, 11))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_RETRY_AFTER");
         }
+    }
+
+    /** Anything but MySQL was taken for MariaDB: a typo failed every read-only transaction on a MySQL replica. */
+    @Test
+    void aProductOtherThanMariaDbOrMySqlIsRefused() {
+        assertThatThrownBy(() -> new DatabaseProperties("127.0.0.1", 3306, "tandem", "tandem", "tandem", 20, null,
+                Duration.ofSeconds(1), null, "MySQL8", 8, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_PRODUCT");
+        new DatabaseProperties("127.0.0.1", 3306, "tandem", "tandem", "tandem", 20, null, Duration.ofSeconds(1), null, "mysql", 8, 0);
+    }
+
+    /** 0 is "no limit" to Hikari: with the replica down every read waited for its deadline instead of falling back. */
+    @Test
+    void aReplicaConnectionTimeoutBelowHikarisFloorOrAWaitOfZeroIsRefused() {
+        assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, 4, null, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_CONNECTION_TIMEOUT");
+        assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, 4, Duration.ofSeconds(-1), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_MAX_WAIT");
     }
 }

@@ -61,4 +61,13 @@ class TlsFilesCheckTest {
         assertThatCode(() -> TlsFilesCheck.check(environment.withProperty("tandem.tls.extra-port", "0")))
                 .doesNotThrowAnyException();
     }
+
+    /** A negative extra port was read as "none", where a typo was meant: the start now fails naming it. */
+    @Test
+    void aNegativeExtraPortStopsTheStartNamingItsVariable() {
+        MockEnvironment environment = new MockEnvironment()
+                .withProperty("tandem.tls.enabled", "false")
+                .withProperty("tandem.tls.extra-port", "-8443");
+        assertThatThrownBy(() -> TlsFilesCheck.check(environment)).hasStackTraceContaining("TANDEM_TLS_EXTRA_PORT");
+    }
 }
