@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * reconnect or topology change (a failover may have lost the last tombstones the old master
  * acknowledged, and their markers with them, in order). Either ends by itself once Redis takes the
  * relays; nothing is flushed. It is also blocked until the follower has checked that L2 was read
- * from this database, at start and after the log restarted; only when it was not is L2 emptied.
+ * from this database: at start, once the log restarted or the database was replaced, and after a
+ * Redis reconnect; only when it was not is L2 emptied.
  *
  * <p>Why one class of ~500 lines: the bound, the holes and the L2 block are one state machine over one
  * cursor; split, each part would have to see the others' state.
