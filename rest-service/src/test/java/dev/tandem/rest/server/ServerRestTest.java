@@ -13,7 +13,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
-import jakarta.validation.constraints.Size;
+import org.hibernate.validator.constraints.CodePointLength;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -122,16 +122,18 @@ class ServerRestTest extends RestIntegrationTest {
         }
         String name = component.getName();
         Map<String, Object> rules = new TreeMap<>();
-        Size size = field.getAnnotation(Size.class);
-        int minLength = size == null ? 0 : size.min();
+        // Text lengths are counted in characters (code points), as JSON Schema's minLength and
+        // maxLength count them.
+        CodePointLength length = field.getAnnotation(CodePointLength.class);
+        int minLength = length == null ? 0 : length.min();
         if (field.isAnnotationPresent(NotBlank.class)) {
             minLength = Math.max(1, minLength);
         }
         if (minLength > 0) {
             rules.put(name + ".minLength", String.valueOf(minLength));
         }
-        if (size != null && size.max() != Integer.MAX_VALUE) {
-            rules.put(name + ".maxLength", String.valueOf(size.max()));
+        if (length != null && length.max() != Integer.MAX_VALUE) {
+            rules.put(name + ".maxLength", String.valueOf(length.max()));
         }
         Min min = field.getAnnotation(Min.class);
         if (min != null) {
