@@ -54,7 +54,7 @@ if [[ ! -f $dir/source.stamp || $(<"$dir/source.stamp") != "$stamp" || ! -f $ext
   if (( ${version%%[.+-]*} >= 25 )); then
     # The training run is a service start of its own: none of the caller's ports, seeding or exit flags.
     env -u TANDEM_SEED_EXIT -u SPRING_MAIN_WEB_APPLICATION_TYPE -u TANDEM_TLS_EXTRA_PORT \
-        TANDEM_DB_NAME="${TANDEM_LAUNCH_TRAINING_DB:-tandem_launch_training}" TANDEM_SEED_MODE=off \
+        TANDEM_DB_NAME="${TANDEM_LAUNCH_TRAINING_DB:-tandem_launch_training}" TANDEM_CACHE_REDIS_KEY_PREFIX=tandem:cache:launch-training: TANDEM_SEED_MODE=off \
         SERVER_PORT=0 SPRING_GRPC_SERVER_PORT=0 MANAGEMENT_SERVER_PORT=0 \
         timeout 300 "$java" -Xmx512m -XX:AOTCacheOutput="$cache" -Dspring.context.exit=onRefresh -jar "$extracted" \
         </dev/null >"$dir/training.log" 2>&1 || rm -f "$cache"

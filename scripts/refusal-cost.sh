@@ -96,12 +96,12 @@ hold_the_permit() {
 }
 
 echo "$WIRE: GetGroup 1, $WARMUP requests of warm-up, then $REQUESTS per window, concurrency $CONCURRENCY$([[ $WIRE == grpc ]] && echo " over $GRPC_CONNECTIONS connection(s)")"
-start_service served TANDEM_DB_NAME=$DB TANDEM_ADMISSION_ENABLED=false
+start_service served TANDEM_DB_NAME=$DB TANDEM_CACHE_REDIS_KEY_PREFIX=tandem:cache:$DB: TANDEM_ADMISSION_ENABLED=false
 load "$WARMUP" >/dev/null
 windows "served (admission off)"
 stop
 
-start_service refused TANDEM_DB_NAME=$DB TANDEM_ADMISSION_ENABLED=true TANDEM_ADMISSION_ALGORITHM=fixed TANDEM_ADMISSION_INITIAL_LIMIT=1 \
+start_service refused TANDEM_DB_NAME=$DB TANDEM_CACHE_REDIS_KEY_PREFIX=tandem:cache:$DB: TANDEM_ADMISSION_ENABLED=true TANDEM_ADMISSION_ALGORITHM=fixed TANDEM_ADMISSION_INITIAL_LIMIT=1 \
   TANDEM_ADMISSION_MIN_LIMIT=1 TANDEM_ADMISSION_MAX_LIMIT=1 TANDEM_LIMITS_REQUEST_TIMEOUT=1h
 load "$WARMUP" >/dev/null   # served one at a time, then refused: both paths compiled
 hold_the_permit

@@ -69,7 +69,7 @@ public class DispatchBenchmark {
     public void start() throws Exception {
         context = new SpringApplicationBuilder(RestApplication.class)
                 .run("--server.port=0", "--tandem.db.name=tandem_bench_rest_jmh", "--tandem.seed.mode=if-empty",
-                        "--tandem.seed.scale=1", "--tandem.cache.redis.key-prefix=tandem:cache:jmh:",
+                        "--tandem.seed.scale=1", "--tandem.cache.redis.key-prefix=tandem:cache:jmh-rest:",
                         "--spring.main.banner-mode=off", "--logging.level.root=WARN");
         String port = context.getEnvironment().getRequiredProperty("local.server.port");
         try (HttpClient client = HttpClient.newHttpClient()) {

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What one {@code GroupService.get} costs per cache level, on loopback against the project-local
- * MariaDB and Redis (its own database tandem_bench_domain and key prefix tandem:cache:jmh:):
+ * MariaDB and Redis (its own database tandem_bench_domain and key prefix tandem:cache:jmh-domain:):
  * <ul>
  *   <li>{@code none}: mode none, two queries in a read-only transaction every time;</li>
  *   <li>{@code l1-hit}: mode hybrid, the entry in Caffeine;</li>
@@ -64,7 +64,7 @@ public class GroupGetBenchmark {
         context = new SpringApplicationBuilder(DomainTestApplication.class)
                 .web(WebApplicationType.NONE)
                 .run("--tandem.db.name=tandem_bench_domain", "--tandem.db.pool-size=4", "--tandem.seed.mode=off",
-                        "--tandem.cache.mode=" + mode.name().toLowerCase(), "--tandem.cache.redis.key-prefix=tandem:cache:jmh:",
+                        "--tandem.cache.mode=" + mode.name().toLowerCase(), "--tandem.cache.redis.key-prefix=tandem:cache:jmh-domain:",
                         "--spring.main.banner-mode=off", "--logging.level.root=WARN");
         groups = context.getBean(GroupService.class);
         cache = context.getBean(TieredCache.class);

@@ -92,26 +92,31 @@ final class InvalidationLog {
     }
 
     /**
-     * Where the log stands: its highest seq (0 when it is empty) and the database's identity (V4),
-     * drawn when its schema was created, so that a recreated database, whose log may not have gone
-     * back, is told from the one the follower read before. One query a pass; it also notes the
-     * MariaDB/MySQL id of the follower's connection, for the status and for tests that KILL it.
+     * The highest seq in the log, 0 when it is empty. Also notes the MariaDB/MySQL id of the
+     * follower's connection (same query, no extra round trip), for the status, for tests that KILL
+     * it, and to tell when the follower reads through a new connection (see {@link #databaseIdentity}).
      */
-    Head head() {
-        return follower.sql("SELECT CONNECTION_ID(), COALESCE(MAX(seq), 0), (SELECT identity FROM cache_database) "
-                        + "FROM cache_invalidations")
+    long maxSeq() {
+        return follower.sql("SELECT CONNECTION_ID(), COALESCE(MAX(seq), 0) FROM cache_invalidations")
                 .query((rs, row) -> {
                     followerConnectionId = rs.getLong(1);
-                    String identity = rs.getString(3);
-                    if (identity == null) {
-                        throw new IllegalStateException("cache_database holds no identity (it is written by migration V4)");
-                    }
-                    return new Head(rs.getLong(2), identity);
+                    return rs.getLong(2);
                 }).single();
     }
 
-    /** The log's highest seq and the identity of the database it is in. */
-    record Head(long maxSeq, String databaseIdentity) {
+    /**
+     * The database's identity (V4), drawn when its schema was created, so that a recreated database
+     * is told from the one the follower read before. A row read: the follower asks for it only when
+     * it may have changed (a new connection, a log that went back) and every few seconds, not with
+     * every pass, which would read ten rows a second per instance from a database that otherwise
+     * answers the follower from the primary key alone.
+     */
+    String databaseIdentity() {
+        String identity = follower.sql("SELECT identity FROM cache_database").query(String.class).optional().orElse(null);
+        if (identity == null) {
+            throw new IllegalStateException("cache_database holds no identity (it is written by migration V4)");
+        }
+        return identity;
     }
 
     private volatile long followerConnectionId;

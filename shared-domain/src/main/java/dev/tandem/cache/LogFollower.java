@@ -95,6 +95,9 @@ final class LogFollower {
     private volatile boolean l2OfThisDatabase;
     /** The identity of the database the last pass read the log of (null before the first); follower thread. */
     private String databaseIdentity;
+    /** The follower's connection and the time (System.nanoTime) when the identity was last read. */
+    private long identityConnection;
+    private long identityReadNanos;
     private volatile long lastPassAgeBase = System.nanoTime();
     private final String instanceId;
     /** The instances that noted themselves as followers in the last 30 s (this one included). */
@@ -203,9 +206,9 @@ final class LogFollower {
 
     /** Reads and applies what is new; true when it read everything there was. */
     private boolean follow() {
-        InvalidationLog.Head head = invalidationLog.head();
-        long max = head.maxSeq();
-        boolean replaced = databaseIdentity != null && !databaseIdentity.equals(head.databaseIdentity());
+        long max = invalidationLog.maxSeq();
+        String identity = databaseIdentityNow(max);
+        boolean replaced = databaseIdentity != null && !databaseIdentity.equals(identity);
         if (replaced || max < highestSeen) {
             // Another database (recreated, or another server's), or the table was emptied and its
             // numbering restarted: what this instance holds cannot be matched against the log. The
@@ -213,8 +216,7 @@ final class LogFollower {
             // instance had seen (it had seen nothing, or the new log grew past that while the
             // follower could not read).
             if (replaced) {
-                log.warn("The database was replaced (its identity is {}, was {}): flushing L1", head.databaseIdentity(),
-                        databaseIdentity);
+                log.warn("The database was replaced (its identity is {}, was {}): flushing L1", identity, databaseIdentity);
             } else {
                 log.info("The invalidation log restarted (highest seq {} < {} already seen): flushing L1", max, highestSeen);
             }
@@ -222,10 +224,13 @@ final class LogFollower {
             l2OfThisDatabase = false;
             highestSeen = 0;
             holes.clear();
+            // This instance's own rows of the former log, not yet passed: the new log numbers other
+            // rows alike, which the follower must not skip as applied.
+            appliedByWriter.clear();
             flushL1(replaced ? "database-replaced" : "log-restarted");
             readThisPass.add(CommittedChange.missedRows());
         }
-        databaseIdentity = head.databaseIdentity();
+        databaseIdentity = identity;
         if (max == highestSeen && holes.isEmpty()) {
             return true;
         }
@@ -258,6 +263,27 @@ final class LogFollower {
         appliedByWriter.headSet(holes.isEmpty() ? highestSeen + 1 : ((TreeMap<Long, Long>) holes).firstKey()).clear();
         return entries.size() < BATCH;
     }
+
+    /**
+     * The database's identity, read again only when it may have changed: at the first pass, through
+     * a new connection (another server, or the pool reconnected after the database went away), when
+     * the log went back, and every {@link #IDENTITY_RECHECK} (a database replaced behind a connection
+     * that stayed open). Otherwise the identity the follower knows.
+     */
+    private String databaseIdentityNow(long max) {
+        long now = System.nanoTime();
+        long connection = invalidationLog.followerConnectionId();
+        if (databaseIdentity == null || connection != identityConnection || max < highestSeen
+                || now - identityReadNanos >= IDENTITY_RECHECK.toNanos()) {
+            String identity = invalidationLog.databaseIdentity();
+            identityConnection = connection;
+            identityReadNanos = now;
+            return identity;
+        }
+        return databaseIdentity;
+    }
+
+    private static final Duration IDENTITY_RECHECK = Duration.ofSeconds(5);
 
     /**
      * Where a follower that has seen nothing yet starts: below the first row it reads are the rows
