@@ -28,7 +28,9 @@ GRPC_PORT=${TANDEM_GRPC_PORT:-${SPRING_GRPC_SERVER_PORT:-9090}}
 GRPC_MGMT_PORT=${TANDEM_GRPC_MANAGEMENT_PORT:-8081}
 START_TIMEOUT=${TANDEM_SERVICE_START_TIMEOUT:-180}
 TLS=false; REST_SCHEME=http; CA_ARGS=()
-if [[ ${TANDEM_TLS_ENABLED:-false} == true ]]; then
+# every spelling Spring binds as true, as the services read it (CanonicalSettings)
+tls_setting=${TANDEM_TLS_ENABLED:-false}
+if [[ ${tls_setting,,} =~ ^(true|on|yes|1)$ ]]; then
   TLS=true; REST_SCHEME=https; CA_ARGS=(--cacert "${TANDEM_TLS_CERTIFICATE:-}")
 fi
 STOP_TIMEOUT=${TANDEM_SERVICE_STOP_TIMEOUT:-40}

@@ -26,13 +26,20 @@ import java.util.Map;
  *       grace period 30 s.</li>
  * </ul>
  * A boolean becomes {@code true} or {@code false}, a duration ISO-8601 ({@code PT0.03S} for that 30),
- * which every binder reads alike, as Tandem does. It runs at the context's refresh, where it sees
- * every property source (a test's too); a value that binds as neither is left as it is, for the
- * binding of its properties class to refuse with the property's name.
+ * which every binder reads alike, as Tandem does. It runs as the context is initialised, before its
+ * refresh evaluates any condition, and sees every property source there is by then (a test's too);
+ * a value that binds as neither is left as it is, for the binding of its properties class to
+ * refuse with the property's name. The scripts and compose files that read
+ * {@code TANDEM_TLS_ENABLED} themselves take the same spellings.
  */
 public class CanonicalSettings implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
-    /** Each setting that is handed on to another property (the services' YAML) or read by a condition. */
+    /**
+     * Each boolean or duration setting that is handed on to another property (the services' YAML) or
+     * read by a condition on its text. (Data sizes handed on are bytes to every reader alike; the
+     * conditions on {@code tandem.tls.extra-port} and {@code tandem.db.replica.host} read a number and
+     * a text, which have one spelling.)
+     */
     static final Map<String, Class<?>> READ_ELSEWHERE = Map.of(
             "tandem.tracing.enabled", Boolean.class,
             "tandem.admission.enabled", Boolean.class,
