@@ -1,5 +1,6 @@
 package dev.tandem.admission;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -57,9 +58,7 @@ public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int init
         if (initialLimit < 1) {
             throw new IllegalArgumentException("tandem.admission.initial-limit must be at least 1, got " + initialLimit);
         }
-        if (retryAfter.isNegative() || retryAfter.isZero()) {
-            throw new IllegalArgumentException("tandem.admission.retry-after must be positive, got " + retryAfter);
-        }
+        Settings.requirePositive(retryAfter, "tandem.admission.retry-after");
         if (window.compareTo(SHORTEST_WINDOW) < 0) {
             throw new IllegalArgumentException("tandem.admission.window must be at least " + SHORTEST_WINDOW.toMillis()
                     + " ms (concurrency-limits' shortest window), got " + window.toMillis() + " ms");

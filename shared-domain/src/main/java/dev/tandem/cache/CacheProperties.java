@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -55,13 +56,16 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      *                     Absent: half that lifetime, which leaves the other half for the reload
      *                     on a saturated instance; 0 or negative: no refresh ahead
      */
-    public record L1(int maxEntries, DataSize maxBytes, Duration ttl, double ttlJitter, Duration negativeTtl,
+    public record L1(Integer maxEntries, DataSize maxBytes, Duration ttl, double ttlJitter, Duration negativeTtl,
                      Duration refreshAfter) {
         public L1 {
-            maxEntries = maxEntries <= 0 ? 10_000 : maxEntries;
+            maxEntries = maxEntries == null ? 10_000 : maxEntries;
+            if (maxEntries < 1) {
+                throw new IllegalArgumentException(Settings.named("tandem.cache.l1.max-entries") + " must be at least 1, got " + maxEntries);
+            }
             maxBytes = maxBytes == null ? DataSize.ofMegabytes(16) : maxBytes;
             if (maxBytes.toBytes() <= 0) {
-                throw new IllegalArgumentException(setting("tandem.cache.l1.max-bytes") + " must be positive, got " + maxBytes);
+                throw new IllegalArgumentException(Settings.named("tandem.cache.l1.max-bytes") + " must be positive, got " + maxBytes);
             }
             ttl = positive(ttl, Duration.ofSeconds(60), "tandem.cache.l1.ttl");
             requireJitter("tandem.cache.l1.ttl-jitter", ttlJitter);
@@ -120,7 +124,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
 
     public CacheProperties {
         mode = mode == null ? CacheMode.HYBRID : mode;
-        l1 = l1 == null ? new L1(0, null, null, 0.1, null, null) : l1;
+        l1 = l1 == null ? new L1(null, null, null, 0.1, null, null) : l1;
         l2 = l2 == null ? new L2(null, 0.1, null) : l2;
         redis = redis == null ? new Redis(null, null, null, null) : redis;
         stalenessBound = positive(stalenessBound, Duration.ofSeconds(1), "tandem.cache.staleness-bound");
@@ -140,27 +144,12 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
     /** A jitter of 1 or more would allow lifetimes of zero (or below). */
     private static void requireJitter(String property, double jitter) {
         if (jitter < 0 || jitter >= 1) {
-            throw new IllegalArgumentException(property + " must be in [0, 1), got " + jitter);
+            throw new IllegalArgumentException(Settings.named(property) + " must be in [0, 1), got " + jitter);
         }
     }
 
-    /**
-     * {@code value}, or {@code fallback} when it is not set. Zero or less stops the service from
-     * starting: each of these is a lifetime, a wait or a bound, and none of them means "off" (a zero
-     * staleness bound or negative-ttl taken for the default would have promised what a user did not ask for).
-     */
+    /** {@code value}, or {@code fallback} when it is not set; zero or less stops the service ({@link Settings#requirePositive}). */
     private static Duration positive(Duration value, Duration fallback, String property) {
-        if (value == null) {
-            return fallback;
-        }
-        if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(setting(property) + " must be positive, got " + value);
-        }
-        return value;
-    }
-
-    /** The property and the environment variable that sets it, as an error names them. */
-    private static String setting(String property) {
-        return property + " (" + property.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_') + ")";
+        return value == null ? fallback : Settings.requirePositive(value, property);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.db;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -29,14 +30,11 @@ public record DatabaseProperties(String host, int port, String name, String user
 
     public DatabaseProperties {
         retryAfter = retryAfter == null ? Duration.ofSeconds(5) : retryAfter;
-        if (!retryAfter.isPositive()) {
-            // gRPC's RetryInfo carries it as it is: a client told to wait 0 s, or less, comes back at once
-            throw new IllegalArgumentException("tandem.db.retry-after (TANDEM_DB_RETRY_AFTER) must be positive, got " + retryAfter);
-        }
+        Settings.requirePositive(retryAfter, "tandem.db.retry-after");
         // Which SQL the replica's GTID fence speaks: anything but MySQL was taken for MariaDB, so a typo
         // failed every read-only transaction on a MySQL replica instead of the start.
         if (product != null && !product.trim().equalsIgnoreCase("MariaDB") && !product.trim().equalsIgnoreCase("MySQL")) {
-            throw new IllegalArgumentException("tandem.db.product (TANDEM_DB_PRODUCT) must be MariaDB or MySQL, got " + product);
+            throw new IllegalArgumentException(Settings.named("tandem.db.product") + " must be MariaDB or MySQL, got " + product);
         }
     }
 }

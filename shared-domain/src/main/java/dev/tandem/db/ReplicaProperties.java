@@ -1,5 +1,6 @@
 package dev.tandem.db;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -27,12 +28,11 @@ public record ReplicaProperties(String host, String url, String user, String pas
         // request's deadline instead of falling back to the primary; below 250 ms it refuses to start,
         // naming its own setting. A negative wait would be handed to MASTER_GTID_WAIT as it is.
         if (connectionTimeout != null && connectionTimeout.compareTo(Duration.ofMillis(250)) < 0) {
-            throw new IllegalArgumentException("tandem.db.replica.connection-timeout (TANDEM_DB_REPLICA_CONNECTION_TIMEOUT) "
-                    + "must be at least 250ms, got " + connectionTimeout);
+            throw new IllegalArgumentException(Settings.named("tandem.db.replica.connection-timeout")
+                    + " must be at least 250ms, got " + connectionTimeout);
         }
-        if (maxWait != null && !maxWait.isPositive()) {
-            throw new IllegalArgumentException("tandem.db.replica.max-wait (TANDEM_DB_REPLICA_MAX_WAIT) must be positive, got "
-                    + maxWait);
+        if (maxWait != null) {
+            Settings.requirePositive(maxWait, "tandem.db.replica.max-wait");
         }
     }
 }

@@ -93,7 +93,7 @@ public class GroupService {
      * stored), and it would be served stale for the caches' lifetimes.
      */
     private static Optional<FieldViolation> subjectFilterViolation(String filter) {
-        if (filter.length() > 50) {
+        if (filter.codePointCount(0, filter.length()) > 50) {
             return Optional.of(new FieldViolation("subject", "length must be between 0 and 50"));
         }
         if (!filter.isEmpty() && !SUBJECT.matcher(filter).matches()) {

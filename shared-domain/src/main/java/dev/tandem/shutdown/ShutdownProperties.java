@@ -1,5 +1,6 @@
 package dev.tandem.shutdown;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -21,13 +22,13 @@ public record ShutdownProperties(Duration drainDelay, Duration gracePeriod) {
         // A negative grace period is "wait for ever" to the gRPC server and none to REST's shutdown phase.
         drainDelay = drainDelay == null ? Duration.ofSeconds(2) : drainDelay;
         gracePeriod = gracePeriod == null ? Duration.ofSeconds(30) : gracePeriod;
-        requireZeroOrMore(drainDelay, "tandem.shutdown.drain-delay (TANDEM_SHUTDOWN_DRAIN_DELAY)");
-        requireZeroOrMore(gracePeriod, "tandem.shutdown.grace-period (TANDEM_SHUTDOWN_GRACE_PERIOD)");
+        requireZeroOrMore(drainDelay, "tandem.shutdown.drain-delay");
+        requireZeroOrMore(gracePeriod, "tandem.shutdown.grace-period");
     }
 
-    private static void requireZeroOrMore(Duration value, String setting) {
+    private static void requireZeroOrMore(Duration value, String property) {
         if (value.isNegative()) {
-            throw new IllegalArgumentException(setting + " must be a duration of zero or more, got " + value);
+            throw new IllegalArgumentException(Settings.named(property) + " must be a duration of zero or more, got " + value);
         }
     }
 }

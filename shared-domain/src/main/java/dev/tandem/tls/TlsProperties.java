@@ -1,5 +1,6 @@
 package dev.tandem.tls;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -19,7 +20,7 @@ public record TlsProperties(boolean enabled, String certificate, String privateK
     public TlsProperties {
         // a negative port was read as "none" where a typo was meant
         if (extraPort < 0 || extraPort > 65535) {
-            throw new IllegalArgumentException("tandem.tls.extra-port (TANDEM_TLS_EXTRA_PORT) must be 0 (none) or a port, got "
+            throw new IllegalArgumentException(Settings.named("tandem.tls.extra-port") + " must be 0 (none) or a port, got "
                     + extraPort);
         }
     }

@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A cache duration of zero or less stops the service from starting, naming the setting and its
- * variable; unset is the documented default. Failed before: zero and below were taken for the
+ * A cache duration of zero or less, or an L1 bound of nothing, stops the service from starting,
+ * naming the setting and its variable; unset is the documented default. Failed before: zero and below were taken for the
  * default, so TANDEM_CACHE_STALENESS_BOUND=0 promised a second and TANDEM_CACHE_L1_NEGATIVE_TTL=0
  * ("do not remember a not-found") remembered one for two.
  */
@@ -20,11 +20,20 @@ class CachePropertiesTest {
         for (Duration nonsense : new Duration[]{Duration.ZERO, Duration.ofSeconds(-1)}) {
             assertThatThrownBy(() -> new CacheProperties(null, null, null, null, nonsense, null, null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_STALENESS_BOUND");
-            assertThatThrownBy(() -> new CacheProperties.L1(0, null, null, 0.1, nonsense, null))
+            assertThatThrownBy(() -> new CacheProperties.L1(null, null, null, 0.1, nonsense, null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_NEGATIVE_TTL");
             assertThatThrownBy(() -> new CacheProperties.Log(nonsense, null, null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_LOG_POLL_INTERVAL");
         }
+    }
+
+    /** Zero entries was taken for the default, as zero durations were. */
+    @Test
+    void aMaximumOfNoEntriesOrNoBytesIsRefused() {
+        assertThatThrownBy(() -> new CacheProperties.L1(0, null, null, 0.1, null, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_MAX_ENTRIES");
+        assertThatThrownBy(() -> new CacheProperties.L1(null, org.springframework.util.unit.DataSize.ofBytes(0), null, 0.1, null, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_MAX_BYTES");
     }
 
     @Test

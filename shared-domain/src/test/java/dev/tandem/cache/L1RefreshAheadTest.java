@@ -235,11 +235,11 @@ class L1RefreshAheadTest {
     @Test
     void aRefreshAfterNotBelowTheShortestLifetimeStopsTheServiceFromStarting() {
         // 60 s x (1 - 0.1) = 54 s: an entry may be gone before it is due.
-        assertThatThrownBy(() -> new CacheProperties.L1(0, null, TTL, 0.1, null, Duration.ofSeconds(54)))
+        assertThatThrownBy(() -> new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ofSeconds(54)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tandem.cache.l1.refresh-after").hasMessageContaining("PT54S");
-        assertThat(new CacheProperties.L1(0, null, TTL, 0.1, null, Duration.ofSeconds(53)).refreshAfter())
+        assertThat(new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ofSeconds(53)).refreshAfter())
                 .isEqualTo(Duration.ofSeconds(53));
-        assertThat(new CacheProperties.L1(0, null, TTL, 0.1, null, Duration.ofSeconds(-1)).refreshAfter()).isZero();
+        assertThat(new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ofSeconds(-1)).refreshAfter()).isZero();
     }
 }

@@ -94,7 +94,7 @@ class L1TtlJitterTest {
     @Test
     void aJitterOutsideZeroToOneStopsTheServiceFromStarting() {
         for (double jitter : new double[]{-0.1, 1, 1.5}) {
-            assertThatThrownBy(() -> new CacheProperties.L1(0, null, null, jitter, null, null))
+            assertThatThrownBy(() -> new CacheProperties.L1(null, null, null, jitter, null, null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tandem.cache.l1.ttl-jitter");
         }
     }

@@ -67,7 +67,7 @@ class L1WeightTest {
 
     @Test
     void unsetBoundsFallBackToTheirDefaults() {
-        CacheProperties.L1 defaults = new CacheProperties.L1(0, null, null, 0.1, null, null);
+        CacheProperties.L1 defaults = new CacheProperties.L1(null, null, null, 0.1, null, null);
         assertThat(defaults.maxEntries()).isEqualTo(10_000);
         assertThat(defaults.maxBytes()).isEqualTo(DataSize.ofMegabytes(16));
     }

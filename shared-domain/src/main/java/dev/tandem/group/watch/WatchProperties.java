@@ -1,5 +1,6 @@
 package dev.tandem.group.watch;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -24,18 +25,11 @@ public record WatchProperties(Duration heartbeat, int maxWatchers, Duration retr
         maxWatchers = maxWatchers == 0 ? 1000 : maxWatchers;
         retryAfter = retryAfter == null ? Duration.ofSeconds(5) : retryAfter;
         stallTimeout = stallTimeout == null ? Duration.ofSeconds(60) : stallTimeout;
-        if (heartbeat.isNegative() || heartbeat.isZero()) {
-            throw new IllegalArgumentException("tandem.watch.heartbeat must be positive, got " + heartbeat);
-        }
-        if (!retryAfter.isPositive()) {
-            // gRPC's RetryInfo carries it as it is: a client told to wait 0 s, or less, comes back at once
-            throw new IllegalArgumentException("tandem.watch.retry-after (TANDEM_WATCH_RETRY_AFTER) must be positive, got " + retryAfter);
-        }
-        if (stallTimeout.isNegative() || stallTimeout.isZero()) {
-            throw new IllegalArgumentException("tandem.watch.stall-timeout must be positive, got " + stallTimeout);
-        }
+        Settings.requirePositive(heartbeat, "tandem.watch.heartbeat");
+        Settings.requirePositive(retryAfter, "tandem.watch.retry-after");
+        Settings.requirePositive(stallTimeout, "tandem.watch.stall-timeout");
         if (maxWatchers < 1) {
-            throw new IllegalArgumentException("tandem.watch.max-watchers must be at least 1, got " + maxWatchers);
+            throw new IllegalArgumentException(Settings.named("tandem.watch.max-watchers") + " must be at least 1, got " + maxWatchers);
         }
     }
 }
