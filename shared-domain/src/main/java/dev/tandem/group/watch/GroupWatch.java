@@ -102,6 +102,12 @@ public class GroupWatch implements DisposableBean {
         List<CommittedChange> changes = new ArrayList<>();
         boolean everyGroup;
         long position;
+        /**
+         * A pass reported a position below the one before it (the log restarted) since the last
+         * dispatch: kept apart, so that a later pass's position folded into the same batch does not
+         * hide the restart from the dispatcher.
+         */
+        boolean wentBack;
         boolean queued;
     }
 
@@ -216,6 +222,9 @@ public class GroupWatch implements DisposableBean {
                     batch.changes = new ArrayList<>();
                 }
             }
+            if (position < batch.position) {
+                batch.wentBack = true;
+            }
             batch.position = position;
             if (batch.queued) {
                 return;
@@ -231,21 +240,24 @@ public class GroupWatch implements DisposableBean {
         List<CommittedChange> changes;
         boolean everyGroup;
         long position;
+        boolean wentBack;
         synchronized (batch) {
             changes = batch.changes;
             everyGroup = batch.everyGroup;
             position = batch.position;
+            wentBack = batch.wentBack;
             batch.changes = new ArrayList<>();
             batch.everyGroup = false;
+            batch.wentBack = false;
             batch.queued = false;
         }
-        dispatch(changes, everyGroup, position);
+        dispatch(changes, everyGroup, position, wentBack);
     }
 
     /** On the dispatcher thread: every watched group a change touched is read once and offered. */
-    private void dispatch(List<CommittedChange> changes, boolean everyGroup, long position) {
+    private void dispatch(List<CommittedChange> changes, boolean everyGroup, long position, boolean wentBack) {
         long before = dispatched;
-        if (position < before) {
+        if (wentBack || position < before) {
             // The log restarted (a recreated database numbers its rows from 1 again): positions from
             // before mean nothing in the new log, and every state would look older than one already
             // offered. Every watch ends, as at shutdown, and its client watches again: a position
