@@ -19,7 +19,7 @@ import java.time.Duration;
  *                     (at least 100 ms, concurrency-limits' own floor for a window)
  */
 @ConfigurationProperties("tandem.admission")
-public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int initialLimit, int minLimit, int maxLimit,
+public record AdmissionProperties(Boolean enabled, Algorithm algorithm, Integer initialLimit, Integer minLimit, Integer maxLimit,
                                   Duration retryAfter, Duration window) {
 
     /** concurrency-limits' WindowedLimit takes no shorter window. */
@@ -42,25 +42,26 @@ public record AdmissionProperties(Boolean enabled, Algorithm algorithm, int init
     public AdmissionProperties {
         enabled = enabled != null && enabled;
         algorithm = algorithm == null ? Algorithm.GRADIENT : algorithm;
-        initialLimit = initialLimit == 0 ? 1000 : initialLimit;
-        minLimit = minLimit == 0 ? 20 : minLimit;
-        maxLimit = maxLimit == 0 ? 1000 : maxLimit;
+        // unset is the default; 0 is refused below (it was taken for the default)
+        initialLimit = initialLimit == null ? 1000 : initialLimit;
+        minLimit = minLimit == null ? 20 : minLimit;
+        maxLimit = maxLimit == null ? 1000 : maxLimit;
         retryAfter = retryAfter == null ? Duration.ofSeconds(1) : retryAfter;
         window = window == null ? SHORTEST_WINDOW : window;
         if (minLimit < 1 || minLimit > maxLimit) {
-            throw new IllegalArgumentException("tandem.admission.min-limit must be between 1 and max-limit ("
+            throw new IllegalArgumentException(Settings.named("tandem.admission.min-limit") + " must be between 1 and max-limit ("
                     + maxLimit + "), got " + minLimit);
         }
         if (algorithm != Algorithm.FIXED && (initialLimit < minLimit || initialLimit > maxLimit)) {
-            throw new IllegalArgumentException("tandem.admission.initial-limit must be between min-limit (" + minLimit
+            throw new IllegalArgumentException(Settings.named("tandem.admission.initial-limit") + " must be between min-limit (" + minLimit
                     + ") and max-limit (" + maxLimit + "), got " + initialLimit);
         }
         if (initialLimit < 1) {
-            throw new IllegalArgumentException("tandem.admission.initial-limit must be at least 1, got " + initialLimit);
+            throw new IllegalArgumentException(Settings.named("tandem.admission.initial-limit") + " must be at least 1, got " + initialLimit);
         }
         Settings.requirePositive(retryAfter, "tandem.admission.retry-after");
         if (window.compareTo(SHORTEST_WINDOW) < 0) {
-            throw new IllegalArgumentException("tandem.admission.window must be at least " + SHORTEST_WINDOW.toMillis()
+            throw new IllegalArgumentException(Settings.named("tandem.admission.window") + " must be at least " + SHORTEST_WINDOW.toMillis()
                     + " ms (concurrency-limits' shortest window), got " + window.toMillis() + " ms");
         }
     }

@@ -98,7 +98,7 @@ class AdmissionControlTest {
     @Test
     void switchedOffEveryRequestIsAdmitted() {
         AdmissionControl control = new AdmissionControl(
-                new AdmissionProperties(false, null, 0, 0, 0, null, null), meters, nanos::get);
+                new AdmissionProperties(false, null, null, null, null, null, null), meters, nanos::get);
         for (int i = 0; i < 10_000; i++) {
             assertThat(control.tryAdmit()).isNotNull();
         }
@@ -174,10 +174,13 @@ class AdmissionControlTest {
                 .hasMessageContaining("tandem.admission.min-limit");
         assertThatThrownBy(() -> new AdmissionProperties(true, null, 500, 20, 100, null, null))
                 .hasMessageContaining("tandem.admission.initial-limit");
-        assertThatThrownBy(() -> new AdmissionProperties(true, null, 0, 0, 0, Duration.ZERO, null))
+        assertThatThrownBy(() -> new AdmissionProperties(true, null, null, null, null, Duration.ZERO, null))
                 .hasMessageContaining("tandem.admission.retry-after");
-        assertThatThrownBy(() -> new AdmissionProperties(true, null, 0, 0, 0, null, Duration.ofMillis(50)))
-                .hasMessageContaining("tandem.admission.window must be at least 100 ms");
+        assertThatThrownBy(() -> new AdmissionProperties(true, null, null, null, null, null, Duration.ofMillis(50)))
+                .hasMessageContaining("tandem.admission.window").hasMessageContaining("must be at least 100 ms");
+        // 0 was taken for the default (20), where a limit of none was meant
+        assertThatThrownBy(() -> new AdmissionProperties(true, null, null, 0, null, null, null))
+                .hasMessageContaining("TANDEM_ADMISSION_MIN_LIMIT");
     }
 
     /**

@@ -18,11 +18,12 @@ import java.time.Duration;
  *                    ready, its flow-control window full) before the watch ends and frees its place
  */
 @ConfigurationProperties("tandem.watch")
-public record WatchProperties(Duration heartbeat, int maxWatchers, Duration retryAfter, Duration stallTimeout) {
+public record WatchProperties(Duration heartbeat, Integer maxWatchers, Duration retryAfter, Duration stallTimeout) {
 
     public WatchProperties {
         heartbeat = heartbeat == null ? Duration.ofSeconds(15) : heartbeat;
-        maxWatchers = maxWatchers == 0 ? 1000 : maxWatchers;
+        // unset is the default; 0 is refused below (it was taken for the default, where a user meant "none")
+        maxWatchers = maxWatchers == null ? 1000 : maxWatchers;
         retryAfter = retryAfter == null ? Duration.ofSeconds(5) : retryAfter;
         stallTimeout = stallTimeout == null ? Duration.ofSeconds(60) : stallTimeout;
         Settings.requirePositive(heartbeat, "tandem.watch.heartbeat");
