@@ -30,7 +30,14 @@ def check_smoke_run(run: dict) -> None:
         overall = s["hitRatio"]["overall"]
         if c["temperature"] == "warm":
             assert overall is not None and overall > 0.9, f"{c['id']}: warm hit ratio {overall}"
-            assert s["db"]["rowsReadPerRequest"] is not None and s["db"]["rowsReadPerRequest"] < 0.5, c["id"]
+            # Cache reloads read rows: the bench flags a warm window that read more than
+            # WARM_MAX_ROWS_PER_REQUEST a request ("db-reads"), and that is the check, not a tighter
+            # number of its own: the followers' log polls and the bench's probes read 35-70 rows a
+            # second whatever the load, about one a query, which the sweeps' 1-s windows of 100
+            # requests saw as 0.35-0.55 a request (a 0.5 here failed two make test runs of 2026-12-01
+            # with no reload in them); a reload wave is tens to hundreds a request.
+            assert s["db"]["rowsReadPerRequest"] is not None, c["id"]
+            assert not [f for w in c["windows"] for f in w["flags"] if f["code"] == "db-reads"], c["id"]
         elif c["temperature"] == "cold":
             assert overall is not None and overall < 0.1, f"{c['id']}: cold hit ratio {overall}"
             assert s["db"]["rowsReadPerRequest"] >= 1, c["id"]
