@@ -112,11 +112,8 @@ final class InvalidationLog {
      * answers the follower from the primary key alone.
      */
     String databaseIdentity() {
-        String identity = follower.sql("SELECT identity FROM cache_database").query(String.class).optional().orElse(null);
-        if (identity == null) {
-            throw new IllegalStateException("cache_database holds no identity (it is written by migration V4)");
-        }
-        return identity;
+        return follower.sql("SELECT identity FROM cache_database").query(String.class).optional()
+                .orElseThrow(() -> new IllegalStateException("cache_database holds no identity (it is written by migration V4)"));
     }
 
     private volatile long followerConnectionId;

@@ -267,14 +267,14 @@ final class LogFollower {
     /**
      * The database's identity, read again only when it may have changed: at the first pass, through
      * a new connection (another server, or the pool reconnected after the database went away), when
-     * the log went back, and every {@link #IDENTITY_RECHECK} (a database replaced behind a connection
+     * the log went back, and every {@link #HOUSEKEEPING} (a database replaced behind a connection
      * that stayed open). Otherwise the identity the follower knows.
      */
     private String databaseIdentityNow(long max) {
         long now = System.nanoTime();
         long connection = invalidationLog.followerConnectionId();
         if (databaseIdentity == null || connection != identityConnection || max < highestSeen
-                || now - identityReadNanos >= IDENTITY_RECHECK.toNanos()) {
+                || now - identityReadNanos >= HOUSEKEEPING.toNanos()) {
             String identity = invalidationLog.databaseIdentity();
             identityConnection = connection;
             identityReadNanos = now;
@@ -283,7 +283,8 @@ final class LogFollower {
         return databaseIdentity;
     }
 
-    private static final Duration IDENTITY_RECHECK = Duration.ofSeconds(5);
+    /** How often the follower purges, notes itself, renews the newest marker and re-reads the identity. */
+    private static final Duration HOUSEKEEPING = Duration.ofSeconds(5);
 
     /**
      * Where a follower that has seen nothing yet starts: below the first row it reads are the rows
@@ -496,7 +497,7 @@ final class LogFollower {
      * cut off from Redis for longer than the retention no one else would have relayed it either.
      */
     private void purgeNowAndThen(long now) {
-        if (now - lastPurgeNanos < TimeUnit.SECONDS.toNanos(5)) {
+        if (now - lastPurgeNanos < HOUSEKEEPING.toNanos()) {
             return;
         }
         lastPurgeNanos = now;

@@ -1,5 +1,6 @@
 package dev.tandem.limits;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -42,9 +43,7 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
         if (maxPageSize < 1) {
             throw new IllegalArgumentException("tandem.limits.max-page-size must be at least 1, got " + maxPageSize);
         }
-        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
-            throw new IllegalArgumentException("tandem.limits.request-timeout must be positive, got " + requestTimeout);
-        }
+        Settings.requirePositive(requestTimeout, "tandem.limits.request-timeout");
     }
 
     /** The defaults, for code that runs without a Spring context. */

@@ -42,6 +42,8 @@ class LimitsPropertiesTest {
                 .hasMessageContaining("max-request-bytes");
         assertThatThrownBy(() -> new LimitsProperties(null, null, -1, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max-page-size");
+        assertThatThrownBy(() -> new LimitsProperties(null, null, 0, java.time.Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TANDEM_LIMITS_REQUEST_TIMEOUT");
     }
 
     /** The page_size violation names the configured bound, which is what both wires pass on. */

@@ -47,7 +47,7 @@ class ShutdownDrain implements ApplicationListener<ContextClosedEvent> {
         // NOT_SERVING for every service, and it stays so: the periodic update from the actuator
         // health cannot turn it back to SERVING.
         health.ifAvailable(HealthStatusManager::enterTerminalState);
-        if (drainDelay.isZero() || drainDelay.isNegative()) {
+        if (drainDelay.isZero()) { // never negative: ShutdownProperties refuses it
             return;
         }
         log.info("Shutting down: grpc.health.v1 is NOT_SERVING; still serving for {} ms (tandem.shutdown.drain-delay) "

@@ -47,7 +47,7 @@ class ShutdownDrain extends OncePerRequestFilter implements ApplicationListener<
     @Override
     public void onApplicationEvent(ContextClosedEvent event) {
         draining = true;
-        if (drainDelay.isZero() || drainDelay.isNegative()) {
+        if (drainDelay.isZero()) { // never negative: ShutdownProperties refuses it
             return;
         }
         log.info("Shutting down: readiness is OUT_OF_SERVICE and responses close their connections; "
