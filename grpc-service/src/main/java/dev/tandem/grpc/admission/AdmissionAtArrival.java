@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -87,13 +88,22 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
     }
 
     /**
+     * How close to its deadline a call's cancel is still its deadline. The client runs out first: it
+     * counts from before it sent the call, the server from when the call arrived, and the client's
+     * cancel (RST_STREAM) can arrive before the server's own timer fires. A CI run saw exactly that: a
+     * call that waited for a thread until its deadline was taken for one whose client went away.
+     */
+    static final long DEADLINE_SKEW_MILLIS = 100;
+
+    /**
      * How a call that ended without an answer ended, for {@link Admitted#release}: DEADLINE_EXCEEDED
-     * when its deadline had passed (it met a limit here: a queue for a thread, or work too slow),
-     * else null (its client went away).
+     * when its deadline had passed or was about to ({@link #DEADLINE_SKEW_MILLIS}: it met a limit here,
+     * a queue for a thread or work too slow), else null (its client went away).
      */
     static @Nullable Status cancelled(Context context) {
         Deadline deadline = context.getDeadline();
-        return deadline != null && deadline.isExpired() ? Status.DEADLINE_EXCEEDED : null;
+        return deadline != null && deadline.timeRemaining(TimeUnit.MILLISECONDS) < DEADLINE_SKEW_MILLIS
+                ? Status.DEADLINE_EXCEEDED : null;
     }
 
     /** An admitted call's permit, given back exactly once however the call ends. */

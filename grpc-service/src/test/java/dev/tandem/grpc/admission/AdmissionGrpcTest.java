@@ -185,7 +185,7 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
         long dropped = admission.ended(AdmissionControl.Ending.DROPPED);
         try (HoldableCallExecutor.Hold ignored = callExecutor.hold()) {
             StatusRuntimeException late = catchThrowableOfType(StatusRuntimeException.class,
-                    () -> api().withDeadlineAfter(300, TimeUnit.MILLISECONDS).getGroup(GetGroupRequest.newBuilder().setId(2).build()));
+                    () -> api().withDeadlineAfter(1, TimeUnit.SECONDS).getGroup(GetGroupRequest.newBuilder().setId(2).build()));
             assertThat(late.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
             awaitInFlight(0);
         }
