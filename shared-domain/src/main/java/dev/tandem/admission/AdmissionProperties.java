@@ -56,9 +56,7 @@ public record AdmissionProperties(Boolean enabled, Algorithm algorithm, Integer 
             throw new IllegalArgumentException(Settings.named("tandem.admission.initial-limit") + " must be between min-limit (" + minLimit
                     + ") and max-limit (" + maxLimit + "), got " + initialLimit);
         }
-        if (initialLimit < 1) {
-            throw new IllegalArgumentException(Settings.named("tandem.admission.initial-limit") + " must be at least 1, got " + initialLimit);
-        }
+        Settings.requireAtLeastOne(initialLimit, "tandem.admission.initial-limit");
         Settings.requirePositive(retryAfter, "tandem.admission.retry-after");
         if (window.compareTo(SHORTEST_WINDOW) < 0) {
             throw new IllegalArgumentException(Settings.named("tandem.admission.window") + " must be at least " + SHORTEST_WINDOW.toMillis()

@@ -60,9 +60,7 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
                      Duration refreshAfter) {
         public L1 {
             maxEntries = maxEntries == null ? 10_000 : maxEntries;
-            if (maxEntries < 1) {
-                throw new IllegalArgumentException(Settings.named("tandem.cache.l1.max-entries") + " must be at least 1, got " + maxEntries);
-            }
+            Settings.requireAtLeastOne(maxEntries, "tandem.cache.l1.max-entries");
             maxBytes = maxBytes == null ? DataSize.ofMegabytes(16) : maxBytes;
             if (maxBytes.toBytes() <= 0) {
                 throw new IllegalArgumentException(Settings.named("tandem.cache.l1.max-bytes") + " must be positive, got " + maxBytes);

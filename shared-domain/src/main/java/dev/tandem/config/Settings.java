@@ -28,4 +28,17 @@ public final class Settings {
         }
         return value;
     }
+
+    /**
+     * {@code value}, refused when it is below 1: each of these is a count (entries, clients, rows, a
+     * limit), and none of them means "off" or "the default". (Bound as {@code int}, an unset property
+     * arrives as 0: a record that wants a default takes an {@code Integer} and replaces null, so that
+     * a 0 somebody set is refused rather than quietly made the default.)
+     */
+    public static int requireAtLeastOne(int value, String property) {
+        if (value < 1) {
+            throw new IllegalArgumentException(named(property) + " must be at least 1, got " + value);
+        }
+        return value;
+    }
 }

@@ -31,6 +31,10 @@ public record DatabaseProperties(String host, int port, String name, String user
     public DatabaseProperties {
         retryAfter = retryAfter == null ? Duration.ofSeconds(5) : retryAfter;
         Settings.requirePositive(retryAfter, "tandem.db.retry-after");
+        // JDBC's isValid takes whole seconds and reads 0 as "no limit": a zero or negative timeout was
+        // quietly made 1 s, not what was asked; refused like every other duration.
+        healthTimeout = healthTimeout == null ? Duration.ofSeconds(2) : healthTimeout;
+        Settings.requirePositive(healthTimeout, "tandem.db.health-timeout");
         // Which SQL the replica's GTID fence speaks: anything but MySQL was taken for MariaDB, so a typo
         // failed every read-only transaction on a MySQL replica instead of the start.
         if (product != null && !product.trim().equalsIgnoreCase("MariaDB") && !product.trim().equalsIgnoreCase("MySQL")) {

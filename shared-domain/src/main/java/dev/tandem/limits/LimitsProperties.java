@@ -19,7 +19,7 @@ import java.time.Duration;
  *                         wins (dev.tandem.deadline.RequestDeadlines)
  */
 @ConfigurationProperties("tandem.limits")
-public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, int maxPageSize,
+public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, Integer maxPageSize,
                                Duration requestTimeout) {
 
     public static final DataSize DEFAULT_MAX_REQUEST_BYTES = DataSize.ofKilobytes(64);
@@ -30,7 +30,8 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
     public LimitsProperties {
         maxRequestBytes = maxRequestBytes == null ? DEFAULT_MAX_REQUEST_BYTES : maxRequestBytes;
         maxHeaderBytes = maxHeaderBytes == null ? DEFAULT_MAX_HEADER_BYTES : maxHeaderBytes;
-        maxPageSize = maxPageSize == 0 ? DEFAULT_MAX_PAGE_SIZE : maxPageSize;
+        // TANDEM_LIMITS_MAX_PAGE_SIZE=0 was quietly the default, 1000.
+        maxPageSize = maxPageSize == null ? DEFAULT_MAX_PAGE_SIZE : maxPageSize;
         requestTimeout = requestTimeout == null ? DEFAULT_REQUEST_TIMEOUT : requestTimeout;
         if (maxRequestBytes.toBytes() <= 0 || maxRequestBytes.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tandem.limits.max-request-bytes must be between 1B and 2GB, got "
@@ -40,14 +41,12 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
             throw new IllegalArgumentException("tandem.limits.max-header-bytes must be between 1B and 2GB, got "
                     + maxHeaderBytes);
         }
-        if (maxPageSize < 1) {
-            throw new IllegalArgumentException("tandem.limits.max-page-size must be at least 1, got " + maxPageSize);
-        }
+        Settings.requireAtLeastOne(maxPageSize, "tandem.limits.max-page-size");
         Settings.requirePositive(requestTimeout, "tandem.limits.request-timeout");
     }
 
     /** The defaults, for code that runs without a Spring context. */
     public static LimitsProperties defaults() {
-        return new LimitsProperties(null, null, 0, null);
+        return new LimitsProperties(null, null, null, null);
     }
 }

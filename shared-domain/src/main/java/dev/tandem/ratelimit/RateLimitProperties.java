@@ -1,5 +1,6 @@
 package dev.tandem.ratelimit;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -50,15 +51,11 @@ public record RateLimitProperties(@DefaultValue("false") boolean enabled,
             throw new IllegalArgumentException("tandem.rate-limit.requests-per-second must be a positive number, got "
                     + requestsPerSecond);
         }
-        if (burst < 1) {
-            throw new IllegalArgumentException("tandem.rate-limit.burst must be at least 1, got " + burst);
-        }
+        Settings.requireAtLeastOne(burst, "tandem.rate-limit.burst");
         if (ipv6PrefixLength < 1 || ipv6PrefixLength > 128) {
             throw new IllegalArgumentException("tandem.rate-limit.ipv6-prefix-length must be between 1 and 128, got "
                     + ipv6PrefixLength);
         }
-        if (maxClients < 1) {
-            throw new IllegalArgumentException("tandem.rate-limit.max-clients must be at least 1, got " + maxClients);
-        }
+        Settings.requireAtLeastOne(maxClients, "tandem.rate-limit.max-clients");
     }
 }

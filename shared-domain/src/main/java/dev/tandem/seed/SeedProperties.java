@@ -1,5 +1,6 @@
 package dev.tandem.seed;
 
+import dev.tandem.config.Settings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -10,12 +11,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param exit  stop the process once seeding is done (how {@code make seed} uses a service jar)
  */
 @ConfigurationProperties("tandem.seed")
-public record SeedProperties(Mode mode, int scale, boolean exit) {
+public record SeedProperties(Mode mode, Integer scale, boolean exit) {
 
     public enum Mode { OFF, IF_EMPTY, RESET }
 
     public SeedProperties {
         mode = mode == null ? Mode.OFF : mode;
-        scale = scale == 0 ? 1 : scale;
+        // TANDEM_SEED_SCALE=0 was quietly seeded at scale 1.
+        scale = Settings.requireAtLeastOne(scale == null ? 1 : scale, "tandem.seed.scale");
     }
 }

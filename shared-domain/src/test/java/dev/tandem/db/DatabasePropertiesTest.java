@@ -19,6 +19,16 @@ class DatabasePropertiesTest {
         }
     }
 
+    /** The health check's timeout of zero or less was quietly made 1 s (JDBC's isValid reads 0 as no limit). */
+    @Test
+    void aHealthTimeoutOfZeroOrLessIsRefusedNamingItsVariable() {
+        for (Duration healthTimeout : new Duration[]{Duration.ZERO, Duration.ofSeconds(-1)}) {
+            assertThatThrownBy(() -> new DatabaseProperties("127.0.0.1", 3306, "tandem", "tandem", "tandem", 20, null,
+                    healthTimeout, null, "mariadb", 10, 11))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_HEALTH_TIMEOUT");
+        }
+    }
+
     /** Anything but MySQL was taken for MariaDB: a typo failed every read-only transaction on a MySQL replica. */
     @Test
     void aProductOtherThanMariaDbOrMySqlIsRefused() {

@@ -38,11 +38,14 @@ class LimitsPropertiesTest {
 
     @Test
     void nonsenseLimitsStopTheServiceFromStarting() {
-        assertThatThrownBy(() -> new LimitsProperties(DataSize.ofBytes(0), null, 0, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LimitsProperties(DataSize.ofBytes(0), null, null, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max-request-bytes");
-        assertThatThrownBy(() -> new LimitsProperties(null, null, -1, null)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("max-page-size");
-        assertThatThrownBy(() -> new LimitsProperties(null, null, 0, java.time.Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+        // 0 too: it was quietly the default, 1000.
+        for (int pageSize : new int[]{0, -1}) {
+            assertThatThrownBy(() -> new LimitsProperties(null, null, pageSize, null)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("TANDEM_LIMITS_MAX_PAGE_SIZE");
+        }
+        assertThatThrownBy(() -> new LimitsProperties(null, null, null, java.time.Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("TANDEM_LIMITS_REQUEST_TIMEOUT");
     }
 

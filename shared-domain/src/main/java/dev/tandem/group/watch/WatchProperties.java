@@ -29,8 +29,6 @@ public record WatchProperties(Duration heartbeat, Integer maxWatchers, Duration 
         Settings.requirePositive(heartbeat, "tandem.watch.heartbeat");
         Settings.requirePositive(retryAfter, "tandem.watch.retry-after");
         Settings.requirePositive(stallTimeout, "tandem.watch.stall-timeout");
-        if (maxWatchers < 1) {
-            throw new IllegalArgumentException(Settings.named("tandem.watch.max-watchers") + " must be at least 1, got " + maxWatchers);
-        }
+        Settings.requireAtLeastOne(maxWatchers, "tandem.watch.max-watchers");
     }
 }
