@@ -42,19 +42,6 @@ public final class RowLock implements AutoCloseable {
         }
     }
 
-    /**
-     * How many KILL statements the server has run since it started (Com_kill): a request deadline
-     * cuts a running statement with KILL QUERY (Connector/J's Statement.cancel), so a rise shows
-     * that the statement was running when the deadline passed, not that it never started.
-     */
-    public long killsSoFar() throws SQLException {
-        try (PreparedStatement query = connection.prepareStatement("SHOW GLOBAL STATUS LIKE 'Com_kill'");
-             ResultSet row = query.executeQuery()) {
-            row.next();
-            return row.getLong(2);
-        }
-    }
-
     /** Statements of other connections of this database that are running on study_groups now. */
     public int statementsOnStudyGroups() throws SQLException {
         try (PreparedStatement query = connection.prepareStatement("""
