@@ -31,8 +31,10 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 import org.springframework.web.util.WebUtils;
 
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 
@@ -71,7 +73,7 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         // service's management port answer in exactly this shape.
         HttpHeaders headers = new HttpHeaders();
         e.retryAfter().ifPresent(delay -> headers.set(HttpHeaders.RETRY_AFTER, retryAfterSeconds(delay)));
-        return respond(DomainProblems.of(e), headers);
+        return respond(DomainProblems.of(e), headers, request);
     }
 
     /** A Retry-After value (see {@link DomainException#wholeSecondsAtLeastOne}). */
@@ -93,7 +95,7 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
                 "the server failed to handle the request; the failure has been logged");
         problem.setProperty(CODE, ErrorCode.INTERNAL.name());
-        return respond(problem, new HttpHeaders());
+        return respond(problem, new HttpHeaders(), request);
     }
 
     /**
@@ -181,6 +183,7 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         }
         Code code = codeFor(status);
         problem.setProperty(CODE, code.name());
+        locate(problem, request);
         // The superclass adds what Spring needs (nothing once the response is committed, the
         // exception recorded for observations on a 500); the body is ours.
         return super.handleExceptionInternal(e, problem, problemHeaders(headers), status, request);
@@ -213,8 +216,25 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         };
     }
 
-    private static ResponseEntity<Object> respond(ProblemDetail problem, HttpHeaders headers) {
+    private static ResponseEntity<Object> respond(ProblemDetail problem, HttpHeaders headers, WebRequest request) {
+        locate(problem, request);
         return ResponseEntity.status(problem.getStatus()).headers(problemHeaders(headers)).body(problem);
+    }
+
+    /**
+     * The problem's {@code instance} is the request's path. Spring fills it in from the request it
+     * answers, which for a failure forwarded to the error page ({@link ProblemErrorController}) is
+     * {@code /error}: there it is the path the client asked for.
+     */
+    private static void locate(ProblemDetail problem, WebRequest request) {
+        if (problem.getInstance() == null
+                && request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI, RequestAttributes.SCOPE_REQUEST) instanceof String path) {
+            try {
+                problem.setInstance(URI.create(path));
+            } catch (IllegalArgumentException notAUri) {
+                // Tomcat let through a character a URI may not hold: leave it as Spring has it.
+            }
+        }
     }
 
     /**

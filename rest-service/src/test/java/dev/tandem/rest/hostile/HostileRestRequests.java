@@ -112,6 +112,7 @@ final class HostileRestRequests {
             }
             all.addAll(pathVariables(operation));
             all.addAll(oversizedHead(operation));
+            all.add(trace(operation));
         }
         all.addAll(queryParameters());
         return all;
@@ -205,6 +206,11 @@ final class HostileRestRequests {
                     List.of("Content-Type: " + type), valid, Framing.CONTENT_LENGTH,
                     Expect.unsupportedMediaType()));
         }
+        // Parsed before any handler ran by Boot's form filter (PUT, PATCH, DELETE), whose failure on
+        // a malformed escape was a 500 from Boot's error page: no endpoint takes forms, none is parsed.
+        cases.add(new Hostile("a form body with a malformed escape", op, op.method, op.validTarget(),
+                List.of("Content-Type: application/x-www-form-urlencoded"), "name=100%".getBytes(StandardCharsets.US_ASCII),
+                Framing.CONTENT_LENGTH, Expect.unsupportedMediaType()));
         cases.add(new Hostile("valid JSON without a Content-Type", op, op.method, op.validTarget(), List.of(), valid,
                 Framing.CONTENT_LENGTH, Expect.unsupportedMediaType()));
         cases.add(new Hostile("valid JSON with an unknown charset", op, op.method, op.validTarget(),
@@ -280,6 +286,15 @@ final class HostileRestRequests {
                         Expect.tooLarge()),
                 body(op, "a Content-Length of 10 GB declared, no body sent", new byte[0], Framing.DECLARED_ONLY,
                         Expect.tooLarge(), "Content-Length: 10000000000"));
+    }
+
+    /**
+     * TRACE on the operation's route: Tomcat refuses it (405) before any servlet runs, and the
+     * refusal went to Boot's error page, whose answer was its own JSON, not problem+json.
+     */
+    private static Hostile trace(RestOperation op) {
+        return new Hostile("TRACE", op, "TRACE", op.validTarget(), List.of(), null, Framing.CONTENT_LENGTH,
+                new Expect(405, "UNIMPLEMENTED", List.of(), "TRACE"));
     }
 
     // ---- path variables ------------------------------------------------------------------------
