@@ -110,6 +110,15 @@ describe('formatInterval: a value with its 95 % interval', () => {
     expect(formatInterval({ value: 1.3488720723413612, low: 1.2, high: 1.51 }, '×')).toBe('1.35× [1.20–1.51]');
   });
 
+  it('never prints a ratio that is not 1 as 1: a bound beside "the interval excludes 1" keeps the digits that say so', () => {
+    expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, '×')).toBe('1.01× [1.004–1.02]');
+    expect(formatInterval({ value: 0.99, low: 0.984, high: 0.9996 }, '×')).toBe('0.990× [0.984–0.9996]');
+    expect(formatInterval({ value: 0.9996, low: 0.9991, high: 0.9999 }, '×')).toBe('0.9996× [0.9991–0.9999]');
+    // 1 itself stays "1.00", and other units keep three digits
+    expect(formatInterval({ value: 1, low: 0.95, high: 1.05 }, '×')).toBe('1.00× [0.95–1.05]');
+    expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, 'ms')).toBe('1.01 ms [1.00–1.02]');
+  });
+
   it('prints only the value without bounds (fewer than 2 windows), a dash without a value', () => {
     expect(formatInterval({ value: 0.8, low: null, high: null }, 'ms')).toBe('0.8 ms');
     expect(formatInterval({ value: null, low: null, high: null }, 'ms')).toBe('—');

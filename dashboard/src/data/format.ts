@@ -84,7 +84,8 @@ export function formatValue(x: number | null | undefined, unit: string): string 
  * A value with its 95 % interval: "0.83× [0.78–0.90]", "3,980 req/s [3,900–4,050]".
  * The bounds share the value's decimals (three significant digits of the value), dropping the
  * decimals none of the three needs: 0.8 [0.78–0.83] → "0.80 [0.78–0.83]", 12.3 [9.87–15.1] →
- * "12.3 [9.9–15.1]". Without bounds (fewer than 2 windows) just the value.
+ * "12.3 [9.9–15.1]". A ratio (×) that is not 1 gets the digits that keep it off 1: "1.01× [1.004–1.02]".
+ * Without bounds (fewer than 2 windows) just the value.
  */
 export function formatInterval(iv: Bounded | null | undefined, unit: string): string {
   if (!iv || !finite(iv.value)) return '—';
@@ -92,10 +93,23 @@ export function formatInterval(iv: Bounded | null | undefined, unit: string): st
   const needed = Math.max(...[iv.value, ...(bounded ? [iv.low, iv.high] : [])].map((x) => decimalsFor(x)));
   const d = Math.min(sigDecimals(iv.value), needed);
   // each at three significant digits at most ("301", not "301.0", beside "45.6")
-  const show = (x: number) => fixed(roundSig(x), Math.min(d, sigDecimals(x)));
+  const shown = (x: number) => fixed(roundSig(x), Math.min(d, sigDecimals(x)));
+  // a ratio is read against 1: one that is not 1 never prints as 1 (a bound of 1.004 as "1.00"
+  // would contradict "the interval excludes 1" beside it)
+  const show = (x: number) => (unit === UNITS.ratio ? awayFromOne(x, shown(x)) : shown(x));
   const value = withUnit(show(iv.value), unit);
   if (!bounded) return value;
   return `${value} [${show(iv.low!)}–${show(iv.high!)}]`;
+}
+
+/** `text` (x printed), or x with the fewest more significant digits that do not round it to 1: 1.004 → "1.004". */
+function awayFromOne(x: number, text: string): string {
+  if (x === 1 || Number(text.replace(/,/g, '')) !== 1) return text;
+  for (let digits = SIG_DIGITS + 1; digits <= 12; digits++) {
+    const r = roundSig(x, digits);
+    if (r !== 1) return fixed(r, decimalsFor(r, digits));
+  }
+  return text;
 }
 
 /** Decimals of x at three significant digits, trailing zeros kept (0.9 → 3: "0.900"). */
