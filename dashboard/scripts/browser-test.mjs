@@ -295,7 +295,18 @@ async function main() {
       const goals = await page.$$eval('[data-testid=hot-path-goals] [data-goal]',
         (ds) => ds.map((d) => `${d.getAttribute('data-goal')}=${d.getAttribute('data-goal-status')}`));
       assert(JSON.stringify(goals) === JSON.stringify(['getGroupOverHelloServerCpuRest=not met',
-        'users500Over50ThroughputRest=undecided', 'getGroupOverHelloServerCpuGrpc=met']), `goals: ${goals}`);
+        'users500Over50ThroughputRest=undecided', 'getGroupOverHelloServerCpuGrpc=met', 'getGroupOverHelloP50Grpc=met']), `goals: ${goals}`);
+      // a goal card reads as its goal's status, not as the test against 1: an undecided goal whose
+      // interval excludes 1 is no finding, a met goal whose interval includes 1 is not greyed
+      const goalCards = await page.$$eval('[data-testid=hot-path-goals] [data-goal]', (ds) => ds.map((d) => {
+        const h = d.querySelector('.headline');
+        return { goal: d.dataset.goal, status: d.dataset.goalStatus, muted: h.classList.contains('muted'), verdict: h.querySelector('.verdict').textContent };
+      }));
+      const wrong = goalCards.filter((c) => (c.status === 'undecided'
+        ? !c.muted || /finding/i.test(c.verdict) || !/^Undecided/.test(c.verdict)
+        : c.muted || !c.verdict.startsWith(c.status === 'met' ? 'Goal met' : 'Goal not met')));
+      assert(wrong.length === 0, `goal cards that do not read as their goal's status: ${JSON.stringify(wrong)}`);
+      assert(goalCards.some((c) => c.status === 'met' && c.goal === 'getGroupOverHelloP50Grpc'), 'no met goal whose interval includes 1');
       // a run without the cells says how to get them
       await page.goto(`${base}/#/decomposition?run=${RUN_B}`);
       const notice = await page.textContent('[data-testid=no-decomposition]');

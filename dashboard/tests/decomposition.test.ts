@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gapShares, goalStatus, goalText, gzipChart, hasDecomposition, HOT_PATH_GOALS, STEP_FIGURES, stepChart } from '../src/data/decomposition';
+import { gapShares, goalStatus, goalText, goalVerdict, gzipChart, hasDecomposition, HOT_PATH_GOALS, STEP_FIGURES, stepChart } from '../src/data/decomposition';
 import type { Headline } from '../src/data/types';
 import { readRun, RUN_A, RUN_B } from './helpers';
 
@@ -91,6 +91,10 @@ describe('the hot path goals', () => {
     expect(goalStatus(h(1.24, 1.18, 1.3), cpu, [])).toBe('not met');
     expect(goalStatus(h(0.95, 0.91, 0.99), users, [])).toBe('met');
     expect(goalStatus(h(0.8, 0.7, 0.85), users, [])).toBe('not met');
+    // and say why in the goal's terms, not against 1
+    expect(goalVerdict(h(0.983, 0.927, 1.02), HOT_PATH_GOALS.find((g) => g.key === 'getGroupOverHelloP50Grpc')!, []))
+      .toEqual({ status: 'met', reason: 'the whole 95 % interval is at or below 1.15' });
+    expect(goalVerdict(h(0.919, 0.841, 0.991), users, [])).toEqual({ status: 'undecided', reason: 'the 95 % interval [0.841–0.991] holds 0.9' });
   });
 
   it('say undecided without an interval and missing without a value', () => {

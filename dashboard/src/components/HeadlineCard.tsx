@@ -1,4 +1,5 @@
 import { formatInterval } from '../data/format';
+import type { GoalStatus } from '../data/decomposition';
 import type { Headline, Verdict } from '../data/types';
 
 /** What each verdict means, in plain words (the bench's reason follows it). */
@@ -28,15 +29,32 @@ function split(text: string): [string, string] {
   return i < 0 ? [text, ''] : [text.slice(0, i), text.slice(i + 1)];
 }
 
+/** A goal's status in words, where a headline says its verdict (the hot path's goals). */
+const GOAL_TITLES: Record<GoalStatus, string> = {
+  met: 'Goal met',
+  'not met': 'Goal not met',
+  undecided: 'Undecided',
+  missing: 'Missing',
+};
+
 /**
  * A headline ratio with its interval and the bench's verdict. Anything but a finding is muted
- * (grey, dashed) and says why in words, so it does not read as a result.
+ * (grey, dashed) and says why in words, so it does not read as a result. A goal card (`goal`)
+ * reads as its goal instead: the verdict is the test against 1, which a goal's bound (≤ 1.1,
+ * ≥ 0.9) is not, so a goal met with an interval holding 1 is a result and an undecided goal
+ * whose interval excludes 1 is not; the test against 1 stays, as the smaller line.
  */
-export function HeadlineCard({ name, label, hint, headline }: { name: string; label: string; hint: string; headline: Headline }) {
+export function HeadlineCard({ name, label, hint, headline, goal }: {
+  name: string; label: string; hint: string; headline: Headline;
+  goal?: { status: GoalStatus; reason: string };
+}) {
   const h = headline;
   const [value, bounds] = split(formatInterval({ value: h.value, low: h.low, high: h.high }, '×'));
-  const muted = h.verdict !== 'finding';
+  const muted = goal ? goal.status === 'undecided' || goal.status === 'missing' : h.verdict !== 'finding';
   const reason = h.reason || VERDICT_DEFAULT_REASON[h.verdict];
+  const against1 = h.verdict === 'finding'
+    ? bounds ? (RANGE_HEADLINES.has(name) ? ': its range over the operations and page sizes excludes 1' : ': the 95 % interval excludes 1') : ''
+    : `: ${reason}`;
   return (
     <div className={`headline${muted ? ' muted' : ''}`} data-headline={name} data-verdict={h.verdict}>
       <div className="big">
@@ -44,12 +62,19 @@ export function HeadlineCard({ name, label, hint, headline }: { name: string; la
         {bounds && <span className="bounds"> {bounds}</span>}
       </div>
       <div className="headline-label">{label}</div>
-      <div className={`verdict verdict-${h.verdict}`}>
-        <strong>{VERDICT_TITLES[h.verdict]}</strong>
-        {h.verdict === 'finding'
-          ? bounds ? (RANGE_HEADLINES.has(name) ? ': its range over the operations and page sizes excludes 1' : ': the 95 % interval excludes 1') : ''
-          : `: ${reason}`}
-      </div>
+      {goal ? (
+        <>
+          <div className={`verdict goal-${goal.status.replace(' ', '-')}`}>
+            <strong>{GOAL_TITLES[goal.status]}</strong>: {goal.reason}
+          </div>
+          <div className="headline-hint against-1">Against 1: {VERDICT_TITLES[h.verdict].toLowerCase()}{against1}</div>
+        </>
+      ) : (
+        <div className={`verdict verdict-${h.verdict}`}>
+          <strong>{VERDICT_TITLES[h.verdict]}</strong>
+          {against1}
+        </div>
+      )}
       {hint && <div className="headline-hint">{hint}</div>}
       <div className="headline-detail">{h.description}</div>
       {h.pairs.length > 0 && (

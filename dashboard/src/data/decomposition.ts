@@ -5,7 +5,7 @@
 // plotted number is a headline of run.json; the one figure made here is each step's share of the
 // gap, which only adds logarithms of those numbers.
 import type { ChartSpec, Datum, SeriesSpec } from './charts/spec';
-import type { ColumnFormat } from './format';
+import { formatBounds, type ColumnFormat } from './format';
 import type { CsvValue } from './csv';
 import type { Cell, Headline, Protocol } from './types';
 
@@ -79,6 +79,8 @@ export const HOT_PATH_GOALS: Goal[] = (['Rest', 'Grpc'] as const).flatMap((suffi
   { key: 'users500Over50ThroughputMultiplexedGrpc', label: 'gRPC · ListGroups(20) throughput, 500 ÷ 50 users on the same 50 connections', bound: 0.9, atMost: false, noErrors: true },
 ]);
 
+export type GoalStatus = 'met' | 'not met' | 'undecided' | 'missing';
+
 /**
  * Whether a headline meets its goal: "met" when its whole interval is on the goal's side, "not met"
  * when the whole interval is on the other, "undecided" when the interval holds the bound (or there
@@ -86,19 +88,26 @@ export const HOT_PATH_GOALS: Goal[] = (['Rest', 'Grpc'] as const).flatMap((suffi
  * windows, whose figures cannot decide it). A goal that asks for no errors is "not met" as soon as a
  * cell of a pair the headline used failed a request (the run's cells: `cells`).
  */
-export function goalStatus(h: Headline | undefined, goal: Goal, cells: readonly Cell[]): 'met' | 'not met' | 'undecided' | 'missing' {
-  if (!h || h.value === null) return 'missing';
+export function goalStatus(h: Headline | undefined, goal: Goal, cells: readonly Cell[]): GoalStatus {
+  return goalVerdict(h, goal, cells).status;
+}
+
+/** goalStatus with why, in plain words (a goal card says it where a headline says its verdict). */
+export function goalVerdict(h: Headline | undefined, goal: Goal, cells: readonly Cell[]): { status: GoalStatus; reason: string } {
+  if (!h || h.value === null) return { status: 'missing', reason: h?.reason ?? 'no pair of cells for it in this run' };
   if (goal.noErrors) {
     const used = h.pairs.filter((p) => !p.excluded);
     const ids = new Set((used.length > 0 ? used : h.pairs).flatMap((p) => [p.numeratorCellId, p.denominatorCellId]));
-    if (cells.some((c) => ids.has(c.id) && c.summary.errors > 0)) return 'not met';
+    const failed = cells.filter((c) => ids.has(c.id) && c.summary.errors > 0);
+    if (failed.length > 0) return { status: 'not met', reason: `${failed.map((c) => c.id).join(', ')} failed requests` };
   }
-  if (h.verdict === 'flagged') return 'undecided';
-  if (h.low === null || h.high === null) return 'undecided';
+  if (h.verdict === 'flagged') return { status: 'undecided', reason: 'the bench flagged every window it could come from' };
+  if (h.low === null || h.high === null) return { status: 'undecided', reason: 'no interval to decide it' };
   const within = (x: number) => (goal.atMost ? x <= goal.bound : x >= goal.bound);
-  if (within(h.low) && within(h.high)) return 'met';
-  if (!within(h.low) && !within(h.high)) return 'not met';
-  return 'undecided';
+  const side = goal.atMost ? ['at or below', 'above'] : ['at or above', 'below'];
+  if (within(h.low) && within(h.high)) return { status: 'met', reason: `the whole 95 % interval is ${side[0]} ${goal.bound}` };
+  if (!within(h.low) && !within(h.high)) return { status: 'not met', reason: `the whole 95 % interval is ${side[1]} ${goal.bound}` };
+  return { status: 'undecided', reason: `the 95 % interval ${formatBounds(h)} holds ${goal.bound}` };
 }
 
 export const goalText = (goal: Goal) => `goal ${goal.atMost ? '≤' : '≥'} ${goal.bound}${goal.noErrors ? ' with no errors' : ''}`;

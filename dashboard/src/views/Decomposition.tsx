@@ -1,7 +1,7 @@
 import { ChartCard } from '../components/ChartCard';
 import { HeadlineCard } from '../components/HeadlineCard';
 import {
-  goalStatus, goalText, GZIP_HEADLINES, hasDecomposition, gzipChart, HOT_PATH_GOALS, REVALIDATION_HEADLINES,
+  goalText, goalVerdict, GZIP_HEADLINES, hasDecomposition, gzipChart, HOT_PATH_GOALS, REVALIDATION_HEADLINES,
   STEP_FIGURES, stepChart,
 } from '../data/decomposition';
 import type { ViewProps } from './viewProps';
@@ -66,14 +66,15 @@ export function Decomposition({ run }: ViewProps) {
             users. A goal is <strong>met</strong> when the whole 95 % interval is on its side of the bound,{' '}
             <strong>not met</strong> when the whole interval is on the other side (or, for a goal that asks for no
             errors, when a cell it compares failed a request), and <strong>undecided</strong> when the interval holds
-            the bound, when there is no interval, or when the bench flagged every window the figure could come from.
+            the bound, when there is no interval, or when the bench flagged every window the figure could come from. A card
+            is greyed when its goal is undecided; whether its interval excludes 1 (the bench’s verdict) is the smaller line.
           </p>
           <div className="headlines" data-testid="hot-path-goals">
             {goals.map((g) => {
-              const status = goalStatus(run.headline[g.key], g, run.cells);
+              const goal = goalVerdict(run.headline[g.key], g, run.cells);
               return (
-                <div key={g.key} data-goal={g.key} data-goal-status={status}>
-                  <HeadlineCard name={g.key} label={g.label} hint={`${goalText(g)}: ${status}`} headline={run.headline[g.key]} />
+                <div key={g.key} data-goal={g.key} data-goal-status={goal.status}>
+                  <HeadlineCard name={g.key} label={g.label} hint={goalText(g)} headline={run.headline[g.key]} goal={goal} />
                 </div>
               );
             })}
