@@ -466,7 +466,7 @@ async function main() {
         legend: { 'compare-p50': ['REST · k6 · run A', 'REST · k6 · run B', 'gRPC · k6 · run B'], 'compare-throughput': ['gRPC · k6 · run A'] },
       });
       const title = await page.textContent('.view-title');
-      assert(title.includes(`${RUN_A} (A) vs ${RUN_B} (B)`), `view title: ${title}`);
+      assert(title.includes(`${RUN_A} (A, before) vs ${RUN_B} (B, after)`), `view title: ${title}`);
       const differs = await page.$$eval('[data-testid=environments] tr.differs th', (ths) => ths.map((t) => t.textContent));
       assert(differs.includes('jdk') && differs.includes('gitCommit') && !differs.includes('placement.generator'), `environment differences: ${differs.join(', ')}`);
       const row = await page.$$eval('[data-testid=compare-headlines] tbody tr', (trs) =>
@@ -474,6 +474,21 @@ async function main() {
       assert(row && row[1] === '1.05× [0.96–1.15] inconclusive' && row[2] === '— missing', `compare headline row: ${JSON.stringify(row)}`);
       const intervals = await page.$$eval('section[data-chart=compare-p50] tbody tr td:nth-child(11)', (tds) => tds.map((t) => t.textContent));
       assert(intervals.length > 0 && intervals.every((t) => ['overlap', 'B lower', 'B higher'].includes(t)), intervals.join(', '));
+    });
+
+    await test('compare: "before" is the run that started earlier, whichever run the URL names', async () => {
+      // RUN_B is the newest readable run: with it in the URL, the other run is the earlier one
+      await page.goto(`${base}/#/compare?run=${RUN_B}`);
+      await page.waitForSelector('[data-testid=environments]', { timeout: 15000 });
+      const head = await page.$$eval('[data-testid=environments] thead th', (ths) => ths.map((t) => t.textContent));
+      const started = await page.$$eval('[data-testid=environments] tbody tr', (trs) =>
+        trs.map((tr) => [...tr.children].map((c) => c.textContent)).find((cells) => cells[0] === 'startedAt'));
+      const explain = await page.textContent('main .explain');
+      assert(/Run A[^.]*\(before\)/.test(explain) && /run B[^.]*\(after\)/.test(explain), `explain: ${explain}`);
+      assert(head[1] === 'Run A' && head[2] === 'Run B', `environment columns: ${head.join(', ')}`);
+      assert(started && Date.parse(started[1]) < Date.parse(started[2]), `"before" (A) started ${started?.[1]}, "after" (B) ${started?.[2]}`);
+      const title = await page.textContent('.view-title');
+      assert(title.includes(`${RUN_A} (A`) && title.includes(`${RUN_B} (B`), `view title: ${title}`);
     });
 
     await test('the tls dimension: a Transport filter and TLS series', async () => {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { loadIndex, loadRun, type IndexState } from './data/load';
+import { beforeAfter } from './data/charts/compare';
 import { resolveFilters } from './data/transforms';
 import type { LoadedRun, Run } from './data/types';
 import { formatHash, parseHash, VIEW_TITLES, VIEWS, type Filters, type UrlState } from './data/urlState';
@@ -110,13 +111,16 @@ export function App() {
   const [state, setState] = useHashState();
 
   const readable = runs.flatMap((r) => (r.status === 'ok' ? [r.run] : []));
-  // Compare defaults to the two newest readable runs: A the older (before), B the newer (after).
+  // Compare defaults to the two newest readable runs (the index lists the newest first); which of
+  // the two is A (before) and B (after) is their start times' to say (beforeAfter), not the URL's
   const defaultA = state.view === 'compare' && readable.length > 1 ? readable[1] : readable[0];
   const selected = runs.find((r) => r.entry.runId === state.run) ?? runs.find((r) => r.status === 'ok' && r.run === defaultA);
+  // the run compared with the one chosen at the top
   const runB: Run | null =
     readable.find((r) => r.runId === state.runB) ??
     readable.find((r) => selected?.status === 'ok' && r !== selected.run) ??
     null;
+  const compared = state.view === 'compare' && selected?.status === 'ok' && runB ? beforeAfter(selected.run, runB) : null;
 
   const setFilters = (patch: Partial<Filters>) => setState({ ...state, filters: { ...state.filters, ...patch } });
 
@@ -202,7 +206,7 @@ export function App() {
       </header>
       <UnreadableRuns runs={runs} />
       <main>
-        <h2 className="view-title">{VIEW_TITLES[state.view]}{state.view === 'compare' && selected?.status === 'ok' && runB ? `: ${selected.run.runId} (A) vs ${runB.runId} (B)` : ''}</h2>
+        <h2 className="view-title">{VIEW_TITLES[state.view]}{compared ? `: ${compared[0].runId} (A, before) vs ${compared[1].runId} (B, after)` : ''}</h2>
         {body}
       </main>
     </div>

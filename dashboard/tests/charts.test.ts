@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hitRatioChart, temperatureChart } from '../src/data/charts/cache';
-import { compareChart, environmentRows, intervalsCompare, pairCells } from '../src/data/charts/compare';
+import { beforeAfter, compareChart, environmentRows, intervalsCompare, pairCells } from '../src/data/charts/compare';
 import { CONCURRENCY_METRICS, concurrencyChart } from '../src/data/charts/concurrency';
 import { latencyVsThroughputChart, PERCENTILE_TICKS, percentileX, spectrumChart } from '../src/data/charts/latency';
 import { cpuPerRequestChart, latencyByCacheState, payloadSize, serviceCpuByThreadChart, throughputByCacheState } from '../src/data/charts/overview';
@@ -333,6 +333,12 @@ describe('compare runs', () => {
     const a = byId('grpc-k6-GetGroup-hybrid-warm-c50').summary.latencyIntervalMs.p50;
     expect(row.slice(4, 7)).toEqual([a.value, a.low, a.high]);
     expect(['overlap', 'B lower', 'B higher']).toContain(row[10]);
+  });
+
+  it('calls the run that started first A (before), whichever was chosen at the top', () => {
+    expect(beforeAfter(A, B)).toEqual([A, B]);
+    expect(beforeAfter(B, A)).toEqual([A, B]);
+    expect(beforeAfter(B, { ...A, startedAt: B.startedAt })[0]).toBe(B);
   });
 
   it('compares intervals', () => {

@@ -1,6 +1,6 @@
 import { ChartCard } from '../components/ChartCard';
 import { FilterBar } from '../components/FilterBar';
-import { compareChart, environmentRows, pairCells } from '../data/charts/compare';
+import { beforeAfter, compareChart, environmentRows, pairCells } from '../data/charts/compare';
 import { VERDICT_TITLES } from '../components/HeadlineCard';
 import { formatInterval } from '../data/format';
 import { describeFilters, selectCells } from '../data/transforms';
@@ -78,7 +78,7 @@ export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: Compar
   const readable = runs.flatMap((r) => (r.status === 'ok' ? [r.run] : []));
   const picker = (
     <label className="filter">
-      <span>Run B (after)</span>
+      <span>Compare with</span>
       <select name="runB" value={runB?.runId ?? ''} onChange={(e) => onRunB(e.target.value)}>
         {!runB && <option value="">— choose —</option>}
         {readable.map((r) => (
@@ -95,14 +95,16 @@ export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: Compar
       </>
     );
   }
-  const { pairs, onlyA, onlyB } = pairCells(selectCells(run.cells, resolved), selectCells(runB.cells, resolved));
+  const [a, b] = beforeAfter(run, runB);
+  const { pairs, onlyA, onlyB } = pairCells(selectCells(a.cells, resolved), selectCells(b.cells, resolved));
   const subtitle = describeFilters(resolved);
   return (
     <>
       <div className="filter-bar">{picker}</div>
       <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
       <p className="explain">
-        Run A is the run chosen at the top (before), run B the one chosen here (after). Cells are matched by protocol, tool,
+        Run A is the one of the two runs (chosen at the top and here) that started first (before), run B the later
+        one (after). Cells are matched by protocol, tool,
         transport, operation, page size, cache mode, temperature, load model, concurrency and rate: {pairs.length} matched
         {onlyA + onlyB > 0 && `, ${onlyA} only in A, ${onlyB} only in B (not plotted)`}. Each bar carries its own 95 %
         interval; where the intervals of A and B overlap, the change is not shown to be real.
@@ -110,8 +112,8 @@ export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: Compar
       <div className="grid">
         <ChartCard spec={compareChart(pairs, 'p50', subtitle)} />
         <ChartCard spec={compareChart(pairs, 'throughput', subtitle)} />
-        <HeadlineTable a={run} b={runB} />
-        <EnvironmentTable a={run} b={runB} />
+        <HeadlineTable a={a} b={b} />
+        <EnvironmentTable a={a} b={b} />
       </div>
     </>
   );

@@ -17,6 +17,7 @@ export interface ViewProps {
 
 export interface CompareProps extends ViewProps {
   runs: LoadedRun[];
+  /** The run compared with `run` (the URL's runB, else another readable run); either may be A (before). */
   runB: Run | null;
   onRunB: (runId: string) => void;
 }

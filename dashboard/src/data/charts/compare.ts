@@ -4,13 +4,21 @@ import type { CsvValue } from '../csv';
 import { formatBytes } from '../format';
 import { protocolLabel, seriesName } from '../style';
 import { cacheStateLabel, cacheStates, cellKey, flagReason, metrics, seriesIds } from '../transforms';
-import type { Cell, Interval } from '../types';
+import type { Cell, Interval, Run } from '../types';
 import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
 
 export interface CellPair {
   key: string;
   a: Cell;
   b: Cell;
+}
+
+/**
+ * The two runs compared as A (before) and B (after) by when they started, whichever of them was
+ * chosen at the top: a link naming the newer run must not call it "before". On a tie, the chosen first.
+ */
+export function beforeAfter(chosen: Run, other: Run): [Run, Run] {
+  return Date.parse(other.startedAt) < Date.parse(chosen.startedAt) ? [other, chosen] : [chosen, other];
 }
 
 /**
