@@ -265,9 +265,9 @@ async function main() {
       });
       assert(stats['throughput-by-cache-state'].greyPx > 300, `no grey bar drawn (${stats['throughput-by-cache-state'].greyPx} px)`);
       const notes = await chartNotes(page, 'throughput-by-cache-state');
-      assert(notes.length === 1 && /^Greyed: grpc-ghz-GetGroup-hybrid-warm-c50 — rep 1: generator used 9\d % of its 1 core \(≥ 95 %\) \(and 3 more windows flagged generator-saturated\)$/.test(notes[0]), notes.join(' | '));
+      assert(notes.length === 1 && /^Greyed: grpc-ghz-GetGroup-hybrid-warm-c50 — start 1 round 1: generator used 9\d % of its 1 core \(≥ 95 %\) \(and 3 more windows flagged generator-saturated\)$/.test(notes[0]), notes.join(' | '));
       const row = await page.$eval('section[data-chart=throughput-by-cache-state] tr.flagged', (tr) => ({ title: tr.title, text: tr.textContent }));
-      assert(/^greyed: rep 1: generator used/.test(row.title) && /ghz/.test(row.text), JSON.stringify(row));
+      assert(/^greyed: start 1 round 1: generator used/.test(row.title) && /ghz/.test(row.text), JSON.stringify(row));
     });
 
     await test('where the difference comes from: each step with its interval on a log scale, a grey inconclusive step, shares of the gap', async () => {
@@ -336,7 +336,7 @@ async function main() {
       const notes = await chartNotes(page, 'latency-vs-throughput');
       assert(notes[0] === 'REST · k6 knee at 10,600 req/s (target 11,000/s): p99 rose above 50 ms at 11,000/s', notes[0]);
       assert(notes[1] === 'gRPC · k6 knee at 10,700 req/s (target 12,000/s): p99 rose above 50 ms at 12,000/s', notes[1]);
-      assert(notes.some((n) => /^Greyed: grpc-k6-GetGroup-hybrid-warm-c200-r16000 — rep 1: \d[\d,]* arrivals not started/.test(n)), notes.join(' | '));
+      assert(notes.some((n) => /^Greyed: grpc-k6-GetGroup-hybrid-warm-c200-r16000 — start 1 round 1: \d[\d,]* arrivals not started/.test(n)), notes.join(' | '));
       assert(stats['latency-vs-throughput'].greyPx > 100, `overloaded points not greyed (${stats['latency-vs-throughput'].greyPx} px)`);
       const spectrum = await page.$$eval('section[data-chart=latency-spectrum] table.data thead th', (ths) => ths.map((t) => t.textContent));
       assert(spectrum.includes('p99.9 (ms)') && spectrum.includes('p99.99 (ms)'), spectrum.join(', '));
@@ -374,16 +374,16 @@ async function main() {
       const { stats } = await checkView(page, base, {
         hash: `#/timeline?run=${RUN_A}&cell=rest-k6-Hello-none-none-c50`, shot: '4-over-time', charts: 2, bothProtocols: false,
         legend: {
-          'timeline-latency': ['start 0 · round 1', 'start 0 · round 2 (flagged)', 'start 1 · round 1', 'start 1 · round 2'],
-          'timeline-rps': ['start 0 · round 2 (flagged)'],
+          'timeline-latency': ['start 1 · round 1', 'start 1 · round 2 (flagged)', 'start 2 · round 1', 'start 2 · round 2'],
+          'timeline-rps': ['start 1 · round 2 (flagged)'],
         },
       });
       assert(stats['timeline-latency'].greyPx > 100, `flagged window not greyed (${stats['timeline-latency'].greyPx} px)`);
       const notes = await chartNotes(page, 'timeline-latency');
-      assert(notes.join('|') === 'Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)', notes.join(' | '));
+      assert(notes.join('|') === 'Greyed: start 1 · round 2 — processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)', notes.join(' | '));
       const flagged = await page.$$eval('[data-testid=windows-table] tbody tr.flagged', (trs) => trs.map((t) => t.title));
       assert(flagged.length === 1 && flagged[0] === 'greyed: processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)', flagged.join(' | '));
-      assert(/left out of the headline ratios: rep 2: processes outside the bench/.test(await page.textContent('[data-testid=cell-flagged]')), 'no flag notice');
+      assert(/left out of the headline ratios: start 1 round 2: processes outside the bench/.test(await page.textContent('[data-testid=cell-flagged]')), 'no flag notice');
       // another cell through the picker: the URL follows
       await page.selectOption('select[name=cell]', 'grpc-k6-GetGroup-hybrid-cold-c50');
       await page.waitForFunction(() => location.hash.includes('cell=grpc-k6-GetGroup-hybrid-cold-c50'));
@@ -424,7 +424,7 @@ async function main() {
       const ghz = await row('grpc-ghz-GetGroup-hybrid-warm-c50');
       assert(ghz.cls === 'flagged' && /generator used 9\d % of its 1 core/.test(ghz.title), JSON.stringify(ghz));
       assert(/^0\.9\d+ cores$/.test(ghz.cells[col('Generator cores')]), `generator cores: ${ghz.cells[col('Generator cores')]}`);
-      assert(/greyed: rep 1: generator used/.test(ghz.cells[0]), `reason not under the id: ${ghz.cells[0]}`);
+      assert(/greyed: start 1 round 1: generator used/.test(ghz.cells[0]), `reason not under the id: ${ghz.cells[0]}`);
       const ok = await row('rest-k6-GetGroup-hybrid-warm-c50');
       assert(ok.cls === '' && /^\d+(\.\d+)? \[\d+(\.\d+)?–\d+(\.\d+)?\]$/.test(ok.cells[col('Server CPU (µs/request)')]), JSON.stringify(ok));
       assert(ok.cells[col('Dropped arrivals')] === '—', `closed cell dropped arrivals: ${ok.cells[col('Dropped arrivals')]}`);

@@ -128,8 +128,9 @@ function makeWindows(rand, spec, m, cellIndex) {
   const jit = (amount) => 1 + (rand() - 0.5) * 2 * amount;
   const latJitter = spec.c === 1 ? 0.06 : 0.03;
   const windows = [];
+  // start and round count from 0, as the bench stores them (orchestrate.py); rep is the window's place, from 1
   for (let start = 0; start < STARTS; start++) {
-    for (let round = 1; round <= ROUNDS; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       const rep = windows.length + 1;
       const seconds = r2(3 + rand() * 0.03);
       const throughput = base.throughput * jit(0.03);
@@ -325,9 +326,10 @@ export function makeCell(rand, spec, index) {
   const windows = makeWindows(rand, spec, m, index);
   const summary = summarise(spec, m, windows);
   const flags = [];
-  windows.forEach((w, i) => {
-    for (const f of w.flags) flags.push({ code: f.code, reason: `rep ${i + 1}: ${f.reason}` });
-  });
+  // the bench's window flags as the cell's, naming the window from 1 (assemble.py)
+  for (const w of windows) {
+    for (const f of w.flags) flags.push({ code: f.code, reason: `start ${w.start + 1} round ${w.round + 1}: ${f.reason}` });
+  }
   if (spec.mode !== 'none' && spec.op !== 'Hello') {
     const overall = summary.hitRatio.overall;
     if (spec.temp === 'cold' && overall >= 0.1) flags.push({ code: 'hit-ratio', reason: `cold cell hit ${overall} of reads (≥ 0.1)` });

@@ -278,7 +278,7 @@ export function makeRun({ runId, startedAt, seed, grpcSpeed, gitCommit, jdk = 'O
   // run order: the cells interleaved per service start, as the bench runs them
   let order = 0;
   for (let start = 0; start < STARTS; start++) {
-    for (let round = 1; round <= ROUNDS; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       for (const c of cells) {
         const w = c.windows.find((x) => x.start === start && x.round === round);
         w.order = ++order; // 1-based, as the bench numbers them

@@ -6,7 +6,7 @@ import { latencyVsThroughputChart, PERCENTILE_TICKS, percentileX, spectrumChart 
 import { cpuPerRequestChart, latencyByCacheState, payloadSize, serviceCpuByThreadChart, throughputByCacheState } from '../src/data/charts/overview';
 import { fitLabel, payloadScalingChart } from '../src/data/charts/payloadScaling';
 import type { Datum } from '../src/data/charts/spec';
-import { timelineChart } from '../src/data/charts/timeline';
+import { timelineChart, windowName } from '../src/data/charts/timeline';
 import { formatValue } from '../src/data/format';
 import { protocolColour } from '../src/data/style';
 import { resolveFilters, selectCells } from '../src/data/transforms';
@@ -45,7 +45,7 @@ describe('overview charts: figures with their intervals', () => {
     expect(ghz.hatched).toBe(true);
     const d = ghz.data.find((x) => x !== null)!;
     expect(d.flag).toMatch(/generator used 9\d % of its 1 core/);
-    expect(spec.notes).toEqual([expect.stringMatching(/^Greyed: grpc-ghz-GetGroup-hybrid-warm-c50 — rep 1: generator used/)]);
+    expect(spec.notes).toEqual([expect.stringMatching(/^Greyed: grpc-ghz-GetGroup-hybrid-warm-c50 — start 1 round 1: generator used/)]);
     const i = spec.table.rows.findIndex((r) => r[1] === 'ghz');
     expect(spec.table.rowFlags![i]).toMatch(/generator used/);
     expect(spec.table.rows[i].at(-1)).toBe(spec.table.rowFlags![i]);
@@ -114,14 +114,14 @@ describe('latency spectrum', () => {
 
   it('leaves p = 100 off the axis and keeps a flagged cell grey', () => {
     const c = cell({
-      flags: [{ code: 'errors', reason: 'rep 1: 3 % errors' }],
+      flags: [{ code: 'errors', reason: 'start 1 round 1: 3 % errors' }],
       headlineEligible: false,
       summary: summary(1, { spectrum: [{ percentile: 50, ms: 1 }, { percentile: 99, ms: 3 }, { percentile: 100, ms: 9 }] }),
     });
     const spec = spectrumChart([c], 's');
     expect(spec.series[0].data.map((d) => d!.xLabel)).toEqual(['p50', 'p99']);
-    expect(spec.series[0].data[0]!.flag).toBe('rep 1: 3 % errors');
-    expect(spec.notes).toEqual([`Greyed: ${c.id} — rep 1: 3 % errors`]);
+    expect(spec.series[0].data[0]!.flag).toBe('start 1 round 1: 3 % errors');
+    expect(spec.notes).toEqual([`Greyed: ${c.id} — start 1 round 1: 3 % errors`]);
   });
 });
 
@@ -155,7 +155,7 @@ describe('latency vs throughput', () => {
     const i = spec.table.rows.findIndex((r) => r[9] === 'rest-k6-GetGroup-hybrid-warm-c200-r11000');
     expect(spec.table.rows[i][7]).toBeGreaterThan(0);
     expect(spec.table.rowFlags![i]).toMatch(/dropped|arrivals not started/);
-    expect(spec.notes).toContainEqual(expect.stringMatching(/^Greyed: rest-k6-GetGroup-hybrid-warm-c200-r11000 — rep 1: /));
+    expect(spec.notes).toContainEqual(expect.stringMatching(/^Greyed: rest-k6-GetGroup-hybrid-warm-c200-r11000 — start 1 round 1: /));
   });
 
   it('notes a sweep without a knee', () => {
@@ -170,9 +170,9 @@ describe('over time', () => {
   it('p50 and p99 per slice, one line per window (p99 dashed, toggled with its p50)', () => {
     const spec = timelineChart(hello, 'latency');
     const legend = spec.series.filter((s) => !s.hideInLegend).map((s) => s.label);
-    expect(legend).toEqual(['start 0 · round 1', 'start 0 · round 2 (flagged)', 'start 1 · round 1', 'start 1 · round 2']);
+    expect(legend).toEqual(['start 1 · round 1', 'start 1 · round 2 (flagged)', 'start 2 · round 1', 'start 2 · round 2']);
     const p99 = spec.series[1];
-    expect(p99).toMatchObject({ label: 'start 0 · round 1 p99', partnerOf: 'start 0 · round 1', hideInLegend: true, dash: [6, 4] });
+    expect(p99).toMatchObject({ label: 'start 1 · round 1 p99', partnerOf: 'start 1 · round 1', hideInLegend: true, dash: [6, 4] });
     expect(spec.series[0].data.map((d) => d!.x)).toEqual(hello.windows[0].timeline.map((s) => s.t));
     expect(spec.series[0].data.map((d) => d!.y)).toEqual(hello.windows[0].timeline.map((s) => s.p50));
   });
@@ -181,8 +181,18 @@ describe('over time', () => {
     const spec = timelineChart(hello, 'latency');
     expect(spec.series[2].flag).toBe('processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)');
     expect(spec.series[0].flag).toBeNull();
-    expect(spec.notes).toEqual(['Greyed: start 0 · round 2 — processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)']);
+    expect(spec.notes).toEqual(['Greyed: start 1 · round 2 — processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)']);
     expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(hello.windows[1].timeline.length);
+  });
+
+  it('numbers windows from 1, as the bench’s flag reasons do ("start 1 round 2: …")', () => {
+    for (const c of A.cells) {
+      for (const w of c.windows.filter((x) => x.flags.length > 0)) {
+        const prefix = `${windowName(w).replace(' · ', ' ')}: `;
+        expect(c.flags.filter((f) => f.reason.startsWith(prefix)).map((f) => f.code)).toEqual(w.flags.map((f) => f.code));
+      }
+    }
+    expect(windowName({ start: 0, round: 0 })).toBe('start 1 · round 1');
   });
 
   it('throughput per slice', () => {

@@ -48,9 +48,9 @@ describe('flags', () => {
   it('a cell with a flag that excludes windows, or left out of the headlines, is flagged, with the bench’s reasons', () => {
     expect(isFlagged(ghz)).toBe(true);
     // a flag repeated in every window is given once, with the count of the others
-    expect(flagReason(ghz)).toMatch(/^rep 1: generator used 9\d % of its 1 core \(≥ 95 %\) \(and 3 more windows flagged generator-saturated\)$/);
-    expect(allFlags(ghz)).toMatch(/^rep 1: generator used 9\d % of its 1 core \(≥ 95 %\); rep 2: .*; rep 4: /);
-    expect(flagReason(hello)).toBe('rep 2: processes outside the bench used 0.31 cores (> 0.2); rep 2: generator used 97 % of its 1 core (≥ 95 %)');
+    expect(flagReason(ghz)).toMatch(/^start 1 round 1: generator used 9\d % of its 1 core \(≥ 95 %\) \(and 3 more windows flagged generator-saturated\)$/);
+    expect(allFlags(ghz)).toMatch(/^start 1 round 1: generator used 9\d % of its 1 core \(≥ 95 %\); start 1 round 2: .*; start 2 round 2: /);
+    expect(flagReason(hello)).toBe('start 1 round 2: processes outside the bench used 0.31 cores (> 0.2); start 1 round 2: generator used 97 % of its 1 core (≥ 95 %)');
     expect(isFlagged(hello)).toBe(true);
     // other-cpu, few-samples and jit are shown, not greyed: the bench keeps such windows in the
     // headline. (flagReason, which every view greys by, gave their reasons, so they were greyed.)

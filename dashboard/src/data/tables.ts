@@ -2,6 +2,7 @@
 // the tests read these; the components print the same figures compactly (intervals in brackets).
 import type { CsvValue } from './csv';
 import type { ColumnFormat } from './format';
+import { windowName } from './charts/timeline';
 import { allFlags, flagReason, flagsText } from './transforms';
 import type { Cell, Interval } from './types';
 
@@ -68,7 +69,7 @@ export function windowsTable(cell: Cell): PlainTable {
   for (const w of [...cell.windows].sort((a, b) => a.order - b.order)) {
     const flag = flagsText(w.flags);
     rows.push([
-      w.start, w.round, w.order, w.seconds, w.requests, w.ok, w.errors, w.throughputRps,
+      windowName(w), w.order, w.seconds, w.requests, w.ok, w.errors, w.throughputRps,
       w.latencyMs.p50, w.latencyMs.p99, w.latencyMs.max, w.droppedIterations, w.achievedRate, w.generatorCores,
       w.jvm.gcPauseMs, w.hitRatio.overall, flag,
     ]);
@@ -78,11 +79,12 @@ export function windowsTable(cell: Cell): PlainTable {
   const N = 'num' as const;
   return {
     columns: [
-      'Start', 'Round', 'Order', 'Seconds (s)', 'Requests', 'OK', 'Errors', 'Throughput (req/s)',
+      // the window as the flag reasons name it, from 1 (run.json's start and round count from 0)
+      'Window', 'Order', 'Seconds (s)', 'Requests', 'OK', 'Errors', 'Throughput (req/s)',
       'p50 (ms)', 'p99 (ms)', 'max (ms)', 'Dropped arrivals', 'Achieved rate (/s)', 'Generator cores',
       'GC pauses (ms)', 'Hit ratio', 'Flags',
     ],
-    formats: [I, I, I, N, I, I, I, N, N, N, N, I, N, N, N, 'fraction', 'text'],
+    formats: ['text', I, N, I, I, I, N, N, N, N, I, N, N, N, 'fraction', 'text'],
     rows,
     rowFlags,
   };

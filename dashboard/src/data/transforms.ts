@@ -237,7 +237,7 @@ export function isFlagged(c: Cell): boolean {
 /**
  * Why a cell is greyed: the plain-words reasons it is flagged (the bench's own), or null when it is
  * not flagged (isFlagged) — a cell with informational flags only is not greyed, and allFlags still
- * gives their reasons. A flag the bench repeats for several windows ("rep 1: …", "rep 2: …") is given
+ * gives their reasons. A flag the bench repeats for several windows ("start 1 round 1: …", "start 1 round 2: …") is given
  * once, with how many more windows share it; allFlags has every reason.
  */
 export function flagReason(c: Cell): string | null {
@@ -245,7 +245,7 @@ export function flagReason(c: Cell): string | null {
   return flagsSummary(c.flags) ?? 'left out of the headline ratios by the bench';
 }
 
-/** Flags in short: each code once ("rep 1: …"), with how many more windows share it; or null. */
+/** Flags in short: each code once ("start 1 round 1: …"), with how many more windows share it; or null. */
 export function flagsSummary(flags: Flag[]): string | null {
   if (flags.length === 0) return null;
   const byCode = new Map<string, Flag[]>();

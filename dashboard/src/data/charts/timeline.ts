@@ -4,9 +4,12 @@ import { flagsText } from '../transforms';
 import type { Cell } from '../types';
 import { I, keep, N, T, type ChartSpec, type Datum, type SeriesSpec } from './spec';
 
-/** "start 0 · round 1": a window by its service start and round. */
+/**
+ * "start 1 · round 2": a window by its service start and round, counted from 1 as the bench's flag
+ * reasons name it ("start 1 round 2: …", assemble.py); run.json stores both from 0.
+ */
 export function windowName(w: { start: number; round: number }): string {
-  return `start ${w.start} · round ${w.round}`;
+  return `start ${w.start + 1} · round ${w.round + 1}`;
 }
 
 const WINDOW_SHADES = [0, 0.35, 0.55, 0.7, 0.2, 0.45, 0.62, 0.78];
