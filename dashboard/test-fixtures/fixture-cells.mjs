@@ -144,8 +144,8 @@ function makeWindows(rand, spec, m, cellIndex) {
       if (cores >= 0.95) flags.push({ code: 'generator-saturated', reason: `generator used ${Math.round(cores * 100)} % of its 1 core (≥ 95 %)` });
       const other = spec.otherCpuRep === rep ? 0.31 : 0.02 + rand() * 0.03;
       if (other > 0.2) flags.push({ code: 'other-cpu', reason: `processes outside the bench used ${other.toFixed(2)} cores (> 0.2)` });
-      // a window whose generator saturated, without drawing from the random sequence (the other fixtures stay as they are)
-      if (spec.saturatedRep === rep) flags.push({ code: 'generator-saturated', reason: 'generator used 97 % of its 1 core (≥ 95 %)' });
+      // windows whose generator saturated, without drawing from the random sequence (the other fixtures stay as they are)
+      if (spec.saturatedReps?.includes(rep)) flags.push({ code: 'generator-saturated', reason: 'generator used 97 % of its 1 core (≥ 95 %)' });
       const dropped = base.dropped === null ? null : Math.round(base.dropped * jit(0.05));
       const achieved = base.achieved === null ? null : r1(base.achieved * jit(0.002));
       if (dropped !== null && dropped > 0.01 * spec.rate * seconds) {
@@ -345,8 +345,9 @@ export function makeCell(rand, spec, index) {
     durationSeconds: 3, warmupSeconds: 1, repetitions: ROUNDS, starts: STARTS, tls: spec.tls,
     sweep: spec.sweep ?? null, role: spec.role,
     windows: windows.map(({ _serverUs, _p50, _p99, ...w }) => w),
-    // as the bench: other-cpu and few-samples are shown but keep no window out of the headline
-    summary, flags, headlineEligible: flags.every((f) => INFORMATIONAL_FLAGS.has(f.code)),
+    // as the bench (assemble.py: bool(run.eligible())): in the headline while any window has no
+    // flag but other-cpu, few-samples or jit; its flagged windows are dropped, a cell-level flag drops none
+    summary, flags, headlineEligible: windows.some((w) => w.flags.every((f) => INFORMATIONAL_FLAGS.has(f.code))),
   };
   return cell;
 }

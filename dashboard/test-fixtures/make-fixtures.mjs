@@ -6,7 +6,8 @@
 //                                   2 service starts × 2 rounds = 4 windows per cell with 250 ms
 //                                   timelines, one open-model rate sweep per wire with its knee,
 //                                   headlines with each verdict, a ghz cell flagged generator-saturated,
-//                                   a REST Hello cell with one window flagged other-cpu and generator-saturated, open cells
+//                                   a REST Hello cell with one window flagged other-cpu and generator-saturated (kept
+//                                   in the headline without it), a REST TLS cell with every window flagged (left out), open cells
 //                                   with dropped arrivals, the decomposition's step ratios, an
 //                                   overload pair (goals met, not met and undecided), and the service's
 //                                   CPU split by thread (run B, as a bench from before the split, has none)

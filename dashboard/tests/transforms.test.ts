@@ -9,6 +9,7 @@ import {
   fitValue,
   flagReason,
   flagsText,
+  INFORMATIONAL_FLAGS,
   isFlagged,
   isTls,
   metrics,
@@ -21,7 +22,7 @@ import {
 } from '../src/data/transforms';
 import { protocolLabel, seriesName } from '../src/data/style';
 import { DEFAULT_FILTERS } from '../src/data/urlState';
-import { cell, iv, readRun, RUN_A, summary } from './helpers';
+import { cell, iv, readRun, RUN_A, RUN_B, summary } from './helpers';
 
 const A = readRun(RUN_A);
 
@@ -63,6 +64,18 @@ describe('flags', () => {
     expect(flagReason(cell({ headlineEligible: false }))).toBe('left out of the headline ratios by the bench');
     expect(flagsText([])).toBeNull();
     expect(flagsText([{ code: 'errors', reason: 'a' }, { code: 'jit', reason: 'b' }])).toBe('a; b');
+  });
+
+  it('the fixture keeps a cell in the headline by the bench’s rule: while any window has no excluding flag', () => {
+    // assemble.py: headlineEligible = bool(run.eligible()), the windows without a flag but other-cpu, few-samples or jit
+    for (const run of [A, readRun(RUN_B)]) {
+      for (const c of run.cells) {
+        expect(c.headlineEligible, c.id).toBe(c.windows.some((w) => w.flags.every((f) => INFORMATIONAL_FLAGS.has(f.code))));
+      }
+    }
+    // a cell with one flagged window of four stays in; one with every window flagged is left out
+    expect(hello.headlineEligible).toBe(true);
+    expect(ghz.headlineEligible).toBe(false);
   });
 
   it('the cell that stands for a group is an unflagged one, then the one with most samples', () => {

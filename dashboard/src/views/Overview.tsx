@@ -43,6 +43,10 @@ export function Overview({ run, resolved, onFilters }: ViewProps) {
   const cells = selectCells(run.cells, resolved);
   const subtitle = describeFilters(resolved);
   const flagged = run.cells.filter(isFlagged).length;
+  // the bench leaves a cell out of the headline ratios only when it flagged every window
+  // (headlineEligible false); from the others it drops just the flagged windows (windows.py eligible)
+  const leftOut = run.cells.filter((c) => !c.headlineEligible).length;
+  const kept = run.cells.filter((c) => c.headlineEligible && isFlagged(c)).length;
   return (
     <>
       <p className="explain">
@@ -54,7 +58,9 @@ export function Overview({ run, resolved, onFilters }: ViewProps) {
       {flagged > 0 && (
         <p className="notice warn" data-testid="flagged-summary">
           {flagged} of {run.cells.length} cells are flagged by the bench (drawn grey, reasons under each chart and in the
-          Cells &amp; CPU table); they are left out of the headline ratios.
+          Cells &amp; CPU table).
+          {leftOut > 0 && ` ${leftOut} of them, every window flagged, ${leftOut === 1 ? 'is' : 'are'} left out of the headline ratios.`}
+          {kept > 0 && ` The headline ratios keep the other ${kept === 1 ? 'one' : kept} and drop only ${kept === 1 ? 'its' : 'their'} flagged windows.`}
         </p>
       )}
       <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
