@@ -42,24 +42,34 @@ function makeSweeps(cells) {
     const points = cells.filter((c) => c.sweep === id).sort((a, b) => a.targetRate - b.targetRate);
     const c0 = points[0];
     const limits = { p99Ms: 50, dropRate: 0.01 };
-    let knee = null;
     const pts = points.map((c) => {
       const s = c.summary;
-      const p = {
+      return {
         cellId: c.id, targetRate: c.targetRate, achievedRate: s.achievedRate, throughputRps: s.throughputRps.value,
         p50: s.latencyMs.p50, p99: s.latencyMs.p99, p999: s.latencyMs.p999,
         droppedIterations: s.droppedIterations, errorRate: s.errorRate, flags: c.flags,
       };
-      const dropRate = s.droppedIterations / (c.targetRate * sum(c.windows.map((w) => w.seconds)));
-      if (!knee && (p.p99 > limits.p99Ms || dropRate > limits.dropRate)) {
-        const rate = c.targetRate.toLocaleString('en-US');
-        knee = {
-          targetRate: c.targetRate, throughputRps: p.throughputRps,
-          reason: p.p99 > limits.p99Ms ? `p99 rose above ${limits.p99Ms} ms at ${rate}/s` : `more than 1 % of arrivals dropped at ${rate}/s`,
-        };
-      }
-      return p;
     });
+    // as the bench (assemble.py sweep_records): the knee is the last rate within the limits, when a
+    // later one broke them (p99, dropped arrivals over what was due, or the rate fell short)
+    let knee = null;
+    let good = null;
+    for (const [i, p] of pts.entries()) {
+      const c = points[i];
+      const dropRate = (p.droppedIterations ?? 0) / Math.max(c.targetRate * c.durationSeconds * Math.max(1, c.windows.length), 1);
+      const highP99 = p.p99 !== null && p.p99 > limits.p99Ms;
+      if (highP99 || dropRate > limits.dropRate || (p.achievedRate !== null && p.achievedRate < 0.95 * p.targetRate)) {
+        if (good) {
+          const why = highP99 ? `p99 ${Number(p.p99.toPrecision(3))} ms above ${limits.p99Ms} ms` : 'arrivals dropped or started late';
+          knee = {
+            targetRate: good.targetRate, throughputRps: good.throughputRps,
+            reason: `${why} at ${p.targetRate}/s; ${good.targetRate}/s was the last rate within limits`,
+          };
+        }
+        break;
+      }
+      good = p;
+    }
     return {
       id, protocol: c0.protocol, tool: c0.tool, operation: c0.operation, pageSize: c0.pageSize, cacheMode: c0.cacheMode,
       temperature: c0.temperature, tls: c0.tls, limits, points: pts, knee,
