@@ -499,6 +499,24 @@ async function main() {
       assert(title.includes(`${RUN_A} (A`) && title.includes(`${RUN_B} (B`), `view title: ${title}`);
     });
 
+    await test('the open model: one target rate at a time, chosen in a filter and named in the subtitles, the same cells in Compare', async () => {
+      await page.goto(`${base}/#/overview?run=${RUN_A}&model=open`);
+      await page.waitForSelector('section[data-chart=latency-by-cache-state] canvas', { timeout: 15000 });
+      const rate = await page.$eval('select[name=rate]', (s) => ({ value: s.value, options: [...s.options].map((o) => o.textContent) }));
+      assert(rate.value === '1000' && rate.options[0] === '1,000/s' && rate.options.length === 9, JSON.stringify(rate));
+      const subtitle = await page.textContent('section[data-chart=latency-by-cache-state] .subtitle');
+      assert(/open model at 1,000\/s/.test(subtitle), subtitle);
+      await page.selectOption('select[name=rate]', '8000');
+      await page.waitForFunction(() => location.hash.includes('rate=8000'));
+      await page.waitForTimeout(300);
+      const cellIds = await page.$$eval('section[data-chart=latency-by-cache-state] table.data tbody tr td:nth-child(11)', (tds) => tds.map((t) => t.textContent));
+      assert(cellIds.length === 2 && cellIds.every((id) => id.endsWith('-r8000')), `cells: ${cellIds.join(', ')}`);
+      await page.click('nav a:text("Compare runs")');
+      await page.waitForSelector('section[data-chart=compare-p50] canvas', { timeout: 10000 });
+      const compareSubtitle = await page.textContent('section[data-chart=compare-p50] .subtitle');
+      assert(/open model at 8,000\/s/.test(compareSubtitle), compareSubtitle);
+    });
+
     await test('the tls dimension: a Transport filter and TLS series', async () => {
       await page.goto(`${base}/#/overview?run=${RUN_A}&tls=1`);
       await page.waitForSelector('section[data-chart=latency-by-cache-state] canvas', { timeout: 15000 });

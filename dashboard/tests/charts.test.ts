@@ -364,6 +364,18 @@ describe('compare runs', () => {
     expect(beforeAfter(B, { ...A, startedAt: B.startedAt })[0]).toBe(B);
   });
 
+  it('shows the cell the Overview shows for the same selection, open model included', () => {
+    for (const patch of [{}, { model: 'open' as const }, { model: 'open' as const, rate: 8000 }]) {
+      const overview = latencyByCacheState(cellsOf(A, patch), 's').table.rows;
+      const compare = compareChart(pairCells(cellsOf(A, patch), cellsOf(B, patch)).pairs, 'p50', 's').table.rows;
+      const key = (r: unknown[]) => r.slice(0, 4).join('|');
+      for (const row of compare) {
+        const same = overview.find((o) => key(o) === key(row))!;
+        expect(row.slice(4, 7), `${JSON.stringify(patch)} ${key(row)}`).toEqual(same.slice(4, 7));
+      }
+    }
+  });
+
   it('compares intervals', () => {
     expect(intervalsCompare(iv(1, 0.9, 1.1), iv(1.05, 1, 1.2))).toBe('overlap');
     expect(intervalsCompare(iv(1, 0.9, 1.1), iv(0.7, 0.6, 0.8))).toBe('B lower');

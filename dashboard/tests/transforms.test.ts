@@ -200,6 +200,21 @@ describe('resolveFilters and selectCells on run A', () => {
     expect(r.concurrency).toBe(200);
     expect(selectCells(A.cells, r).every((c) => c.model === 'open' && c.sweep !== null)).toBe(true);
   });
+
+  it('the open model selects one target rate: a cell per protocol and cache state, the rate named', () => {
+    // each wire's sweep has one cell per rate at 200 users: without a rate they would stand for one bar
+    const r = resolveFilters(A.cells, { ...DEFAULT_FILTERS, model: 'open' });
+    expect(r.options.rates).toEqual([1000, 2000, 4000, 6000, 8000, 10000, 11000, 12000, 16000]);
+    expect(r.rate).toBe(1000);
+    const cells = selectCells(A.cells, r);
+    expect(cells.map((c) => c.id)).toEqual(['rest-k6-GetGroup-hybrid-warm-c200-r1000', 'grpc-k6-GetGroup-hybrid-warm-c200-r1000']);
+    expect(describeFilters(r)).toContain('open model at 1,000/s');
+    const at = resolveFilters(A.cells, { ...DEFAULT_FILTERS, model: 'open', rate: 12000 });
+    expect(selectCells(A.cells, at).map((c) => c.id)).toEqual(['grpc-k6-GetGroup-hybrid-warm-c200-r12000']);
+    // a rate the selection does not have falls back; the closed model has none
+    expect(resolveFilters(A.cells, { ...DEFAULT_FILTERS, model: 'open', rate: 7 }).rate).toBe(1000);
+    expect(resolveFilters(A.cells, { ...DEFAULT_FILTERS, rate: 1000 })).toMatchObject({ rate: null, options: { rates: [] } });
+  });
 });
 
 describe('the tls dimension', () => {

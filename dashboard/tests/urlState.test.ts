@@ -8,10 +8,10 @@ describe('URL state', () => {
       run: '20261124T100000Z-quick-1111111',
       runB: '20261125T090000Z-quick-2222222',
       cell: 'rest-k6-GetGroup-hybrid-warm-c50',
-      filters: { operation: 'ListGroups', pageSize: 50, concurrency: 10, tool: 'all', model: 'open', temperature: 'cold', tls: true },
+      filters: { operation: 'ListGroups', pageSize: 50, concurrency: 10, tool: 'all', model: 'open', rate: 4000, temperature: 'cold', tls: true },
     };
     const hash = formatHash(state);
-    expect(hash).toBe('#/compare?run=20261124T100000Z-quick-1111111&runB=20261125T090000Z-quick-2222222&cell=rest-k6-GetGroup-hybrid-warm-c50&op=ListGroups&n=50&c=10&tool=all&model=open&temp=cold&tls=1');
+    expect(hash).toBe('#/compare?run=20261124T100000Z-quick-1111111&runB=20261125T090000Z-quick-2222222&cell=rest-k6-GetGroup-hybrid-warm-c50&op=ListGroups&n=50&c=10&tool=all&model=open&rate=4000&temp=cold&tls=1');
     expect(parseHash(hash)).toEqual(state);
   });
 
@@ -22,7 +22,7 @@ describe('URL state', () => {
 
   it('falls back to defaults on an empty or junk hash', () => {
     expect(parseHash('')).toEqual(DEFAULT_STATE);
-    expect(parseHash('#/nonsense?op=Drop&n=-4&c=abc&tool=curl&model=x&temp=hot')).toEqual(DEFAULT_STATE);
+    expect(parseHash('#/nonsense?op=Drop&n=-4&c=abc&tool=curl&model=x&rate=fast&temp=hot')).toEqual(DEFAULT_STATE);
     expect(parseHash('#/payload?n=0').filters).toEqual(DEFAULT_FILTERS);
   });
 

@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react';
 import { transportLabel } from '../data/style';
-import { users, type Resolved } from '../data/transforms';
+import { rateLabel, users, type Resolved } from '../data/transforms';
 import type { Filters } from '../data/urlState';
 
-export type FilterName = 'operation' | 'pageSize' | 'concurrency' | 'tool' | 'model' | 'temperature' | 'tls';
+export type FilterName = 'operation' | 'pageSize' | 'concurrency' | 'tool' | 'model' | 'rate' | 'temperature' | 'tls';
 
 interface Props {
   resolved: Resolved;
@@ -32,7 +32,7 @@ function Select({ label, name, value, options, onChange }: {
   );
 }
 
-/** Filters for operation, page size, concurrency, tool (and load model, temperature where used). */
+/** Filters for operation, page size, concurrency, tool (and load model, target rate, temperature where used). */
 export function FilterBar({ resolved, show, onChange, children }: Props) {
   const o = resolved.options;
   const on = (f: FilterName) => show.includes(f);
@@ -41,7 +41,7 @@ export function FilterBar({ resolved, show, onChange, children }: Props) {
       {on('operation') && (
         <Select label="Operation" name="op" value={resolved.operation}
           options={o.operations.map((v) => ({ value: v, label: v }))}
-          onChange={(v) => onChange({ operation: v as Filters['operation'], pageSize: null, concurrency: null })} />
+          onChange={(v) => onChange({ operation: v as Filters['operation'], pageSize: null, concurrency: null, rate: null })} />
       )}
       {on('pageSize') && resolved.pageSize !== null && (
         <Select label="Page size" name="n" value={String(resolved.pageSize)}
@@ -61,12 +61,17 @@ export function FilterBar({ resolved, show, onChange, children }: Props) {
       {on('model') && o.models.length > 1 && (
         <Select label="Load model" name="model" value={resolved.model}
           options={o.models.map((v) => ({ value: v, label: v === 'closed' ? 'closed (fixed users)' : 'open (arrival rate)' }))}
-          onChange={(v) => onChange({ model: v as Filters['model'], concurrency: null })} />
+          onChange={(v) => onChange({ model: v as Filters['model'], concurrency: null, rate: null })} />
+      )}
+      {on('rate') && resolved.rate !== null && (
+        <Select label="Target rate" name="rate" value={String(resolved.rate)}
+          options={o.rates.map((v) => ({ value: String(v), label: rateLabel(v) }))}
+          onChange={(v) => onChange({ rate: Number(v) })} />
       )}
       {on('tls') && o.transports.length > 1 && (
         <Select label="Transport" name="tls" value={resolved.tls ? 'tls' : 'plain'}
           options={o.transports.map((v) => ({ value: v ? 'tls' : 'plain', label: transportLabel(v) }))}
-          onChange={(v) => onChange({ tls: v === 'tls', pageSize: null, concurrency: null })} />
+          onChange={(v) => onChange({ tls: v === 'tls', pageSize: null, concurrency: null, rate: null })} />
       )}
       {on('temperature') && (
         <Select label="Cache temperature" name="temp" value={resolved.temperature}

@@ -14,6 +14,7 @@ import {
   type Temperature,
   type Tool,
 } from './types';
+import { formatCount, withUnit } from './format';
 import { PROTOCOL_LABELS } from './style';
 import type { Filters } from './urlState';
 
@@ -39,6 +40,8 @@ export interface FilterOptions {
   /** How the Tool filter names each tool: the wires it drove, "k6 (REST + gRPC)". */
   toolLabels: string[];
   models: LoadModel[];
+  /** The open model's target rates at the chosen concurrency (none for the closed model). */
+  rates: number[];
   /** The transports present: [false] for a run without TLS cells, [false, true] with both. */
   transports: boolean[];
 }
@@ -50,6 +53,8 @@ export interface Resolved {
   concurrency: number | null;
   tool: Tool | 'all';
   model: LoadModel;
+  /** The open model's target rate (null for the closed model). */
+  rate: number | null;
   temperature: 'warm' | 'cold';
   tls: boolean;
   options: FilterOptions;
@@ -106,6 +111,12 @@ export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
     f.concurrency !== null && concurrencies.includes(f.concurrency)
       ? f.concurrency
       : mostCommon(ofPage.map((c) => c.concurrency));
+  // an open model's cells at one concurrency can hold several target rates (a sweep's points, a
+  // profile's target_rates): one rate at a time, or one bar would stand for cells at other rates
+  const ofRate = model === 'open' ? ofPage.filter((c) => c.concurrency === concurrency && isCharted(c) && c.targetRate !== null) : [];
+  const rates = distinct(ofRate.map((c) => c.targetRate!)).sort((a, b) => a - b);
+  const rate =
+    rates.length === 0 ? null : f.rate !== null && rates.includes(f.rate) ? f.rate : mostCommon(ofRate.map((c) => c.targetRate!));
 
   return {
     operation,
@@ -113,9 +124,10 @@ export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
     concurrency,
     tool,
     model,
+    rate,
     temperature: f.temperature,
     tls,
-    options: { operations, pageSizes, concurrencies, tools, toolLabels: tools.map((t) => toolLabel(t, cells)), models, transports },
+    options: { operations, pageSizes, concurrencies, tools, toolLabels: tools.map((t) => toolLabel(t, cells)), models, rates, transports },
   };
 }
 
@@ -133,19 +145,24 @@ export function isDefaultBody(c: { protocol: Protocol; encoding?: string; http?:
     c.revalidate !== true;
 }
 
+/**
+ * Whether a cell is one the charts show. Traced cells (the bench's tracing dimension) are priced by
+ * their headline ratios, never charted beside the untraced service's; the charts' cells give each
+ * user a connection of its own (a multiplexed cell, users sharing fewer connections, is another
+ * measurement, in the Cells table), and overload steps have a view of their own: either would
+ * stand for a cell it is not.
+ */
+function isCharted(c: Cell): boolean {
+  return isDefaultBody(c) && c.tracing !== true && c.overload == null && c.connections === c.concurrency;
+}
+
 export function selectCells(cells: Cell[], r: Resolved, free: FilterDim[] = []): Cell[] {
-  // traced cells (the bench's tracing dimension) are priced by their headline ratios, never charted
-  // beside the untraced service's; the charts' cells give each user a connection of its own (a
-  // multiplexed cell, users sharing fewer connections, is another measurement, in the Cells table),
-  // and overload steps have a view of their own: either would stand for a cell it is not
   return cells.filter(
     (c) =>
-      isDefaultBody(c) &&
-      c.tracing !== true &&
-      c.overload == null &&
-      c.connections === c.concurrency &&
+      isCharted(c) &&
       c.operation === r.operation &&
       c.model === r.model &&
+      (r.rate === null || c.targetRate === r.rate) &&
       isTls(c) === r.tls &&
       (r.tool === 'all' || c.tool === r.tool) &&
       (free.includes('pageSize') || c.pageSize === r.pageSize) &&
@@ -300,6 +317,11 @@ export function toolLabel(tool: Tool, cells: Cell[]): string {
   return wires.length === 0 ? tool : `${tool} (${wires.map((p) => PROTOCOL_LABELS[p]).join(' + ')})`;
 }
 
+/** An open model's target rate: "12,000/s". */
+export function rateLabel(rate: number): string {
+  return withUnit(formatCount(rate), '/s');
+}
+
 export function users(n: number): string {
   return `${n} ${n === 1 ? 'user' : 'users'}`;
 }
@@ -309,7 +331,7 @@ export function describeFilters(r: Resolved, free: FilterDim[] = []): string {
   if (r.pageSize !== null && !free.includes('pageSize')) parts.push(`page size ${r.pageSize}`);
   if (r.concurrency !== null && !free.includes('concurrency')) parts.push(users(r.concurrency));
   parts.push(r.tool === 'all' ? 'all tools' : r.tool);
-  parts.push(`${r.model} model`);
+  parts.push(r.model === 'open' && r.rate !== null ? `open model at ${rateLabel(r.rate)}` : `${r.model} model`);
   if (r.tls || r.options.transports.length > 1) parts.push(r.tls ? 'over TLS' : 'plain TCP');
   return parts.join(', ');
 }

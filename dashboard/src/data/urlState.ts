@@ -24,6 +24,8 @@ export interface Filters {
   concurrency: number | null;
   tool: Tool | 'all';
   model: LoadModel;
+  /** The open model's target rate (arrivals per second): its cells at one concurrency can hold several. */
+  rate: number | null;
   /** Which cache temperature the Concurrency and Payload views plot (no-cache is always shown). */
   temperature: 'warm' | 'cold';
   /** Cells over TLS or over plain TCP (the bench's tls dimension); never both in one chart. */
@@ -45,6 +47,7 @@ export const DEFAULT_FILTERS: Filters = {
   concurrency: null,
   tool: 'k6',
   model: 'closed',
+  rate: null,
   temperature: 'warm',
   tls: false,
 };
@@ -53,6 +56,12 @@ export const DEFAULT_STATE: UrlState = { view: 'overview', run: null, runB: null
 
 function pick<T extends string>(v: string | null, allowed: readonly T[]): T | null {
   return v !== null && (allowed as readonly string[]).includes(v) ? (v as T) : null;
+}
+
+function positiveNumber(v: string | null): number | null {
+  if (v === null || !/^\d+(\.\d+)?$/.test(v)) return null;
+  const n = Number(v);
+  return n > 0 ? n : null;
 }
 
 function positiveInt(v: string | null): number | null {
@@ -77,6 +86,7 @@ export function parseHash(hash: string): UrlState {
       concurrency: positiveInt(params.get('c')),
       tool: pick(params.get('tool'), [...TOOLS, 'all'] as const) ?? DEFAULT_FILTERS.tool,
       model: pick(params.get('model'), MODELS) ?? DEFAULT_FILTERS.model,
+      rate: positiveNumber(params.get('rate')),
       temperature: pick(params.get('temp'), ['warm', 'cold'] as const) ?? DEFAULT_FILTERS.temperature,
       tls: params.get('tls') === '1',
     },
@@ -94,6 +104,7 @@ export function formatHash(state: UrlState): string {
   if (f.concurrency !== null) params.set('c', String(f.concurrency));
   if (f.tool !== DEFAULT_FILTERS.tool) params.set('tool', f.tool);
   if (f.model !== DEFAULT_FILTERS.model) params.set('model', f.model);
+  if (f.rate !== null) params.set('rate', String(f.rate));
   if (f.temperature !== DEFAULT_FILTERS.temperature) params.set('temp', f.temperature);
   if (f.tls) params.set('tls', '1');
   const qs = params.toString();

@@ -9,7 +9,7 @@ export function Cache({ run, resolved, onFilters }: ViewProps) {
   const subtitle = describeFilters(resolved);
   return (
     <>
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'rate', 'tls']} onChange={onFilters} />
       <p className="explain">Hit ratios are read from the service’s own cache counters over each cell. L1 is Caffeine in process, L2 is Redis; a level a mode does not use has no bar.</p>
       <div className="grid">
         <ChartCard spec={hitRatioChart(cells, subtitle)} />

@@ -9,7 +9,7 @@ export function Cells({ run, resolved, onFilters, cellHref }: ViewProps) {
   const cells = selectCells(run.cells, resolved);
   return (
     <>
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'rate', 'tls']} onChange={onFilters} />
       <p className="explain">
         Server CPU per request is the measured service’s CPU plus MariaDB’s and Redis’s, per successful request, with its
         interval; the table under the chart breaks it down (the service’s own, and of it what its carriers, where each

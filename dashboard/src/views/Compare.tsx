@@ -101,7 +101,7 @@ export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: Compar
   return (
     <>
       <div className="filter-bar">{picker}</div>
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'rate', 'tls']} onChange={onFilters} />
       <p className="explain">
         Run A is the one of the two runs (chosen at the top and here) that started first (before), run B the later
         one (after). Cells are matched by protocol, tool,

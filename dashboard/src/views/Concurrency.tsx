@@ -10,7 +10,7 @@ export function Concurrency({ run, resolved, onFilters }: ViewProps) {
   const levels = new Set(cells.map((c) => c.concurrency)).size;
   return (
     <>
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'tool', 'model', 'temperature', 'tls']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'tool', 'model', 'rate', 'temperature', 'tls']} onChange={onFilters} />
       <p className="explain">
         One line per protocol and cache mode: colour is the protocol, the line style the cache mode.
         {levels < 2 && ' This run measured this operation at one concurrency only, so each line is a single point.'}

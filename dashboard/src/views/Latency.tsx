@@ -10,7 +10,7 @@ export function Latency({ run, resolved, onFilters }: ViewProps) {
   const tool = resolved.tool === 'all' ? 'all tools' : resolved.tool;
   return (
     <>
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'rate', 'tls']} onChange={onFilters} />
       <p className="explain">
         The spectrum shows every percentile the bench could report for the cells the filters select (all cache states),
         pooled over all windows: the further right, the rarer the request. Latency vs throughput comes from the open-model

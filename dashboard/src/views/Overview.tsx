@@ -63,7 +63,7 @@ export function Overview({ run, resolved, onFilters }: ViewProps) {
           {kept > 0 && ` The headline ratios keep the other ${kept === 1 ? 'one' : kept} and drop only ${kept === 1 ? 'its' : 'their'} flagged windows.`}
         </p>
       )}
-      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'tls']} onChange={onFilters} />
+      <FilterBar resolved={resolved} show={['operation', 'pageSize', 'concurrency', 'tool', 'model', 'rate', 'tls']} onChange={onFilters} />
       <div className="grid">
         <ChartCard spec={latencyByCacheState(cells, subtitle)} />
         <ChartCard spec={throughputByCacheState(cells, subtitle)} />

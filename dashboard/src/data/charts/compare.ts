@@ -3,7 +3,7 @@
 import type { CsvValue } from '../csv';
 import { formatBytes } from '../format';
 import { protocolLabel, seriesName } from '../style';
-import { cacheStateLabel, cacheStates, cellKey, flagReason, metrics, seriesIds } from '../transforms';
+import { cacheStateLabel, cacheStates, cellKey, estimate, flagReason, metrics, seriesIds, where } from '../transforms';
 import type { Cell, Interval, Run } from '../types';
 import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
 
@@ -60,7 +60,11 @@ export function compareChart(pairs: CellPair[], which: 'p50' | 'throughput', sub
   const rowFlags: (string | null)[] = [];
   for (const { protocol, tool, tls } of seriesIds(cellsA)) {
     const mine = pairs.filter((p) => p.a.protocol === protocol && p.a.tool === tool);
-    const inState = states.map((s) => mine.find((p) => p.a.cacheMode === s.cacheMode && p.a.temperature === s.temperature) ?? null);
+    // of run A's cells in a state, the one the other views show (estimate: unflagged, most samples), with its pair
+    const inState = states.map((s) => {
+      const { cell } = estimate(where(mine.map((p) => p.a), { ...s }), pick);
+      return mine.find((p) => p.a === cell) ?? null;
+    });
     for (const [run, shade] of [['A', 0.5], ['B', 0]] as const) {
       series.push({
         label: `${seriesName(protocol, tool, tls)} · run ${run}`, protocol, ...bar(tool, shade),
