@@ -77,6 +77,17 @@ describe('concurrency charts', () => {
     expect(p50.table.rows).toHaveLength(p50.series.reduce((n, s) => n + s.data.length, 0));
   });
 
+  it('titles say what each figure is: every percentile pooled over the windows, p95 without an interval', () => {
+    // windows.py: latencyIntervalMs' p50 and p99 and latencyMs' p95 all pool every window's requests;
+    // only p50 and p99 carry a bootstrap interval
+    expect(CONCURRENCY_METRICS.map((m) => m.title)).toEqual([
+      'Latency p50 vs concurrent users (pooled over windows, 95 % intervals)',
+      'Latency p95 vs concurrent users (pooled over windows, no interval)',
+      'Latency p99 vs concurrent users (pooled over windows, 95 % intervals)',
+      'Throughput vs concurrent users (95 % intervals)',
+    ]);
+  });
+
   it('plots Hello (no cache) as "no cache" lines', () => {
     const r = resolveFilters(A.cells, { ...DEFAULT_FILTERS, operation: 'Hello' });
     const spec = concurrencyChart(selectCells(A.cells, r, ['concurrency']), 'warm', CONCURRENCY_METRICS[3], 's');

@@ -27,7 +27,7 @@ import { cell, iv, readRun, RUN_A, RUN_B, summary } from './helpers';
 const A = readRun(RUN_A);
 
 describe('metrics: figures as run.json holds them', () => {
-  it('p50 and p99 are the medians over windows with their intervals; p95 is pooled, without', () => {
+  it('p50 and p99 are pooled over the windows, with their intervals; p95 is pooled too, without one', () => {
     const c = A.cells[0];
     expect(metrics.p50(c)).toBe(c.summary.latencyIntervalMs.p50);
     expect(metrics.p99(c)).toBe(c.summary.latencyIntervalMs.p99);

@@ -223,11 +223,11 @@ export type Pick = (c: Cell) => Interval;
 const only = (value: number | null): Interval => ({ value, low: null, high: null });
 
 export const metrics = {
-  /** Median over windows of each window's p50, with its interval. */
+  /** Pooled over every window's requests, with its bootstrap interval over the windows. */
   p50: (c: Cell) => c.summary.latencyIntervalMs.p50,
-  /** Median over windows of each window's p99, with its interval. */
+  /** Pooled over every window's requests, with its bootstrap interval over the windows. */
   p99: (c: Cell) => c.summary.latencyIntervalMs.p99,
-  /** Pooled over all windows (no interval in run.json). */
+  /** Pooled over every window's requests, like p50 and p99, but without an interval in run.json. */
   p95: (c: Cell) => only(c.summary.latencyMs.p95),
   throughput: (c: Cell) => c.summary.throughputRps,
   serverCpu: (c: Cell) => c.summary.cpuUsPerRequest.server,
