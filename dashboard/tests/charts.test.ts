@@ -341,6 +341,16 @@ describe('cache charts', () => {
   });
 });
 
+describe('cache charts: colours', () => {
+  it('no cache, cold and warm bars of one protocol and tool each have a colour of their own', () => {
+    const spec = temperatureChart(cellsOf(), 'p50', 's');
+    for (const wire of ['REST · k6', 'gRPC · k6']) {
+      const colours = spec.series.filter((s) => s.label.startsWith(wire)).map((s) => protocolColour(s.protocol, s.shade));
+      expect(new Set(colours).size, `${wire}: ${colours.join(', ')}`).toBe(3);
+    }
+  });
+});
+
 describe('compare runs', () => {
   it('pairs cells by what they measured', () => {
     const { pairs, onlyA, onlyB } = pairCells(A.cells, B.cells);

@@ -59,8 +59,9 @@ export function hitRatioChart(cells: Cell[], subtitle: string): ChartSpec {
 /** p50 or throughput per cache mode, with cold, warm and none side by side. */
 export function temperatureChart(cells: Cell[], which: 'p50' | 'throughput', subtitle: string): ChartSpec {
   const modes = CACHE_MODES.filter((m) => cells.some((c) => c.cacheMode === m));
+  // a shade each, so the legend tells no cache from warm (both were the full colour)
   const temps: { t: Temperature; shade: number }[] = [
-    { t: 'none', shade: 0 },
+    { t: 'none', shade: 0.7 },
     { t: 'cold', shade: 0.45 },
     { t: 'warm', shade: 0 },
   ];
