@@ -86,6 +86,11 @@ public abstract class GrpcIntegrationTest {
         return metadata;
     }
 
+    /** The port the service under test answers gRPC on: for calls made without a channel (RawHttp2Call). */
+    protected int grpcPort() {
+        return grpcServer.getPort();
+    }
+
     protected long count(String table) {
         return jdbc.sql("SELECT COUNT(*) FROM " + table).query(Long.class).single();
     }

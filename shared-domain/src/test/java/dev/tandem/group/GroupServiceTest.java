@@ -255,6 +255,26 @@ class GroupServiceTest {
         assertThat(groups.get(2)).isEqualTo(after);
     }
 
+    /**
+     * A mask of many long paths is refused in one violation of bounded size: one per path, each
+     * echoed whole, made the error as large as the request (failed before: 100 violations).
+     */
+    @Test
+    void aMaskOfManyUnknownPathsIsRefusedInOneShortViolation() {
+        GroupView group = groups.get(2);
+        Set<String> paths = new HashSet<>(Set.of("name"));
+        for (int i = 0; i < 100; i++) {
+            paths.add("p" + i + "x".repeat(5_000));
+        }
+        assertThatThrownBy(() -> groups.update(new GroupChanges(2, new GroupFields("Renamed", null, null, 0), paths, group.version())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations()).singleElement().satisfies(v -> {
+                    assertThat(v.field()).isEqualTo("update_mask");
+                    assertThat(v.description()).startsWith("'p0" + "x".repeat(38) + "...', 'p10").contains(" and 97 more cannot be updated")
+                            .hasSizeLessThan(300);
+                }));
+        assertThat(groups.get(2)).isEqualTo(group);
+    }
+
     @Test
     void capacityCannotDropBelowMembers() {
         long id = jdbc.sql("SELECT group_id FROM group_members GROUP BY group_id HAVING COUNT(*) >= 3 ORDER BY group_id LIMIT 1")

@@ -64,15 +64,28 @@ public class MetadataLimitInterceptor implements ServerInterceptor {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                       ServerCallHandler<Q, R> next) {
-        long size = size(headers);
+        long size;
+        try {
+            size = size(headers);
+        } catch (IllegalArgumentException badName) {
+            // grpc-netty lets through a header name with a character no Metadata.Key may hold (x!y),
+            // and naming it to read its value throws: that reached the client as UNKNOWN. The name is
+            // not echoed (it may hold any byte).
+            return refuse(call, DomainException.invalid("metadata",
+                    "a key holds a character gRPC does not allow in a metadata key (a-z, 0-9, '-', '_', '.')"));
+        }
         if (size > maxBytes) {
-            StatusException refused = GrpcErrors.toStatusException(new DomainException(ErrorCode.RESOURCE_EXHAUSTED,
+            return refuse(call, new DomainException(ErrorCode.RESOURCE_EXHAUSTED,
                     "the request metadata is " + size + " bytes, above the limit of " + maxBytes + " bytes"));
-            call.close(refused.getStatus(), refused.getTrailers() == null ? new Metadata() : refused.getTrailers());
-            return new ServerCall.Listener<>() {
-            };
         }
         return next.startCall(call, headers);
+    }
+
+    private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, DomainException refusal) {
+        StatusException refused = GrpcErrors.toStatusException(refusal);
+        call.close(refused.getStatus(), refused.getTrailers() == null ? new Metadata() : refused.getTrailers());
+        return new ServerCall.Listener<>() {
+        };
     }
 
     static long size(Metadata headers) {

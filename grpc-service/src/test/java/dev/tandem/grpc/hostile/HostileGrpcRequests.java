@@ -3,12 +3,15 @@ package dev.tandem.grpc.hostile;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.FieldMask;
 import com.google.protobuf.Message;
 import com.google.protobuf.WireFormat;
 import dev.tandem.grpc.hostile.GrpcOperation.Rows;
 import dev.tandem.grpc.hostile.GrpcOperation.Rule;
 import dev.tandem.proto.internal.PageToken;
+import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.ListGroupsRequest;
+import dev.tandem.proto.v1.UpdateGroupRequest;
 import io.grpc.Status.Code;
 
 import java.io.ByteArrayOutputStream;
@@ -104,7 +107,25 @@ final class HostileGrpcRequests {
             }
         }
         all.addAll(pageTokens());
+        all.addAll(updateMasks());
         return all;
+    }
+
+    // ---- update masks --------------------------------------------------------------------------
+
+    /**
+     * A mask of many long unknown paths: each was echoed whole in its own violation, so the
+     * trailers grew with the request (here about 28 KB; the domain's test has the bound).
+     */
+    private static List<Hostile> updateMasks() {
+        FieldMask.Builder mask = FieldMask.newBuilder().addPaths("name");
+        for (int i = 0; i < 100; i++) {
+            mask.addPaths("p" + i + "_" + "x".repeat(200));
+        }
+        return List.of(new Hostile("update_mask of 100 unknown paths of 200 characters", GrpcOperation.UPDATE_GROUP,
+                rows -> UpdateGroupRequest.newBuilder().setId(rows.group()).setGroup(Group.newBuilder().setName("Renamed"))
+                        .setUpdateMask(mask).build().toByteArray(),
+                Map.of(), new Expect(INVALID_ARGUMENT, List.of("update_mask"), "and 97 more cannot be updated", false)));
     }
 
     // ---- bytes that are not a message ----------------------------------------------------------

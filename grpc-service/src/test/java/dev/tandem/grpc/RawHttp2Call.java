@@ -1,0 +1,97 @@
+package dev.tandem.grpc;
+
+import io.grpc.netty.shaded.io.netty.bootstrap.Bootstrap;
+import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
+import io.grpc.netty.shaded.io.netty.buffer.Unpooled;
+import io.grpc.netty.shaded.io.netty.channel.Channel;
+import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
+import io.grpc.netty.shaded.io.netty.channel.ChannelInboundHandlerAdapter;
+import io.grpc.netty.shaded.io.netty.channel.ChannelInitializer;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.SimpleChannelInboundHandler;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Headers;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2ResetFrame;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannel;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamFrame;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One unary gRPC call sent as HTTP/2 frames by hand (over the Netty that grpc-java ships shaded),
+ * for what no gRPC client sends: grpc-java and grpc-go refuse to send a metadata key that gRPC does
+ * not allow, yet a peer can, and the server must answer it.
+ */
+public final class RawHttp2Call {
+
+    private RawHttp2Call() {
+    }
+
+    /** The call's closing header block (its trailers, or the whole answer when trailers-only). */
+    public record Trailers(Http2Headers headers) {
+
+        /** grpc-status as a number; -1 when the block has none. */
+        public int grpcStatus() {
+            CharSequence status = headers.get("grpc-status");
+            return status == null ? -1 : Integer.parseInt(status.toString());
+        }
+
+        public boolean has(String name) {
+            return headers.contains(name);
+        }
+    }
+
+    /**
+     * Calls {@code path} on the server at {@code port} with {@code message} as its one request
+     * message and {@code metadata} added to the headers as given (no validation); waits at most
+     * 30 s for the answer's last header block.
+     */
+    public static Trailers unary(int port, String path, Map<String, String> metadata, byte[] message) throws Exception {
+        EventLoopGroup loop = new NioEventLoopGroup(1);
+        try {
+            CompletableFuture<Trailers> answer = new CompletableFuture<>();
+            Channel connection = new Bootstrap().group(loop).channel(NioSocketChannel.class)
+                    .handler(new ChannelInitializer<>() {
+                        @Override
+                        protected void initChannel(Channel channel) {
+                            channel.pipeline().addLast(Http2FrameCodecBuilder.forClient().validateHeaders(false).build(),
+                                    new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                        }
+                    })
+                    .connect("127.0.0.1", port).sync().channel();
+            Http2StreamChannel stream = new Http2StreamChannelBootstrap(connection)
+                    .handler(new SimpleChannelInboundHandler<Http2StreamFrame>() {
+                        @Override
+                        protected void channelRead0(ChannelHandlerContext context, Http2StreamFrame frame) {
+                            if (frame instanceof Http2HeadersFrame headers && headers.isEndStream()) {
+                                answer.complete(new Trailers(headers.headers()));
+                            } else if (frame instanceof Http2ResetFrame reset) {
+                                answer.completeExceptionally(new IOException("the server reset the stream: " + reset.errorCode()));
+                            }
+                        }
+                    })
+                    .open().sync().getNow();
+            Http2Headers headers = new DefaultHttp2Headers(false).method("POST").scheme("http").path(path)
+                    .authority("127.0.0.1:" + port).add("content-type", "application/grpc").add("te", "trailers");
+            metadata.forEach(headers::add);
+            stream.write(new DefaultHttp2HeadersFrame(headers, false));
+            // The gRPC message frame: not compressed, its length, the message.
+            ByteBuf body = Unpooled.buffer(5 + message.length).writeByte(0).writeInt(message.length).writeBytes(message);
+            stream.writeAndFlush(new DefaultHttp2DataFrame(body, true));
+            return answer.get(30, TimeUnit.SECONDS);
+        } finally {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+}
