@@ -408,6 +408,13 @@ public class GroupWatch implements DisposableBean {
                 lastState = first.group();
                 return;
             }
+            if (first.position() < offered) {
+                // A heartbeat came while the group was read, at a position the dispatcher reached
+                // through other groups' changes. None of this group's was dispatched in between (it
+                // would be lastState), so the state read is the group's at that position too: it goes
+                // at that position, in the heartbeat's place, instead of looking older and being dropped.
+                first = new GroupEvent.Changed(offered, first.group());
+            }
             offer(first);
         }
 

@@ -287,6 +287,31 @@ class GroupWatchTest {
     }
 
     /**
+     * A heartbeat at a position past the one the first read started from (the dispatcher moved on
+     * through other groups' changes while the read waited) does not take the first state's place:
+     * no change of this group was dispatched in between (it would be the state), so the state read
+     * is the group's at the heartbeat's position too, and goes at that position. Failed before: the
+     * state looked older than what had been offered and was dropped, the client got the heartbeat
+     * alone and no state until the group next changed (found by a read-only review).
+     */
+    @Test
+    void aHeartbeatAheadOfTheFirstReadDoesNotTakeTheFirstStatesPlace() throws Exception {
+        GroupView group = newGroup();
+        long created = jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+        Await.until("the group's creation dispatched", WAIT, () -> watch.dispatched() >= created);
+        Recorder client = new Recorder();
+        long[] ahead = new long[1];
+        openWhileItsReadWaits(watch, group.id(), client, () -> {
+            ahead[0] = watch.dispatched() + 1;
+            watch.offer(group.id(), new GroupEvent.Heartbeat(ahead[0]));
+        }).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        GroupEvent.Changed first = client.nextChange();
+        assertThat(first.group().id()).isEqualTo(group.id());
+        assertThat(first.position()).as("never behind what the client was offered").isGreaterThanOrEqualTo(ahead[0]);
+    }
+
+    /**
      * A recreated log numbers its rows from 1 again, below every position a watch was told: each
      * watch ends with a Reconnect (as at shutdown), and a new one gets the state and the changes
      * after. The follower's restart (LogFollower, "log-restarted") is reported here as the follower
