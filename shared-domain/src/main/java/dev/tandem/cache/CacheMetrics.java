@@ -31,6 +31,7 @@ final class CacheMetrics {
     static final String INVALIDATION_LAG = "tandem.cache.invalidation.lag";
     static final String LOG_RELAYED = "tandem.cache.log.relayed";
     static final String LOG_HOLES_ABANDONED = "tandem.cache.log.holes.abandoned";
+    static final String LOG_LATE_ROWS = "tandem.cache.log.rows.late";
     static final String REDIS_ERRORS = "tandem.cache.redis.errors";
     static final String BREAKER_STATE = "tandem.cache.redis.breaker.state";
 
@@ -63,6 +64,7 @@ final class CacheMetrics {
     final Timer invalidationLag;
     final Counter relayedForOthers;
     final Counter holesAbandoned;
+    final Counter lateRows;
 
     CacheMetrics(MeterRegistry registry, CacheCatalog catalog) {
         this.registry = registry;
@@ -122,6 +124,9 @@ final class CacheMetrics {
                 .register(registry);
         holesAbandoned = Counter.builder(LOG_HOLES_ABANDONED)
                 .description("Log sequence numbers given up on after tandem.cache.log.hole-timeout (rolled-back inserts; at start-up also numbers below the first row read, purged before)")
+                .register(registry);
+        lateRows = Counter.builder(LOG_LATE_ROWS)
+                .description("Log rows read after their number was given up as a hole (a COMMIT that completed after tandem.cache.log.hole-timeout): applied late")
                 .register(registry);
     }
 

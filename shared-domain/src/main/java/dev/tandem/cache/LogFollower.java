@@ -5,6 +5,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * higher numbers, and a rolled-back insert leaves a number that never appears. A number missing
  * below the highest seen is a <em>hole</em>: every pass asks for the holes again, and a hole is
  * given up after {@code hole-timeout} (far longer than any transaction may run, since the insert is
- * the last statement before the commit).
+ * the last statement before the commit). A number given up is still asked for, with the holes, for
+ * the {@code retention}: a COMMIT that completes later than the hole timeout (a server stalled in
+ * COMMIT, or one completing an ambiguous commit) is then applied when it becomes visible, late,
+ * rather than never.
  *
  * <p><b>L2 is blocked</b> (this instance does not read it) while a relay it knows of is pending — a
  * row without marker that it could not relay — and while it re-checks the whole log after a Redis
@@ -65,6 +69,18 @@ final class LogFollower {
     private volatile long highestSeen;
     private volatile int holeCount;
     private final Map<Long, Long> holes = new TreeMap<>();
+    /**
+     * Numbers given up as holes (seq to when), still asked for until the retention has passed, after
+     * which their rows, if they ever commit, may be purged unseen anyway.
+     */
+    private final TreeMap<Long, Long> givenUp = new TreeMap<>();
+    /**
+     * The first row a follower read: the numbers below it, waited for at start as holes, were mostly
+     * purged before it started (thousands of them), and are not asked for once given up.
+     */
+    private long firstRead;
+    /** The most numbers asked for once given up: the oldest go first beyond it. */
+    private static final int GIVEN_UP_KEPT = 1_000;
     /**
      * Every row inserted before this moment (System.nanoTime) has been read or is waited for as a
      * hole: a caught-up pass's start, or when a pass read a full batch, its last row's insert.
@@ -224,6 +240,8 @@ final class LogFollower {
             l2OfThisDatabase = false;
             highestSeen = 0;
             holes.clear();
+            givenUp.clear();
+            firstRead = 0;
             // This instance's own rows of the former log, not yet passed: the new log numbers other
             // rows alike, which the follower must not skip as applied.
             appliedByWriter.clear();
@@ -231,16 +249,21 @@ final class LogFollower {
             readThisPass.add(CommittedChange.missedRows());
         }
         databaseIdentity = identity;
-        if (max == highestSeen && holes.isEmpty()) {
+        if (max == highestSeen && holes.isEmpty() && givenUp.isEmpty()) {
             return true;
         }
-        List<InvalidationLog.Entry> entries = invalidationLog.read(highestSeen, holes.keySet(), BATCH);
+        List<InvalidationLog.Entry> entries = invalidationLog.read(highestSeen, missing(), BATCH);
         long now = System.nanoTime();
         if (highestSeen == 0 && !entries.isEmpty()) {
             highestSeen = startingFloor(entries.getFirst());
+            firstRead = entries.getFirst().seq();
         }
         for (InvalidationLog.Entry e : entries) {
             holes.remove(e.seq());
+            if (givenUp.remove(e.seq()) != null) {
+                metrics.lateRows.increment();
+                log.info("Log row {} became visible after its number was given up as a hole: applied late", e.seq());
+            }
             for (long s = highestSeen + 1; s < e.seq(); s++) {
                 holes.put(s, now);
             }
@@ -373,11 +396,29 @@ final class LogFollower {
 
     private void expireHoles(long now) {
         for (Iterator<Map.Entry<Long, Long>> it = holes.entrySet().iterator(); it.hasNext(); ) {
-            if (now - it.next().getValue() > holeTimeoutNanos) {
+            Map.Entry<Long, Long> hole = it.next();
+            if (now - hole.getValue() > holeTimeoutNanos) {
                 it.remove();
+                if (hole.getKey() > firstRead) {
+                    givenUp.put(hole.getKey(), now);
+                }
                 metrics.holesAbandoned.increment();
             }
         }
+        givenUp.values().removeIf(since -> now - since > retentionNanos);
+        while (givenUp.size() > GIVEN_UP_KEPT) {
+            givenUp.pollFirstEntry();
+        }
+    }
+
+    /** The numbers below the highest seen that a pass asks for: the holes and those given up lately. */
+    private Collection<Long> missing() {
+        if (givenUp.isEmpty()) {
+            return holes.keySet();
+        }
+        List<Long> missing = new ArrayList<>(holes.keySet());
+        missing.addAll(givenUp.keySet());
+        return missing;
     }
 
     /**
