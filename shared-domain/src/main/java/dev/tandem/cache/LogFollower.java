@@ -6,9 +6,11 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
@@ -70,8 +72,8 @@ final class LogFollower {
     private volatile int holeCount;
     private final Map<Long, Long> holes = new TreeMap<>();
     /**
-     * Numbers given up as holes (seq to when), still asked for until the retention has passed, after
-     * which their rows, if they ever commit, may be purged unseen anyway.
+     * Numbers given up as holes (seq to when first missed), still asked for until the retention has
+     * passed since, after which their rows, if they ever commit, may be purged unseen anyway.
      */
     private final TreeMap<Long, Long> givenUp = new TreeMap<>();
     /**
@@ -258,9 +260,11 @@ final class LogFollower {
             highestSeen = startingFloor(entries.getFirst());
             firstRead = entries.getFirst().seq();
         }
+        Set<Long> late = givenUp.isEmpty() ? Set.of() : new HashSet<>();
         for (InvalidationLog.Entry e : entries) {
             holes.remove(e.seq());
             if (givenUp.remove(e.seq()) != null) {
+                late.add(e.seq());
                 metrics.lateRows.increment();
                 log.info("Log row {} became visible after its number was given up as a hole: applied late", e.seq());
             }
@@ -277,7 +281,7 @@ final class LogFollower {
         }
         relayWhatIsMissing(entries);
         for (InvalidationLog.Entry e : entries) {
-            apply(e);
+            apply(e, late.contains(e.seq()));
             readThisPass.add(CommittedChange.of(e));
         }
         expireHoles(now);
@@ -357,7 +361,8 @@ final class LogFollower {
         }
     }
 
-    private void apply(InvalidationLog.Entry e) {
+    /** {@code late}: read after its number was given up (its age is from its insert, long before its commit). */
+    private void apply(InvalidationLog.Entry e, boolean late) {
         if (appliedByWriter.remove(e.seq())) {
             return;
         }
@@ -369,9 +374,10 @@ final class LogFollower {
             }
         }
         metrics.invalidationsApplied.increment();
-        if (caughtUpOnce) {
+        if (caughtUpOnce && !late) {
             // The rows a starting instance replays are not propagation: only rows read after the
-            // first complete pass say how long an invalidation takes to arrive.
+            // first complete pass say how long an invalidation takes to arrive. (Nor is a late row's
+            // age, counted from an insert whose commit came long after.)
             metrics.invalidationLag.record(e.age().isNegative() ? Duration.ZERO : e.age());
         }
     }
@@ -400,7 +406,9 @@ final class LogFollower {
             if (now - hole.getValue() > holeTimeoutNanos) {
                 it.remove();
                 if (hole.getKey() > firstRead) {
-                    givenUp.put(hole.getKey(), now);
+                    // since it was first missed, about when its row was inserted: the purge counts a
+                    // row's retention from its insert, so asking for it longer would find nothing
+                    givenUp.put(hole.getKey(), hole.getValue());
                 }
                 metrics.holesAbandoned.increment();
             }
