@@ -13,6 +13,7 @@ class SeedPropertiesTest {
 
     @Test
     void anUnsetScaleIsOne() {
+        assertThat(new SeedProperties(null, null, false).scale()).isEqualTo(1);
         assertThat(DomainSettings.bind("tandem.seed", SeedProperties.class).scale()).isEqualTo(1);
         assertThat(DomainSettings.bind("tandem.seed", SeedProperties.class, Map.of("TANDEM_SEED_SCALE", "3")).scale()).isEqualTo(3);
     }

@@ -54,6 +54,31 @@ public final class RowLock implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits (bounded) until some other connection runs a locking read of study_groups (SELECT ... FOR
+     * UPDATE, how every group write begins), which the test's row lock holds up; whether one did. A
+     * plain read of the table (a cache refresh) does not count: it does not wait for the lock.
+     */
+    public boolean awaitLockingReadOfStudyGroups(Duration bound) throws SQLException, InterruptedException {
+        Instant end = Instant.now().plus(bound);
+        while (true) {
+            try (PreparedStatement query = connection.prepareStatement("""
+                    SELECT COUNT(*) FROM information_schema.processlist
+                    WHERE id <> CONNECTION_ID() AND db = DATABASE() AND command = 'Query'
+                      AND info LIKE '%study_groups%' AND info LIKE '%for update%'""");
+                 ResultSet count = query.executeQuery()) {
+                count.next();
+                if (count.getInt(1) > 0) {
+                    return true;
+                }
+            }
+            if (!Instant.now().isBefore(end)) {
+                return false;
+            }
+            Thread.sleep(5);
+        }
+    }
+
     /** Waits (bounded) until some other connection runs a statement on study_groups; whether one did. */
     public boolean awaitStatementOnStudyGroups(Duration bound) throws SQLException, InterruptedException {
         Instant end = Instant.now().plus(bound);

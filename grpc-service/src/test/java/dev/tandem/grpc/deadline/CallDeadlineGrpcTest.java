@@ -63,7 +63,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
             CompletableFuture<?> join = CompletableFuture.supplyAsync(() ->
                     api().withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS).joinGroup(JoinGroupRequest.newBuilder()
                             .setGroupId(groupId).setUserId(userId).build()));
-            assertThat(lock.awaitStatementOnStudyGroups(Duration.ofMillis(DEADLINE_MS))).as(RUNNING_WHEN_CUT).isTrue();
+            assertThat(lock.awaitLockingReadOfStudyGroups(Duration.ofMillis(DEADLINE_MS))).as(RUNNING_WHEN_CUT).isTrue();
 
             assertThat(failureOf(join).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
@@ -82,7 +82,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
                             .setId(1).setGroup(Group.newBuilder().setName("Renamed under a lock"))
                             .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
                             .setExpectedVersion(((Number) before.get("version")).longValue()).build()));
-            assertThat(lock.awaitStatementOnStudyGroups(Duration.ofMillis(DEADLINE_MS))).as(RUNNING_WHEN_CUT).isTrue();
+            assertThat(lock.awaitLockingReadOfStudyGroups(Duration.ofMillis(DEADLINE_MS))).as(RUNNING_WHEN_CUT).isTrue();
 
             assertThat(failureOf(update).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();

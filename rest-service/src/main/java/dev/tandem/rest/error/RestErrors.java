@@ -270,7 +270,9 @@ public class RestErrors extends ResponseEntityExceptionHandler {
     private static String describe(WebRequest request) {
         if (request instanceof NativeWebRequest nativeRequest
                 && nativeRequest.getNativeRequest() instanceof HttpServletRequest http) {
-            return http.getMethod() + " " + http.getRequestURI();
+            // a failure forwarded to the error page is logged against the path asked for, not /error
+            Object asked = http.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
+            return http.getMethod() + " " + (asked instanceof String path ? path : http.getRequestURI());
         }
         return request.getDescription(false);
     }

@@ -61,7 +61,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
                                     {"group":{"name":"Renamed under a lock"},"updateMask":"name","expectedVersion":%d}"""
                                     .formatted(((Number) before.get("version")).longValue()))
                             .exchange());
-            assertThat(lock.awaitStatementOnStudyGroups(TIMEOUT)).as(RUNNING_WHEN_CUT).isTrue();
+            assertThat(lock.awaitLockingReadOfStudyGroups(TIMEOUT)).as(RUNNING_WHEN_CUT).isTrue();
 
             expectProblem(response.get(30, TimeUnit.SECONDS), HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
@@ -82,7 +82,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
                             .contentType(MediaType.APPLICATION_JSON)
                             .body("{\"userId\":" + userId + "}")
                             .exchange());
-            assertThat(lock.awaitStatementOnStudyGroups(TIMEOUT)).as(RUNNING_WHEN_CUT).isTrue();
+            assertThat(lock.awaitLockingReadOfStudyGroups(TIMEOUT)).as(RUNNING_WHEN_CUT).isTrue();
 
             expectProblem(response.get(30, TimeUnit.SECONDS), HttpStatus.GATEWAY_TIMEOUT, "DEADLINE_EXCEEDED");
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
