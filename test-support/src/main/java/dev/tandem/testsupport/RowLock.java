@@ -6,7 +6,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 
 /**
  * A row of {@code study_groups} locked by a connection of the test's own (not the service's pool):
@@ -43,15 +42,8 @@ public final class RowLock implements AutoCloseable {
     }
 
     /** Statements of other connections of this database that are running on study_groups now. */
-    public int statementsOnStudyGroups() throws SQLException {
-        try (PreparedStatement query = connection.prepareStatement("""
-                SELECT COUNT(*) FROM information_schema.processlist
-                WHERE id <> CONNECTION_ID() AND db = DATABASE() AND command = 'Query'
-                  AND info LIKE '%study_groups%'""");
-             ResultSet count = query.executeQuery()) {
-            count.next();
-            return count.getInt(1);
-        }
+    public int statementsOnStudyGroups() {
+        return statementsOnStudyGroups(false);
     }
 
     /**
@@ -59,48 +51,31 @@ public final class RowLock implements AutoCloseable {
      * UPDATE, how every group write begins), which the test's row lock holds up; whether one did. A
      * plain read of the table (a cache refresh) does not count: it does not wait for the lock.
      */
-    public boolean awaitLockingReadOfStudyGroups(Duration bound) throws SQLException, InterruptedException {
-        Instant end = Instant.now().plus(bound);
-        while (true) {
-            try (PreparedStatement query = connection.prepareStatement("""
-                    SELECT COUNT(*) FROM information_schema.processlist
-                    WHERE id <> CONNECTION_ID() AND db = DATABASE() AND command = 'Query'
-                      AND info LIKE '%study_groups%' AND info LIKE '%for update%'""");
-                 ResultSet count = query.executeQuery()) {
-                count.next();
-                if (count.getInt(1) > 0) {
-                    return true;
-                }
-            }
-            if (!Instant.now().isBefore(end)) {
-                return false;
-            }
-            Thread.sleep(5);
-        }
+    public boolean awaitLockingReadOfStudyGroups(Duration bound) {
+        return Await.within(bound, () -> statementsOnStudyGroups(true) > 0);
     }
 
     /** Waits (bounded) until some other connection runs a statement on study_groups; whether one did. */
-    public boolean awaitStatementOnStudyGroups(Duration bound) throws SQLException, InterruptedException {
-        Instant end = Instant.now().plus(bound);
-        while (Instant.now().isBefore(end)) {
-            if (statementsOnStudyGroups() > 0) {
-                return true;
-            }
-            Thread.sleep(5);
-        }
-        return statementsOnStudyGroups() > 0;
+    public boolean awaitStatementOnStudyGroups(Duration bound) {
+        return Await.within(bound, () -> statementsOnStudyGroups(false) > 0);
     }
 
     /** Waits (bounded) until no other connection runs a statement on study_groups; whether none does. */
-    public boolean awaitNoStatementOnStudyGroups(Duration bound) throws SQLException, InterruptedException {
-        Instant end = Instant.now().plus(bound);
-        while (Instant.now().isBefore(end)) {
-            if (statementsOnStudyGroups() == 0) {
-                return true;
-            }
-            Thread.sleep(20);
+    public boolean awaitNoStatementOnStudyGroups(Duration bound) {
+        return Await.within(bound, () -> statementsOnStudyGroups(false) == 0);
+    }
+
+    private int statementsOnStudyGroups(boolean lockingReadsOnly) {
+        try (PreparedStatement query = connection.prepareStatement("""
+                SELECT COUNT(*) FROM information_schema.processlist
+                WHERE id <> CONNECTION_ID() AND db = DATABASE() AND command = 'Query'
+                  AND info LIKE '%study_groups%'""" + (lockingReadsOnly ? " AND info LIKE '%for update%'" : ""));
+             ResultSet count = query.executeQuery()) {
+            count.next();
+            return count.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the process list", e);
         }
-        return statementsOnStudyGroups() == 0;
     }
 
     /** Releases the lock (rollback: the test changed nothing) and closes the connection. */
