@@ -170,11 +170,11 @@ public class GroupService {
     /**
      * The refusal of a mask's paths that cannot be updated: the first few, each cut short, and how
      * many more. A mask may name any number of paths of any length (up to the request's 64 KB), and
-     * one violation per path, each echoing it whole, made the error as large as the request: 500
-     * paths of 100 characters came back as about 60 KB of gRPC trailers (grpc-java's client read
-     * them; a client or proxy with a smaller header limit may not) or of problem+json.
+     * one violation per path, each echoing it whole, made the error grow with the request: 500 paths
+     * of 100 characters came back as 500 violations in the gRPC trailers (grpc-java's client still
+     * read them; a client or proxy with a smaller header limit may not) or in the problem+json.
      */
-    static String cannotBeUpdated(List<String> paths) {
+    private static String cannotBeUpdated(List<String> paths) {
         String named = paths.stream().limit(PATHS_NAMED)
                 .map(path -> "'" + (path.length() > PATH_CHARACTERS_NAMED ? path.substring(0, PATH_CHARACTERS_NAMED) + "..." : path) + "'")
                 .collect(Collectors.joining(", "));

@@ -115,7 +115,7 @@ final class HostileGrpcRequests {
 
     /**
      * A mask of many long unknown paths: each was echoed whole in its own violation, so the
-     * trailers grew with the request (here about 28 KB; the domain's test has the bound).
+     * trailers grew with the request (the domain's test has the bound).
      */
     private static List<Hostile> updateMasks() {
         FieldMask.Builder mask = FieldMask.newBuilder().addPaths("name");

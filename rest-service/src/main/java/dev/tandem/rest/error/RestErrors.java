@@ -227,8 +227,8 @@ public class RestErrors extends ResponseEntityExceptionHandler {
      * {@code /error}: there it is the path the client asked for.
      */
     private static void locate(ProblemDetail problem, WebRequest request) {
-        if (problem.getInstance() == null
-                && request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI, RequestAttributes.SCOPE_REQUEST) instanceof String path) {
+        String path = forwardedFrom(request);
+        if (problem.getInstance() == null && path != null) {
             try {
                 problem.setInstance(URI.create(path));
             } catch (IllegalArgumentException notAUri) {
@@ -270,10 +270,15 @@ public class RestErrors extends ResponseEntityExceptionHandler {
     private static String describe(WebRequest request) {
         if (request instanceof NativeWebRequest nativeRequest
                 && nativeRequest.getNativeRequest() instanceof HttpServletRequest http) {
-            // a failure forwarded to the error page is logged against the path asked for, not /error
-            Object asked = http.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
-            return http.getMethod() + " " + (asked instanceof String path ? path : http.getRequestURI());
+            String forwarded = forwardedFrom(request);
+            return http.getMethod() + " " + (forwarded != null ? forwarded : http.getRequestURI());
         }
         return request.getDescription(false);
+    }
+
+    /** The path the client asked for when the failure was forwarded to the error page (the request's is /error); else null. */
+    private static String forwardedFrom(WebRequest request) {
+        return request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI, RequestAttributes.SCOPE_REQUEST) instanceof String path
+                ? path : null;
     }
 }
