@@ -114,8 +114,7 @@ describe('formatInterval: a value with its 95 % interval', () => {
     expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, '×')).toBe('1.01× [1.004–1.02]');
     expect(formatInterval({ value: 0.99, low: 0.984, high: 0.9996 }, '×')).toBe('0.990× [0.984–0.9996]');
     expect(formatInterval({ value: 0.9996, low: 0.9991, high: 0.9999 }, '×')).toBe('0.9996× [0.9991–0.9999]');
-    // 1 itself stays "1.00", and other units keep three digits
-    expect(formatInterval({ value: 1, low: 0.95, high: 1.05 }, '×')).toBe('1.00× [0.95–1.05]');
+    // 1 itself stays "1.00" (the test above), and other units keep three digits
     expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, 'ms')).toBe('1.01 ms [1.00–1.02]');
   });
 

@@ -46,7 +46,7 @@ export function Overview({ run, resolved, onFilters }: ViewProps) {
   // the bench leaves a cell out of the headline ratios only when it flagged every window
   // (headlineEligible false); from the others it drops just the flagged windows (windows.py eligible)
   const leftOut = run.cells.filter((c) => !c.headlineEligible).length;
-  const kept = run.cells.filter((c) => c.headlineEligible && isFlagged(c)).length;
+  const kept = flagged - leftOut; // a cell the bench leaves out is flagged (isFlagged)
   return (
     <>
       <p className="explain">
