@@ -1,8 +1,8 @@
 package dev.tandem.group;
 
+import dev.tandem.error.NotBlankText;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
-import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import org.hibernate.validator.constraints.CodePointLength;
@@ -14,8 +14,8 @@ import org.hibernate.validator.constraints.CodePointLength;
  * counted it 200 and refused it.
  */
 public record GroupFields(
-        @NotBlank @CodePointLength(min = 3, max = 100) String name,
-        @NotBlank @CodePointLength(max = 50)
+        @NotBlankText @CodePointLength(min = 3, max = 100) String name,
+        @NotBlankText @CodePointLength(max = 50)
         @Pattern(regexp = GroupFields.SUBJECT_REGEX, message = "must be lowercase letters, digits and single hyphens")
         String subject,
         @NotNull @CodePointLength(max = 1000) String description,

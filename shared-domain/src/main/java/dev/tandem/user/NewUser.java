@@ -1,10 +1,10 @@
 package dev.tandem.user;
 
+import dev.tandem.error.NotBlankText;
 import jakarta.validation.constraints.Email;
-import jakarta.validation.constraints.NotBlank;
 import org.hibernate.validator.constraints.CodePointLength;
 
 public record NewUser(
-        @NotBlank @CodePointLength(max = 100) String name,
-        @NotBlank @Email @CodePointLength(max = 254) String email) {
+        @NotBlankText @CodePointLength(max = 100) String name,
+        @NotBlankText @Email @CodePointLength(max = 254) String email) {
 }

@@ -171,6 +171,8 @@ final class GroupScenarios {
         Stream.of(
                 invalidGroup("name", r -> r.setName("")),
                 invalidGroup("name", r -> r.setName("   ")),
+                invalidGroup("name", r -> r.setName("\u00A0\u00A0\u00A0")),  // no-break spaces: blank, though not to String.trim
+                invalidGroup("name", r -> r.setName("\u3000\u200B\uFEFF")),  // an ideographic space and two invisible characters
                 invalidGroup("name", r -> r.setName("ab")),
                 invalidGroup("name", r -> r.setName("n".repeat(101))),
                 invalidGroup("subject", r -> r.setSubject("")),

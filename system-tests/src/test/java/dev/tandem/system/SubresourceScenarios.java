@@ -145,6 +145,7 @@ final class SubresourceScenarios {
                 invalidSession("duration_minutes", r -> r.setDurationMinutes(0)),
                 invalidSession("topic", r -> r.setTopic("")),
                 invalidSession("topic", r -> r.setTopic("  ")),
+                invalidSession("topic", r -> r.setTopic("\u200B\u00A0")),
                 invalidSession("topic", r -> r.setTopic("t".repeat(201))),
                 invalidSession("location", r -> r.setLocation("l".repeat(201)))).forEach(rows::add);
         rows.add(invalid("ScheduleSession: every invalid field is named at once", g -> g.group(10),

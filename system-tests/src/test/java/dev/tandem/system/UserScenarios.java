@@ -52,6 +52,7 @@ final class UserScenarios {
         Stream.of(
                 invalidUser("", "ok@example.test", "name"),
                 invalidUser("   ", "ok@example.test", "name"),
+                invalidUser("\u00A0\u2007\u202F", "ok@example.test", "name"),
                 invalidUser("n".repeat(101), "ok@example.test", "name"),
                 invalidUser("Someone", "", "email"),
                 invalidUser("Someone", "not-an-email", "email"),

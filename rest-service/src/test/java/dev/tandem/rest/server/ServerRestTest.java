@@ -1,5 +1,6 @@
 package dev.tandem.rest.server;
 
+import dev.tandem.error.NotBlankText;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.NewGroup;
 import dev.tandem.group.NewRating;
@@ -10,7 +11,6 @@ import jakarta.validation.Validator;
 import jakarta.validation.constraints.Email;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
-import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Positive;
 import org.hibernate.validator.constraints.CodePointLength;
@@ -126,7 +126,7 @@ class ServerRestTest extends RestIntegrationTest {
         // maxLength count them.
         CodePointLength length = field.getAnnotation(CodePointLength.class);
         int minLength = length == null ? 0 : length.min();
-        if (field.isAnnotationPresent(NotBlank.class)) {
+        if (field.isAnnotationPresent(NotBlankText.class)) {
             minLength = Math.max(1, minLength);
         }
         if (minLength > 0) {

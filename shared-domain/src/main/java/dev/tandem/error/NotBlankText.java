@@ -1,0 +1,53 @@
+package dev.tandem.error;
+
+import jakarta.validation.Constraint;
+import jakarta.validation.ConstraintValidator;
+import jakarta.validation.ConstraintValidatorContext;
+import jakarta.validation.Payload;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Jakarta's {@code @NotBlank}, with blank meaning what a reader sees: not null, and at least one
+ * character that is neither white space nor invisible.
+ *
+ * <p>Why not {@code @NotBlank} itself: Hibernate Validator's trims only what {@link String#trim()}
+ * does, the characters up to U+0020, so a name of three no-break spaces (U+00A0), ideographic spaces
+ * (U+3000) or zero-width spaces (U+200B) passed it and was stored, a group or user nobody could see
+ * the name of. Blank here is every Unicode space separator and white-space character (NBSP
+ * included), control characters, and format characters (zero-width space and joiners, the byte
+ * order mark).
+ */
+@Documented
+@Constraint(validatedBy = NotBlankText.Validator.class)
+@Target({ElementType.FIELD, ElementType.PARAMETER, ElementType.RECORD_COMPONENT, ElementType.METHOD})
+@Retention(RetentionPolicy.RUNTIME)
+public @interface NotBlankText {
+
+    String message() default "must not be blank";
+
+    Class<?>[] groups() default {};
+
+    Class<? extends Payload>[] payload() default {};
+
+    /** What the annotation checks, on any CharSequence. */
+    final class Validator implements ConstraintValidator<NotBlankText, CharSequence> {
+
+        @Override
+        public boolean isValid(CharSequence value, ConstraintValidatorContext context) {
+            return value != null && value.codePoints().anyMatch(codePoint -> !blank(codePoint));
+        }
+
+        static boolean blank(int codePoint) {
+            if (Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint)) {
+                return true;
+            }
+            int type = Character.getType(codePoint);
+            return type == Character.CONTROL || type == Character.FORMAT;
+        }
+    }
+}
