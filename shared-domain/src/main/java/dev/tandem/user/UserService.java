@@ -47,7 +47,7 @@ public class UserService {
     @Transactional
     public UserView create(NewUser command) {
         validation.check(command);
-        if (users.existsByEmail(command.email())) {
+        if (users.countByEmailInAnyCase(command.email()) > 0) {
             throw emailTaken(command.email());
         }
         try {

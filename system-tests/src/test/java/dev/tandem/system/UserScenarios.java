@@ -49,6 +49,15 @@ final class UserScenarios {
         rows.add(fails("CreateUser: an e-mail differing only in letter case is the same address", NOTHING,
                 (w, g) -> w.createUser(CreateUserRequest.newBuilder().setName("Copy").setEmail("USER5@Example.TEST").build()),
                 "ALREADY_EXISTS", "user", named("USER5@Example.TEST")));
+        rows.add(ok("CreateUser: an e-mail differing from a taken one by an accent is another address", NOTHING,
+                (w, g) -> {
+                    String taken = Given.uniqueEmail();
+                    w.createUser(CreateUserRequest.newBuilder().setName("Jose").setEmail(taken).build());
+                    return w.createUser(CreateUserRequest.newBuilder().setName("José")
+                            .setEmail(taken.replace("scenario", "scénario")).build());
+                },
+                (User created, Wire w, Given g) -> assertThat(g.database.value("SELECT email FROM users WHERE id = ?", created.getId()))
+                        .startsWith("scénario-")));
         Stream.of(
                 invalidUser("", "ok@example.test", "name"),
                 invalidUser("   ", "ok@example.test", "name"),
