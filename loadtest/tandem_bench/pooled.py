@@ -168,20 +168,29 @@ def interval(replicates: Sequence[float | None]) -> tuple[float | None, float | 
 
 
 def choose(windows: dict[WindowKey, object], draw: Sequence[WindowKey]) -> list:
-    """The windows a draw picks (with repeats); every window when the draw picks none of them
-    (a cell measured in fewer rounds than its group)."""
-    picked = [windows[k] for k in draw if k in windows]
-    return picked or list(windows.values())
+    """The windows a draw picks (with repeats); none when it picks none of them, which happens
+    where draws made for all of a cell's windows are applied to the windows its flags left (a
+    headline): that replicate has no figure, and the figures of the windows' functions are None on
+    no windows. (Taking every window then, as this once did, put the point value itself in the
+    replicates as often as the draws missed, and narrowed the interval.)"""
+    return [windows[k] for k in draw if k in windows]
+
+
+def _one_start_of_several(windows: dict[WindowKey, object], draws: Sequence[Sequence[WindowKey]]) -> bool:
+    """The windows come from one service start while the draws resample several: what is left is
+    one start's rounds, whose spread leaves out the starts', the larger (module docstring)."""
+    return len({s for s, _ in windows}) < 2 <= len({s for d in draws for s, _ in d})
 
 
 def bootstrap(windows: dict[WindowKey, object], draws: Sequence[Sequence[WindowKey]],
               figure: Callable[[list], float | None]) -> dict:
     """{value, low, high}: the figure on all windows, and its 95 % bootstrap interval (low and high
-    null with fewer than two windows: one window says nothing of its spread)."""
+    null with fewer than two windows: one window says nothing of its spread; null too for windows
+    left from one start of several)."""
     value = figure(list(windows.values())) if windows else None
     # no figure (e.g. a p99 from too few samples), no interval: a resample that repeats a window
     # could reach the sample count the real windows do not
-    if len(windows) < 2 or value is None:
+    if len(windows) < 2 or value is None or _one_start_of_several(windows, draws):
         return {"value": value, "low": None, "high": None}
     low, high = interval([figure(choose(windows, d)) for d in draws])
     return {"value": value, "low": low, "high": high}
@@ -194,12 +203,14 @@ def ratio_interval(num: dict[WindowKey, object], num_draws, num_figure,
     figure under its group's draw b by the denominator's under its group's draw b (the same draw
     when both cells share a group: paired). No interval, and no replicates (each None), when either
     cell has fewer than two windows: one window says nothing of its side's spread, and a bootstrap
-    of the other side alone would pass off half the uncertainty as all of it."""
+    of the other side alone would pass off half the uncertainty as all of it; nor when either side's
+    windows are left from one start of several."""
     def div(a, b):
         return a / b if a is not None and b not in (None, 0) else None
 
     value = div(num_figure(list(num.values())), den_figure(list(den.values())))
-    if len(num) < 2 or len(den) < 2 or value is None:
+    if (len(num) < 2 or len(den) < 2 or value is None
+            or _one_start_of_several(num, num_draws) or _one_start_of_several(den, den_draws)):
         return {"value": value, "low": None, "high": None}, [None] * len(num_draws)
     reps = [div(num_figure(choose(num, a)), den_figure(choose(den, b))) for a, b in zip(num_draws, den_draws)]
     low, high = interval(reps)

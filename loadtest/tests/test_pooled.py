@@ -121,3 +121,37 @@ def test_a_figure_the_windows_cannot_give_has_no_interval_either():
     small[(0, 1)].counts = pooled.histogram_counts(np.full(300, 100.0))
     out = pooled.bootstrap(small, pooled.Plans(seed=1).for_group("g", list(small)), windows.percentile_ms(99))
     assert out == {"value": None, "low": None, "high": None}
+
+
+def test_a_replicate_that_draws_none_of_the_windows_left_is_missing_not_the_point_value():
+    # A headline applies the draws made for all of a cell's windows to the windows its flags left.
+    # A replicate that drew only flagged windows used to fall back to every window left, the point
+    # value itself, and a share of replicates sitting on the point narrowed the interval.
+    keys = [(s, r) for s in range(3) for r in range(2)]
+    left = {k: _data(100.0 + 10 * k[0] + k[1]) for k in keys if k[0] != 2}
+    only_the_flagged_start = [(2, 0), (2, 1), (2, 0), (2, 1), (2, 1), (2, 0)]
+    assert pooled.choose(left, only_the_flagged_start) == []
+    draws = pooled.Plans(seed=11).for_group("g", keys)
+    missed = [d for d in draws if not any(k in left for k in d)]
+    assert missed
+    for d in draws:
+        assert (windows.throughput(pooled.choose(left, d)) is None) == (d in missed)
+
+
+def test_windows_left_from_one_start_of_several_have_no_interval():
+    # The starts differ most (the module's docstring): windows of one start alone would give an
+    # interval of its rounds' spread, far narrower than the cell's.
+    keys = [(s, r) for s in range(3) for r in range(3)]
+    plans = pooled.Plans(seed=4)
+    one_start = {k: _data(100.0 + k[1]) for k in keys if k[0] == 1}
+    out = pooled.bootstrap(one_start, plans.for_group("g", keys), windows.throughput)
+    assert out == {"value": 101.0, "low": None, "high": None}
+    every = {k: _data(100.0 + 10 * k[0] + k[1]) for k in keys}
+    r, reps = pooled.ratio_interval(one_start, plans.for_group("g", keys), windows.throughput,
+                                    every, plans.for_group("g", keys), windows.throughput)
+    assert r["value"] is not None and r["low"] is None and r["high"] is None
+    assert reps == [None] * len(plans.for_group("g", keys))
+    # a cell measured in one start by design (smoke, quick's single-start cells) keeps its rounds' interval
+    single = {(0, r): _data(100.0 + r) for r in range(3)}
+    out = pooled.bootstrap(single, plans.for_group("g", list(single)), windows.throughput)
+    assert out["low"] is not None and out["high"] is not None
