@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -75,15 +77,23 @@ public final class DevTokens {
     }
 
     public static void main(String[] args) {
-        String secret = env("TANDEM_AUTH_JWT_SECRET", DEV_SECRET);
-        Duration ttl = Duration.parse(env("TANDEM_TOKEN_TTL", "P30D"));
-        String scope = env("TANDEM_TOKEN_SCOPE", WRITE_SCOPE);
-        String subject = env("TANDEM_TOKEN_SUBJECT", DEV_SUBJECT);
-        System.out.println(mintFor(subject, secret, ttl, scope.isBlank() ? new String[0] : scope.trim().split("\\s+")));
+        System.out.println(fromEnvironment(System.getenv()));
     }
 
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
+    /**
+     * The token {@code make token} prints for these environment variables. An unset variable takes
+     * its default; a blank one does too, except TANDEM_TOKEN_SCOPE, whose blank value asks for a
+     * token with no scope (one that may read and not write), as scripts/token.sh says.
+     */
+    static String fromEnvironment(Map<String, String> environment) {
+        String secret = setOr(environment.get("TANDEM_AUTH_JWT_SECRET"), DEV_SECRET);
+        Duration ttl = Duration.parse(setOr(environment.get("TANDEM_TOKEN_TTL"), "P30D"));
+        String scope = Objects.requireNonNullElse(environment.get("TANDEM_TOKEN_SCOPE"), WRITE_SCOPE);
+        String subject = setOr(environment.get("TANDEM_TOKEN_SUBJECT"), DEV_SUBJECT);
+        return mintFor(subject, secret, ttl, scope.isBlank() ? new String[0] : scope.trim().split("\\s+"));
+    }
+
+    private static String setOr(String value, String fallback) {
         return value == null || value.isBlank() ? fallback : value;
     }
 }
