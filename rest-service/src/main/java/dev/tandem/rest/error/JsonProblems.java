@@ -68,8 +68,11 @@ final class JsonProblems {
             return withField(path(outOfRange, false), "is out of range for " + typeName(outOfRange.getTargetType()));
         }
         if (cause instanceof InvalidFormatException bad && bad.getTargetType() == String.class) {
-            // The only string Jackson finds "weird" as a string: one that is not Unicode (StrictJson).
-            return withField(path(bad, false), StrictJson.UnicodeStringDeserializer.NOT_UNICODE);
+            // Two failures reach here aimed at a String: a string that is not Unicode text (StrictJson's
+            // check, the only string Jackson finds "weird"), and a number or boolean refused as one
+            // (StrictJson's coercion rules), whose value is that number or boolean.
+            return withField(path(bad, false), bad.getValue() instanceof String
+                    ? StrictJson.UnicodeStringDeserializer.NOT_UNICODE : "must be a string");
         }
         if (cause instanceof MismatchedInputException mismatch && mismatch.getPath().isEmpty()
                 && String.valueOf(mismatch.getOriginalMessage()).startsWith("No content to map")) {
