@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The rate limit, once for both wires: every client has a token bucket (Bucket4j) of
@@ -59,6 +60,10 @@ public class ClientRateLimiter {
 
     private static final Logger log = LoggerFactory.getLogger(ClientRateLimiter.class);
 
+    /** The prefixes of a client's name ({@link #clientOf}): no subject can be taken for an address. */
+    private static final String SUBJECT = "sub:";
+    private static final String ADDRESS = "addr:";
+
     private final RateLimitProperties properties;
     private final WriteAccess writeAccess;
     private final Ticker ticker;
@@ -74,7 +79,9 @@ public class ClientRateLimiter {
         this.properties = properties;
         this.writeAccess = writeAccess;
         this.ticker = ticker;
-        this.exemptSubjects = Set.copyOf(properties.exemptSubjects());
+        // As clients are named, so that a request's name is all admit looks up.
+        this.exemptSubjects = properties.exemptSubjects().stream().map(subject -> SUBJECT + subject)
+                .collect(Collectors.toUnmodifiableSet());
         this.exemptAddresses = properties.exemptAddresses().stream()
                 .filter(entry -> !entry.isBlank()).map(AddressRange::parse).toList();
         this.buckets = Caffeine.newBuilder()
@@ -98,7 +105,8 @@ public class ClientRateLimiter {
                 "burst", String.valueOf(properties.burst()));
         if (properties.enabled()) {
             log.info("Rate limit on: {} requests/s per client, bursts of {}; exempt subjects {}, exempt addresses {}",
-                    rate(properties.requestsPerSecond()), properties.burst(), exemptSubjects, properties.exemptAddresses());
+                    rate(properties.requestsPerSecond()), properties.burst(), properties.exemptSubjects(),
+                    properties.exemptAddresses());
         }
     }
 
@@ -119,13 +127,10 @@ public class ClientRateLimiter {
         if (address.isPresent() && isExempt(address.get())) {
             return;
         }
-        Optional<String> subject = writeAccess.verifiedSubject(authorization);
-        if (subject.isPresent() && exemptSubjects.contains(subject.get())) {
+        String key = clientOf(authorization, peer, address);
+        if (exemptSubjects.contains(key)) {
             return;
         }
-        // Prefixed, so no subject can share an address's bucket; an address in its canonical text.
-        String key = subject.map(s -> "sub:" + s)
-                .orElseGet(() -> "addr:" + address.map(this::client).orElse(peer));
         ConsumptionProbe probe = buckets.get(key, k -> newBucket()).tryConsumeAndReturnRemaining(1);
         if (!probe.isConsumed()) {
             refusals.get(wire).increment();
@@ -138,6 +143,24 @@ public class ClientRateLimiter {
                             + "; retry after " + retryAfter.toSeconds() + " s",
                     List.of(), null, null, retryAfter, refusalMetadata, null);
         }
+    }
+
+    /**
+     * The client a request counts as: {@code sub:<subject>} of its bearer token when the token
+     * verifies, else {@code addr:<address>} of its peer (a global IPv6 address cut to its prefix, see
+     * {@link #client}). Whether or not the limit is on, so that whatever else counts per client (the
+     * group watches) names a client as the limit does. {@code authorization}: the request's
+     * Authorization value (null when absent); {@code peer}: the connection's remote IP address as text.
+     */
+    public String clientOf(@Nullable String authorization, String peer) {
+        return clientOf(authorization, peer, AddressRange.address(peer));
+    }
+
+    /** {@link #clientOf(String, String)} with the peer parsed already (admit needs it first, for the exempt ranges). */
+    private String clientOf(@Nullable String authorization, String peer, Optional<InetAddress> address) {
+        // Prefixed, so no subject can share an address's bucket; an address in its canonical text.
+        return writeAccess.verifiedSubject(authorization).map(subject -> SUBJECT + subject)
+                .orElseGet(() -> ADDRESS + address.map(this::client).orElse(peer));
     }
 
     /**

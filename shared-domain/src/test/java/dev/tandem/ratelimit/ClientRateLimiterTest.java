@@ -116,6 +116,26 @@ class ClientRateLimiterTest {
         assertThat(admittedOf(limiter, 5, bearer("bob"), PEER)).as("another subject").isEqualTo(3);
     }
 
+    /**
+     * The name a client is counted under, which the watches' per-client cap takes too: on or off,
+     * the subject of a token that verifies, else the address (an IPv6 one cut to its prefix), and
+     * nothing a client writes can be taken for another kind of name.
+     */
+    @Test
+    void aClientIsNamedByItsVerifiedSubjectElseItsAddressWhetherOrNotTheLimitIsOn() {
+        ClientRateLimiter off = new ClientRateLimiter(new RateLimitProperties(false, 1, 1, null, null, 10),
+                AUTH, registry, nanos::get);
+        for (ClientRateLimiter limiter : List.of(limiter(), off)) {
+            assertThat(limiter.clientOf(bearer("alice"), PEER)).isEqualTo("sub:alice");
+            assertThat(limiter.clientOf(null, PEER)).isEqualTo("addr:" + PEER);
+            assertThat(limiter.clientOf(BadTokens.unauthenticated().values().iterator().next(), PEER))
+                    .as("a token that does not verify").isEqualTo("addr:" + PEER);
+            assertThat(limiter.clientOf(null, "2001:db8:1:2:ffff::9")).isEqualTo("addr:2001:db8:1:2:0:0:0:0/64");
+            assertThat(limiter.clientOf(null, "0:0:0:0:0:0:0:1")).isEqualTo(limiter.clientOf(null, "::1"));
+        }
+        assertThat(off.trackedClients()).as("naming a client counts nothing").isZero();
+    }
+
     @Test
     void aVerifiedTokenIsOneClientWhereverItConnectsFrom() {
         ClientRateLimiter limiter = limiter();
