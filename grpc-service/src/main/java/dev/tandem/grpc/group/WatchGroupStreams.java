@@ -22,7 +22,8 @@ import java.util.OptionalLong;
 
 /**
  * WatchGroup on the gRPC wire: {@link GroupWatch}'s events as WatchGroupResponse messages. A failure
- * before the stream starts (unknown group, bad {@code since}, the watcher limit) is thrown, so
+ * before the stream starts (unknown group, bad {@code since}, the watcher limit of the instance or of
+ * the client, which {@link WatchClientInterceptor} names) is thrown, so
  * GrpcErrors maps it like every other; after that the stream ends with OK after a deleted message,
  * or with UNAVAILABLE (ErrorInfo metadata {@code position}) when this instance ends it.
  *
@@ -44,8 +45,14 @@ class WatchGroupStreams {
 
     void start(WatchGroupRequest request, StreamObserver<WatchGroupResponse> responses) {
         ServerCallStreamObserver<WatchGroupResponse> call = (ServerCallStreamObserver<WatchGroupResponse>) responses;
+        String client = WatchClientInterceptor.CLIENT.get();
+        if (client == null) {
+            // Only a server built without the global interceptors gets here: counting it as nobody
+            // would exempt it from the per-client cap.
+            throw new IllegalStateException("WatchGroup called without WatchClientInterceptor, which names its client");
+        }
         GroupWatch.Watch started = watch.open(request.getId(), GroupWatch.position(request.getSince(), "since"),
-                new CallSink(call));
+                client, new CallSink(call));
         // Set before this method returns, so before grpc-java runs either (it runs them after it, in order).
         call.setOnCancelHandler(started::cancel);
         call.setOnReadyHandler(started::resume);

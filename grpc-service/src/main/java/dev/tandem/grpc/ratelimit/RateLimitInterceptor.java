@@ -11,6 +11,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.StatusException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.GlobalServerInterceptor;
@@ -44,8 +45,7 @@ public class RateLimitInterceptor implements ServerInterceptor {
                                                       ServerCallHandler<Q, R> next) {
         if (limiter.enabled() && WriteAuthInterceptor.isApi(call.getMethodDescriptor())) {
             try {
-                limiter.admit(ClientRateLimiter.Wire.GRPC, WriteAccess.sole(WriteAuthInterceptor.authorizations(headers)),
-                        peer(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR)));
+                limiter.admit(ClientRateLimiter.Wire.GRPC, authorization(headers), peer(call));
             } catch (DomainException refused) {
                 StatusException status = GrpcErrors.toStatusException(refused);
                 call.close(status.getStatus(), status.getTrailers() == null ? new Metadata() : status.getTrailers());
@@ -54,6 +54,22 @@ public class RateLimitInterceptor implements ServerInterceptor {
             }
         }
         return next.startCall(call, headers);
+    }
+
+    /**
+     * The client {@code call} counts as, named as the limit names it whether or not the limit is on:
+     * for what else is counted per client (the group watches' per-client cap).
+     */
+    public static String clientOf(ClientRateLimiter limiter, ServerCall<?, ?> call, Metadata headers) {
+        return limiter.clientOf(authorization(headers), peer(call));
+    }
+
+    private static @Nullable String authorization(Metadata headers) {
+        return WriteAccess.sole(WriteAuthInterceptor.authorizations(headers));
+    }
+
+    private static String peer(ServerCall<?, ?> call) {
+        return peer(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
     }
 
     /** The peer's IP address as text; another kind of peer (in-process) by its description. */

@@ -3,8 +3,11 @@ package dev.tandem.rest.group;
 import dev.tandem.group.watch.GroupEvent;
 import dev.tandem.group.watch.GroupWatch;
 import dev.tandem.group.watch.WatchSink;
+import dev.tandem.ratelimit.ClientRateLimiter;
+import dev.tandem.rest.ratelimit.RateLimitFilter;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -27,7 +30,8 @@ import java.util.regex.Pattern;
  * sends {@code Last-Event-ID}, which wins over the {@code since} of the URL it reconnects to.
  *
  * <p>A failure before the stream starts is an ordinary problem+json answer (RestErrors): 404 for
- * an unknown group, 400 for a bad position, 429 at the watcher limit. No request timeout applies to
+ * an unknown group, 400 for a bad position, 429 at the watcher limit of the instance or of the
+ * client (named as the rate limit names it: {@link RateLimitFilter#clientOf}). No request timeout applies to
  * the stream (no async timeout; RequestTimeout's deadline ends when the handler returns).
  */
 @RestController
@@ -42,20 +46,24 @@ public class GroupEventsController {
     public static final String LAST_EVENT_ID = "Last-Event-ID";
 
     private final GroupWatch watch;
+    private final ClientRateLimiter clients;
 
-    public GroupEventsController(GroupWatch watch) {
+    public GroupEventsController(GroupWatch watch, ClientRateLimiter clients) {
         this.watch = watch;
+        this.clients = clients;
     }
 
     @Operation(operationId = "WatchGroup")
     @GetMapping(path = "/groups/{id}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     public SseEmitter watch(@PathVariable long id, @RequestParam(required = false) String since,
-                            @RequestHeader(name = LAST_EVENT_ID, required = false) String lastEventId) {
+                            @RequestHeader(name = LAST_EVENT_ID, required = false) String lastEventId,
+                            HttpServletRequest request) {
         OptionalLong position = lastEventId != null && !lastEventId.isBlank()
                 ? GroupWatch.position(lastEventId, LAST_EVENT_ID) : GroupWatch.position(since, "since");
         // No timeout: a watch is not a request, and ends by its own events or when the client leaves.
         SseEmitter emitter = new SseEmitter(0L);
-        GroupWatch.Watch started = watch.open(id, position, new EmitterSink(emitter));
+        GroupWatch.Watch started = watch.open(id, position, RateLimitFilter.clientOf(clients, request),
+                new EmitterSink(emitter));
         emitter.onCompletion(started::cancel);
         emitter.onError(failure -> started.cancel());
         emitter.onTimeout(started::cancel);

@@ -7,6 +7,7 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -63,8 +64,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         try {
-            limiter.admit(ClientRateLimiter.Wire.REST,
-                    WriteAccess.sole(Collections.list(request.getHeaders(HttpHeaders.AUTHORIZATION))), request.getRemoteAddr());
+            limiter.admit(ClientRateLimiter.Wire.REST, authorization(request), request.getRemoteAddr());
         } catch (DomainException refused) {
             if (exceptionResolver.resolveException(request, response, null, refused) == null) {
                 // RestErrors failed to write the problem: still the status, never an empty 200.
@@ -73,5 +73,17 @@ public class RateLimitFilter extends OncePerRequestFilter {
             return;
         }
         chain.doFilter(request, response);
+    }
+
+    /**
+     * The client {@code request} counts as, named as the limit names it whether or not the limit is
+     * on: for what else is counted per client (the group watches' per-client cap).
+     */
+    public static String clientOf(ClientRateLimiter limiter, HttpServletRequest request) {
+        return limiter.clientOf(authorization(request), request.getRemoteAddr());
+    }
+
+    private static @Nullable String authorization(HttpServletRequest request) {
+        return WriteAccess.sole(Collections.list(request.getHeaders(HttpHeaders.AUTHORIZATION)));
     }
 }

@@ -148,8 +148,10 @@ public class GroupWatch implements DisposableBean {
      * (or the log cannot tell). Throws before anything is sent: NOT_FOUND for an unknown group,
      * RESOURCE_EXHAUSTED when this instance serves {@code tandem.watch.max-watchers} already,
      * UNAVAILABLE while it shuts down, UNIMPLEMENTED with {@code tandem.cache.mode=none} (no log).
+     * {@code client}: who watches, named as the rate limit names a client
+     * ({@link dev.tandem.ratelimit.ClientRateLimiter#clientOf}).
      */
-    public Watch open(long groupId, OptionalLong since, WatchSink sink) {
+    public Watch open(long groupId, OptionalLong since, String client, WatchSink sink) {
         if (!cache.followsLog()) {
             throw new DomainException(ErrorCode.UNIMPLEMENTED, "watching groups needs the invalidation log, which this "
                     + "instance does not keep (tandem.cache.mode=none)");

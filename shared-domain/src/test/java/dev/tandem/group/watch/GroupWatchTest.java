@@ -32,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -161,7 +162,7 @@ class GroupWatchTest {
     @Test
     void anUnknownGroupIsNotFoundAndHoldsNoPlace() {
         int watching = watch.watching();
-        assertThatThrownBy(() -> watch.open(999_999_999L, OptionalLong.empty(), new Recorder()))
+        assertThatThrownBy(() -> watch.open(999_999_999L, OptionalLong.empty(), anotherClient(), new Recorder()))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
         assertThat(watch.watching()).isEqualTo(watching);
     }
@@ -196,7 +197,7 @@ class GroupWatchTest {
         for (int i = 0; i < properties.maxWatchers(); i++) {
             open(group.id(), OptionalLong.empty());
         }
-        assertThatThrownBy(() -> watch.open(group.id(), OptionalLong.empty(), new Recorder()))
+        assertThatThrownBy(() -> watch.open(group.id(), OptionalLong.empty(), anotherClient(), new Recorder()))
                 .isInstanceOfSatisfying(DomainException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
                     assertThat(e.retryAfter()).contains(properties.retryAfter());
@@ -216,7 +217,7 @@ class GroupWatchTest {
         GroupView group = newGroup();
         Recorder slow = new Recorder();
         slow.ready = false;
-        slow.watch = track(watch.open(group.id(), OptionalLong.empty(), slow));
+        slow.watch = track(watch.open(group.id(), OptionalLong.empty(), anotherClient(), slow));
         Recorder fast = open(group.id(), OptionalLong.empty());
         fast.nextChange();
         for (String name : List.of("Slow 1", "Slow 2", "Slow 3")) {
@@ -244,7 +245,7 @@ class GroupWatchTest {
     void thePositionAClientIsToldNeverGoesBack() throws Exception {
         GroupView group = newGroup();
         Recorder client = pausingAfterItsFirstState();
-        client.watch = track(watch.open(group.id(), OptionalLong.empty(), client));
+        client.watch = track(watch.open(group.id(), OptionalLong.empty(), anotherClient(), client));
         GroupView state = client.nextChange().group();
 
         long ahead = watch.dispatched() + 1_000;
@@ -382,7 +383,7 @@ class GroupWatchTest {
         onAWatchOfItsOwn(properties, closing -> {
             GroupView group = newGroup();
             Recorder client = pausingAfterItsFirstState();
-            client.watch = closing.open(group.id(), OptionalLong.empty(), client);
+            client.watch = closing.open(group.id(), OptionalLong.empty(), anotherClient(), client);
             client.nextChange();
             rename(group.id(), "Renamed before the shutdown");
             long renamed = jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
@@ -408,7 +409,7 @@ class GroupWatchTest {
         onAWatchOfItsOwn(properties, closing -> {
             GroupView group = newGroup();
             Recorder client = new Recorder();
-            client.watch = closing.open(group.id(), OptionalLong.empty(), client);
+            client.watch = closing.open(group.id(), OptionalLong.empty(), anotherClient(), client);
             GroupView state = client.nextChange().group();
             long ahead = closing.dispatched() + 1_000;
             closing.offer(group.id(), new GroupEvent.Changed(ahead, state));
@@ -452,7 +453,7 @@ class GroupWatchTest {
                 Duration.ofSeconds(1)), stalling -> {
             GroupView group = newGroup();
             Recorder client = pausingAfterItsFirstState();
-            stalling.open(group.id(), OptionalLong.empty(), client);
+            stalling.open(group.id(), OptionalLong.empty(), anotherClient(), client);
             long sent = client.nextChange().position();
             rename(group.id(), "Never taken");
 
@@ -468,14 +469,14 @@ class GroupWatchTest {
         onAWatchOfItsOwn(properties, closing -> {
             GroupView group = newGroup();
             Recorder client = new Recorder();
-            closing.open(group.id(), OptionalLong.empty(), client);
+            closing.open(group.id(), OptionalLong.empty(), anotherClient(), client);
             client.nextChange();
 
             closing.shutDown();
 
             assertThat(client.next(e -> e.last())).isInstanceOf(GroupEvent.Reconnect.class);
             Await.until("the ended watch to free its place", WAIT, () -> closing.watching() == 0);
-            assertThatThrownBy(() -> closing.open(group.id(), OptionalLong.empty(), new Recorder()))
+            assertThatThrownBy(() -> closing.open(group.id(), OptionalLong.empty(), anotherClient(), new Recorder()))
                     .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
         });
     }
@@ -484,7 +485,7 @@ class GroupWatchTest {
     void withoutTheLogThereIsNothingToWatch() {
         GroupWatch withoutLog = new GroupWatch(groups, TieredCache.disabled(), properties);
         try {
-            assertThatThrownBy(() -> withoutLog.open(newGroup().id(), OptionalLong.empty(), new Recorder()))
+            assertThatThrownBy(() -> withoutLog.open(newGroup().id(), OptionalLong.empty(), anotherClient(), new Recorder()))
                     .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNIMPLEMENTED));
         } finally {
             withoutLog.destroy();
@@ -509,7 +510,7 @@ class GroupWatchTest {
 
     private Recorder open(long groupId, OptionalLong since) {
         Recorder recorder = new Recorder();
-        recorder.watch = track(watch.open(groupId, since, recorder));
+        recorder.watch = track(watch.open(groupId, since, anotherClient(), recorder));
         return recorder;
     }
 
@@ -557,7 +558,7 @@ class GroupWatchTest {
              Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
             lock.execute("LOCK TABLES study_groups WRITE");
             try {
-                opening = executor.submit(() -> client.watch = track(on.open(groupId, OptionalLong.empty(), client)));
+                opening = executor.submit(() -> client.watch = track(on.open(groupId, OptionalLong.empty(), anotherClient(), client)));
                 // The connector sends the id as a literal, so this finds the watch's own read.
                 Await.until("the watch's read of the group to wait for the lock", WAIT, () -> jdbc.sql(
                         "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%' "
@@ -569,6 +570,13 @@ class GroupWatchTest {
         }
         return opening;
     }
+
+    /** A client of its own for each watch, unless a test means several watches of one client. */
+    private static String anotherClient() {
+        return "addr:192.0.2." + CLIENTS.incrementAndGet();
+    }
+
+    private static final AtomicInteger CLIENTS = new AtomicInteger();
 
     private GroupWatch.Watch track(GroupWatch.Watch w) {
         opened.add(w);
