@@ -32,8 +32,9 @@ import java.util.concurrent.TimeUnit;
  * same configuration, so they all share one application context.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        // Watches: heartbeats often and a limit low enough to reach (WatchGroupGrpcTest).
-        properties = {"spring.grpc.server.port=0", "tandem.watch.heartbeat=500ms", "tandem.watch.max-watchers=4"})
+        // Watches: heartbeats often and limits low enough to reach, one client's below the instance's (WatchGroupGrpcTest).
+        properties = {"spring.grpc.server.port=0", "tandem.watch.heartbeat=500ms", "tandem.watch.max-watchers=4",
+                "tandem.watch.max-watchers-per-client=3"})
 @UseTestDatabase
 @Import(ServerProbes.class)
 public abstract class GrpcIntegrationTest {

@@ -26,9 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * real MariaDB (database {@code tandem_test_rest}) reset to seed scale 1 before every test. Every
  * subclass has the same configuration, so they all share one application context.
  */
-// Watches: heartbeats often and a limit low enough to reach (GroupEventsRestTest).
+// Watches: heartbeats often and limits low enough to reach, one client's below the instance's (GroupEventsRestTest).
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"tandem.watch.heartbeat=500ms", "tandem.watch.max-watchers=4"})
+        properties = {"tandem.watch.heartbeat=500ms", "tandem.watch.max-watchers=4", "tandem.watch.max-watchers-per-client=3"})
 @AutoConfigureRestTestClient
 @UseTestDatabase
 @Import(TestRoutes.class)

@@ -1,7 +1,10 @@
 package dev.tandem.grpc.group;
 
+import com.google.protobuf.Any;
 import com.google.protobuf.Duration;
+import com.google.rpc.ErrorInfo;
 import com.google.rpc.RetryInfo;
+import dev.tandem.auth.DevTokens;
 import dev.tandem.group.watch.GroupWatch;
 import dev.tandem.grpc.GrpcFailure;
 import dev.tandem.grpc.GrpcIntegrationTest;
@@ -14,11 +17,14 @@ import dev.tandem.proto.v1.WatchGroupRequest;
 import dev.tandem.proto.v1.WatchGroupResponse;
 import dev.tandem.testsupport.Await;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
 import io.grpc.ClientCall;
+import io.grpc.ClientInterceptors;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -35,7 +41,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * WatchGroup on the gRPC wire: how GroupWatch's events and refusals look as a server stream (the
- * watch rule itself is GroupWatchTest's). Heartbeat 500 ms and at most 4 watches (GrpcIntegrationTest).
+ * watch rule itself is GroupWatchTest's). Heartbeat 500 ms, at most 4 watches and 3 per client
+ * (GrpcIntegrationTest); the channel's calls without a token are all one client, 127.0.0.1.
  */
 class WatchGroupGrpcTest extends GrpcIntegrationTest {
 
@@ -43,6 +50,7 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
 
     @Autowired GroupWatch watch;
     @Value("${tandem.watch.max-watchers}") int maxWatchers;
+    @Value("${tandem.watch.max-watchers-per-client}") int maxWatchersPerClient;
 
     private final List<Stream> streams = new ArrayList<>();
 
@@ -110,18 +118,49 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
                 .messages.hasNext()).assertInvalid("since");
     }
 
+    /** The instance's places taken by two clients, each under its own cap: a third is refused. */
     @Test
     void watchesBeyondTheLimitAreRefusedWithResourceExhaustedAndRetryInfo() {
         for (int i = 0; i < maxWatchers; i++) {
+            watch(i < maxWatchersPerClient ? channel : writerChannel(), WatchGroupRequest.newBuilder().setId(GROUP).build())
+                    .next(WatchGroupResponse::hasGroup);
+        }
+        Channel third = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(authorization(
+                "Bearer " + DevTokens.mintFor("third", DevTokens.DEV_SECRET, java.time.Duration.ofHours(1)))));
+
+        assertTooManyWatches(third, "max_watchers", maxWatchers);
+    }
+
+    /**
+     * One client at its cap is refused as at the instance's, naming its own limit, and another
+     * client still watches. Failed before: the client's fourth watch sent the group.
+     */
+    @Test
+    void aClientsWatchesBeyondItsOwnLimitAreRefusedWithResourceExhaustedAndRetryInfo() {
+        for (int i = 0; i < maxWatchersPerClient; i++) {
             watch(WatchGroupRequest.newBuilder().setId(GROUP).build()).next(WatchGroupResponse::hasGroup);
         }
-        StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
-                () -> watch(WatchGroupRequest.newBuilder().setId(GROUP).build()).messages.hasNext());
 
+        assertTooManyWatches(channel, "max_watchers_per_client", maxWatchersPerClient);
+
+        assertThat(watch(writerChannel(), WatchGroupRequest.newBuilder().setId(GROUP).build())
+                .next(WatchGroupResponse::hasGroup).getGroup().getId()).as("a client with a token of its own").isEqualTo(GROUP);
+    }
+
+    /** RESOURCE_EXHAUSTED with RetryInfo 5 s, and ErrorInfo naming the limit that refused. */
+    private void assertTooManyWatches(Channel client, String limit, int value) {
+        StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+                () -> watch(client, WatchGroupRequest.newBuilder().setId(GROUP).build()).messages.hasNext());
+
+        assertThat(refused).as("refused").isNotNull();
         assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-        assertThat(StatusProto.fromThrowable(refused).getDetailsList()).filteredOn(detail -> detail.is(RetryInfo.class))
+        List<Any> details = StatusProto.fromThrowable(refused).getDetailsList();
+        assertThat(details).filteredOn(detail -> detail.is(RetryInfo.class))
                 .singleElement().satisfies(detail -> assertThat(detail.unpack(RetryInfo.class).getRetryDelay())
                         .isEqualTo(Duration.newBuilder().setSeconds(5).build()));
+        assertThat(details).filteredOn(detail -> detail.is(ErrorInfo.class))
+                .singleElement().satisfies(detail -> assertThat(detail.unpack(ErrorInfo.class).getMetadataMap())
+                        .containsEntry(limit, String.valueOf(value)));
     }
 
     @Test
@@ -144,7 +183,12 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
     }
 
     private Stream watch(WatchGroupRequest request) {
-        ClientCall<WatchGroupRequest, WatchGroupResponse> call = channel.newCall(StudyGroupServiceGrpc.getWatchGroupMethod(),
+        return watch(channel, request);
+    }
+
+    /** A watch by the client that {@code client} sends as (its token, if any; all from 127.0.0.1). */
+    private Stream watch(Channel client, WatchGroupRequest request) {
+        ClientCall<WatchGroupRequest, WatchGroupResponse> call = client.newCall(StudyGroupServiceGrpc.getWatchGroupMethod(),
                 CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
         Stream stream = new Stream(call, ClientCalls.blockingServerStreamingCall(call, request));
         streams.add(stream);

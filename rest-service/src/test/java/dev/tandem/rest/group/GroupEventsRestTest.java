@@ -1,5 +1,6 @@
 package dev.tandem.rest.group;
 
+import dev.tandem.auth.DevTokens;
 import dev.tandem.group.watch.GroupWatch;
 import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.testsupport.Await;
@@ -11,6 +12,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
+import org.springframework.test.web.servlet.client.RestTestClient;
 import tools.jackson.databind.JsonNode;
 
 import java.io.BufferedReader;
@@ -35,8 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * GET /api/v1/groups/{id}/events: how GroupWatch's events and refusals look as Server-Sent Events
- * (the watch rule itself is GroupWatchTest's). Heartbeat 500 ms and at most 4 watches
- * (RestIntegrationTest). Read with the JDK's HTTP client, line by line, as a client would.
+ * (the watch rule itself is GroupWatchTest's). Heartbeat 500 ms, at most 4 watches and 3 per client
+ * (RestIntegrationTest). Read with the JDK's HTTP client, line by line, as a client would; its
+ * watches without a token are all one client, 127.0.0.1.
  */
 class GroupEventsRestTest extends RestIntegrationTest {
 
@@ -46,6 +49,7 @@ class GroupEventsRestTest extends RestIntegrationTest {
     @LocalServerPort int port;
     @Autowired GroupWatch watch;
     @Value("${tandem.watch.max-watchers}") int maxWatchers;
+    @Value("${tandem.watch.max-watchers-per-client}") int maxWatchersPerClient;
 
     private final HttpClient client = HttpClient.newHttpClient();
     private final List<Events> opened = new ArrayList<>();
@@ -169,13 +173,40 @@ class GroupEventsRestTest extends RestIntegrationTest {
                 .header("Accept", "text/event-stream").header("Last-Event-ID", "abc").exchange(), "Last-Event-ID");
     }
 
+    /** The instance's places taken by two clients, each under its own cap: a third is refused. */
     @Test
     void watchesBeyondTheLimitAre429WithRetryAfter() throws Exception {
         for (int i = 0; i < maxWatchers; i++) {
+            Map<String, String> client = i < maxWatchersPerClient ? Map.of() : Map.of("Authorization", bearer(WRITER));
+            open("/api/v1/groups/" + GROUP + "/events", client).next(e -> "group".equals(e.name));
+        }
+        expectTooManyWatches(anonymous.get().uri("/api/v1/groups/{id}/events", GROUP)
+                .header("Authorization", bearer(DevTokens.mintFor("third", DevTokens.DEV_SECRET, Duration.ofHours(1)))),
+                "max_watchers", maxWatchers);
+    }
+
+    /**
+     * One client at its cap is refused as at the instance's, naming its own limit, and another
+     * client still watches. Failed before: the client's fourth watch was a 200 stream.
+     */
+    @Test
+    void aClientsWatchesBeyondItsOwnLimitAre429WithRetryAfter() throws Exception {
+        for (int i = 0; i < maxWatchersPerClient; i++) {
             open("/api/v1/groups/" + GROUP + "/events", Map.of()).next(e -> "group".equals(e.name));
         }
-        expectProblem(http.get().uri("/api/v1/groups/{id}/events", GROUP).header("Accept", "text/event-stream").exchange()
-                .expectHeader().valueEquals("Retry-After", "5"), HttpStatus.TOO_MANY_REQUESTS, "RESOURCE_EXHAUSTED");
+        // The same client as the JDK's: no token, from 127.0.0.1 (localhost might be ::1, another client).
+        expectTooManyWatches(anonymous.get().uri("http://127.0.0.1:" + port + "/api/v1/groups/{id}/events", GROUP),
+                "max_watchers_per_client", maxWatchersPerClient);
+
+        Events another = open("/api/v1/groups/" + GROUP + "/events", Map.of("Authorization", bearer(WRITER)));
+        assertThat(another.status).as("a client with a token of its own").isEqualTo(200);
+    }
+
+    /** 429 problem+json RESOURCE_EXHAUSTED, Retry-After 5 s, the limit that refused in the metadata. */
+    private void expectTooManyWatches(RestTestClient.RequestHeadersSpec<?> watch, String limit, int value) {
+        expectProblem(watch.header("Accept", "text/event-stream").exchange()
+                .expectHeader().valueEquals("Retry-After", "5"), HttpStatus.TOO_MANY_REQUESTS, "RESOURCE_EXHAUSTED")
+                .jsonPath("$.metadata." + limit).isEqualTo(String.valueOf(value));
     }
 
     // ---- helpers -----------------------------------------------------------------------------

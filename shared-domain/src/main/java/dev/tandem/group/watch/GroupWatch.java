@@ -79,6 +79,12 @@ public class GroupWatch implements DisposableBean {
     private final WatchProperties properties;
     private final Map<Long, Set<Watcher>> watchersByGroup = new ConcurrentHashMap<>();
     private final AtomicInteger watching = new AtomicInteger();
+    /**
+     * How many watches each client holds, for max-watchers-per-client. A client's entry goes when its
+     * count reaches zero, so this holds only clients watching now (at most max-watchers of them).
+     * Each change is one compute on the client's key: a count and its removal cannot interleave.
+     */
+    private final Map<String, Integer> watchingByClient = new ConcurrentHashMap<>();
     private final ExecutorService dispatcher =
             Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("tandem-watch-dispatch").factory());
     private final ExecutorService readers =
@@ -146,7 +152,8 @@ public class GroupWatch implements DisposableBean {
      * Starts watching group {@code groupId} into {@code sink}. Without {@code since} the first event
      * is the group's current state; with it, only if a change touched the group after that position
      * (or the log cannot tell). Throws before anything is sent: NOT_FOUND for an unknown group,
-     * RESOURCE_EXHAUSTED when this instance serves {@code tandem.watch.max-watchers} already,
+     * RESOURCE_EXHAUSTED when {@code client} holds {@code tandem.watch.max-watchers-per-client}
+     * watches already, or this instance serves {@code tandem.watch.max-watchers},
      * UNAVAILABLE while it shuts down, UNIMPLEMENTED with {@code tandem.cache.mode=none} (no log).
      * {@code client}: who watches, named as the rate limit names a client
      * ({@link dev.tandem.ratelimit.ClientRateLimiter#clientOf}).
@@ -159,14 +166,20 @@ public class GroupWatch implements DisposableBean {
         if (closing) {
             throw shuttingDown();
         }
+        // The client's cap first: a client at its own is told so, not sent to another instance.
+        if (!takeClientPlace(client)) {
+            throw tooManyWatches("this client holds " + properties.maxWatchersPerClient()
+                    + " watches already (tandem.watch.max-watchers-per-client); end one, or retry later",
+                    "max_watchers_per_client", properties.maxWatchersPerClient());
+        }
         if (watching.incrementAndGet() > properties.maxWatchers()) {
             watching.decrementAndGet();
-            throw new DomainException(ErrorCode.RESOURCE_EXHAUSTED, "this instance serves "
-                    + properties.maxWatchers() + " watches already (tandem.watch.max-watchers); retry later",
-                    List.of(), null, null, properties.retryAfter(),
-                    Map.of("max_watchers", String.valueOf(properties.maxWatchers())), null);
+            giveClientPlaceBack(client);
+            throw tooManyWatches("this instance serves " + properties.maxWatchers()
+                    + " watches already (tandem.watch.max-watchers); retry later", "max_watchers", properties.maxWatchers());
         }
-        Watcher watcher = new Watcher(groupId, sink);
+        // From here the watcher holds both places, and gives them back once when it ends (unregister).
+        Watcher watcher = new Watcher(groupId, client, sink);
         // Registered before the group is read: a change committed from now on reaches it.
         watchersByGroup.compute(groupId, (id, watchers) -> {
             Set<Watcher> set = watchers == null ? ConcurrentHashMap.newKeySet() : watchers;
@@ -190,6 +203,40 @@ public class GroupWatch implements DisposableBean {
             watcher.cancel();
             throw e;
         }
+    }
+
+    /**
+     * A quota met (the instance's or the client's), not a failure of the instance, which UNAVAILABLE
+     * would tell clients and balancers (README, "Limits and shutdown"): RESOURCE_EXHAUSTED with
+     * Retry-After and the limit in the metadata.
+     */
+    private DomainException tooManyWatches(String message, String limit, int value) {
+        return new DomainException(ErrorCode.RESOURCE_EXHAUSTED, message, List.of(), null, null, properties.retryAfter(),
+                Map.of(limit, String.valueOf(value)), null);
+    }
+
+    /** Counts one more watch of {@code client}; false, counting nothing, when it is at its cap. */
+    private boolean takeClientPlace(String client) {
+        boolean[] taken = {false};
+        watchingByClient.compute(client, (key, held) -> {
+            int count = held == null ? 0 : held;
+            if (count >= properties.maxWatchersPerClient()) {
+                return held;
+            }
+            taken[0] = true;
+            return count + 1;
+        });
+        return taken[0];
+    }
+
+    /** Counts one watch of {@code client} less; at zero the client's entry goes. */
+    private void giveClientPlaceBack(String client) {
+        watchingByClient.computeIfPresent(client, (key, held) -> held > 1 ? held - 1 : null);
+    }
+
+    /** The clients holding a watch now: for GroupWatchTest, which checks that none is left counted. */
+    Set<String> clientsWatching() {
+        return Set.copyOf(watchingByClient.keySet());
     }
 
     private DomainException shuttingDown() {
@@ -365,6 +412,7 @@ public class GroupWatch implements DisposableBean {
     /** One client's watch: at most one pending event, sent by a virtual thread while there is one. */
     private final class Watcher implements Watch {
         private final long groupId;
+        private final String client;
         private final WatchSink sink;
         private GroupEvent pending;
         /** A last event offered while a state was pending: sent right after it (see offer). */
@@ -386,8 +434,9 @@ public class GroupWatch implements DisposableBean {
          */
         private boolean groupRead;
 
-        Watcher(long groupId, WatchSink sink) {
+        Watcher(long groupId, String client, WatchSink sink) {
             this.groupId = groupId;
+            this.client = client;
             this.sink = sink;
         }
 
@@ -562,13 +611,18 @@ public class GroupWatch implements DisposableBean {
             unregister();
         }
 
-        /** Frees the watch's place; once, after {@code ended} was set. */
+        /**
+         * Frees the watch's place, and its client's; once, after {@code ended} was set. Every end
+         * comes here: cancel (the client left, a send failed, a last event was sent, open failed)
+         * and a stall.
+         */
         private void unregister() {
             watchersByGroup.computeIfPresent(groupId, (id, watchers) -> {
                 watchers.remove(this);
                 return watchers.isEmpty() ? null : watchers;
             });
             watching.decrementAndGet();
+            giveClientPlaceBack(client);
         }
     }
 }

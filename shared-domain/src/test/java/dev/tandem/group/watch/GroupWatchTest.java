@@ -24,6 +24,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -43,7 +44,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * watcher through the invalidation log, as states, and a watch resumes, ends and is refused as
  * GroupWatch documents. The wires' tests only check how each maps this to its stream.
  */
-@SpringBootTest(properties = {"tandem.watch.heartbeat=300ms", "tandem.watch.max-watchers=3"})
+// Each client may hold 2 of the instance's 3 watches; a test's watches each have a client of their
+// own (anotherClient) unless it means one client's.
+@SpringBootTest(properties = {"tandem.watch.heartbeat=300ms", "tandem.watch.max-watchers=3",
+        "tandem.watch.max-watchers-per-client=2"})
 @UseTestDatabase
 class GroupWatchTest {
 
@@ -162,9 +166,11 @@ class GroupWatchTest {
     @Test
     void anUnknownGroupIsNotFoundAndHoldsNoPlace() {
         int watching = watch.watching();
-        assertThatThrownBy(() -> watch.open(999_999_999L, OptionalLong.empty(), anotherClient(), new Recorder()))
+        String client = anotherClient();
+        assertThatThrownBy(() -> watch.open(999_999_999L, OptionalLong.empty(), client, new Recorder()))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
         assertThat(watch.watching()).isEqualTo(watching);
+        assertThat(watch.clientsWatching()).doesNotContain(client);
     }
 
     /**
@@ -191,19 +197,97 @@ class GroupWatchTest {
         assertThat(refused.events).as("events sent to the refused watch's client").isEmpty();
     }
 
+    /** The instance's cap holds across clients, each under its own: whoever comes next is refused. */
     @Test
     void watchesBeyondTheLimitAreRefusedUntilOneEnds() throws Exception {
         GroupView group = newGroup();
         for (int i = 0; i < properties.maxWatchers(); i++) {
             open(group.id(), OptionalLong.empty());
         }
-        assertThatThrownBy(() -> watch.open(group.id(), OptionalLong.empty(), anotherClient(), new Recorder()))
+        String refused = anotherClient();
+        assertThatThrownBy(() -> track(watch.open(group.id(), OptionalLong.empty(), refused, new Recorder())))
                 .isInstanceOfSatisfying(DomainException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
                     assertThat(e.retryAfter()).contains(properties.retryAfter());
+                    assertThat(e.metadata()).isEqualTo(Map.of("max_watchers", String.valueOf(properties.maxWatchers())));
                 });
+        assertThat(watch.clientsWatching()).as("the refused client left counted").doesNotContain(refused);
         opened.getFirst().cancel();
         assertThat(open(group.id(), OptionalLong.empty()).nextChange().group().id()).isEqualTo(group.id());
+    }
+
+    /**
+     * One client cannot take every place: at max-watchers-per-client it is refused as the instance's
+     * cap refuses, naming its own limit, while another client still watches. Failed before: the
+     * client's third watch was opened.
+     */
+    @Test
+    void aClientAtItsCapIsRefusedWhileAnotherStillWatches() throws Exception {
+        GroupView group = newGroup();
+        String greedy = anotherClient();
+        for (int i = 0; i < properties.maxWatchersPerClient(); i++) {
+            openAs(greedy, group.id());
+        }
+        int watching = watch.watching();
+
+        assertThatThrownBy(() -> track(watch.open(group.id(), OptionalLong.empty(), greedy, new Recorder())))
+                .isInstanceOfSatisfying(DomainException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+                    assertThat(e.retryAfter()).contains(properties.retryAfter());
+                    assertThat(e.metadata()).isEqualTo(
+                            Map.of("max_watchers_per_client", String.valueOf(properties.maxWatchersPerClient())));
+                    assertThat(e.getMessage()).contains("tandem.watch.max-watchers-per-client");
+                });
+        assertThat(watch.watching()).as("the refusal holds no place").isEqualTo(watching);
+
+        assertThat(open(group.id(), OptionalLong.empty()).nextChange().group().id()).as("another client")
+                .isEqualTo(group.id());
+    }
+
+    /**
+     * A watch gives its client's place back however it ends: here cancelled by the client, and ended
+     * by the group's deletion (the stall and the shutdown: their tests below); a place kept would
+     * refuse the client's later watches.
+     */
+    @Test
+    void aWatchThatEndsGivesItsClientsPlaceBack() throws Exception {
+        GroupView kept = newGroup();
+        GroupView doomed = newGroup();
+        String client = anotherClient();
+        Recorder cancelled = openAs(client, kept.id());
+        Recorder deleted = openAs(client, doomed.id());
+        deleted.nextChange();
+        int watching = watch.watching();
+
+        cancelled.watch.cancel();
+        groups.delete(doomed.id(), 0);
+        deleted.next(e -> e instanceof GroupEvent.Deleted);
+        Await.until("the deleted group's watch to free its place", WAIT, () -> watch.watching() == watching - 2);
+
+        for (int i = 0; i < properties.maxWatchersPerClient(); i++) {
+            assertThat(openAs(client, kept.id()).nextChange().group().id()).isEqualTo(kept.id());
+        }
+    }
+
+    /**
+     * Counts stay bounded by the clients watching now: one whose watches have all ended, or whose
+     * every try was refused, holds no entry.
+     */
+    @Test
+    void aClientWithNoWatchLeftHoldsNoEntry() throws Exception {
+        GroupView group = newGroup();
+        String client = anotherClient();
+        List<Recorder> watches = new ArrayList<>();
+        for (int i = 0; i < properties.maxWatchersPerClient(); i++) {
+            watches.add(openAs(client, group.id()));
+        }
+        assertThatThrownBy(() -> track(watch.open(group.id(), OptionalLong.empty(), client, new Recorder())))
+                .isInstanceOf(DomainException.class);
+        assertThat(watch.clientsWatching()).contains(client);
+
+        watches.forEach(w -> w.watch.cancel());
+
+        assertThat(watch.clientsWatching()).doesNotContain(client);
     }
 
     @Test
@@ -449,8 +533,8 @@ class GroupWatchTest {
      */
     @Test
     void aClientThatTakesNothingLosesItsWatchAfterTheStallTimeout() throws Exception {
-        onAWatchOfItsOwn(new WatchProperties(properties.heartbeat(), properties.maxWatchers(), properties.retryAfter(),
-                Duration.ofSeconds(1)), stalling -> {
+        onAWatchOfItsOwn(new WatchProperties(properties.heartbeat(), properties.maxWatchers(), properties.maxWatchersPerClient(),
+                properties.retryAfter(), Duration.ofSeconds(1)), stalling -> {
             GroupView group = newGroup();
             Recorder client = pausingAfterItsFirstState();
             stalling.open(group.id(), OptionalLong.empty(), anotherClient(), client);
@@ -458,6 +542,7 @@ class GroupWatchTest {
             rename(group.id(), "Never taken");
 
             Await.until("the stalled watch to free its place", WAIT, () -> stalling.watching() == 0);
+            assertThat(stalling.clientsWatching()).as("its client's place too").isEmpty();
             assertThat(client.stalledWith.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("where to watch again from")
                     .isEqualTo(OptionalLong.of(sent));
             assertThat(client.events).as("nothing sent while it took nothing").isEmpty();
@@ -476,6 +561,7 @@ class GroupWatchTest {
 
             assertThat(client.next(e -> e.last())).isInstanceOf(GroupEvent.Reconnect.class);
             Await.until("the ended watch to free its place", WAIT, () -> closing.watching() == 0);
+            assertThat(closing.clientsWatching()).as("its client's place too").isEmpty();
             assertThatThrownBy(() -> closing.open(group.id(), OptionalLong.empty(), anotherClient(), new Recorder()))
                     .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
         });
@@ -511,6 +597,13 @@ class GroupWatchTest {
     private Recorder open(long groupId, OptionalLong since) {
         Recorder recorder = new Recorder();
         recorder.watch = track(watch.open(groupId, since, anotherClient(), recorder));
+        return recorder;
+    }
+
+    /** A watch of {@code groupId} from its start, by {@code client}. */
+    private Recorder openAs(String client, long groupId) {
+        Recorder recorder = new Recorder();
+        recorder.watch = track(watch.open(groupId, OptionalLong.empty(), client, recorder));
         return recorder;
     }
 
@@ -578,6 +671,10 @@ class GroupWatchTest {
 
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
+    /**
+     * Cancelled after the test. A watch a test expects refused is tracked too: opened after all (the
+     * rule broken), it would otherwise hold a place in the next test.
+     */
     private GroupWatch.Watch track(GroupWatch.Watch w) {
         opened.add(w);
         return w;
