@@ -42,7 +42,8 @@ public final class LocalBalancer implements AutoCloseable {
         Path root = LocalProcesses.projectRoot();
         Path dir;
         try {
-            dir = Files.createTempDirectory(root.resolve(".run"), "balancer-");
+            // .run/ is made by whatever starts first; a fresh worktree running only this test has none yet.
+            dir = Files.createTempDirectory(Files.createDirectories(root.resolve(".run")), "balancer-");
         } catch (IOException e) {
             throw new UncheckedIOException("no directory for the balancer under .run/", e);
         }
