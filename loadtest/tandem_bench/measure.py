@@ -167,7 +167,8 @@ class Measure:
         calls = probes.delta(service_before, service_after)
         record, data = windows.build(
             cell, start=start, rnd=rnd, order=self.order, outcome=outcome, sampler=self.sampler,
-            generator_cores=self.placement.generator_cores, hit_ratio=hit, service_delta=calls,
+            generator_cores=loadgen.generator_ceiling(cell.tool, self.placement.generator_cores), hit_ratio=hit,
+            service_delta=calls,
             db_delta=probes.delta(db_before, db_after), n_keys=n_keys, notes=notes,
             measured_service=SERVICE_NAMES[cell.protocol], cpu_names=CPU_NAMES)
         if spans_before is not None:

@@ -4,7 +4,8 @@ to trust. Pure given its inputs (the sampler is only asked for CPU seconds betwe
 it is tested on recorded tool outputs.
 
 Flags (code: when), on a window unless said otherwise:
-  generator-saturated  the generator used >= 95 % of the cores it was given: the figure is the
+  generator-saturated  the generator used >= 95 % of the cores it can use (those it was given; one
+                       for a one-thread tool, loadgen.generator_ceiling): the figure is the
                        generator's ceiling, not the service's
   dropped-arrivals     open model: more than 1 % of the arrivals due were never started
   rate-short           open model: the arrivals started fell more than 5 % short of the target rate
