@@ -21,8 +21,9 @@ capacity. Per step and wire, over its windows:
   serviceCores    the CPU the services (and the balancer, where one runs) used, in cores (median over
                   the windows): what the profile's CPU cap holds together, so a step at or near the
                   cap's cores had no CPU to spare, whatever share of the closed capacity it offered
-  serviceP99Ms    the accepted requests' p99 as the service itself timed them (windows.service_latency,
-                  median over the windows): beside p99, how much of the wait was inside the service
+  serviceP99Ms    the accepted requests' p99 as the service itself timed them (its histograms of the
+                  step's windows pooled: windows.pooled_service_latency; until 2026-12-01 the median of
+                  the windows' own p99s, which read lower): beside p99, how much of the wait was inside the service
                   and how much before it (in the kernel's queues, on a busy event loop or Tomcat's
                   poller) or in the generator
   capThrottledShare  the share of the CPU cap's periods in which the capped processes ran out of
@@ -190,7 +191,7 @@ def step_record(run, draws) -> dict:
         "minAdmissionLimit": min((w["admissionLimit"] for w in ws if w.get("admissionLimit") is not None),
                                  default=None),
         "serviceCores": windows.median_present([_service_cores(w) for w in ws]),
-        "serviceP99Ms": windows.median_present([(w.get("serviceLatencyMs") or {}).get("p99") for w in ws]),
+        "serviceP99Ms": (windows.pooled_service_latency(list(run.data.values())) or {}).get("p99"),
         "capThrottledShare": windows.median_present([_throttled_share(w) for w in ws]),
         "ioOverCarrier": windows.median_present([_io_over_carrier(w) for w in ws]),
         "flags": sorted({f["code"] for w in ws for f in w["flags"]}),

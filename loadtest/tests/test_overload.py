@@ -588,14 +588,21 @@ def test_a_step_records_the_cores_the_capped_processes_used_and_the_summary_prin
 
 def test_a_step_records_the_p99_the_service_timed_beside_the_generators_and_the_summary_prints_it():
     runs = pair_runs()
+    inf = float("inf")
     for run in runs.values():
-        for i, w in enumerate(run.windows):
-            w["serviceLatencyMs"] = {"count": 5000, "p50": 1.0, "p99": 10.0 + i}
+        # one window in three slow (its own p99 5 ms, the others 1 ms): the median of the windows' own
+        # p99s is a fast one's, while the pooled p99 has the slow windows' tail in it
+        for i, data in enumerate(run.data.values()):
+            slow = i % 3 == 0
+            data.service_buckets = {0.001: 0 if slow else 4950, 0.005: 4950, 0.01: 4950 if slow else 5000,
+                                    0.02: 5000, inf: 5000}
     [pair] = records(runs)
     grpc = pair["wires"][1]
     step = next(s for s in grpc["steps"] if s["step"] == 200)
-    ws = next(r for r in runs.values() if r.plan.protocol == "grpc" and r.plan.step == 200).windows
-    assert step["serviceP99Ms"] == pytest.approx(np.median([10.0 + i for i in range(len(ws))]))
+    run = next(r for r in runs.values() if r.plan.protocol == "grpc" and r.plan.step == 200)
+    assert len(run.data) >= 2
+    assert step["serviceP99Ms"] == pytest.approx(windows.pooled_service_latency(list(run.data.values()))["p99"])
+    assert step["serviceP99Ms"] > np.median([windows.service_latency(d.service_buckets)["p99"] for d in run.data.values()])
     text = "\n".join(report.overload_lines(pair))
     assert "in svc p99" in text and report.sig(step["serviceP99Ms"]) in text
     # a run whose services published no histogram: unknown, not zero

@@ -378,7 +378,7 @@ export interface Summary {
   };
   generatorCores: NonNegativeOrNull;
   /**
-   * The service's own p50/p99 of the cell's successful requests (the windows' serviceLatencyMs, median over them); absent in runs before it.
+   * The service's own p50/p99 of the cell's successful requests (the windows' histograms summed, then read once; in runs before 2026-12-01 the median of the windows' serviceLatencyMs); absent in runs before it.
    */
   serviceLatencyMs?: {
     p50: NonNegativeOrNull;
@@ -554,7 +554,7 @@ export interface OverloadStep {
    */
   serviceCores?: number | null;
   /**
-   * The accepted requests' p99 as the service itself timed them (the windows' serviceLatencyMs.p99, median): beside p99, how much of the wait was inside the service; absent in runs before it.
+   * The accepted requests' p99 as the service itself timed them (the step's windows' histograms summed, then read once; in runs before 2026-12-01 the median of the windows' serviceLatencyMs.p99, which reads lower): beside p99, how much of the wait was inside the service; absent in runs before it.
    */
   serviceP99Ms?: number | null;
   /**

@@ -1049,7 +1049,7 @@ export const runSchema: SchemaObject = {
      "$ref": "#/$defs/nonNegativeOrNull"
     },
     "serviceLatencyMs": {
-     "description": "The service's own p50/p99 of the cell's successful requests (the windows' serviceLatencyMs, median over them); absent in runs before it.",
+     "description": "The service's own p50/p99 of the cell's successful requests (the windows' histograms summed, then read once; in runs before 2026-12-01 the median of the windows' serviceLatencyMs); absent in runs before it.",
      "type": "object",
      "additionalProperties": false,
      "required": [
@@ -2185,7 +2185,7 @@ export const runSchema: SchemaObject = {
      "$ref": "#/$defs/nonNegativeOrNull"
     },
     "serviceP99Ms": {
-     "description": "The accepted requests' p99 as the service itself timed them (the windows' serviceLatencyMs.p99, median): beside p99, how much of the wait was inside the service; absent in runs before it.",
+     "description": "The accepted requests' p99 as the service itself timed them (the step's windows' histograms summed, then read once; in runs before 2026-12-01 the median of the windows' serviceLatencyMs.p99, which reads lower): beside p99, how much of the wait was inside the service; absent in runs before it.",
      "$ref": "#/$defs/nonNegativeOrNull"
     },
     "capThrottledShare": {
