@@ -259,6 +259,25 @@ final class Instance {
         }
     }
 
+    /**
+     * Waits until this instance's follower has completed a pass over the log that started after
+     * {@code nanoTime} ({@link System#nanoTime}): every row committed before then is applied to its
+     * L1 and relayed to L2. (A follower notes a row as seen before applying it, so
+     * {@link #awaitFollowersPastTheLog} alone may return while the row is being applied.)
+     */
+    void awaitPassStartedAfter(long nanoTime) {
+        LogFollower follower = cache.follower();
+        if (follower == null) {
+            return;
+        }
+        // The pass's age is in whole milliseconds, rounded down: one more keeps the start it implies
+        // no later than the real one.
+        if (!Await.within(java.time.Duration.ofSeconds(30), () -> System.nanoTime()
+                - java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(follower.lastPassAgeMillis() + 1) - nanoTime > 0)) {
+            throw new AssertionError(this + " completed no pass over the log within 30 s: " + cache.status());
+        }
+    }
+
     /** Every running instance that has a cache (mode other than none), on any target. */
     static List<Instance> runningWithCache() {
         return RUNNING.values().stream().filter(i -> i.cache.mode() != CacheMode.NONE).toList();
