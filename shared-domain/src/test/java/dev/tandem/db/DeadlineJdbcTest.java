@@ -3,6 +3,7 @@ package dev.tandem.db;
 import dev.tandem.deadline.DeadlineExceededException;
 import dev.tandem.deadline.RequestDeadline;
 import dev.tandem.deadline.RequestDeadlines;
+import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -14,7 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,17 +76,16 @@ class DeadlineJdbcTest {
         String email = "deadline-" + UUID.randomUUID() + "@example.test";
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
-            try (RequestDeadline deadline = deadlines.open(Duration.ofMillis(300));
+            // Long enough for the INSERT to start and finish before it on a loaded machine (it
+            // must: only the commit is to meet the passed deadline); the test waits for it anyway.
+            try (RequestDeadline deadline = deadlines.open(Duration.ofSeconds(2));
                  RequestDeadline.Binding ignored = deadline.bind()) {
                 try (PreparedStatement insert = connection.prepareStatement(
                         "INSERT INTO users (name, email, created_at) VALUES ('Late', ?, NOW(6))")) {
                     insert.setString(1, email);
                     insert.executeUpdate();
                 }
-                Instant bound = Instant.now().plusSeconds(30);
-                while (!deadline.expired() && Instant.now().isBefore(bound)) {
-                    Thread.sleep(20);
-                }
+                Await.until("the deadline passed", Duration.ofSeconds(30), deadline::expired);
                 assertThat(catchThrowable(connection::commit)).isInstanceOf(DeadlineExceededException.class);
             }
             connection.rollback();
