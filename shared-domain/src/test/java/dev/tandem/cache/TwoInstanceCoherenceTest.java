@@ -34,6 +34,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TwoInstanceCoherenceTest {
 
+    /**
+     * How long {@link #invalidationLagBetweenTwoInstances} waits for B to hold the entry, or for an
+     * invalidation to reach it. There the lag is measured, not held to the bound (the parameterized
+     * test does that, and an instance whose follower is late rightly stops serving L1 rather than
+     * hurrying): a starved machine can keep B's follower behind for seconds, but an invalidation
+     * that never arrives still fails.
+     */
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
     record Case(String name, Function<Instance, Object> read, Consumer<Instance> write) {
     }
 
@@ -109,21 +118,24 @@ class TwoInstanceCoherenceTest {
         int writes = 300;
         List<Long> endToEnd = new ArrayList<>();
         for (int n = 0; n < writes; n++) {
-            b.groups.get(1);
-            assertThat(Await.within(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) != null))
-                    .isTrue();
+            // A read fills B's L1 only while B trusts it (its follower has made a pass within the
+            // bound); one that bypassed L1 is repeated.
+            assertThat(Await.within(PATIENCE, () -> {
+                b.groups.get(1);
+                return b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) != null;
+            })).as("before write %d, B holds the group in L1", n).isTrue();
             if (n % 2 == 0) {
                 a.groups.join(1, user);
             } else {
                 a.groups.leave(1, user);
             }
             long written = System.nanoTime();
-            assertThat(Await.within(b.cache.stalenessBound(), () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) == null))
+            assertThat(Await.within(PATIENCE, () -> b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L) == null))
                     .as("write %d reached B", n).isTrue();
             endToEnd.add(System.nanoTime() - written);
         }
         // B's entry can also go by its TTL or size bound; the log rows still all arrive.
-        assertThat(Await.within(b.cache.stalenessBound(),
+        assertThat(Await.within(PATIENCE,
                 () -> b.cache.metrics().invalidationLag.count() - before >= writes)).isTrue();
         HistogramSnapshot lag = b.cache.metrics().invalidationLag.takeSnapshot();
         long[] sorted = endToEnd.stream().mapToLong(Long::longValue).sorted().toArray();
@@ -131,8 +143,9 @@ class TwoInstanceCoherenceTest {
                 lag.count(), Arrays.stream(lag.percentileValues())
                         .map(v -> "p%.0f=%.0f us".formatted(v.percentile() * 100, v.value(TimeUnit.MICROSECONDS)))
                         .toList());
-        System.out.printf("[invalidation lag] A's write returned -> B's L1 entry gone, %d writes: p50=%d us p99=%d us max=%d us%n",
-                writes, sorted[writes / 2] / 1000, sorted[(int) (writes * 0.99)] / 1000, sorted[writes - 1] / 1000);
+        long beyondBound = endToEnd.stream().filter(nanos -> nanos > b.cache.stalenessBound().toNanos()).count();
+        System.out.printf("[invalidation lag] A's write returned -> B's L1 entry gone, %d writes: p50=%d us p99=%d us max=%d us, %d beyond the bound%n",
+                writes, sorted[writes / 2] / 1000, sorted[(int) (writes * 0.99)] / 1000, sorted[writes - 1] / 1000, beyondBound);
     }
 
     static long firstNonMember(Instance i, long group) {
