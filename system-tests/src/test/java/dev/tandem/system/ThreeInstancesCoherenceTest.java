@@ -169,16 +169,16 @@ class ThreeInstancesCoherenceTest {
                         .build());
                 long returned = System.nanoTime();
                 assertThat(updated.getName()).isEqualTo(name);
-                List<CompletableFuture<Lag>> polls = nodes.stream()
+                List<CompletableFuture<Freshness.Lag>> polls = nodes.stream()
                         .map(node -> CompletableFuture.supplyAsync(() -> pollUntilFresh(node, name, subject, returned), pool))
                         .toList();
                 List<String> line = new ArrayList<>();
-                for (CompletableFuture<Lag> poll : polls) {
-                    Lag lag = poll.join();
+                for (CompletableFuture<Freshness.Lag> poll : polls) {
+                    Freshness.Lag lag = poll.join();
                     line.add(lag.toString());
                     assertThat(lag.lastStaleReadStart())
                             .as("write %d through %s: %s answered the old value from a read started %s after the write returned (bound %s + margin %s)",
-                                    write, writer, lag.node(), lag.lastStaleReadStart(), bound, MARGIN)
+                                    write, writer, lag.who(), lag.lastStaleReadStart(), bound, MARGIN)
                             .isLessThanOrEqualTo(bound.plus(MARGIN));
                 }
                 lags.add("write " + write + " via " + writer + ": " + String.join(", ", line));
@@ -200,40 +200,15 @@ class ThreeInstancesCoherenceTest {
         }
     }
 
-    /** How long one instance went on answering the old value after a write returned. */
-    record Lag(Node node, Duration firstFreshAnswer, Duration lastStaleReadStart, int reads) {
-        @Override
-        public String toString() {
-            return node + " " + firstFreshAnswer.toMillis() + "/" + lastStaleReadStart.toMillis() + " ms";
-        }
-    }
-
     /**
      * Reads from {@code node} until both GetGroup and the ListGroups page show {@code name}. A read
      * is stale when either shows something else; a stale read's start is what the bound limits.
      */
-    private static Lag pollUntilFresh(Node node, String name, String subject, long returned) {
-        Duration lastStale = Duration.ZERO;
-        int reads = 0;
-        while (true) {
-            long start = System.nanoTime();
-            reads++;
-            boolean fresh = node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()).getName().equals(name)
-                    && pageEntry(node, subject).getName().equals(name);
-            long end = System.nanoTime();
-            if (fresh) {
-                return new Lag(node, Duration.ofNanos(end - returned), lastStale, reads);
-            }
-            lastStale = Duration.ofNanos(Math.max(0, start - returned));
-            if (lastStale.compareTo(bound.plus(MARGIN)) > 0) {
-                // already a violation: say so now rather than poll on
-                return new Lag(node, Duration.ofNanos(end - returned), lastStale, reads);
-            }
-            if (Duration.ofNanos(end - returned).compareTo(POLL_LIMIT) > 0) {
-                throw new AssertionError(node + " still answers the old name " + POLL_LIMIT + " after the write of '" + name
-                        + "' returned (" + reads + " reads)");
-            }
-        }
+    private static Freshness.Lag pollUntilFresh(Node node, String name, String subject, long returned) {
+        return Freshness.pollUntilFresh(node.toString(), () ->
+                        node.wire().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()).getName().equals(name)
+                                && pageEntry(node, subject).getName().equals(name),
+                returned, bound.plus(MARGIN), POLL_LIMIT);
     }
 
     /**
