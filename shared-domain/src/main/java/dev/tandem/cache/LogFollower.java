@@ -48,7 +48,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * acknowledged, and their markers with them, in order). Either ends by itself once Redis takes the
  * relays; nothing is flushed. It is also blocked until the follower has checked that L2 was read
  * from this database: at start, once the log restarted or the database was replaced, and after a
- * Redis reconnect; only when it was not is L2 emptied.
+ * Redis reconnect; only when it was not is L2 emptied. And it is blocked while L1 is not trusted
+ * (no pass within the bound): a writer that died between its commit and clearing Redis leaves its
+ * old entry there for a follower to clear when it reads the row, and a follower that has not read
+ * the log lately cannot vouch that no such row is waiting. The reads then go to MySQL.
  *
  * <p>Why one class of ~500 lines: the bound, the holes and the L2 block are one state machine over one
  * cursor; split, each part would have to see the others' state.
@@ -147,7 +150,7 @@ final class LogFollower {
 
     /** Whether L2 may be read now, as far as the log goes (the breaker is the caller's business). */
     boolean l2Readable() {
-        return caughtUpOnce && l2OfThisDatabase && pendingRelays.isEmpty() && !rechecking();
+        return caughtUpOnce && l2OfThisDatabase && pendingRelays.isEmpty() && !rechecking() && l1Trusted();
     }
 
     /** A writer's relay failed: L2 is not read here until the follower has relayed {@code seq}. */

@@ -179,8 +179,8 @@ public class TieredCache implements SmartLifecycle {
         if (l2 != null) {
             Gauge.builder(CacheMetrics.L2_BLOCKED, this, c -> c.follower.l2Readable() ? 0 : 1)
                     .description("1 while this instance does not read L2: an invalidation it knows of is not relayed "
-                            + "to Redis yet, it re-checks the log after a Redis reconnect, or it has not yet checked that L2 "
-                            + "was read from this database")
+                            + "to Redis yet, it re-checks the log after a Redis reconnect, it has not yet checked that L2 "
+                            + "was read from this database, or it has not read the log through within the bound")
                     .register(registry);
         }
     }
