@@ -54,7 +54,8 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
      *                     hot entry is replaced before it expires instead of making its readers wait
      *                     (L1Tier, "Refresh ahead"); below the shortest lifetime, ttl × (1 − ttlJitter).
      *                     Absent: half that lifetime, which leaves the other half for the reload
-     *                     on a saturated instance; 0 or negative: no refresh ahead
+     *                     on a saturated instance; 0: no refresh ahead (negative is refused: a typo
+     *                     silently turned off what keeps a warm cache's hit ratio at 1)
      */
     public record L1(Integer maxEntries, DataSize maxBytes, Duration ttl, double ttlJitter, Duration negativeTtl,
                      Duration refreshAfter) {
@@ -71,9 +72,10 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
             Duration shortestLifetime = Duration.ofNanos(Math.round(ttl.toNanos() * (1 - ttlJitter)));
             if (refreshAfter == null) {
                 refreshAfter = shortestLifetime.dividedBy(2);
-            } else if (refreshAfter.isZero() || refreshAfter.isNegative()) {
-                refreshAfter = Duration.ZERO;
-            } else if (refreshAfter.compareTo(shortestLifetime) >= 0) {
+            } else if (refreshAfter.isNegative()) {
+                throw new IllegalArgumentException(Settings.named("tandem.cache.l1.refresh-after")
+                        + " must be 0 (no refresh ahead) or positive, got " + refreshAfter);
+            } else if (!refreshAfter.isZero() && refreshAfter.compareTo(shortestLifetime) >= 0) {
                 // It would refresh only entries that may already have expired: some hot entries
                 // would still expire under their readers, which is what it is there to prevent.
                 throw new IllegalArgumentException("tandem.cache.l1.refresh-after (" + refreshAfter
