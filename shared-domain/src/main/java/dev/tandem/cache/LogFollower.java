@@ -49,9 +49,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * relays; nothing is flushed. It is also blocked until the follower has checked that L2 was read
  * from this database: at start, once the log restarted or the database was replaced, and after a
  * Redis reconnect; only when it was not is L2 emptied. And it is blocked while L1 is not trusted
- * (no pass within the bound): a writer that died between its commit and clearing Redis leaves its
- * old entry there for a follower to clear when it reads the row, and a follower that has not read
- * the log lately cannot vouch that no such row is waiting. The reads then go to MySQL.
+ * (no pass within the bound) though the last pass did not fail: a writer that died between its
+ * commit and clearing Redis leaves its old entry there for a follower to clear when it reads the row,
+ * and a follower that has not read the log lately cannot vouch that no such row is waiting. The
+ * reads then go to MySQL. While passes fail (MySQL away), L2 is read: the reads would fail there.
  *
  * <p>Why one class of ~500 lines: the bound, the holes and the L2 block are one state machine over one
  * cursor; split, each part would have to see the others' state.
@@ -92,9 +93,10 @@ final class LogFollower {
      */
     private long readUpToNanos;
     private long lastPurgeNanos;
-    private boolean failing;
 
     // Read by request threads.
+    /** The last pass failed (MySQL away or failing): L2 is read though L1 is not trusted (l2Readable). */
+    private volatile boolean failing;
     private volatile boolean caughtUpOnce;
     private volatile long trustedUntilNanos = System.nanoTime() - 1;
     /** Re-checks asked for (recheckAll) and the last one a completed re-check began after. */
@@ -148,9 +150,15 @@ final class LogFollower {
         return System.nanoTime() - trustedUntilNanos < 0;
     }
 
-    /** Whether L2 may be read now, as far as the log goes (the breaker is the caller's business). */
+    /**
+     * Whether L2 may be read now, as far as the log goes (the breaker is the caller's business): not
+     * while L1 is not trusted because a follower that reaches MySQL has not read the log through
+     * lately (held up, starved: the reads go to MySQL), but while the log cannot be read at all,
+     * MySQL being away, when a read that passed L2 by would fail too (README, "What it does not
+     * promise").
+     */
     boolean l2Readable() {
-        return caughtUpOnce && l2OfThisDatabase && pendingRelays.isEmpty() && !rechecking() && l1Trusted();
+        return caughtUpOnce && l2OfThisDatabase && pendingRelays.isEmpty() && !rechecking() && (l1Trusted() || failing);
     }
 
     /** A writer's relay failed: L2 is not read here until the follower has relayed {@code seq}. */
