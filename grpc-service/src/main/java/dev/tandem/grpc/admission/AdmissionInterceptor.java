@@ -4,6 +4,7 @@ import dev.tandem.admission.AdmissionControl;
 import dev.tandem.error.DomainException;
 import dev.tandem.grpc.error.GrpcErrors;
 import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
@@ -62,6 +63,16 @@ public class AdmissionInterceptor implements ServerInterceptor {
             return next.startCall(call, headers);
         }
         AdmissionAtArrival.Admitted admitted = arrival.getObject().claim();
+        Status ended = admitted == null ? Contexts.statusFromCancelled(Context.current()) : null;
+        if (ended != null) {
+            // Admitted, but its context ended (its deadline passed, its client left) while it waited for
+            // a thread, and its permit went back then (AdmissionAtArrival): answered as what ended it,
+            // not as a refusal it never had (UNAVAILABLE with a retry hint, when grpc-java had not
+            // cancelled the stream yet).
+            call.close(ended, new Metadata());
+            return new ServerCall.Listener<>() {
+            };
+        }
         if (admitted == null) {
             // Refused where it arrived (or, never expected, undecided: refused rather than run unlimited).
             Refusal refusal = this.refusal.get();
