@@ -36,14 +36,6 @@ class CachePropertiesTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_MAX_BYTES");
     }
 
-    /** 0 turns refresh ahead off; a negative one did too, silently. */
-    @Test
-    void aNegativeRefreshAfterIsRefusedAndZeroTurnsItOff() {
-        assertThatThrownBy(() -> new CacheProperties.L1(null, null, null, 0.1, null, Duration.ofSeconds(-30)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_REFRESH_AFTER");
-        assertThat(new CacheProperties.L1(null, null, null, 0.1, null, Duration.ZERO).refreshAfter()).isZero();
-    }
-
     @Test
     void unsetIsTheDefault() {
         CacheProperties defaults = new CacheProperties(null, null, null, null, null, null, null);

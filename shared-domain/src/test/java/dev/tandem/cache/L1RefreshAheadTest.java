@@ -233,13 +233,16 @@ class L1RefreshAheadTest {
     }
 
     @Test
-    void aRefreshAfterNotBelowTheShortestLifetimeStopsTheServiceFromStarting() {
+    void aRefreshAfterNotBelowTheShortestLifetimeOrNegativeStopsTheServiceFromStarting() {
         // 60 s x (1 - 0.1) = 54 s: an entry may be gone before it is due.
         assertThatThrownBy(() -> new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ofSeconds(54)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tandem.cache.l1.refresh-after").hasMessageContaining("PT54S");
         assertThat(new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ofSeconds(53)).refreshAfter())
                 .isEqualTo(Duration.ofSeconds(53));
-        assertThat(new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ofSeconds(-1)).refreshAfter()).isZero();
+        // 0 turns it off; a negative one did too, silently, and now stops the start.
+        assertThat(new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ZERO).refreshAfter()).isZero();
+        assertThatThrownBy(() -> new CacheProperties.L1(null, null, TTL, 0.1, null, Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_REFRESH_AFTER");
     }
 }
