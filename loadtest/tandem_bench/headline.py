@@ -318,7 +318,7 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
         verdict, reason = "flagged", "every pair has a cell whose windows were all flagged: " + \
                           "; ".join(r["excludedWhy"] for r in rows if r["excludedWhy"])
     elif low is None or high is None:
-        verdict, reason = "inconclusive", "no interval (a cell with a single window)"
+        verdict, reason = "inconclusive", "no interval (a cell with a single window, or whose windows left are one start's of several)"
     elif low <= 1 <= high:
         verdict, reason = "inconclusive", f"the 95 % interval [{low:.3g}, {high:.3g}] includes 1: no difference shown"
     else:

@@ -10,6 +10,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.util.Set;
 
 /**
  * Jakarta's {@code @NotBlank}, with blank meaning what a reader sees: not null, and at least one
@@ -19,8 +20,8 @@ import java.lang.annotation.Target;
  * does, the characters up to U+0020, so a name of three no-break spaces (U+00A0), ideographic spaces
  * (U+3000) or zero-width spaces (U+200B) passed it and was stored, a group or user nobody could see
  * the name of. Blank here is every Unicode space separator and white-space character (NBSP
- * included), control characters, and format characters (zero-width space and joiners, the byte
- * order mark).
+ * included), control characters, format characters (zero-width space and joiners, the byte
+ * order mark), and the few letters that draw nothing (the Hangul fillers, the blank Braille cell).
  */
 @Documented
 @Constraint(validatedBy = NotBlankText.Validator.class)
@@ -42,8 +43,11 @@ public @interface NotBlankText {
             return value != null && value.codePoints().anyMatch(codePoint -> !blank(codePoint));
         }
 
+        /** Letters by their category, though they draw nothing: the Hangul fillers and the blank Braille cell. */
+        private static final Set<Integer> BLANK_LETTERS = Set.of(0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800);
+
         static boolean blank(int codePoint) {
-            if (Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint)) {
+            if (Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint) || BLANK_LETTERS.contains(codePoint)) {
                 return true;
             }
             int type = Character.getType(codePoint);

@@ -33,7 +33,7 @@ class NotBlankTextTest {
 
     @ParameterizedTest(name = "blank: {0}")
     @ValueSource(strings = {"", "   ", "\t\n\r", "\u00A0\u00A0\u00A0", "\u2007\u202F\u3000", "\u200B\u200B\u200B",
-            "\u200D\uFEFF\u2060", "\u2028\u2029", "\u0000\u0001\u007F", " \u00A0\u200B\u3000 "})
+            "\u200D\uFEFF\u2060", "\u2028\u2029", "\u0000\u0001\u007F", " \u00A0\u200B\u3000 ", "\u3164\u3164\u3164", "\u115F\u1160\uFFA0", "\u2800\u2800\u2800"})
     void whiteSpaceAndInvisibleCharactersAreBlank(String name) {
         assertThat(valid(name)).isFalse();
     }

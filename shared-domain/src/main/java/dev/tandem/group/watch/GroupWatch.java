@@ -173,8 +173,8 @@ public class GroupWatch implements DisposableBean {
                     "max_watchers_per_client", properties.maxWatchersPerClient());
         }
         if (watching.incrementAndGet() > properties.maxWatchers()) {
-            watching.decrementAndGet();
             giveClientPlaceBack(client);
+            watching.decrementAndGet();
             throw tooManyWatches("this instance serves " + properties.maxWatchers()
                     + " watches already (tandem.watch.max-watchers); retry later", "max_watchers", properties.maxWatchers());
         }
@@ -621,8 +621,10 @@ public class GroupWatch implements DisposableBean {
                 watchers.remove(this);
                 return watchers.isEmpty() ? null : watchers;
             });
-            watching.decrementAndGet();
+            // The client's place first: once watching() reads 0, every client's count has drained too
+            // (what a caller waiting for the watches to end, such as a test, may go on to rely on).
             giveClientPlaceBack(client);
+            watching.decrementAndGet();
         }
     }
 }
