@@ -90,16 +90,6 @@ def tool_path(name: str) -> str:
 # ---------------------------------------------------------------- one invocation
 
 TOOLS = ("k6", "ghz", "h2load", "oha")
-# Run with one thread (h2load --threads 1, oha --worker-threads 1, at their commands), so one core is
-# all they can use however many they are given; ghz and k6 use every core they are given.
-ONE_THREAD_TOOLS = frozenset({"h2load", "oha"})
-
-
-def generator_ceiling(tool: str, generator_cores: int) -> int:
-    """The most cores a window's one generator can use: what the generator-saturated flag compares
-    its CPU with. (Compared with the cores it was given, a one-thread tool at its ceiling on a
-    machine with more than two cores was never flagged.)"""
-    return 1 if tool in ONE_THREAD_TOOLS else generator_cores
 
 
 @dataclass

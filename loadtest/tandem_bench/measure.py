@@ -51,15 +51,19 @@ def settled_process_delta(settled: dict | None, after: dict) -> dict:
 
 class BothGenerators:
     """The CPU sampler as windows.build reads it for a paired window: its generator is both
-    generators, which share the generator's cores (so generator-saturated says the pair was)."""
+    generators, which share the generator's cores (so generator-saturated says the pair was), and
+    its own generator, the window's wire's, apart (windows.OWN_GENERATOR: a one-thread tool can be
+    at its ceiling while the pair is not at the cores')."""
 
-    def __init__(self, sampler):
+    def __init__(self, sampler, protocol: str):
         self.sampler = sampler
+        self.own = PAIRED_GENERATORS[protocol]
 
     def window(self, t0: float, t1: float, names: list[str]) -> dict:
         out = self.sampler.window(t0, t1, [*names, *PAIRED_GENERATORS.values()])
-        parts = [out.pop(name) for name in PAIRED_GENERATORS.values()]
-        out["generator"] = None if any(v is None for v in parts) else sum(parts)
+        parts = {name: out.pop(name) for name in PAIRED_GENERATORS.values()}
+        out["generator"] = None if any(v is None for v in parts.values()) else sum(parts.values())
+        out[windows.OWN_GENERATOR] = parts[self.own]
         return out
 
 
@@ -167,8 +171,7 @@ class Measure:
         calls = probes.delta(service_before, service_after)
         record, data = windows.build(
             cell, start=start, rnd=rnd, order=self.order, outcome=outcome, sampler=self.sampler,
-            generator_cores=loadgen.generator_ceiling(cell.tool, self.placement.generator_cores), hit_ratio=hit,
-            service_delta=calls,
+            generator_cores=self.placement.generator_cores, hit_ratio=hit, service_delta=calls,
             db_delta=probes.delta(db_before, db_after), n_keys=n_keys, notes=notes,
             measured_service=SERVICE_NAMES[cell.protocol], cpu_names=CPU_NAMES)
         if spans_before is not None:
@@ -298,7 +301,7 @@ class Measure:
                 service_delta.update(settled_process_delta(settled["process"].get(protocol), span_end[protocol]))
             record, data = windows.build(
                 cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
-                sampler=BothGenerators(self.sampler), generator_cores=self.placement.generator_cores,
+                sampler=BothGenerators(self.sampler, protocol), generator_cores=self.placement.generator_cores,
                 hit_ratio=hit, service_delta=service_delta,
                 # MariaDB serves both services: its counters are the pair's
                 db_delta=probes.delta(db_before, db_after), n_keys=None, notes=list(outcomes[protocol].notes) + notes,

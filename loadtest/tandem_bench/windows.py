@@ -4,9 +4,10 @@ to trust. Pure given its inputs (the sampler is only asked for CPU seconds betwe
 it is tested on recorded tool outputs.
 
 Flags (code: when), on a window unless said otherwise:
-  generator-saturated  the generator used >= 95 % of the cores it can use (those it was given; one
-                       for a one-thread tool, loadgen.generator_ceiling): the figure is the
-                       generator's ceiling, not the service's
+  generator-saturated  the generator used >= 95 % of the cores it was given, or the window's own
+                       tool >= 95 % of what it can use (one core for a one-thread tool:
+                       generator_ceiling; in a paired window beside the other wire's): the figure
+                       is the generator's ceiling, not the service's
   dropped-arrivals     open model: more than 1 % of the arrivals due were never started
   rate-short           open model: the arrivals started fell more than 5 % short of the target rate
   errors               more than 1 % of the requests failed (in an overload cell, refusals by
@@ -56,6 +57,21 @@ NOT_EXCLUDING = ("other-cpu", "few-samples", "jit")
 
 def fmt_ms(v) -> str:
     return "-" if v is None else f"{v:.3g} ms"
+
+
+# In a paired window (overload), the CPU of the window's own generator beside the pair's ("generator").
+OWN_GENERATOR = "ownGenerator"
+
+# Run with one thread (h2load --threads 1, oha --worker-threads 1: loadgen), so one core is all they
+# can use however many they are given; ghz and k6 use every core they are given.
+ONE_THREAD_TOOLS = frozenset({"h2load", "oha"})
+
+
+def generator_ceiling(tool: str, generator_cores: int) -> int:
+    """The most cores a window's one generator can use: what the generator-saturated flag compares
+    its CPU with. (Compared with the cores it was given, a one-thread tool at its ceiling on a
+    machine with more than two cores was never flagged.)"""
+    return 1 if tool in ONE_THREAD_TOOLS else generator_cores
 
 
 def flag(code: str, reason: str) -> dict:
@@ -111,9 +127,14 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
     cpu = sampler.window(span[0], span[1], cpu_names) if span else {n: None for n in [*cpu_names, "other"]}
     gen = cpu.get("generator")
     gen_cores = gen / seconds if gen is not None else None
+    own = cpu.get(OWN_GENERATOR, gen)   # a window's one generator is its own
+    own_ceiling = generator_ceiling(cell.tool, generator_cores)
     if gen_cores is not None and gen_cores >= GENERATOR_SATURATED * generator_cores:
         flags.append(flag("generator-saturated", f"the generator used {gen_cores:.2f} of its {generator_cores} "
                                                  "core(s): this figure is the generator's ceiling"))
+    elif own is not None and own / seconds >= GENERATOR_SATURATED * own_ceiling:
+        flags.append(flag("generator-saturated", f"{cell.tool} used {own / seconds:.2f} of the {own_ceiling} "
+                                                 "core(s) it can use: this figure is its ceiling"))
     dropped = m.get("droppedIterations")
     achieved = None
     rate = offered_rate if offered_rate is not None else cell.target_rate

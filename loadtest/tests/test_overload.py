@@ -220,7 +220,7 @@ def outcome(n, ok_share=1.0, refused_share=0.0, timed_out=0, latency_us=500.0, s
 
 def build(cell, out, start=0, rnd=0, rate=None, hit=0.999, flushes=None, limit=200.0):
     record, data = windows.build(
-        cell, start=start, rnd=rnd, order=1, outcome=out, sampler=measure.BothGenerators(FlatSampler()),
+        cell, start=start, rnd=rnd, order=1, outcome=out, sampler=measure.BothGenerators(FlatSampler(), cell.protocol),
         generator_cores=1, hit_ratio={"l1": hit, "l2": None, "overall": hit}, service_delta={}, db_delta={},
         n_keys=None, notes=[], measured_service=f"{cell.protocol}-service", cpu_names=measure.CPU_NAMES,
         offered_rate=rate)
@@ -256,8 +256,9 @@ def test_a_paired_window_flags_a_rate_the_generator_could_not_offer():
 
 
 def test_both_generators_are_the_generator_of_a_paired_window():
-    cpu = measure.BothGenerators(FlatSampler(0.4)).window(0.0, 2.0, measure.CPU_NAMES)
+    cpu = measure.BothGenerators(FlatSampler(0.4), "rest").window(0.0, 2.0, measure.CPU_NAMES)
     assert cpu["generator"] == pytest.approx(2 * 0.4 * 2.0) and "generator-rest" not in cpu
+    assert cpu[windows.OWN_GENERATOR] == pytest.approx(0.4 * 2.0)   # the window's own, apart
 
 
 # ---------------------------------------------------------------- the pair's record and goals

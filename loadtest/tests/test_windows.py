@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tandem_bench import cpu, loadgen, profile, samples, windows
+from tandem_bench import cpu, loadgen, measure, profile, samples, windows
 from tandem_bench.headline import compute
 from tandem_bench.pooled import Plans
 
@@ -65,6 +65,29 @@ def test_a_saturated_generator_flags_the_window_and_keeps_it_out_of_the_headline
     record, data = build(plan(), outcome(), sampler(0.97))
     assert [f["code"] for f in record["flags"]] == ["generator-saturated"]
     assert "0.97 of its 1 core" in record["flags"][0]["reason"] and not data.eligible
+
+
+def test_a_one_thread_generator_at_its_one_core_is_saturated_whatever_it_was_given():
+    # oha and h2load run with one thread: given 4 cores, one at 0.97 of a core was never flagged
+    def window(tool, smp):
+        return windows.build(plan(tool=tool), start=0, rnd=0, order=1, outcome=outcome(), sampler=smp, generator_cores=4,
+                             hit_ratio={"l1": 0.999, "l2": None, "overall": 0.999}, service_delta={"okCalls": 10**9},
+                             db_delta={"rowsRead": 0, "queries": 30}, n_keys=None, notes=[],
+                             measured_service="grpc-service", cpu_names=windows_cpu_names())[0]
+    for tool, saturated in (("oha", True), ("h2load", True), ("ghz", False), ("k6", False)):
+        record = window(tool, sampler(0.97))
+        assert ("generator-saturated" in [f["code"] for f in record["flags"]]) == saturated, tool
+    assert "oha used 0.97 of the 1 core(s) it can use" in window("oha", sampler(0.97))["flags"][0]["reason"]
+    # a paired window (overload): oha at its core beside an idle ghz, the pair far from the 4 cores
+    paired = sampler(0.0)
+    for name, cores in (("generator-rest", 0.97), ("generator-grpc", 0.2)):
+        paired.series[name] = cpu.Series()
+        for i in range(81):
+            paired.series[name].add(1000.0 + i * 0.05, cores * i * 0.05)
+    record = window("oha", measure.BothGenerators(paired, "rest"))
+    assert [f["code"] for f in record["flags"]] == ["generator-saturated"]
+    assert record["generatorCores"] == pytest.approx(1.17, rel=0.05)
+    assert window("ghz", measure.BothGenerators(paired, "grpc"))["flags"] == []
 
 
 def test_other_cpu_is_noted_but_does_not_exclude():
