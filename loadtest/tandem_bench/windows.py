@@ -239,8 +239,9 @@ def pooled_service_latency(ws: list[WindowData]) -> dict | None:
     """The service's own timing over a cell's (or a step's) windows: their histograms summed, then
     read once (service_latency), as the generator's percentiles are pooled (pooled.py). A median of
     the windows' own p99s, as this once was, reads lower than the pooled p99 whenever the windows
-    differ (by about a fifth in the hot-path runs' busiest cells), and set beside the generator's
-    pooled p99 it overstated the time spent outside the service. Windows without a reading are left
+    differ (the generator's own p99s read both ways in results/20261201T043039Z-hotpath-bf45c25:
+    the pooled 0.6-12.5 % higher in the 50- and 500-connection cells), and set beside the
+    generator's pooled p99 it overstated the time spent outside the service. Windows without a reading are left
     out; None when none has one, or their buckets differ (a service restarted with another
     configuration)."""
     readings = [w.service_buckets for w in ws if w.service_buckets]
@@ -359,6 +360,7 @@ class CellRun:
 
         rows, queries = total(("db", "rowsRead")), total(("db", "queries"))
         service = SERVICE_NAMES[self.plan.protocol]
+        service_pooled = pooled_service_latency(list(self.data.values()))
         summary = {
             "requests": requests, "ok": ok, "errors": errors, "errorRate": errors / requests if requests else 0.0,
             "samples": pool.n,
@@ -380,8 +382,7 @@ class CellRun:
             },
             "generatorCores": median_of("generatorCores"),
             # the service's own timing, its windows' histograms pooled
-            "serviceLatencyMs": {q: (pooled_service_latency(list(self.data.values())) or {}).get(q)
-                                 for q in ("p50", "p99")},
+            "serviceLatencyMs": {q: (service_pooled or {}).get(q) for q in ("p50", "p99")},
             "jvm": {"gcPauseMs": total(("jvm", "gcPauseMs")), "jitMs": total(("jvm", "jitMs")),
                     "jitCpuMs": total(("jvm", "jitCpuMs"))},
             "serviceThreads": service_threads(total(("serviceThreads", "userCpuMs")),

@@ -14,10 +14,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One instance of the domain — its own application context, connection pool, L1, Redis
@@ -223,8 +225,8 @@ final class Instance {
         java.util.function.Supplier<Double> flushes = () -> peers.stream()
                 .mapToDouble(i -> i.cache.metrics().flushCounts().values().stream().mapToDouble(Double::doubleValue).sum())
                 .sum();
-        long quietNanos = java.time.Duration.ofMillis(800).toNanos();
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        long quietNanos = Duration.ofMillis(800).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         double seen = flushes.get();
         long since = System.nanoTime();
         while (System.nanoTime() - since < quietNanos) {
@@ -253,7 +255,7 @@ final class Instance {
     void awaitFollowersPastTheLog() {
         long last = jdbc.sql("SELECT COALESCE(MAX(seq), 0) FROM cache_invalidations").query(Long.class).single();
         List<Instance> followers = sameTarget().stream().filter(i -> i.cache.follower() != null).toList();
-        if (!Await.within(java.time.Duration.ofSeconds(30),
+        if (!Await.within(Duration.ofSeconds(30),
                 () -> followers.stream().allMatch(i -> i.cache.follower().highestSeen() >= last))) {
             throw new AssertionError("the followers did not read the log up to seq " + last);
         }
@@ -272,8 +274,8 @@ final class Instance {
         }
         // The pass's age is in whole milliseconds, rounded down: one more keeps the start it implies
         // no later than the real one.
-        if (!Await.within(java.time.Duration.ofSeconds(30), () -> System.nanoTime()
-                - java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(follower.lastPassAgeMillis() + 1) - nanoTime > 0)) {
+        if (!Await.within(Duration.ofSeconds(30), () -> System.nanoTime()
+                - TimeUnit.MILLISECONDS.toNanos(follower.lastPassAgeMillis() + 1) - nanoTime > 0)) {
             throw new AssertionError(this + " completed no pass over the log within 30 s: " + cache.status());
         }
     }
@@ -298,7 +300,7 @@ final class Instance {
         if (cache.mode() == CacheMode.NONE) {
             return;
         }
-        boolean healthy = Await.within(java.time.Duration.ofSeconds(60), () ->
+        boolean healthy = Await.within(Duration.ofSeconds(60), () ->
                 (!cache.mode().usesL1() || cache.l1Trusted())
                         && (cache.redis() == null
                         || cache.redis().breaker().getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED)
