@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.RecoverableDataAccessException;
 import org.springframework.dao.TransientDataAccessResourceException;
@@ -20,6 +21,7 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTimeoutException;
+import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +44,11 @@ import java.util.Set;
  * transaction that could not begin): UNAVAILABLE (503) with a retry delay,
  * {@code tandem.db.retry-after};</li>
  * <li>the connection broke during the commit: UNAVAILABLE with {@code commitOutcome=unknown} in the
- * metadata — the write may have been applied, so the client must read before retrying it.</li>
+ * metadata — the write may have been applied, so the client must read before retrying it;</li>
+ * <li>the write lost a lock conflict with a concurrent one: InnoDB chose it as a deadlock's victim
+ * (1213, SQL state 40001) or its lock wait timed out (1205), and its transaction was rolled back:
+ * ABORTED (409), as for a stale version — the client retries, and sees what the other write did
+ * (two creates of one e-mail whose first holder rolled back deadlock this way, by InnoDB's design).</li>
  * </ul>
  */
 @Component
@@ -53,6 +59,8 @@ public class DataAccessFailures {
 
     private static final Logger log = LoggerFactory.getLogger(DataAccessFailures.class);
     private static final Set<String> STATEMENT_CANCELLED_STATES = Set.of("70100", "HYT00", "HYT01");
+    /** MySQL/MariaDB's ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT. */
+    private static final Set<Integer> LOCK_CONFLICT_ERRORS = Set.of(1213, 1205);
 
     private final Duration retryAfter;
 
@@ -96,6 +104,12 @@ public class DataAccessFailures {
                     "the database is unavailable; nothing was changed; retry after " + retryAfter.toSeconds() + " s",
                     List.of(), null, null, retryAfter, Map.of(), failure));
         }
+        if (chain.stream().anyMatch(DataAccessFailures::isLostLockConflict)) {
+            log.info("A write lost a lock conflict with a concurrent one and was rolled back: {}", rootMessage(chain));
+            return Optional.of(new DomainException(ErrorCode.ABORTED,
+                    "the write conflicted with a concurrent write of the same data and was rolled back; "
+                            + "nothing was changed: retry it", List.of(), null, null, null, Map.of(), failure));
+        }
         return Optional.empty();
     }
 
@@ -128,6 +142,16 @@ public class DataAccessFailures {
                 || e instanceof TransientDataAccessResourceException
                 || e instanceof RecoverableDataAccessException
                 || e instanceof org.hibernate.exception.JDBCConnectionException;
+    }
+
+    private static boolean isLostLockConflict(Throwable e) {
+        return e instanceof PessimisticLockingFailureException
+                || e instanceof jakarta.persistence.PessimisticLockException
+                || e instanceof jakarta.persistence.LockTimeoutException
+                || e instanceof org.hibernate.exception.LockAcquisitionException
+                || e instanceof SQLTransactionRollbackException
+                || e instanceof SQLException sql && (LOCK_CONFLICT_ERRORS.contains(sql.getErrorCode())
+                || "40001".equals(sql.getSQLState()));
     }
 
     private static List<Throwable> causes(Throwable failure) {

@@ -8,8 +8,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.orm.jpa.JpaSystemException;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -84,6 +86,26 @@ class DataAccessFailuresTest {
         assertThat(classified.code()).isEqualTo(ErrorCode.UNAVAILABLE);
         assertThat(classified.metadata()).containsEntry(DataAccessFailures.COMMIT_OUTCOME, "unknown");
         assertThat(classified.retryAfter()).contains(Duration.ofSeconds(7));
+    }
+
+    static Stream<Arguments> lostAConcurrencyConflict() {
+        return Stream.of(
+                Arguments.of(new CannotAcquireLockException("could not execute statement [insert into users ...]",
+                        new SQLException("Deadlock found when trying to get lock; try restarting transaction", "40001", 1213))),
+                Arguments.of(new PessimisticLockingFailureException("could not execute statement",
+                        new SQLException("Lock wait timeout exceeded; try restarting transaction", "HY000", 1205))),
+                Arguments.of(new JpaSystemException(new RuntimeException(
+                        new SQLException("Deadlock found when trying to get lock; try restarting transaction", "40001", 1213)))));
+    }
+
+    @ParameterizedTest
+    @MethodSource
+    void lostAConcurrencyConflict(Exception failure) {
+        DomainException classified = failures.classify(failure).orElseThrow();
+
+        assertThat(classified.code()).isEqualTo(ErrorCode.ABORTED);
+        assertThat(classified.getMessage()).contains("nothing was changed").doesNotContain("Deadlock", "Lock wait");
+        assertThat(classified.retryAfter()).isEmpty();
     }
 
     @Test
