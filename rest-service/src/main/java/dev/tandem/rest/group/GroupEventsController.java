@@ -1,18 +1,22 @@
 package dev.tandem.rest.group;
 
+import dev.tandem.group.GroupService;
 import dev.tandem.group.watch.GroupEvent;
 import dev.tandem.group.watch.GroupWatch;
 import dev.tandem.group.watch.WatchSink;
 import dev.tandem.ratelimit.ClientRateLimiter;
 import dev.tandem.rest.ratelimit.RateLimitFilter;
+import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
@@ -46,11 +50,30 @@ public class GroupEventsController {
     public static final String LAST_EVENT_ID = "Last-Event-ID";
 
     private final GroupWatch watch;
+    private final GroupService groups;
     private final ClientRateLimiter clients;
 
-    public GroupEventsController(GroupWatch watch, ClientRateLimiter clients) {
+    public GroupEventsController(GroupWatch watch, GroupService groups, ClientRateLimiter clients) {
         this.watch = watch;
+        this.groups = groups;
         this.clients = clients;
+    }
+
+    /**
+     * HEAD of a stream: the headers a GET starts it with (or a GET's refusal), and no watch. Without
+     * this Spring answers HEAD with the GET handler, whose watch nothing could end: the container
+     * drops every write to a HEAD answer, so no send ever fails, and the watch held its place (of the
+     * instance's and of the client's, with no token needed) until its group was deleted; and a client
+     * waiting for the end of that answer never saw one. The group is read as GetGroup reads it, so an
+     * unknown one is 404 here too; the watcher limits are not asked, as a HEAD takes no place.
+     */
+    @Hidden
+    @RequestMapping(method = RequestMethod.HEAD, path = "/groups/{id}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    public ResponseEntity<Void> head(@PathVariable long id, @RequestParam(required = false) String since,
+                                     @RequestHeader(name = LAST_EVENT_ID, required = false) String lastEventId) {
+        position(since, lastEventId);
+        groups.get(id);
+        return ResponseEntity.ok().contentType(MediaType.TEXT_EVENT_STREAM).build();
     }
 
     @Operation(operationId = "WatchGroup")
@@ -58,8 +81,7 @@ public class GroupEventsController {
     public SseEmitter watch(@PathVariable long id, @RequestParam(required = false) String since,
                             @RequestHeader(name = LAST_EVENT_ID, required = false) String lastEventId,
                             HttpServletRequest request) {
-        OptionalLong position = lastEventId != null && !lastEventId.isBlank()
-                ? GroupWatch.position(lastEventId, LAST_EVENT_ID) : GroupWatch.position(since, "since");
+        OptionalLong position = position(since, lastEventId);
         // No timeout: a watch is not a request, and ends by its own events or when the client leaves.
         SseEmitter emitter = new SseEmitter(0L);
         GroupWatch.Watch started = watch.open(id, position, RateLimitFilter.clientOf(clients, request),
@@ -68,6 +90,11 @@ public class GroupEventsController {
         emitter.onError(failure -> started.cancel());
         emitter.onTimeout(started::cancel);
         return emitter;
+    }
+
+    private static OptionalLong position(String since, String lastEventId) {
+        return lastEventId != null && !lastEventId.isBlank()
+                ? GroupWatch.position(lastEventId, LAST_EVENT_ID) : GroupWatch.position(since, "since");
     }
 
     private record EmitterSink(SseEmitter emitter) implements WatchSink {

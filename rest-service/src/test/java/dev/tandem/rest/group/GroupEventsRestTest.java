@@ -173,6 +173,32 @@ class GroupEventsRestTest extends RestIntegrationTest {
                 .header("Accept", "text/event-stream").header("Last-Event-ID", "abc").exchange(), "Last-Event-ID");
     }
 
+    /**
+     * A HEAD of the stream answers the headers a GET starts it with and opens no watch. Failed
+     * before: Spring answered HEAD with the GET handler, whose watch no send could end (the
+     * container drops a HEAD answer's body), so each HEAD held a place until its group was deleted,
+     * and the JDK's client, waiting for the end of that answer, failed with "request timed out".
+     */
+    @Test
+    void aHeadOfTheStreamAnswersItsHeadersAndHoldsNoPlace() throws Exception {
+        for (int i = 0; i <= maxWatchersPerClient; i++) {
+            HttpResponse<Void> head = head("/api/v1/groups/" + GROUP + "/events");
+            assertThat(head.statusCode()).isEqualTo(200);
+            assertThat(head.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/event-stream"));
+        }
+        assertThat(watch.watching()).as("watches held after the HEADs were answered").isZero();
+        // As a GET's refusals, without their bodies.
+        assertThat(head("/api/v1/groups/999999/events").statusCode()).isEqualTo(404);
+        assertThat(head("/api/v1/groups/" + GROUP + "/events?since=-3").statusCode()).isEqualTo(400);
+    }
+
+    /** A HEAD from 127.0.0.1 with no token, answered within {@link #WAIT} or failed (a HEAD of a watch once hung). */
+    private HttpResponse<Void> head(String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).header("Accept", "text/event-stream")
+                .timeout(WAIT).build(), HttpResponse.BodyHandlers.discarding());
+    }
+
     /** The instance's places taken by two clients, each under its own cap: a third is refused. */
     @Test
     void watchesBeyondTheLimitAre429WithRetryAfter() throws Exception {
