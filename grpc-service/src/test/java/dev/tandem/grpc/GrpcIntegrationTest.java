@@ -32,9 +32,10 @@ import java.util.concurrent.TimeUnit;
  * same configuration, so they all share one application context.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        // Watches: heartbeats often and limits low enough to reach, one client's below the instance's (WatchGroupGrpcTest).
+        // Watches: heartbeats often, limits low enough to reach, one client's below the instance's, and a
+        // stall timeout a test can wait for (WatchGroupGrpcTest).
         properties = {"spring.grpc.server.port=0", "tandem.watch.heartbeat=500ms", "tandem.watch.max-watchers=4",
-                "tandem.watch.max-watchers-per-client=3"})
+                "tandem.watch.max-watchers-per-client=3", "tandem.watch.stall-timeout=3s"})
 @UseTestDatabase
 @Import(ServerProbes.class)
 public abstract class GrpcIntegrationTest {

@@ -19,6 +19,7 @@ import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Headers;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2ResetFrame;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Settings;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannel;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamFrame;
@@ -29,9 +30,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One unary gRPC call sent as HTTP/2 frames by hand (over the Netty that grpc-java ships shaded),
- * for what no gRPC client sends: grpc-java and grpc-go refuse to send a metadata key that gRPC does
- * not allow, yet a peer can, and the server must answer it.
+ * One gRPC call sent as HTTP/2 frames by hand (over the Netty that grpc-java ships shaded), for
+ * what no gRPC client sends: grpc-java and grpc-go refuse to send a metadata key that gRPC does not
+ * allow, yet a peer can, and the server must answer it; nor does either let a caller keep its
+ * connection's flow-control window at 0.
  */
 public final class RawHttp2Call {
 
@@ -61,37 +63,64 @@ public final class RawHttp2Call {
         EventLoopGroup loop = new NioEventLoopGroup(1);
         try {
             CompletableFuture<Trailers> answer = new CompletableFuture<>();
-            Channel connection = new Bootstrap().group(loop).channel(NioSocketChannel.class)
-                    .handler(new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel channel) {
-                            channel.pipeline().addLast(Http2FrameCodecBuilder.forClient().validateHeaders(false).build(),
-                                    new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
-                        }
-                    })
-                    .connect("127.0.0.1", port).sync().channel();
-            Http2StreamChannel stream = new Http2StreamChannelBootstrap(connection)
-                    .handler(new SimpleChannelInboundHandler<Http2StreamFrame>() {
-                        @Override
-                        protected void channelRead0(ChannelHandlerContext context, Http2StreamFrame frame) {
-                            if (frame instanceof Http2HeadersFrame headers && headers.isEndStream()) {
-                                answer.complete(new Trailers(headers.headers()));
-                            } else if (frame instanceof Http2ResetFrame reset) {
-                                answer.completeExceptionally(new IOException("the server reset the stream: " + reset.errorCode()));
-                            }
-                        }
-                    })
-                    .open().sync().getNow();
-            Http2Headers headers = new DefaultHttp2Headers(false).method("POST").scheme("http").path(path)
-                    .authority("127.0.0.1:" + port).add("content-type", "application/grpc").add("te", "trailers");
-            metadata.forEach(headers::add);
-            stream.write(new DefaultHttp2HeadersFrame(headers, false));
-            // The gRPC message frame: not compressed, its length, the message.
-            ByteBuf body = Unpooled.buffer(5 + message.length).writeByte(0).writeInt(message.length).writeBytes(message);
-            stream.writeAndFlush(new DefaultHttp2DataFrame(body, true));
+            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, message, answer);
             return answer.get(30, TimeUnit.SECONDS);
         } finally {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * Calls {@code path} with {@code message} as a client that takes nothing: its connection gives
+     * every stream a flow-control window of 0, so the server can send no message on it, and holds
+     * the call open until closed.
+     */
+    public static AutoCloseable takingNothing(int port, String path, byte[] message) throws Exception {
+        EventLoopGroup loop = new NioEventLoopGroup(1);
+        try {
+            send(connect(loop, port, Http2Settings.defaultSettings().initialWindowSize(0)), port, path, Map.of(), message,
+                    new CompletableFuture<>());
+        } catch (Exception | Error e) {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+        return () -> loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static Channel connect(EventLoopGroup loop, int port, Http2Settings settings) throws InterruptedException {
+        return new Bootstrap().group(loop).channel(NioSocketChannel.class)
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        channel.pipeline().addLast(Http2FrameCodecBuilder.forClient().validateHeaders(false)
+                                        .initialSettings(settings).build(),
+                                new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                    }
+                })
+                .connect("127.0.0.1", port).sync().channel();
+    }
+
+    /** Opens a stream on {@code connection} and sends the call; {@code answer} gets its last header block. */
+    private static void send(Channel connection, int port, String path, Map<String, String> metadata, byte[] message,
+                             CompletableFuture<Trailers> answer) throws InterruptedException {
+        Http2StreamChannel stream = new Http2StreamChannelBootstrap(connection)
+                .handler(new SimpleChannelInboundHandler<Http2StreamFrame>() {
+                    @Override
+                    protected void channelRead0(ChannelHandlerContext context, Http2StreamFrame frame) {
+                        if (frame instanceof Http2HeadersFrame headers && headers.isEndStream()) {
+                            answer.complete(new Trailers(headers.headers()));
+                        } else if (frame instanceof Http2ResetFrame reset) {
+                            answer.completeExceptionally(new IOException("the server reset the stream: " + reset.errorCode()));
+                        }
+                    }
+                })
+                .open().sync().getNow();
+        Http2Headers headers = new DefaultHttp2Headers(false).method("POST").scheme("http").path(path)
+                .authority("127.0.0.1:" + port).add("content-type", "application/grpc").add("te", "trailers");
+        metadata.forEach(headers::add);
+        stream.write(new DefaultHttp2HeadersFrame(headers, false));
+        // The gRPC message frame: not compressed, its length, the message.
+        ByteBuf body = Unpooled.buffer(5 + message.length).writeByte(0).writeInt(message.length).writeBytes(message);
+        stream.writeAndFlush(new DefaultHttp2DataFrame(body, true));
     }
 }

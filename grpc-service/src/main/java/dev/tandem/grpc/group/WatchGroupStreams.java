@@ -27,8 +27,8 @@ import java.util.OptionalLong;
  * GrpcErrors maps it like every other; after that the stream ends with OK after a deleted message,
  * or with UNAVAILABLE (ErrorInfo metadata {@code position}) when this instance ends it.
  *
- * <p>Flow control: the watch sends only while the call is ready (the client's HTTP/2 window has
- * room) and keeps one pending event meanwhile, so a slow client holds one message here, never a
+ * <p>Flow control: the watch sends only while the call is ready (nothing it sent still waits for
+ * the client's HTTP/2 window) and keeps one pending event meanwhile, so a slow client holds one message here, never a
  * queue; grpc-java's onReady resumes it. A cancelled call frees the watch, and so does a client that
  * takes nothing for {@code tandem.watch.stall-timeout}: its call ends with UNAVAILABLE. No request deadline
  * applies after the start: CallDeadlineInterceptor's deadline only bounds the SQL the handler runs,
@@ -55,6 +55,10 @@ class WatchGroupStreams {
                 client, new CallSink(call));
         // Set before this method returns, so before grpc-java runs either (it runs them after it, in order).
         call.setOnCancelHandler(started::cancel);
+        // Not ready while anything sent waits for the client's window: grpc-java's default (ready
+        // until 32 KiB wait) is never reached by heartbeats of a few bytes, so a client that took
+        // nothing from a group that does not change was never found stalled and kept its place.
+        call.setOnReadyThreshold(1);
         call.setOnReadyHandler(started::resume);
     }
 

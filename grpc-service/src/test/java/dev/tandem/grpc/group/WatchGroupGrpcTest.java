@@ -8,6 +8,7 @@ import dev.tandem.auth.DevTokens;
 import dev.tandem.group.watch.GroupWatch;
 import dev.tandem.grpc.GrpcFailure;
 import dev.tandem.grpc.GrpcIntegrationTest;
+import dev.tandem.grpc.RawHttp2Call;
 import dev.tandem.proto.v1.DeleteGroupRequest;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
@@ -161,6 +162,23 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
         assertThat(details).filteredOn(detail -> detail.is(ErrorInfo.class))
                 .singleElement().satisfies(detail -> assertThat(detail.unpack(ErrorInfo.class).getMetadataMap())
                         .containsEntry(limit, String.valueOf(value)));
+    }
+
+    /**
+     * A client that takes no message loses its watch after the stall timeout, even on a group that
+     * does not change, where the watch sends only heartbeats of a few bytes. Failed before: grpc-java
+     * says a call is ready until 32 KiB wait in it, which heartbeats alone take hours to fill, so the
+     * watch of a client whose window stayed at 0 was never found stalled and held its place
+     * ("the watch held by a client that takes nothing to end" not within 20 s, the timeout 3 s).
+     */
+    @Test
+    void aClientThatTakesNothingLosesItsWatchOfAQuietGroup() throws Exception {
+        try (AutoCloseable ignored = RawHttp2Call.takingNothing(grpcPort(), "/tandem.v1.StudyGroupService/WatchGroup",
+                WatchGroupRequest.newBuilder().setId(GROUP).build().toByteArray())) {
+            Await.until("the watch to start", java.time.Duration.ofSeconds(20), () -> watch.watching() == 1);
+            Await.until("the watch held by a client that takes nothing to end", java.time.Duration.ofSeconds(20),
+                    () -> watch.watching() == 0);
+        }
     }
 
     @Test
