@@ -1,5 +1,6 @@
 package dev.tandem.rest.representation;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpInputMessage;
 import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
@@ -35,6 +36,12 @@ final class JsonRepresentation extends AbstractHttpMessageConverter<Object> {
     @Override
     protected Object readInternal(Class<?> type, HttpInputMessage input) {
         throw new UnsupportedOperationException("request bodies are read by Jackson");
+    }
+
+    /** Labelled as what the bytes are, not as the Accept range that chose them ({@link WireForms#contentType}). */
+    @Override
+    protected void addDefaultHeaders(HttpHeaders headers, Object view, MediaType selected) throws IOException {
+        super.addDefaultHeaders(headers, view, WireForms.contentType(selected));
     }
 
     @Override

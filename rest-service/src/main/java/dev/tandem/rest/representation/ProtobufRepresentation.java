@@ -9,6 +9,7 @@ import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.tandem.config.ProtoValues;
 import dev.tandem.error.DomainException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpInputMessage;
 import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
@@ -155,6 +156,12 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
                 }
             }
         }
+    }
+
+    /** Labelled as what the bytes are, not as the Accept range that chose them ({@link WireForms#contentType}). */
+    @Override
+    protected void addDefaultHeaders(HttpHeaders headers, Object view, MediaType selected) throws IOException {
+        super.addDefaultHeaders(headers, view, WireForms.contentType(selected));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.tandem.rest.representation;
 
 import dev.tandem.cache.PerEntry;
+import org.springframework.http.MediaType;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.security.MessageDigest;
@@ -46,6 +47,20 @@ final class WireForms {
 
     boolean declares(Class<?> view) {
         return responses.containsKey(view);
+    }
+
+    /**
+     * The Content-Type a wire form is sent under when {@code selected} chose it: the type without
+     * parameters. Spring selects the client's Accept range itself when it has more parameters than
+     * the type the route produces, and a converter labels its body with what was selected; but a
+     * wire form is bytes made once for every client, so a parameter the client sent says nothing
+     * about them: JSON is always UTF-8 (RFC 8259 8.1: a {@code charset=utf-16} would be a lie) and
+     * the protobuf bytes are the view's own message (a {@code proto=tandem.v1.User} on a Group too).
+     * No wire form has a parameter of its own to lose.
+     */
+    static MediaType contentType(MediaType selected) {
+        return selected == null || selected.getParameters().isEmpty() ? selected
+                : new MediaType(selected.getType(), selected.getSubtype());
     }
 
     /**

@@ -64,6 +64,55 @@ class RepresentationRestTest extends RestIntegrationTest {
                 .firstValue("Content-Type")).hasValue("application/protobuf");
     }
 
+    /**
+     * The Content-Type describes the body that was sent, not the parameters of the Accept range that
+     * chose it: JSON goes out as UTF-8 (RFC 8259 8.1) whatever charset a client names, and protobuf
+     * as its bare type, whatever message name a client puts in a parameter. Failed before: Spring
+     * answered with the Accept range itself when it was the more specific, so a UTF-8 body went out
+     * as {@code application/json;charset=utf-16} and a tandem.v1.Group as
+     * {@code application/x-protobuf;proto=tandem.v1.User}.
+     */
+    @Test
+    void theContentTypeDescribesTheBodyNotTheAcceptRangeThatChoseIt() throws Exception {
+        List<String> reads = List.of("/api/v1/groups/1", "/api/v1/groups?page_size=5", "/api/v1/users/1",
+                "/api/v1/leaderboard", "/api/v1/hello");
+        for (String path : reads) {
+            HttpResponse<byte[]> plain = sendBytes(request(path).header("Accept", "application/json"));
+            HttpResponse<byte[]> utf16 = sendBytes(request(path).header("Accept", "application/json;charset=utf-16"));
+            assertThat(utf16.statusCode()).as(path).isEqualTo(200);
+            assertThat(utf16.headers().firstValue("Content-Type")).as(path).hasValue("application/json");
+            assertThat(utf16.body()).as(path).isEqualTo(plain.body());
+            // the same bytes under the same Content-Type: one tag fits both (a strong tag may not
+            // stand for two representations whose metadata differ)
+            assertThat(utf16.headers().firstValue("ETag")).as(path).isEqualTo(plain.headers().firstValue("ETag"));
+
+            HttpResponse<byte[]> named = sendBytes(request(path).header("Accept", PROTOBUF + "; proto=tandem.v1.User"));
+            assertThat(named.statusCode()).as(path).isEqualTo(200);
+            assertThat(named.headers().firstValue("Content-Type")).as(path).hasValue(PROTOBUF);
+            assertThat(named.body()).as(path).isEqualTo(sendBytes(request(path).header("Accept", PROTOBUF)).body());
+        }
+        // writes answer a body too: 201 and a PATCH's 200
+        HttpResponse<byte[]> created = sendBytes(request("/api/v1/users").header("Accept", "application/json;charset=utf-16")
+                .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Charset Free\",\"email\":\"charset.free@example.test\"}")));
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(created.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(json.readTree(new String(created.body(), StandardCharsets.UTF_8)).get("name").asString())
+                .isEqualTo("Charset Free");
+        HttpResponse<byte[]> patched = sendBytes(request("/api/v1/groups/2").header("Accept", PROTOBUF + ";proto=tandem.v1.User")
+                .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
+                .method("PATCH", HttpRequest.BodyPublishers.ofString(
+                        "{\"group\":{\"description\":\"named\"},\"updateMask\":\"description\",\"expectedVersion\":0}")));
+        assertThat(patched.statusCode()).isEqualTo(200);
+        assertThat(patched.headers().firstValue("Content-Type")).hasValue(PROTOBUF);
+        assertThat(Group.parseFrom(patched.body()).getDescription()).isEqualTo("named");
+        // and a problem is problem+json, UTF-8, whatever was asked for
+        HttpResponse<byte[]> missing = sendBytes(request("/api/v1/groups/999999").header("Accept", "application/json;charset=utf-16"));
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(missing.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(json.readTree(new String(missing.body(), StandardCharsets.UTF_8)).get("code").asString()).isEqualTo("NOT_FOUND");
+    }
+
     @Test
     void jsonStaysTheDefault() throws Exception {
         assertThat(send(request("/api/v1/groups/1")).headers().firstValue("Content-Type")).hasValue("application/json");
