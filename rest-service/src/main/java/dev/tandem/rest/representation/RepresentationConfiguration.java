@@ -5,15 +5,20 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.http.converter.autoconfigure.ServerHttpMessageConvertersCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.config.annotation.ContentNegotiationConfigurer;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Joins every feature's {@link Representations}: their views' {@link WireForms}, written by the JSON
  * and protobuf representations among the server's message converters (ahead of Jackson's), and the
- * conditional GETs of the views that declare an entity tag, and the reading of an empty protobuf body.
+ * conditional GETs of the views that declare an entity tag, and the reading of an empty protobuf body;
+ * and the reading of Accept that chooses between the representations ({@link AcceptRanges}).
  */
 @Configuration(proxyBeanMethods = false)
 class RepresentationConfiguration {
@@ -47,5 +52,26 @@ class RepresentationConfiguration {
     @Bean
     ConditionalGets conditionalGets(WireForms forms) {
         return new ConditionalGets(forms);
+    }
+
+    /**
+     * Accept as RFC 9110 reads it, for every route: the one strategy (the service negotiates by the
+     * Accept header only, no path extension or query parameter, as Boot's defaults do), and the
+     * refusal of an unacceptable route before its handler runs.
+     */
+    @Bean
+    WebMvcConfigurer acceptRanges() {
+        AcceptRanges accept = new AcceptRanges();
+        return new WebMvcConfigurer() {
+            @Override
+            public void configureContentNegotiation(ContentNegotiationConfigurer configurer) {
+                configurer.strategies(List.of(accept));
+            }
+
+            @Override
+            public void addInterceptors(InterceptorRegistry registry) {
+                registry.addInterceptor(new AcceptRanges.RefuseBeforeHandling(accept));
+            }
+        };
     }
 }

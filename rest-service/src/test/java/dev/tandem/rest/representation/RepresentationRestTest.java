@@ -113,6 +113,52 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(json.readTree(new String(missing.body(), StandardCharsets.UTF_8)).get("code").asString()).isEqualTo("NOT_FOUND");
     }
 
+    /**
+     * q=0 means "not acceptable" (RFC 9110 12.4.2), and a type's quality is that of the most
+     * specific range that matches it (12.5.1), so {@code application/json;q=0, *}{@code /*} asks for
+     * anything but JSON. Failed before: each of these was answered 200 with the refused type
+     * (protobuf for {@code application/x-protobuf;q=0}, JSON for the others).
+     */
+    @Test
+    void aTypeTheClientRatesZeroIsNeverServed() throws Exception {
+        String noRepresentation = "application/json;q=0, application/x-protobuf;q=0, application/protobuf;q=0, */*";
+        for (String path : List.of("/api/v1/groups/1", "/api/v1/groups?page_size=5", "/api/v1/hello")) {
+            for (String accept : List.of(PROTOBUF + ";q=0", "text/html, application/json;q=0", "*/*;q=0", noRepresentation)) {
+                HttpResponse<String> refused = send(request(path).header("Accept", accept));
+                assertThat(refused.statusCode()).as("%s %s", path, accept).isEqualTo(406);
+                assertThat(refused.headers().firstValue("Content-Type")).as("%s %s", path, accept)
+                        .hasValue("application/problem+json");
+                assertThat(json.readTree(refused.body()).get("code").asString()).isEqualTo("INVALID_ARGUMENT");
+            }
+            // what a wider range still allows is served: here the other representation
+            HttpResponse<byte[]> other = sendBytes(request(path).header("Accept", "application/json;q=0, */*"));
+            assertThat(other.statusCode()).as(path).isEqualTo(200);
+            assertThat(other.headers().firstValue("Content-Type")).as(path).hasValue(PROTOBUF);
+            // the more specific range decides, even when the wider one is rated higher
+            assertThat(sendBytes(request(path).header("Accept", "*/*;q=0.9, application/json;q=0.1")).headers()
+                    .firstValue("Content-Type")).as(path).hasValue(PROTOBUF);
+            // equal qualities keep the header's order, as before
+            assertThat(sendBytes(request(path).header("Accept", PROTOBUF + ", application/json")).headers()
+                    .firstValue("Content-Type")).as(path).hasValue(PROTOBUF);
+            assertThat(sendBytes(request(path).header("Accept", "application/json, " + PROTOBUF)).headers()
+                    .firstValue("Content-Type")).as(path).hasValue("application/json");
+        }
+        assertThat(Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", "application/json;q=0, */*"))
+                .body()).getId()).isEqualTo(1);
+        // a write whose answer the client would refuse is refused before it is performed
+        var before = allCounts();
+        HttpResponse<String> refusedWrite = send(request("/api/v1/users").header("Accept", noRepresentation)
+                .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Never Made\",\"email\":\"never.made@example.test\"}")));
+        assertThat(refusedWrite.statusCode()).isEqualTo(406);
+        assertThat(allCounts()).isEqualTo(before);
+        HttpResponse<byte[]> created = sendBytes(request("/api/v1/users").header("Accept", "application/json;q=0, */*")
+                .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Binary Made\",\"email\":\"binary.made@example.test\"}")));
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(User.parseFrom(created.body()).getName()).isEqualTo("Binary Made");
+    }
+
     @Test
     void jsonStaysTheDefault() throws Exception {
         assertThat(send(request("/api/v1/groups/1")).headers().firstValue("Content-Type")).hasValue("application/json");
