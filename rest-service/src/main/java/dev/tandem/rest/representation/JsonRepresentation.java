@@ -44,6 +44,17 @@ final class JsonRepresentation extends AbstractHttpMessageConverter<Object> {
         super.addDefaultHeaders(headers, view, WireForms.contentType(selected));
     }
 
+    /**
+     * The wire form's length, known before a byte is written: a ResponseEntity's answer (every 201)
+     * is flushed by Spring once written, and Tomcat, which decides on gzip when the response is
+     * committed, compresses a body of unknown length however small it is
+     * ({@code tandem.compression.min-response-size} compares only a known length).
+     */
+    @Override
+    protected Long getContentLength(Object view, MediaType contentType) {
+        return (long) forms.json(view).length;
+    }
+
     @Override
     protected void writeInternal(Object view, HttpOutputMessage output) throws IOException {
         output.getBody().write(forms.json(view));

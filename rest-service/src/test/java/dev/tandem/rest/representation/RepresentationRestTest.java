@@ -12,6 +12,7 @@ import dev.tandem.proto.v1.ListGroupsResponse;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
 import dev.tandem.rest.RestIntegrationTest;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -289,6 +290,52 @@ class RepresentationRestTest extends RestIntegrationTest {
         HttpResponse<byte[]> small = sendBytes(request("/api/v1/hello").header("Accept-Encoding", "gzip"));
         assertThat(small.headers().firstValue("Content-Encoding")).isEmpty();
         assertThat(new String(small.body(), StandardCharsets.UTF_8)).isEqualTo("{\"message\":\"hello\"}");
+    }
+
+    /**
+     * The minimum size holds for every answer, whatever wrote it: problems (404, 400, 406), 201s and
+     * a PATCH's 200 are far below 1KB and go as they are, and a large 201 is still compressed.
+     * Failed before: Tomcat applies compression-min-size only to a length it knows, and these bodies
+     * were flushed (chunked, no Content-Length) before it knew, so a 166-byte 404 went out gzipped.
+     */
+    @Test
+    void smallAnswersGoUncompressedWhateverWroteThem() throws Exception {
+        String groupJson = "{\"name\":\"Small body\",\"subject\":\"algorithms\",\"capacity\":10,\"ownerId\":1}";
+        Map<String, HttpRequest.Builder> small = new java.util.LinkedHashMap<>();
+        small.put("404 problem", request("/api/v1/groups/999999"));
+        small.put("400 problem", request("/api/v1/groups/abc"));
+        small.put("406 problem", request("/api/v1/groups/1").header("Accept", "text/html"));
+        small.put("201 user", request("/api/v1/users").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Small\",\"email\":\"small@example.test\"}")));
+        small.put("201 group, protobuf", request("/api/v1/groups").header("Accept", PROTOBUF)
+                .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString(groupJson)));
+        small.put("201 membership", request("/api/v1/groups/2/members").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER)).POST(HttpRequest.BodyPublishers.ofString("{\"userId\":99}")));
+        small.put("200 patch", request("/api/v1/groups/3").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER)).method("PATCH", HttpRequest.BodyPublishers.ofString(
+                        "{\"group\":{\"description\":\"short\"},\"updateMask\":\"description\",\"expectedVersion\":0}")));
+        small.put("200 leaderboard", request("/api/v1/leaderboard?limit=1"));
+        SoftAssertions each = new SoftAssertions();  // every answer's verdict, not only the first's
+        for (Map.Entry<String, HttpRequest.Builder> answer : small.entrySet()) {
+            HttpResponse<byte[]> response = sendBytes(answer.getValue().header("Accept-Encoding", "gzip"));
+            each.assertThat(response.headers().firstValue("Content-Encoding")).as(answer.getKey()).isEmpty();
+            each.assertThat(response.body().length).as(answer.getKey()).isLessThan(1024);
+            each.assertThat(response.headers().firstValueAsLong("Content-Length")).as(answer.getKey())
+                    .hasValue(response.body().length);
+        }
+        each.assertAll();
+        // a 201 above the minimum is compressed as before
+        String large = "{\"name\":\"Large body\",\"subject\":\"algorithms\",\"capacity\":10,\"ownerId\":1,\"description\":\""
+                + "d".repeat(1000) + "\"}";
+        HttpResponse<byte[]> compressed = sendBytes(request("/api/v1/groups").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER)).header("Accept-Encoding", "gzip")
+                .POST(HttpRequest.BodyPublishers.ofString(large)));
+        assertThat(compressed.statusCode()).isEqualTo(201);
+        assertThat(compressed.headers().firstValue("Content-Encoding")).hasValue("gzip");
+        assertThat(json.readTree(new String(gunzip(compressed.body()), StandardCharsets.UTF_8)).get("description").asString())
+                .hasSize(1000);
     }
 
     // ---- conditional GET -----------------------------------------------------------------------
