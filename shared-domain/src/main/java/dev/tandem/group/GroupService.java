@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -184,6 +185,15 @@ public class GroupService {
 
     @Transactional
     public GroupView update(GroupChanges changes) {
+        return update(changes, null);
+    }
+
+    /**
+     * UpdateGroup, performed only if {@code condition} accepts the group as it is (REST's If-Match):
+     * see {@link #requireCondition}. Null is no condition.
+     */
+    @Transactional
+    public GroupView update(GroupChanges changes, Consumer<GroupView> condition) {
         List<FieldViolation> violations = new ArrayList<>();
         if (changes.paths().isEmpty()) {
             violations.add(new FieldViolation("update_mask", "must name at least one of " + GroupChanges.UPDATABLE));
@@ -200,6 +210,7 @@ public class GroupService {
         // Locked, so that a capacity cut and a concurrent join cannot both pass their checks.
         StudyGroup group = groups.findLockedById(changes.id())
                 .orElseThrow(() -> DomainException.notFound("group", changes.id()));
+        requireCondition(group.getId(), condition);
         requireVersion(group, changes.expectedVersion());
 
         GroupFields current = group.fields();
@@ -233,10 +244,17 @@ public class GroupService {
 
     @Transactional
     public void delete(long id, long expectedVersion) {
+        delete(id, expectedVersion, null);
+    }
+
+    /** DeleteGroup, performed only if {@code condition} accepts the group as it is: see {@link #requireCondition}. */
+    @Transactional
+    public void delete(long id, long expectedVersion, Consumer<GroupView> condition) {
         if (expectedVersion < 0) {
             throw DomainException.invalid("expected_version", "must not be negative (0 deletes whatever the version)");
         }
         StudyGroup group = groups.findLockedById(id).orElseThrow(() -> DomainException.notFound("group", id));
+        requireCondition(id, condition);
         if (expectedVersion != 0) {
             requireVersion(group, expectedVersion);
         }
@@ -340,6 +358,26 @@ public class GroupService {
     private static Invalidation everythingAbout(StudyGroup group) {
         return GroupCaches.group(group.getId()).and(GroupCaches.pagesOf(group.getSubject()))
                 .and(GroupCaches.leaderboardsOf(group.getSubject()));
+    }
+
+    /**
+     * Hands {@code condition} the group as GetGroup would answer it now, and lets it refuse the write
+     * by throwing (nothing has changed yet, and the exception rolls the transaction back). It comes
+     * where HTTP puts a precondition (RFC 9110 13.2.1): after the request's own checks and the
+     * missing group's NOT_FOUND, before expected_version and the write itself.
+     *
+     * <p>Why read from the database and not the cache: the condition must judge the state the write
+     * would change, and a cache may lag a write made on another instance; under the row lock that
+     * every write of a group takes first (joins, leaves, ratings and sessions included), nothing can
+     * change the group between this read and the commit. It reads what a cache miss of GetGroup
+     * reads, with the same clock, so for a current cache entry (one never outlives the start of a
+     * session it lists) the two are equal.
+     */
+    private void requireCondition(long id, Consumer<GroupView> condition) {
+        if (condition != null) {
+            condition.accept(queries.findGroup(id, clock.instant())
+                    .orElseThrow(() -> DomainException.notFound("group", id)));
+        }
     }
 
     private static void requireVersion(StudyGroup group, long expected) {

@@ -7,8 +7,11 @@ import dev.tandem.group.LeaderboardView;
 import dev.tandem.group.MembershipView;
 import dev.tandem.group.RatingView;
 import dev.tandem.group.SessionView;
+import dev.tandem.rest.representation.IfMatch;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -18,6 +21,7 @@ import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
@@ -44,10 +48,16 @@ import static dev.tandem.rest.representation.ProtobufRepresentation.X_PROTOBUF_V
 @RequestMapping(path = "/api/v1", produces = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
 public class GroupController {
 
-    private final GroupService groups;
+    private static final String IF_MATCH_DOC = "Perform the write only if the group is still as read: one or more of "
+            + "its ETags (GetGroup's, JSON or protobuf), or * (it exists). Otherwise 412 FAILED_PRECONDITION, nothing done. "
+            + "Checked as well as expected_version.";
 
-    public GroupController(GroupService groups) {
+    private final GroupService groups;
+    private final IfMatch ifMatch;
+
+    public GroupController(GroupService groups, IfMatch ifMatch) {
         this.groups = groups;
+        this.ifMatch = ifMatch;
     }
 
     @Operation(operationId = "GetGroup")
@@ -79,8 +89,10 @@ public class GroupController {
 
     @Operation(operationId = "UpdateGroup")
     @PatchMapping(path = "/groups/{id}", consumes = {MediaType.APPLICATION_JSON_VALUE, X_PROTOBUF_VALUE, PROTOBUF_VALUE})
-    public GroupView update(@PathVariable long id, @RequestBody UpdateGroupRequest request) {
-        return groups.update(request.toChanges(id));
+    public GroupView update(@PathVariable long id, @RequestBody UpdateGroupRequest request,
+                            @Parameter(description = IF_MATCH_DOC)
+                            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatchField) {
+        return groups.update(request.toChanges(id), ifMatch.condition(ifMatchField, "group", id));
     }
 
     /** Without {@code expected_version} (or with 0) the group is deleted whatever its version. */
@@ -89,8 +101,11 @@ public class GroupController {
     @DeleteMapping("/groups/{id}")
     public ResponseEntity<Void> delete(@PathVariable long id,
                                        @RequestParam(name = "expected_version", required = false) Long expectedVersion,
-                                       @RequestParam(name = "expectedVersion", required = false) Long expectedVersionCamel) {
-        groups.delete(id, orZero(expectedVersion != null ? expectedVersion : expectedVersionCamel));
+                                       @RequestParam(name = "expectedVersion", required = false) Long expectedVersionCamel,
+                                       @Parameter(description = IF_MATCH_DOC)
+                                       @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatchField) {
+        groups.delete(id, orZero(expectedVersion != null ? expectedVersion : expectedVersionCamel),
+                ifMatch.condition(ifMatchField, "group", id));
         return ResponseEntity.noContent().build();
     }
 

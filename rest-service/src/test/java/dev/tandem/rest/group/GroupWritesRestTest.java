@@ -214,6 +214,102 @@ class GroupWritesRestTest extends RestIntegrationTest {
         assertThat(allCounts()).isEqualTo(before);
     }
 
+    // ---- If-Match on PATCH and DELETE (RFC 9110 13.1.1) -----------------------------------------
+
+    /** At version 0, as the seed leaves every group; If-Match adds to expected_version, it does not replace it. */
+    private static final String RENAME = "{\"group\": {\"name\": \"Renamed if current\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}";
+
+    /**
+     * A false If-Match is 412 and nothing is done. Failed before: If-Match was ignored, so a PATCH
+     * with {@code If-Match: "not-current"} was applied (200) and a DELETE performed (204).
+     */
+    @Test
+    void aWriteWhoseIfMatchIsFalseIsRefusedAndChangesNothing() {
+        String tag = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
+        String before = read("/api/v1/groups/8");
+        Map<String, Object> row = groupRow(8);
+        List<Long> counts = allCounts();
+        // another tag; the current one weak (If-Match compares strongly); a list of others
+        for (String ifMatch : List.of("\"not-current\"", "W/" + tag, "\"other\", \"more\"")) {
+            expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", ifMatch)
+                    .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.PRECONDITION_FAILED,
+                    "FAILED_PRECONDITION");
+            expectProblem(http.delete().uri("/api/v1/groups/8").header("If-Match", ifMatch).exchange(),
+                    HttpStatus.PRECONDITION_FAILED, "FAILED_PRECONDITION");
+        }
+        assertThat(groupRow(8)).isEqualTo(row);
+        assertThat(allCounts()).isEqualTo(counts);
+        assertThat(read("/api/v1/groups/8")).isEqualTo(before);
+    }
+
+    /**
+     * The tag stands for everything the group shows: a join changes it though not the version, and
+     * a write conditioned on the tag read before the join is refused.
+     */
+    @Test
+    void aTagReadBeforeAJoinNoLongerMatches() {
+        String tag = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
+        long user = jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = 8)")
+                .query(Long.class).single();
+        post("/api/v1/groups/8/members", "{\"userId\": " + user + "}").expectStatus().isCreated();
+        Map<String, Object> row = groupRow(8);
+
+        expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", tag)
+                .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.PRECONDITION_FAILED,
+                "FAILED_PRECONDITION");
+        assertThat(groupRow(8)).isEqualTo(row);
+    }
+
+    @Test
+    void aWriteWhoseIfMatchNamesTheCurrentTagOrAnyIsApplied() {
+        // the JSON representation's tag, or the protobuf one's: both name the group as it is
+        String json = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
+        http.patch().uri("/api/v1/groups/8").header("If-Match", "\"other\", " + json)
+                .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange().expectStatus().isOk();
+        assertThat(groupRow(8)).containsEntry("name", "Renamed if current").containsEntry("version", 1L);
+        String protobuf = tagOf("/api/v1/groups/8", MediaType.parseMediaType("application/x-protobuf"));
+        assertThat(protobuf).endsWith(".pb\"");
+        http.patch().uri("/api/v1/groups/8").header("If-Match", protobuf).contentType(MediaType.APPLICATION_JSON)
+                .body("{\"group\": {\"capacity\": 40}, \"updateMask\": \"capacity\", \"expectedVersion\": 1}").exchange().expectStatus().isOk();
+        assertThat(groupRow(8)).containsEntry("capacity", 40);
+        // the tag used before is stale now (412 comes before expected_version's 409)
+        expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", json)
+                .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.PRECONDITION_FAILED,
+                "FAILED_PRECONDITION");
+        // "*": true whenever the group exists
+        http.patch().uri("/api/v1/groups/8").header("If-Match", "*").contentType(MediaType.APPLICATION_JSON)
+                .body("{\"group\": {\"capacity\": 41}, \"updateMask\": \"capacity\", \"expectedVersion\": 2}").exchange().expectStatus().isOk();
+        http.delete().uri("/api/v1/groups/9").header("If-Match", "*").exchange().expectStatus().isNoContent();
+        // a missing group is 404 whatever the condition (RFC 9110 13.2.1: that failure comes first)
+        expectProblem(http.delete().uri("/api/v1/groups/9").header("If-Match", "*").exchange(), HttpStatus.NOT_FOUND, "NOT_FOUND");
+        expectProblem(http.patch().uri("/api/v1/groups/999999").header("If-Match", json)
+                .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.NOT_FOUND, "NOT_FOUND");
+        // and so is an invalid request (400 before 412)
+        expectInvalid(http.patch().uri("/api/v1/groups/8").header("If-Match", "\"not-current\"")
+                .contentType(MediaType.APPLICATION_JSON).body("{\"group\": {\"name\": \"x y z\"}, \"updateMask\": \"\"}")
+                .exchange(), "update_mask");
+        // DELETE with the current tag
+        String current = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
+        http.delete().uri("/api/v1/groups/8").header("If-Match", current).exchange().expectStatus().isNoContent();
+        assertThat(count("study_groups")).isEqualTo(48);
+    }
+
+    /** Both conditions hold or nothing is done: the current tag with a stale expected_version is 409 ABORTED. */
+    @Test
+    void ifMatchAndExpectedVersionMustBothHold() {
+        patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}")
+                .expectStatus().isOk();
+        String tag = tagOf("/api/v1/groups/12", MediaType.APPLICATION_JSON);
+        Map<String, Object> row = groupRow(12);
+        expectProblem(http.patch().uri("/api/v1/groups/12").header("If-Match", tag).contentType(MediaType.APPLICATION_JSON)
+                .body("{\"group\": {\"name\": \"Version two\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}")
+                .exchange(), HttpStatus.CONFLICT, "ABORTED");
+        expectProblem(http.delete().uri("/api/v1/groups/12?expected_version=3").header("If-Match", tag).exchange(),
+                HttpStatus.CONFLICT, "ABORTED");
+        assertThat(groupRow(12)).isEqualTo(row);
+        http.delete().uri("/api/v1/groups/12?expected_version=1").header("If-Match", tag).exchange().expectStatus().isNoContent();
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     /** VALID_GROUP with one field replaced by a raw JSON value. */
@@ -221,5 +317,11 @@ class GroupWritesRestTest extends RestIntegrationTest {
         ObjectNode body = (ObjectNode) json.readTree(VALID_GROUP);
         body.set(field, json.readTree(rawJsonValue));
         return json.writeValueAsString(body);
+    }
+
+    /** The ETag a GET of {@code path} answers in {@code representation}. */
+    private String tagOf(String path, MediaType representation) {
+        return http.get().uri(path).accept(representation).exchange().expectStatus().isOk()
+                .returnResult(byte[].class).getResponseHeaders().getETag();
     }
 }
