@@ -22,7 +22,7 @@ import java.util.Enumeration;
  * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
  * {@code ETag}, {@code Cache-Control: no-cache} (a client may keep the body but must revalidate) and
  * {@code Vary: Accept}; a request whose {@code If-None-Match} names the current tag gets 304 with no
- * body. gRPC has no equivalent.
+ * body. gRPC has no equivalent. A write's answer gets its {@code Vary: Accept} here too.
  *
  * <p>Why a hash of the content and not the group's version column: a group's read model holds its
  * member count, rating and next sessions, which change without a new version, so a version tag
@@ -55,12 +55,21 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
                                   ServerHttpRequest request, ServerHttpResponse response) {
         if (body == null
                 || !(request instanceof ServletServerHttpRequest servletRequest)
-                || !(response instanceof ServletServerHttpResponse servletResponse)
-                || !isGetOrHead(servletRequest.getServletRequest().getMethod())) {
+                || !(response instanceof ServletServerHttpResponse servletResponse)) {
             return body;
         }
         HttpServletRequest http = servletRequest.getServletRequest();
         HttpServletResponse servlet = servletResponse.getServletResponse();
+        if (!isGetOrHead(http.getMethod())) {
+            // A write's answer (a PATCH's 200, a 201) is negotiated like a read's, so it varies with
+            // Accept too (RFC 9110 12.5.5). Accept-Encoding is left to Tomcat, which adds it to what
+            // it may compress: a write's answer has no 304 to carry it. A problem varies with
+            // nothing: it is problem+json whatever was asked.
+            if (forms.declares(body.getClass())) {
+                servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
+            }
+            return body;
+        }
         // Every GET answer varies with Accept (JSON or Protobuf) and Accept-Encoding (gzip or not), a
         // 304 too (RFC 9110 15.4.5: the 200's Vary), where Tomcat, which adds the second to what it
         // may compress, does not: without them a cache could hand Protobuf to a JSON client.

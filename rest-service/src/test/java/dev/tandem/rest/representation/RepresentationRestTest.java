@@ -338,6 +338,36 @@ class RepresentationRestTest extends RestIntegrationTest {
                 .hasSize(1000);
     }
 
+    /**
+     * A write's answer is negotiated as a read's is (JSON or protobuf by Accept), so it says so with
+     * {@code Vary: Accept} (RFC 9110 12.5.5), and with Accept-Encoding where Tomcat may compress it.
+     * Failed before: a PATCH's 200 had no Vary at all, and the 201s only {@code Vary: Accept-Encoding}.
+     */
+    @Test
+    void writeAnswersVaryWithAcceptAsReadsDo() throws Exception {
+        HttpResponse<byte[]> patched = sendBytes(request("/api/v1/groups/3").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER)).method("PATCH", HttpRequest.BodyPublishers.ofString(
+                        "{\"group\":{\"description\":\"varies\"},\"updateMask\":\"description\",\"expectedVersion\":0}")));
+        HttpResponse<byte[]> user = sendBytes(request("/api/v1/users").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Varied\",\"email\":\"varied@example.test\"}")));
+        HttpResponse<byte[]> membership = sendBytes(request("/api/v1/groups/2/members").header("Accept", PROTOBUF)
+                .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"userId\":99}")));
+        HttpResponse<byte[]> large = sendBytes(request("/api/v1/groups").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER)).POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"Large body\",\"subject\":\"algorithms\",\"capacity\":10,\"ownerId\":1,\"description\":\""
+                                + "d".repeat(1000) + "\"}")));
+        SoftAssertions each = new SoftAssertions();
+        for (var answer : Map.of("200 patch", patched, "201 user", user, "201 membership", membership,
+                "201 large group", large).entrySet()) {
+            each.assertThat(answer.getValue().statusCode()).as(answer.getKey()).isBetween(200, 201);
+            each.assertThat(varyFields(answer.getValue())).as(answer.getKey()).contains("accept");
+        }
+        each.assertThat(varyFields(large)).as("201 large group").contains("accept-encoding");
+        each.assertAll();
+    }
+
     // ---- conditional GET -----------------------------------------------------------------------
 
     @Test
@@ -481,6 +511,17 @@ class RepresentationRestTest extends RestIntegrationTest {
 
     private static HttpClient client() {
         return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(BOUND).build();
+    }
+
+    /** The field names an answer's Vary lists, lowercased (Accept-Encoding is not Accept). */
+    private static java.util.Set<String> varyFields(HttpResponse<?> response) {
+        java.util.Set<String> fields = new java.util.HashSet<>();
+        for (String value : response.headers().allValues("Vary")) {
+            for (String field : value.split(",")) {
+                fields.add(field.trim().toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        return fields;
     }
 
     private static byte[] gunzip(byte[] body) throws IOException {
