@@ -304,11 +304,14 @@ def _headline(name, pairs, figure, runs, draws) -> dict:
     # every pair's spread or none: a pair without replicates (a cell of one window) would otherwise
     # leave the interval to the others
     if use and all(any(x is not None for x in reps[i]) for i in use):
-        means = []
-        for rep in zip(*[reps[i] for i in use]):
-            mean = _mean_ratio([x for x in rep if x is not None])
-            if mean is not None:
-                means.append(mean)
+        # A replicate in which any pair has no ratio (its draw held none of that pair's eligible
+        # windows: a flagged window's start drawn every time) is missing as a whole, as a single
+        # pair's replicate that drew no window is (pooled.interval drops it). Averaging it over the
+        # other pairs only would put their mean, not this headline's, among the replicates: with 3
+        # starts and one flagged window 1 in 27 of them, past the 2.5 % tail, so a bound became
+        # the other pairs' value.
+        means = [_mean_ratio(rep) if all(x is not None for x in rep) else None
+                 for rep in zip(*[reps[i] for i in use])]
         low, high = pooled.interval(means)
     if not rows:
         verdict, reason = "missing", "no pair of matching cells in this run"

@@ -387,3 +387,27 @@ def test_a_warm_window_that_read_rows_from_mariadb_is_flagged_and_kept_out_of_th
     record, _ = build(cold, outcome(n=3000), sampler(0.5), hit={"l1": 0.0, "l2": 0.0, "overall": 0.0},
                       db_delta={"rowsRead": 30_000, "queries": 3000})
     assert "db-reads" not in [f["code"] for f in record["flags"]]
+
+
+def test_a_multi_pair_headline_leaves_out_the_replicates_in_which_a_pair_drew_no_window():
+    # 3 starts × 1 round; pair A's ratio about 0.35, pair B's about 0.665 with start 2 of its numerator
+    # flagged. A replicate that draws start 2 three times holds none of B's eligible windows (1 in 27,
+    # more than the 2.5 % tail): its mean was A's alone, so a bound of the interval became A's value.
+    def three_starts(cell, tputs, flagged=None):
+        run = windows.CellRun(cell)
+        for s, tp in enumerate(tputs):
+            run.add_window(build(cell, outcome(n=int(tp * 3)), sampler(0.99 if s == flagged else 0.5), start=s))
+        return run
+    cells = {(p, op): plan(protocol=p, tool=t, operation=op, page_size=20 if op == "ListGroups" else None,
+                           repetitions=1, starts=3)
+             for p, t in (("rest", "oha"), ("grpc", "h2load")) for op in ("GetGroup", "ListGroups")}
+    runs = {cells["rest", "GetGroup"].id: three_starts(cells["rest", "GetGroup"], [10000, 10100, 9900]),
+            cells["grpc", "GetGroup"].id: three_starts(cells["grpc", "GetGroup"], [3500, 3560, 3440]),
+            cells["rest", "ListGroups"].id: three_starts(cells["rest", "ListGroups"], [10000, 10100, 9900]),
+            cells["grpc", "ListGroups"].id: three_starts(cells["grpc", "ListGroups"], [6650, 6700, 6600], flagged=1)}
+    t = compute(runs, Plans(seed=1), {})["grpcOverRestThroughputWarm"]
+    assert [p["excluded"] for p in t["pairs"]] == [False, False]
+    assert t["value"] == pytest.approx((0.35 * 0.665) ** 0.5, rel=0.01)
+    # every replicate's mean holds both pairs: no bound near A's 0.35 alone
+    assert t["low"] > 0.45, (t["low"], t["high"])
+    assert t["low"] < t["value"] < t["high"]
