@@ -30,7 +30,9 @@ describe('step charts', () => {
     stepEncodingServerCpu: h(0.9, 0.85, 0.95),
     stepHttp2ServerCpu: h(0.97, 0.9, 1.05, 'inconclusive'),
     stepGrpcServerCpu: h(0.5, 0.45, 0.55),
-    grpcOverRestServerCpuPerRequest: h(0.42, 0.39, 0.45),
+    stepDirectServerCpu: h(0.42, 0.39, 0.45),
+    // over every warm pair of the run, other pairs than the steps': never the direct row beside the steps
+    grpcOverRestServerCpuPerRequest: h(0.6, 0.55, 0.65),
   };
 
   it('plots each step as run.json has it, on a log scale around 1, REST steps apart from the gRPC one', () => {
@@ -54,10 +56,17 @@ describe('step charts', () => {
   it('tables each step with its share, the product and the directly measured ratio', () => {
     const rows = stepChart(headline, cpu).table.rows;
     expect(rows.map((r) => r[0])).toEqual(['JSON → Protobuf', 'HTTP/1.1 → HTTP/2', 'REST → gRPC', 'all three (product)',
-      'gRPC ÷ REST, measured directly']);
+      'gRPC ÷ REST JSON, measured directly (the steps’ pairs)']);
     expect(rows[3][1]).toBeCloseTo(0.9 * 0.97 * 0.5, 12);
     expect(rows[2][4]).toBeCloseTo(Math.log(0.5) / Math.log(0.9 * 0.97 * 0.5), 12);
     expect(rows[4].slice(1, 4)).toEqual([0.42, 0.39, 0.45]);
+  });
+
+  it('a run from before the steps’ direct figure shows its all-pairs ratio under that name, flagged', () => {
+    const { stepDirectServerCpu: _, ...older } = headline;
+    const table = stepChart(older, cpu).table;
+    expect(table.rows[4].slice(0, 4)).toEqual(['gRPC ÷ REST over every warm pair (not only the steps’)', 0.6, 0.55, 0.65]);
+    expect(table.rowFlags?.[4]).toMatch(/not the steps’ pairs/);
   });
 
   it('a run without a step says so instead of drawing it', () => {

@@ -291,3 +291,24 @@ def test_an_admission_table_becomes_the_services_admission_settings():
                        ({}, "must be a table"), (True, "must be a table")):
         with pytest.raises(profile.ProfileError, match=named):
             profile.normalise({**BASE, **hello, "admission": bad})
+
+
+@pytest.mark.parametrize("name", ["protocols", "quick"])
+def test_the_direct_grpc_over_rest_headline_the_steps_are_compared_with_pools_the_steps_pairs(name):
+    # the decomposition sets gRPC ÷ REST JSON "measured directly" beside the product of its steps: it must
+    # pool the operations, page sizes and concurrencies the steps do (it once pooled every warm closed
+    # pair: ListGroups(20) at 500 users in protocols, k6's reference pair and a TLS pair in quick)
+    from tandem_bench import headline
+    plans = [c for c in profile.expand(profile.load(name)) if c.pair is None and not c.tracing]
+    specs = headline.pair_specs(plans) | headline.step_specs(plans)
+    key = lambda c: (c.operation, c.page_size, c.cache_mode, c.concurrency, c.streams, c.tls, c.model)
+    for figure in ("ServerCpu", "Throughput"):
+        direct = f"stepDirect{figure}"
+        direct_keys = sorted(key(num) for num, _ in specs[direct][0])
+        assert direct_keys, direct
+        for step in headline.STEPS:
+            assert direct_keys == sorted(key(num) for num, _ in specs[f"step{step}{figure}"][0]), (direct, step)
+        # gRPC over REST JSON over HTTP/1.1, the far ends of the steps' chain
+        assert {(n.protocol, d.protocol, d.encoding, d.http) for n, d in specs[direct][0]} == \
+            {("grpc", "rest", "json", "1.1")}
+

@@ -411,3 +411,25 @@ def test_a_multi_pair_headline_leaves_out_the_replicates_in_which_a_pair_drew_no
     # every replicate's mean holds both pairs: no bound near A's 0.35 alone
     assert t["low"] > 0.45, (t["low"], t["high"])
     assert t["low"] < t["value"] < t["high"]
+
+
+def test_the_direct_figure_over_the_steps_pairs_is_the_steps_product():
+    # the same cells' figures cancel along the chain REST JSON/1.1 → Protobuf/1.1 → Protobuf/2 → gRPC,
+    # so over the same pairs the geometric means multiply to the direct one; a pair the steps do not
+    # hold (here ListGroups(20), with no Protobuf cells) stays out of it, not out of grpcOverRest*
+    chain = {("rest", "json", "1.1"): 6000, ("rest", "protobuf", "1.1"): 6600, ("rest", "protobuf", "2"): 5000,
+             ("grpc", "protobuf", "2"): 12000}
+    cells = [plan(protocol=p, tool="oha" if p == "rest" else "h2load", operation=op, page_size=size,
+                  encoding=enc, http=http) for (p, enc, http) in chain for op, size in (("GetGroup", None), ("ListGroups", 100))]
+    cells += [plan(protocol=p, tool=t, operation="ListGroups", page_size=20, encoding=enc, http=http)
+              for p, t, enc, http in (("rest", "oha", "json", "1.1"), ("grpc", "h2load", "protobuf", "2"))]
+    # ListGroups(20): gRPC 4× REST, far from the steps' 2×
+    rate = lambda c: chain[c.protocol, c.encoding, c.http] * (2 if c.page_size == 20 and c.protocol == "grpc" else 1)
+    runs = {c.id: _run(c, [rate(c) * f for f in (1.0, 1.02, 0.98, 1.01)]) for c in cells}
+    head = compute(runs, Plans(seed=1), {})
+    for figure in ("ServerCpu", "Throughput"):
+        product = np.prod([head[f"step{s}{figure}"]["value"] for s in ("Encoding", "Http2", "Grpc")])
+        assert head[f"stepDirect{figure}"]["value"] == pytest.approx(product, rel=1e-9), figure
+        assert len(head[f"stepDirect{figure}"]["pairs"]) == 2
+    assert len(head["grpcOverRestThroughputWarm"]["pairs"]) == 3
+    assert head["stepDirectThroughput"]["value"] == pytest.approx(2.0, rel=0.01)

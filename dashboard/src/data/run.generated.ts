@@ -779,6 +779,8 @@ export interface Headline {
   stepHttp2Throughput?: HeadlineFigure;
   stepGrpcServerCpu?: HeadlineFigure;
   stepGrpcThroughput?: HeadlineFigure;
+  stepDirectServerCpu?: HeadlineFigure;
+  stepDirectThroughput?: HeadlineFigure;
   gzipOverIdentityServerCpuRest?: HeadlineFigure;
   gzipOverIdentityServerCpuGrpc?: HeadlineFigure;
   revalidatedOverFullServerCpu?: HeadlineFigure;

@@ -1864,6 +1864,12 @@ export const runSchema: SchemaObject = {
     "stepGrpcThroughput": {
      "$ref": "#/$defs/headlineFigure"
     },
+    "stepDirectServerCpu": {
+     "$ref": "#/$defs/headlineFigure"
+    },
+    "stepDirectThroughput": {
+     "$ref": "#/$defs/headlineFigure"
+    },
     "gzipOverIdentityServerCpuRest": {
      "$ref": "#/$defs/headlineFigure"
     },

@@ -26,8 +26,10 @@ export function Decomposition({ run }: ViewProps) {
         Each step is a ratio of cells that differ in one thing only: REST’s body as Protobuf instead of JSON, then REST
         over HTTP/2 instead of HTTP/1.1, then gRPC instead of that REST. The steps multiply, so on this log scale their
         bars add up to the whole gap; <strong>Share of the gap</strong> in each table is a step’s part of it (its
-        logarithm over their sum). A step whose interval includes 1 is drawn grey: it shows no difference. The product of
-        the steps and gRPC ÷ REST measured directly come from different cells, so they need not agree exactly.
+        logarithm over their sum). A step whose interval includes 1 is drawn grey: it shows no difference. Each table
+        ends with the steps’ product and gRPC ÷ REST JSON measured directly over the steps’ own pairs (the same
+        operations, page sizes and users); their values agree unless a step left out a flagged pair. The Overview’s
+        gRPC ÷ REST cards pool every warm pair of the run, which may hold pairs the steps never measured.
       </p>
       <div className="grid">
         {STEP_FIGURES.map((f) => (

@@ -9,8 +9,8 @@ import type { ViewProps } from './viewProps';
 
 export const HEADLINES: { key: string; label: string; hint: string }[] = [
   { key: 'grpcOverRestP50Warm', label: 'gRPC ÷ REST p50 latency (warm)', hint: 'below 1: gRPC answers faster' },
-  { key: 'grpcOverRestThroughputWarm', label: 'gRPC ÷ REST throughput (warm)', hint: 'above 1: gRPC serves more requests' },
-  { key: 'grpcOverRestServerCpuPerRequest', label: 'gRPC ÷ REST server CPU per request', hint: 'below 1: a gRPC call costs the server less CPU' },
+  { key: 'grpcOverRestThroughputWarm', label: 'gRPC ÷ REST throughput (warm, every pair)', hint: 'above 1: gRPC serves more requests; over every warm closed pair of the run (Where the difference comes from has the steps’ own)' },
+  { key: 'grpcOverRestServerCpuPerRequest', label: 'gRPC ÷ REST server CPU per request (every pair)', hint: 'below 1: a gRPC call costs the server less CPU; over every warm closed pair of the run (Where the difference comes from has the steps’ own)' },
   { key: 'warmHybridOverNoneThroughput', label: 'Warm hybrid ÷ no-cache throughput', hint: 'how many times more requests the L1+L2 cache serves' },
   { key: 'jsonOverProtobufBodyBytes', label: 'JSON ÷ Protobuf body bytes', hint: 'how much larger the JSON body is' },
   { key: 'getGroupOverHelloThroughput', label: 'GetGroup ÷ hello-world throughput', hint: 'share of the bare framework’s rate' },
