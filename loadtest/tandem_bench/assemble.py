@@ -36,8 +36,7 @@ class Assemble:
             if not run.windows:
                 continue
             c = run.plan
-            # a 304 has no body
-            body = 0.0 if c.revalidate else self.body_bytes.get(body_key(c))
+            body = self.cell_body_bytes(c)
             summary, cell_flags = run.summary(draws.for_group(headline.group_of(c), list(run.data)), body)
             window_flags = [dict(f, reason=f"start {w['start'] + 1} round {w['round'] + 1}: {f['reason']}")
                             for w in run.windows for f in w["flags"]]
@@ -112,8 +111,10 @@ class Assemble:
             f"start, the keys cut into one disjoint slice per window); warm windows cycle over the {hot} hot keys "
             "primed before each window (every hot key asked once). The miss path is JIT-warmed on keys of its own before any window.",
             "Body bytes: the same responses fetched with curl on both wires (JSON body; Protobuf message without "
-            "the gRPC frame's 5-byte prefix). h2load sends one pre-encoded request (the first hot key) per cell; "
-            "its gRPC successes are checked against the service's own count of successful calls.",
+            "the gRPC frame's 5-byte prefix), the mean over the first hot keys. h2load sends one pre-encoded request "
+            "per gRPC cell, the same for the whole window (the notes below name it); such a cell's body bytes are "
+            "that request's answer. Its gRPC successes are checked against the service's own count of successful "
+            "calls.",
             *([TLS_NOTE] if any(c.tls for c in self.cells) else []),
             *([TRACING_NOTE] if any(c.tracing for c in self.cells) else []),
             *([watch.WATCH_NOTE] if watches else []),

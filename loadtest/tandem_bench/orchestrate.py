@@ -133,6 +133,8 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
         self.encoder: wire.Encoder | None = None
         self.runs: dict[str, CellRun] = {}
         self.body_bytes: dict[tuple, float] = {}
+        # body_key → (the one request gRPC's h2load cells of that kind send, its answer's bytes)
+        self.h2load_requests: dict[tuple, tuple] = {}
         self.heap_max: int | None = None
         self.sampler = cpu.Sampler()
         self.order = 0

@@ -40,10 +40,11 @@ class ServiceAccess:
             base = self.rest_base(cell.tls, cell.front)
             inv.uris_file = loadgen.absolute_uris(base, keys_file, keys_file.with_suffix(f".{base.split(':')[0]}.uris"))
         if tool == "h2load" and cell.protocol == "grpc":
-            first = json.loads(keys_file.read_text())[0]
+            # h2load sends this one request for the whole run (service_start.choose_h2load_request)
+            request = self.h2load_request(cell, keys_file, which)
             gzip_call = cell.compression == "gzip"
             frame_file = keys_file.with_suffix(".gz.frame" if gzip_call else ".frame")
-            frame_file.write_bytes(wire.frame(self.encoder.encode(inv.method, first), compressed=gzip_call))
+            frame_file.write_bytes(wire.frame(self.encoder.encode(inv.method, request), compressed=gzip_call))
             inv.request_frame = frame_file
         return inv
 

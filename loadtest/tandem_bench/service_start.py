@@ -39,6 +39,9 @@ JIT_SETTLE_STEP_SECONDS = 1   # the per-cell settling steps
 JIT_SETTLED_SHARE = 0.05      # of a core, used by a service's JIT compiler threads in a pass or step: compiled
 JIT_SETTLE_MAX_SECONDS = 4
 BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measure body bytes
+# curls at once when every hot key's gRPC answer is fetched to choose the one request an h2load cell
+# sends (a curl is a process of its own: 200 one after the other take seconds)
+H2LOAD_KEY_WORKERS = 8
 
 
 class ServiceStart:
@@ -198,7 +201,8 @@ class ServiceStart:
         """Mean response body bytes per (protocol, operation, page size, encoding, compression) as
         they travelled, fetched with curl over the first hot keys: the same client and the same
         count on both wires; each cell's own kind, and JSON and Protobuf uncompressed (the
-        headline's JSON ÷ Protobuf)."""
+        headline's JSON ÷ Protobuf). And for gRPC's h2load cells, which send one request for the
+        whole window, the request they send (h2load_request)."""
         for c in cells:
             if c.operation == profile.WATCH:
                 continue
@@ -213,6 +217,50 @@ class ServiceStart:
                     protocol, rest_base=self.ports.rest_base, grpc_base=f"http://{self.ports.grpc_address}",
                     encoder=self.encoder, method=keys.GRPC_METHODS[c.operation], requests=requests,
                     encoding=encoding, compression=compression)
+            if c.protocol == "grpc" and c.tool == "h2load" and body_key(c) not in self.h2load_requests:
+                self.choose_h2load_request(c)
+
+    def choose_h2load_request(self, c: profile.CellPlan) -> None:
+        """The one request gRPC's h2load cells of c's kind send: h2load sends one pre-encoded body
+        for a whole run, where oha, ghz and k6 cycle the hot keys. It once sent the first hot key
+        and recorded the first 20 keys' mean body: GetGroup's cell received 149 bytes a call on the
+        wire, frames and headers included, and recorded a 231.5-byte body
+        (results/20261201T043039Z-hotpath-bf45c25). So every hot key's answer is fetched (as the
+        cell asks: compressed or not), the key whose answer is the median of them is sent, and the
+        cell's bodyBytes is that answer's size."""
+        path, _ = self.keyfiles.get(c.protocol, c.operation, c.page_size, "hot")
+        requests = json.loads(path.read_text())
+        sizes = wire.body_sizes(c.protocol, rest_base=self.ports.rest_base,
+                                grpc_base=f"http://{self.ports.grpc_address}", encoder=self.encoder,
+                                method=keys.GRPC_METHODS[c.operation], requests=requests,
+                                compression=c.compression, workers=H2LOAD_KEY_WORKERS)
+        request, size = median_request(requests, sizes)
+        self.h2load_requests[body_key(c)] = (request, size)
+        kind = f"{c.operation}{c.page_size or ''}" + (" gzip" if c.compression == "gzip" else "")
+        self.notes.append(
+            f"gRPC's h2load cells of {kind} send one request for the whole window (h2load cannot vary the body), "
+            f"{json.dumps(request)}: the hot key whose answer ({size:g} bytes) is the median of the {len(requests)} "
+            f"hot keys' answers ({min(sizes)}-{max(sizes)} bytes); their bodyBytes is that answer's size. REST's oha "
+            f"cells, ghz and k6 cycle the hot keys, and their bodyBytes is the mean over the first "
+            f"{min(BODY_SAMPLE_KEYS, len(requests))}.")
+
+    def h2load_request(self, c: profile.CellPlan, keys_file, which: str):
+        """What a gRPC h2load run of cell c sends: over the hot keys, the one choose_h2load_request
+        chose; otherwise (a warm-up over other keys, or a target, whose answers are not fetched) the
+        file's first."""
+        chosen = self.h2load_requests.get(body_key(c)) if which == "hot" else None
+        return chosen[0] if chosen else json.loads(keys_file.read_text())[0]
+
+    def cell_body_bytes(self, c: profile.CellPlan) -> float | None:
+        """The body bytes a cell's record gives: what its requests were answered, as curl measured
+        it. A revalidating cell's 304 has no body; a gRPC h2load cell sends one request, so its
+        answer's size (None where it was not measured) rather than a mean over keys it never asked."""
+        if c.revalidate:
+            return 0.0
+        if c.protocol == "grpc" and c.tool == "h2load":
+            chosen = self.h2load_requests.get(body_key(c))
+            return chosen[1] if chosen else None
+        return self.body_bytes.get(body_key(c))
 
     def target_readings(self) -> list[targets.Reading]:
         return [targets.read_instance(b) for b in self.target.rest_management + self.target.grpc_management]
@@ -246,6 +294,11 @@ class ServiceStart:
         if not self.target_plan.cells:
             raise services.ServiceError("no cell of the profile fits the target (see the notes above)")
         self.cells = self.target_plan.cells
+        if any(c.protocol == "grpc" and c.tool == "h2load" for c in self.cells):
+            # the bench fetches no answer from a target (measure_body_bytes), so it cannot choose
+            self.notes.append("gRPC's h2load cells send one request for the whole window (h2load cannot vary the "
+                              "body): against a target, the first hot key's, whose answer was not measured (their "
+                              "bodyBytes is null); REST's oha cells, ghz and k6 cycle the hot keys.")
 
     def check_target_mode(self, mode: str) -> None:
         """The target still runs the mode planned for (nobody restarted it in between)."""
@@ -278,3 +331,11 @@ def jit_warmup_plan(cells: list[profile.CellPlan]) -> dict[tuple, tuple[set[tupl
 def body_key(c: profile.CellPlan) -> tuple:
     """What a cell's response bodies look like: the same for every cell that asks the same way."""
     return c.protocol, c.operation, c.page_size, c.encoding, c.compression
+
+
+def median_request(requests: list, sizes: list[int]) -> tuple:
+    """(request, size) of the request whose answer is the lower median of the answers' sizes (an
+    answer that exists: no mean of two), the first of those whose answer is that size."""
+    median = sorted(sizes)[(len(sizes) - 1) // 2]
+    i = sizes.index(median)
+    return requests[i], sizes[i]

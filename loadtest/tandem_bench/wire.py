@@ -13,6 +13,7 @@ compressed when the call asked) for gRPC — instead of a server-side counter on
 """
 from __future__ import annotations
 
+import concurrent.futures
 import gzip
 import json
 import struct
@@ -114,23 +115,36 @@ def grpc_call(base: str, method: str, request_frame: bytes, ca_file: Path | None
     return body[5:5 + length], status or "?"
 
 
+def body_sizes(protocol: str, *, rest_base: str, grpc_base: str, encoder: Encoder | None, method: str | None,
+               requests: list, ca_file: Path | None = None, encoding: str = "json",
+               compression: str = "identity", workers: int = 1) -> list[int]:
+    """Each response body's size over `requests` (REST paths or gRPC request dicts) as it
+    travelled, in their order, fetched with curl asking for what the cell asks for (REST: its
+    encoding and compression; gRPC: a compressed call for gzip); every call must succeed. workers:
+    curls at once (each is a process of its own: a few hundred one after the other take seconds)."""
+    gzip_call = compression == "gzip"
+
+    def size(req) -> int:
+        if protocol == "rest":
+            return len(rest_body(rest_base, req, ca_file, loadgen.rest_headers(encoding, compression)))
+        msg, status = grpc_call(grpc_base, method, frame(encoder.encode(method, req), compressed=gzip_call),
+                                ca_file, loadgen.GRPC_GZIP_HEADERS if gzip_call else None)
+        if status != "0":
+            raise WireError(f"{method} {json.dumps(req)}: grpc-status {status}")
+        return len(msg)
+
+    if workers > 1 and len(requests) > 1:
+        with concurrent.futures.ThreadPoolExecutor(min(workers, len(requests))) as pool:
+            return list(pool.map(size, requests))
+    return [size(req) for req in requests]
+
+
 def mean_body_bytes(protocol: str, *, rest_base: str, grpc_base: str, encoder: Encoder | None, method: str | None,
                     requests: list, ca_file: Path | None = None, encoding: str = "json",
                     compression: str = "identity") -> float:
-    """The mean response body size over `requests` (REST paths or gRPC request dicts) as it
-    travelled, fetched with curl asking for what the cell asks for (REST: its encoding and
-    compression; gRPC: a compressed call for gzip); every call must succeed."""
-    sizes = []
-    gzip_call = compression == "gzip"
-    for req in requests:
-        if protocol == "rest":
-            sizes.append(len(rest_body(rest_base, req, ca_file, loadgen.rest_headers(encoding, compression))))
-        else:
-            msg, status = grpc_call(grpc_base, method, frame(encoder.encode(method, req), compressed=gzip_call),
-                                    ca_file, loadgen.GRPC_GZIP_HEADERS if gzip_call else None)
-            if status != "0":
-                raise WireError(f"{method} {json.dumps(req)}: grpc-status {status}")
-            sizes.append(len(msg))
+    """The mean response body size over `requests` as it travelled (body_sizes)."""
+    sizes = body_sizes(protocol, rest_base=rest_base, grpc_base=grpc_base, encoder=encoder, method=method,
+                       requests=requests, ca_file=ca_file, encoding=encoding, compression=compression)
     if not sizes:
         raise WireError("no request to measure")
     return sum(sizes) / len(sizes)
