@@ -59,6 +59,37 @@ describe('overview charts: figures with their intervals', () => {
     expect(values(spec.series[3].data)).toEqual([251, null, null]);
     expect(spec.table.rows[0].at(-1)).toBe('rest-k6-GetGroup-none-none-c50');
   });
+
+  it('payload size draws wire bytes only where every series that has them counts them the same way', () => {
+    // REST over oha (no wire bytes), gRPC over h2load (received only, frames and HPACK headers
+    // included) and both wires over k6 (its own counters): k6's and h2load's received bytes are not
+    // the same measure, so received is not drawn; sent, counted by k6 alone, is
+    const summaryWith = (body: number, sent: number | null, received: number | null) =>
+      summary(1, { bodyBytes: body, wireBytesSentPerRequest: sent, wireBytesReceivedPerRequest: received });
+    const cells = [
+      cell({ protocol: 'rest', tool: 'oha', summary: summaryWith(640, null, null) }),
+      cell({ protocol: 'grpc', tool: 'h2load', transport: 'h2', summary: summaryWith(200, null, 149) }),
+      cell({ protocol: 'rest', tool: 'k6', summary: summaryWith(640, 182, 880) }),
+      cell({ protocol: 'grpc', tool: 'k6', transport: 'h2', summary: summaryWith(231, 120, 300) }),
+    ];
+    const spec = payloadSize(cells, 's');
+    const received = spec.categories!.findIndex((c) => c.startsWith('Wire bytes received'));
+    const sent = spec.categories!.findIndex((c) => c.startsWith('Wire bytes sent'));
+    for (const s of spec.series) expect(s.data[received] ?? null).toBeNull();
+    expect(spec.categories![sent]).toMatch(/as k6 counts them/);
+    expect(Object.fromEntries(spec.series.map((s) => [s.label, s.data[sent]?.y ?? null])))
+      .toEqual({ 'REST · k6': 182, 'REST · oha': null, 'gRPC · k6': 120, 'gRPC · h2load': null });
+    expect(spec.notes).toEqual([expect.stringMatching(/^Wire bytes received .*not drawn.*k6.*h2load/)]);
+    // the table keeps every figure, each with how its tool counts it
+    const h2load = spec.table.rows.find((r) => r[1] === 'h2load')!;
+    expect(h2load.slice(2, 5)).toEqual([200, null, 149]);
+    expect(spec.table.columns).toContain('Wire bytes counted by');
+    expect(String(h2load[spec.table.columns.indexOf('Wire bytes counted by')])).toMatch(/received only/);
+    // with k6 alone both are drawn
+    const k6 = payloadSize(cells.filter((c) => c.tool === 'k6'), 's');
+    expect(k6.series.map((s) => values(s.data))).toEqual([[640, 182, 880], [231, 120, 300]]);
+    expect(k6.notes ?? []).toEqual([]);
+  });
 });
 
 describe('concurrency charts', () => {

@@ -3,8 +3,8 @@
 import type { CsvValue } from '../csv';
 import { protocolLabel, seriesName } from '../style';
 import { THREAD_KINDS } from '../tables';
-import { cacheStateLabel, cacheStates, estimate, flagReason, metrics, pickCell, seriesIds, where, type Pick } from '../transforms';
-import type { Cell } from '../types';
+import { cacheStateLabel, cacheStates, estimate, flagReason, metrics, pickCell, seriesIds, where, type Pick, type SeriesId } from '../transforms';
+import type { Cell, Tool } from '../types';
 import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
 
 interface Variant {
@@ -110,23 +110,49 @@ export function throughputByCacheState(cells: Cell[], subtitle: string): ChartSp
   });
 }
 
+/**
+ * How each tool counts the bytes on the wire, where it counts them at all. They are different measures:
+ * k6's counters against h2load's HTTP/2 traffic (received only) are not one figure for two wires, so
+ * a chart sets them side by side only when one tool counted every series it draws.
+ */
+export const WIRE_COUNTERS: Record<Tool, string> = {
+  k6: 'k6’s own data_sent and data_received counters, headers included',
+  h2load: 'h2load’s traffic total: received only, HTTP/2 frames and HPACK-compressed headers included',
+  oha: 'not counted (oha records no wire bytes)',
+  ghz: 'not counted (ghz records no wire bytes)',
+};
+
 export function payloadSize(cells: Cell[], subtitle: string): ChartSpec {
-  const categories = ['Response body', 'Wire bytes sent / request', 'Wire bytes received / request'];
-  const picks: Pick[] = [metrics.bodyBytes, metrics.wireSent, metrics.wireReceived];
-  const series: SeriesSpec[] = [];
-  const rows: CsvValue[][] = [];
-  for (const { protocol, tool, tls } of seriesIds(cells)) {
+  const wire: { name: string; pick: Pick }[] = [
+    { name: 'Wire bytes sent / request', pick: metrics.wireSent },
+    { name: 'Wire bytes received / request', pick: metrics.wireReceived },
+  ];
+  const picked: { id: SeriesId; cell: Cell; values: (number | null)[] }[] = [];
+  for (const id of seriesIds(cells)) {
     // one cell's figures (they do not depend on the cache state): no cache where there is one
-    const mine = where(cells, { protocol, tool }).filter((c) => c.summary.bodyBytes !== null);
+    const mine = where(cells, { protocol: id.protocol, tool: id.tool }).filter((c) => c.summary.bodyBytes !== null);
     const cell = pickCell(where(mine, { cacheMode: 'none' })) ?? pickCell(mine);
     if (!cell) continue;
-    const values = picks.map((p) => p(cell).value);
-    series.push({
-      label: seriesName(protocol, tool, tls), protocol, ...bar(tool),
-      data: values.map((y) => (y === null ? null : { y, cellId: cell.id })),
-    });
-    rows.push([protocolLabel(protocol, tls), tool, ...values, cell.id]);
+    picked.push({ id, cell, values: [metrics.bodyBytes, ...wire.map((w) => w.pick)].map((p) => p(cell).value) });
   }
+  // Body bytes are curl's on every wire, one measure. A wire category is drawn only when the series
+  // with a figure in it were counted by one tool; otherwise it stays in the table, named per tool.
+  const notes: string[] = [];
+  const drawn = wire.map((w, i) => {
+    const counters = [...new Set(picked.filter((p) => p.values[i + 1] !== null).map((p) => p.id.tool))];
+    if (counters.length > 1) {
+      notes.push(`${w.name} not drawn: ${counters.join(' and ')} count them differently (${counters
+        .map((t) => `${t}: ${WIRE_COUNTERS[t]}`).join('; ')}); the table lists each.`);
+    }
+    return { ...w, counter: counters.length === 1 ? counters[0] : null, draw: counters.length === 1 };
+  });
+  const categories = ['Response body (curl)', ...drawn.filter((w) => w.draw).map((w) => `${w.name} (as ${w.counter} counts them)`)];
+  const series: SeriesSpec[] = picked.map(({ id, cell, values }) => ({
+    label: seriesName(id.protocol, id.tool, id.tls), protocol: id.protocol, ...bar(id.tool),
+    data: values.filter((_, i) => i === 0 || drawn[i - 1].draw).map((y) => (y === null ? null : { y, cellId: cell.id })),
+  }));
+  const rows: CsvValue[][] = picked.map(({ id, cell, values }) =>
+    [protocolLabel(id.protocol, id.tls), id.tool, ...values, WIRE_COUNTERS[id.tool], cell.id]);
   return {
     key: 'payload-size',
     title: 'Payload size per request',
@@ -136,10 +162,11 @@ export function payloadSize(cells: Cell[], subtitle: string): ChartSpec {
     xTitle: 'What is counted',
     yTitle: 'Bytes per request (B)',
     unit: 'B',
+    notes,
     series: keep(series),
     table: {
-      columns: ['Protocol', 'Tool', 'Body (B)', 'Wire sent (B)', 'Wire received (B)', 'Cell'],
-      formats: [T, T, N, N, N, T],
+      columns: ['Protocol', 'Tool', 'Body (B)', 'Wire sent (B)', 'Wire received (B)', 'Wire bytes counted by', 'Cell'],
+      formats: [T, T, N, N, N, T, T],
       rows,
     },
   };
