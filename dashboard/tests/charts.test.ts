@@ -39,6 +39,16 @@ describe('overview charts: figures with their intervals', () => {
     expect(spec.table.formats).toHaveLength(spec.table.columns.length);
   });
 
+  it('latency by cache state says when its cells are closed at many users: their p50 is queueing', () => {
+    const spec = latencyByCacheState(cellsOf(A, { concurrency: 50 }), 's');
+    expect(spec.title).toMatch(/^Closed-model latency at 50 users/);
+    expect(spec.title).toMatch(/queueing/);
+    expect(spec.notes).toContainEqual(expect.stringMatching(/^At 50 users .*users ÷ throughput/));
+    const one = latencyByCacheState(cellsOf(A, { concurrency: 1 }), 's');
+    expect(one.title).toMatch(/^Latency: no cache, cold and warm/);
+    expect(one.notes?.some((n) => /queueing/.test(n)) ?? false).toBe(false);
+  });
+
   it('throughput by cache state greys the flagged ghz cell and says why', () => {
     const spec = throughputByCacheState(cellsOf(A, { tool: 'all' }), 's');
     const ghz = spec.series.find((s) => s.label === 'gRPC · ghz')!;
@@ -341,6 +351,18 @@ describe('payload scaling', () => {
     expect(line.map((d) => d!.x)).toEqual([0, 1, 10, 50]);
     expect(line[0]!.y).toBeCloseTo(A.fits[0].a, 9);
     expect(spec.table.rows[0][9]).toMatch(/^N=1: [\d.]+ ms; N=10: /);
+  });
+
+  it('says that A and B are fitted to a closed-model p50 at many users, queueing included, not a request’s own cost', () => {
+    // the fixture's fits are over closed cells at 10 users
+    const spec = payloadScalingChart(A.fits, 's');
+    expect(spec.title).toMatch(/closed-model p50/);
+    expect(spec.yTitle).toMatch(/queueing/);
+    expect(spec.notes).toEqual([expect.stringMatching(/^At 10 users .*queueing.*users ÷ throughput.*not a request’s fixed cost/)]);
+    expect(spec.table.columns[4]).toMatch(/^A \(ms, .*p50/);
+    // one user: the p50 is a request's own time, and no such note
+    const one = payloadScalingChart(A.fits.map((f) => ({ ...f, concurrency: 1 })), 's');
+    expect(one.notes ?? []).toEqual([]);
   });
 });
 

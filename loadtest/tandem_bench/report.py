@@ -151,7 +151,9 @@ def summary(run: dict) -> str:
         table(cells) if cells else "(no cells)",
         "",
         *(lines + [""] if (lines := thread_lines(cells)) else []),
-        "Cycle time = A + B·N (ListGroups, p50, least squares):",
+        # the fits are over closed cells at many users (assemble), whose p50 is mostly queueing
+        "Cycle time = A + B·N (ListGroups, p50 of closed cells at c users, least squares; at many users that p50 "
+        "is mostly queueing, about users ÷ throughput, so A is not a request's fixed cost):",
         *(fit_lines(fits) or ["  (no cell group with two or more page sizes)"]),
         "",
         "Headline (geometric mean over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",

@@ -64,7 +64,8 @@ def _server_cpu_us(cell: dict) -> float | None:
 def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
     """One fit per protocol × tool × cache mode × temperature × concurrency × TLS × body (encoding,
     HTTP version, compression) over the closed-model ListGroups cells: the summary p50 against page
-    size, and, when every cell has it, server CPU per request against page size (serverCpu: its B
+    size (at many users that p50 is mostly queueing, about users ÷ throughput, so its A and B are
+    the closed loop's, not a request's fixed cost and cost per row), and, when every cell has it, server CPU per request against page size (serverCpu: its B
     is the server's CPU per row, which does not depend on how busy the machine was). Returns (fits,
     notes); a group with a single page size gets a note instead of a fit.
     """

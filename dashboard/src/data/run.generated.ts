@@ -717,11 +717,11 @@ export interface Fit {
   compression?: 'identity' | 'gzip';
   metric: 'p50';
   /**
-   * ms, the fixed cost of a call
+   * ms: the fitted p50 at page size 0 of the closed-model cells at `concurrency` users; with many users in flight that p50 is mostly queueing (about users / throughput), so this is not a call's fixed cost
    */
   a: number;
   /**
-   * ms per row
+   * ms per row of that closed-model p50 (queueing included at many users)
    */
   b: number;
   /**

@@ -1618,11 +1618,11 @@ export const runSchema: SchemaObject = {
      "const": "p50"
     },
     "a": {
-     "description": "ms, the fixed cost of a call",
+     "description": "ms: the fitted p50 at page size 0 of the closed-model cells at `concurrency` users; with many users in flight that p50 is mostly queueing (about users / throughput), so this is not a call's fixed cost",
      "type": "number"
     },
     "b": {
-     "description": "ms per row",
+     "description": "ms per row of that closed-model p50 (queueing included at many users)",
      "type": "number"
     },
     "r2": {

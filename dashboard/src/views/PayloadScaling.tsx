@@ -45,8 +45,11 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
         )}
       </FilterBar>
       <p className="explain">
-        Cycle time = A + B·N over page size N: A is the fixed cost per request (ms), B the cost per row (ms/row). The fits
-        are the bench’s (run.json’s fits); the dashboard draws them and does not fit anything itself.
+        Cycle time = A + B·N over page size N, fitted to the p50 of closed-model cells{level ? ` at ${users(level)}` : ''}:
+        A is the fitted p50 at N = 0 (ms), B what a row adds to it (ms/row). With many users in flight that p50 is
+        mostly queueing (about users ÷ throughput), so A is not a request’s fixed cost nor B its cost per row; the
+        server CPU fit in the table is what a request and a row cost the server. The fits are the bench’s (run.json’s
+        fits); the dashboard draws them and does not fit anything itself.
       </p>
       {shown.length === 0 ? (
         <div className="notice">This run carries no page-size fit for these filters (the bench fits a sweep of at least two page sizes).</div>

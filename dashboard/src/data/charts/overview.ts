@@ -3,7 +3,7 @@
 import type { CsvValue } from '../csv';
 import { protocolLabel, seriesName } from '../style';
 import { THREAD_KINDS } from '../tables';
-import { cacheStateLabel, cacheStates, estimate, flagReason, metrics, pickCell, seriesIds, where, type Pick, type SeriesId } from '../transforms';
+import { cacheStateLabel, cacheStates, estimate, flagReason, metrics, pickCell, seriesIds, users, where, type Pick, type SeriesId } from '../transforms';
 import type { Cell, Tool } from '../types';
 import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
 
@@ -87,17 +87,38 @@ function cacheStateBars(cells: Cell[], subtitle: string, o: CacheStateBars): Cha
   };
 }
 
+/**
+ * The users of the closed cells at more than one user among `cells` ("50 users", "10–100 users"), or
+ * null: such a cell keeps that many requests in flight, so its latency is mostly time queued behind
+ * the others (Little's law: p50 ≈ users ÷ throughput), not the time one request takes.
+ */
+export function crowdedUsers(cells: { model: string; concurrency: number }[]): string | null {
+  const levels = [...new Set(cells.filter((c) => c.model === 'closed' && c.concurrency > 1).map((c) => c.concurrency))]
+    .sort((a, b) => a - b);
+  if (levels.length === 0) return null;
+  return levels.length === 1 ? users(levels[0]) : `${levels[0]}–${levels[levels.length - 1]} users`;
+}
+
+export const queueingNote = (who: string) =>
+  `At ${who} a closed cell keeps that many requests in flight, so its latency is mostly queueing: its p50 is about ` +
+  'users ÷ throughput (Little’s law), a measure of capacity, not the time one request takes. One-user and ' +
+  'open-model cells measure latency; the Cells table’s “in svc p50” is the service’s own time.';
+
 export function latencyByCacheState(cells: Cell[], subtitle: string): ChartSpec {
-  return cacheStateBars(cells, subtitle, {
+  const crowded = crowdedUsers(cells);
+  const spec = cacheStateBars(cells, subtitle, {
     key: 'latency-by-cache-state',
-    title: 'Latency: no cache, cold and warm (p50 and p99, 95 % intervals)',
-    yTitle: 'Latency (ms)',
+    title: crowded
+      ? `Closed-model latency at ${crowded}, queueing included: no cache, cold and warm (p50 and p99, 95 % intervals)`
+      : 'Latency: no cache, cold and warm (p50 and p99, 95 % intervals)',
+    yTitle: crowded ? 'Latency, queueing included (ms)' : 'Latency (ms)',
     unit: 'ms',
     variants: [
       { name: 'p50', pick: metrics.p50, shade: 0 },
       { name: 'p99', pick: metrics.p99, shade: 0.4 },
     ],
   });
+  return crowded ? { ...spec, notes: [queueingNote(crowded), ...(spec.notes ?? [])] } : spec;
 }
 
 export function throughputByCacheState(cells: Cell[], subtitle: string): ChartSpec {
