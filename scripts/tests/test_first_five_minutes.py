@@ -263,8 +263,8 @@ def check_row(operation: str, answers: dict[str, list[Result]], users: list[int]
             assert (int(rest["id"]), int(grpc["id"])) == tuple(groups), where
             assert answers["REST"][0].status == 201, where
         case "UpdateGroup (field mask + expected version)":
-            assert (rest["name"], rest["capacity"], int(rest["version"])) == ("Graph theory II", 12, 1), where
-            assert (grpc["description"], int(grpc["version"])) == ("Cliques and cuts", 2), where
+            assert (rest["name"], rest["capacity"], int(rest["version"])) == ("Graph theory II", 12, 2), where
+            assert (grpc["description"], int(grpc["version"])) == ("Cliques and cuts", 3), where
         case "GetUser":
             assert int(rest["id"]) == 1, where
         case "GetLeaderboard":

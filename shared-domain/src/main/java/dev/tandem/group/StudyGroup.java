@@ -33,11 +33,19 @@ public class StudyGroup {
     @Column(name = "owner_id", nullable = false)
     private long ownerId;
 
+    /**
+     * Starts at {@link #FIRST_VERSION} (Hibernate keeps a non-negative version set before persist):
+     * DeleteGroup's expected_version 0 means "whatever the version", and a group at 0 could not be
+     * deleted on the condition that it still was.
+     */
     @Version
-    private long version;
+    private long version = FIRST_VERSION;
 
     @Column(name = "created_at", nullable = false)
     private Instant createdAt;
+
+    /** A new group's version (V6 moved every existing group's up by one). */
+    public static final long FIRST_VERSION = 1;
 
     protected StudyGroup() {
     }

@@ -1,6 +1,8 @@
 package dev.tandem.seed;
 
+
 import dev.tandem.cache.TieredCache;
+import dev.tandem.group.StudyGroup;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -141,7 +143,7 @@ public class SeedData {
             }
         }
         batch("INSERT INTO study_groups (id, name, subject, description, capacity, owner_id, version, created_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, 0, ?)", groups);
+                + "VALUES (?, ?, ?, ?, ?, ?, " + StudyGroup.FIRST_VERSION + ", ?)", groups);
         batch("INSERT INTO group_members (group_id, user_id, joined_at) VALUES (?, ?, ?)", members);
 
         List<Object[]> sessions = new ArrayList<>(counts.sessions());

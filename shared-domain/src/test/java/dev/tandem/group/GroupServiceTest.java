@@ -60,7 +60,7 @@ class GroupServiceTest {
 
         assertThat(created.memberCount()).isEqualTo(1);
         assertThat(created.ownerName()).isEqualTo("owner");
-        assertThat(created.version()).isZero();
+        assertThat(created.version()).isEqualTo(StudyGroup.FIRST_VERSION);
         assertThat(created.averageRating()).isZero();
         assertThat(created.nextSessions()).isEmpty();
         assertThat(groups.get(created.id())).isEqualTo(created);
@@ -298,6 +298,26 @@ class GroupServiceTest {
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
         assertThat(jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = 4").query(Long.class).single()).isZero();
         assertThat(jdbc.sql("SELECT COUNT(*) FROM ratings WHERE group_id = 4").query(Long.class).single()).isZero();
+    }
+
+    /**
+     * Versions start at 1, so the 0 that DeleteGroup reads as "whatever the version" is never a
+     * version a client read, and a delete sent with the version read before someone else's change
+     * is ABORTED. Failed before: a new group was at version 0, so a client that had read it there
+     * and sent expected_version 0 deleted it after another's rename ("Expecting code to raise a
+     * throwable").
+     */
+    @Test
+    void aDeleteWithTheVersionReadBeforeAnotherChangeIsAbortedFromTheFirstVersionOn() {
+        long owner = newUser("owner");
+        GroupView read = groups.create(new NewGroup("Versioned", "history", "", 10, owner));
+        assertThat(read.version()).as("a new group's version").isEqualTo(1);
+
+        groups.update(new GroupChanges(read.id(), new GroupFields("Renamed", null, null, 0), Set.of("name"), read.version()));
+
+        assertThatThrownBy(() -> groups.delete(read.id(), read.version()))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ABORTED));
+        assertThat(groups.get(read.id()).name()).isEqualTo("Renamed");
     }
 
     @Test

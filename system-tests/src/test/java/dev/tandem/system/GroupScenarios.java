@@ -213,51 +213,51 @@ final class GroupScenarios {
     static Stream<Scenario> updateGroup() {
         List<Scenario> rows = new ArrayList<>();
         rows.add(ok("UpdateGroup: changes only the masked fields and bumps the version", g -> g.group(10),
-                (w, g) -> w.updateGroup(update(g.id(), 0, Group.newBuilder().setName("Renamed circle").setCapacity(499)
+                (w, g) -> w.updateGroup(update(g.id(), 1, Group.newBuilder().setName("Renamed circle").setCapacity(499)
                         .setDescription("ignored: not in the mask").build(), "name", "capacity")),
                 (Group updated, Wire w, Given g) -> {
                     assertThat(updated).isEqualTo(g.group.toBuilder().setName("Renamed circle").setCapacity(499)
-                            .setVersion(1).build());
+                            .setVersion(2).build());
                     assertThat(w.getGroup(get(g.id()))).isEqualTo(updated);
                     assertThat(g.database.value("SELECT CONCAT_WS('|', name, capacity, description, version) "
-                            + "FROM study_groups WHERE id = ?", g.id())).isEqualTo("Renamed circle|499|Made for one row|1");
+                            + "FROM study_groups WHERE id = ?", g.id())).isEqualTo("Renamed circle|499|Made for one row|2");
                 }));
         rows.add(ok("UpdateGroup: the description can be cleared", g -> g.group(10),
-                (w, g) -> w.updateGroup(update(g.id(), 0, Group.getDefaultInstance(), "description")),
+                (w, g) -> w.updateGroup(update(g.id(), 1, Group.getDefaultInstance(), "description")),
                 (Group updated, Wire w, Given g) -> assertThat(updated.getDescription()).isEmpty()));
         rows.add(ok("UpdateGroup: a group sent back as it was read, output-only fields and all", g -> g.group(10).member(42),
-                (w, g) -> w.updateGroup(update(g.id(), 0, g.group.toBuilder().setName("Read, changed, written").build(), "name")),
+                (w, g) -> w.updateGroup(update(g.id(), 1, g.group.toBuilder().setName("Read, changed, written").build(), "name")),
                 (Group updated, Wire w, Given g) -> assertThat(updated).isEqualTo(g.group.toBuilder()
-                        .setName("Read, changed, written").setVersion(1).build())));
+                        .setName("Read, changed, written").setVersion(2).build())));
         rows.add(ok("UpdateGroup: capacity down to exactly the member count", g -> g.group(10).member(42).member(43),
-                (w, g) -> w.updateGroup(update(g.id(), 0, Group.newBuilder().setCapacity(3).build(), "capacity")),
+                (w, g) -> w.updateGroup(update(g.id(), 1, Group.newBuilder().setCapacity(3).build(), "capacity")),
                 (Group updated, Wire w, Given g) -> assertThat(updated.getCapacity()).isEqualTo(3)));
         Group name = Group.newBuilder().setName("New name").build();
         Stream.of(
-                invalidUpdate("update_mask", id -> update(id, 0, name)),
-                invalidUpdate("update_mask", id -> update(id, 0, name).toBuilder().clearUpdateMask().build()),
-                invalidUpdate("update_mask", id -> update(id, 0, Group.newBuilder().setOwnerId(2).build(), "owner_id")),
-                invalidUpdate("update_mask", id -> update(id, 0, name, "name", "version")),
-                invalidUpdate("update_mask", id -> update(id, 0, name, "group.name")),
+                invalidUpdate("update_mask", id -> update(id, 1, name)),
+                invalidUpdate("update_mask", id -> update(id, 1, name).toBuilder().clearUpdateMask().build()),
+                invalidUpdate("update_mask", id -> update(id, 1, Group.newBuilder().setOwnerId(2).build(), "owner_id")),
+                invalidUpdate("update_mask", id -> update(id, 1, name, "name", "version")),
+                invalidUpdate("update_mask", id -> update(id, 1, name, "group.name")),
                 invalidUpdate("expected_version", id -> update(id, -1, name, "name")),
-                invalidUpdate("group.name", id -> update(id, 0, Group.newBuilder().setName("ab").build(), "name")),
-                invalidUpdate("group.name", id -> update(id, 0, Group.getDefaultInstance(), "name")),
-                invalidUpdate("group.name", id -> update(id, 0, name, "name").toBuilder().clearGroup().build()),
-                invalidUpdate("group.subject", id -> update(id, 0, Group.newBuilder().setSubject("No Caps").build(), "subject")),
-                invalidUpdate("group.description", id -> update(id, 0, Group.newBuilder().setDescription("d".repeat(1001)).build(),
+                invalidUpdate("group.name", id -> update(id, 1, Group.newBuilder().setName("ab").build(), "name")),
+                invalidUpdate("group.name", id -> update(id, 1, Group.getDefaultInstance(), "name")),
+                invalidUpdate("group.name", id -> update(id, 1, name, "name").toBuilder().clearGroup().build()),
+                invalidUpdate("group.subject", id -> update(id, 1, Group.newBuilder().setSubject("No Caps").build(), "subject")),
+                invalidUpdate("group.description", id -> update(id, 1, Group.newBuilder().setDescription("d".repeat(1001)).build(),
                         "description")),
-                invalidUpdate("group.capacity", id -> update(id, 0, Group.newBuilder().setCapacity(1).build(), "capacity")),
-                invalidUpdate("group.capacity", id -> update(id, 0, Group.newBuilder().setCapacity(501).build(), "capacity")))
+                invalidUpdate("group.capacity", id -> update(id, 1, Group.newBuilder().setCapacity(1).build(), "capacity")),
+                invalidUpdate("group.capacity", id -> update(id, 1, Group.newBuilder().setCapacity(501).build(), "capacity")))
                 .forEach(rows::add);
         rows.add(notFound("UpdateGroup: an unknown group is NOT_FOUND", NOTHING,
                 (w, g) -> w.updateGroup(update(UNKNOWN, 0, name, "name")), "group", named(UNKNOWN)));
         rows.add(fails("UpdateGroup: a stale expected version is ABORTED and the winner keeps the row",
                 g -> g.group(10).renamed("The winner"),
-                (w, g) -> w.updateGroup(update(g.id(), 0, Group.newBuilder().setName("The loser").build(), "name")),
+                (w, g) -> w.updateGroup(update(g.id(), 1, Group.newBuilder().setName("The loser").build(), "name")),
                 "ABORTED", "group", g -> String.valueOf(g.id())));
         rows.add(fails("UpdateGroup: capacity below the member count is FAILED_PRECONDITION",
                 g -> g.group(10).member(42).member(43),
-                (w, g) -> w.updateGroup(update(g.id(), 0, Group.newBuilder().setCapacity(2).build(), "capacity")),
+                (w, g) -> w.updateGroup(update(g.id(), 1, Group.newBuilder().setCapacity(2).build(), "capacity")),
                 "FAILED_PRECONDITION", null, named(null)));
         return rows.stream();
     }
@@ -281,15 +281,16 @@ final class GroupScenarios {
                             assertThat(failure(() -> w.getGroup(get(g.id())))).isEqualTo(
                                     new Wire.Failure("NOT_FOUND", List.of(), "group", String.valueOf(g.id()), null, ""));
                         }),
-                ok("DeleteGroup: at the current version", g -> g.group(10).renamed("Now at version 1"),
-                        (w, g) -> w.deleteGroup(DeleteGroupRequest.newBuilder().setId(g.id()).setExpectedVersion(1).build()),
+                ok("DeleteGroup: at the current version", g -> g.group(10).renamed("Now at version 2"),
+                        (w, g) -> w.deleteGroup(DeleteGroupRequest.newBuilder().setId(g.id()).setExpectedVersion(2).build()),
                         (Empty answer, Wire w, Given g) -> assertThat(g.count("study_groups WHERE id = ?", g.id())).isZero()),
-                // Version 0 is "any version" on the wire, so the stale version must be non-zero.
-                fails("DeleteGroup: a stale expected version is ABORTED and keeps the group",
-                        g -> g.group(10).renamed("Now at version 1").renamed("Now at version 2"),
+                // Version 0 is "any version" on the wire; versions start at 1, so the version a client
+                // read before another's change is never 0 (a group's first: failed while groups began at 0).
+                fails("DeleteGroup: the version read before another's change is ABORTED and keeps the group",
+                        g -> g.group(10).renamed("Now at version 2"),
                         (w, g) -> w.deleteGroup(DeleteGroupRequest.newBuilder().setId(g.id()).setExpectedVersion(1).build()),
                         "ABORTED", "group", g -> String.valueOf(g.id())),
-                fails("DeleteGroup: a far-off expected version is ABORTED", g -> g.group(10).renamed("Now at version 1"),
+                fails("DeleteGroup: a far-off expected version is ABORTED", g -> g.group(10).renamed("Now at version 2"),
                         (w, g) -> w.deleteGroup(DeleteGroupRequest.newBuilder().setId(g.id()).setExpectedVersion(7).build()),
                         "ABORTED", "group", g -> String.valueOf(g.id())),
                 notFound("DeleteGroup: an unknown group is NOT_FOUND", NOTHING,

@@ -55,15 +55,15 @@ enum GrpcOperation {
             rows -> UpdateGroupRequest.newBuilder().setId(rows.group())
                     .setGroup(Group.newBuilder().setName("Graph theory II").setCapacity(40))
                     .setUpdateMask(FieldMask.newBuilder().addPaths("name").addPaths("capacity"))
-                    .setExpectedVersion(0).build(),
+                    .setExpectedVersion(1).build(),
             Rule.id("id", NOT_FOUND),
             // Without a group, the masked fields are empty: the domain names those.
             new Rule("group", INVALID_ARGUMENT, null, null, null, List.of("group.name", "group.capacity")),
             Rule.required("group.name"),
             Rule.int32("group.capacity", INVALID_ARGUMENT, 1000),
             Rule.required("update_mask"),
-            // Absent is 0, the seeded groups' version: only negative and stale versions fail.
-            Rule.int64("expected_version", null, INVALID_ARGUMENT, ABORTED)),
+            // Absent is 0, which no group is at (versions start at 1): a stale version, as a huge one.
+            Rule.int64("expected_version", ABORTED, INVALID_ARGUMENT, ABORTED)),
     DELETE_GROUP(StudyGroupServiceGrpc.getDeleteGroupMethod(),
             rows -> DeleteGroupRequest.newBuilder().setId(rows.group()).setExpectedVersion(0).build(),
             Rule.id("id", NOT_FOUND),

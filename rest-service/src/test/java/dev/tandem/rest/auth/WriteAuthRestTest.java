@@ -38,7 +38,7 @@ class WriteAuthRestTest extends RestIntegrationTest {
             new Write(HttpMethod.POST, "/api/v1/groups",
                     "{\"name\":\"Graph theory\",\"subject\":\"algorithms\",\"capacity\":10,\"ownerId\":1}"),
             new Write(HttpMethod.PATCH, "/api/v1/groups/1",
-                    "{\"group\":{\"name\":\"Renamed\"},\"updateMask\":\"name\",\"expectedVersion\":0}"),
+                    "{\"group\":{\"name\":\"Renamed\"},\"updateMask\":\"name\",\"expectedVersion\":1}"),
             new Write(HttpMethod.DELETE, "/api/v1/groups/1", null),
             new Write(HttpMethod.POST, "/api/v1/groups/1/members", "{\"userId\":100}"),
             new Write(HttpMethod.DELETE, "/api/v1/groups/1/members/1", null),

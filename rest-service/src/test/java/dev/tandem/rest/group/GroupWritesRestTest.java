@@ -138,23 +138,23 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @Test
     void updateAcceptsProtoFieldNamesCamelCaseMaskPathsAndInt64Strings() {
         JsonNode updated = bodyOf(patch("/api/v1/groups/4", """
-                {"group": {"description": "New words"}, "update_mask": " description ", "expected_version": "0"}
+                {"group": {"description": "New words"}, "update_mask": " description ", "expected_version": "1"}
                 """).expectStatus().isOk());
         assertThat(updated.get("description").asString()).isEqualTo("New words");
-        assertThat(updated.get("version").asLong()).isEqualTo(1);
+        assertThat(updated.get("version").asLong()).isEqualTo(2);
     }
 
     /** What only JSON can get wrong, and explicit empty values (the rest is the scenario table's). */
     static Stream<Arguments> invalidUpdates() {
         return Stream.of(
-                Arguments.of("{\"group\": {\"name\": \"ok name\"}, \"updateMask\": \"\", \"expectedVersion\": 0}", "update_mask"),
-                Arguments.of("{\"group\": {\"name\": \"\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}", "group.name"),
-                Arguments.of("{\"group\": {\"capacity\": \"lots\"}, \"updateMask\": \"capacity\", \"expectedVersion\": 0}", "group.capacity"),
-                Arguments.of("{\"group\": {\"name\": \"ok name\"}, \"updateMask\": [\"name\"], \"expectedVersion\": 0}", "update_mask"),
+                Arguments.of("{\"group\": {\"name\": \"ok name\"}, \"updateMask\": \"\", \"expectedVersion\": 1}", "update_mask"),
+                Arguments.of("{\"group\": {\"name\": \"\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}", "group.name"),
+                Arguments.of("{\"group\": {\"capacity\": \"lots\"}, \"updateMask\": \"capacity\", \"expectedVersion\": 1}", "group.capacity"),
+                Arguments.of("{\"group\": {\"name\": \"ok name\"}, \"updateMask\": [\"name\"], \"expectedVersion\": 1}", "update_mask"),
                 Arguments.of("{\"group\": {\"name\": \"ok name\"}, \"updateMask\": \"name\", \"expectedVersion\": \"v1\"}", "expected_version"),
-                Arguments.of("{\"group\": {\"name\": \"ok name\", \"mood\": \"happy\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}", "group.mood"),
-                Arguments.of("{\"group\": \"ok name\", \"updateMask\": \"name\", \"expectedVersion\": 0}", "group"),
-                Arguments.of("{\"id\": 8, \"group\": {\"name\": \"ok name\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}", "id"));
+                Arguments.of("{\"group\": {\"name\": \"ok name\", \"mood\": \"happy\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}", "group.mood"),
+                Arguments.of("{\"group\": \"ok name\", \"updateMask\": \"name\", \"expectedVersion\": 1}", "group"),
+                Arguments.of("{\"id\": 8, \"group\": {\"name\": \"ok name\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}", "id"));
     }
 
     @ParameterizedTest
@@ -169,7 +169,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
 
     @Test
     void updateOfNonNumericGroup() {
-        String body = "{\"group\": {\"name\": \"ok name\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}";
+        String body = "{\"group\": {\"name\": \"ok name\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}";
         expectInvalid(patch("/api/v1/groups/eight", body), "id");
     }
 
@@ -195,15 +195,15 @@ class GroupWritesRestTest extends RestIntegrationTest {
 
     @Test
     void deleteTakesTheExpectedVersionByItsJsonNameToo() {
-        patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}")
+        patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}")
                 .expectStatus().isOk();
         List<Long> before = allCounts();
 
-        expectProblem(delete("/api/v1/groups/12?expectedVersion=7"), HttpStatus.CONFLICT, "ABORTED");
+        expectProblem(delete("/api/v1/groups/12?expectedVersion=8"), HttpStatus.CONFLICT, "ABORTED");
 
         assertThat(allCounts()).isEqualTo(before);
         assertThat(groupRow(12)).containsEntry("name", "Version one");
-        delete("/api/v1/groups/12?expectedVersion=1").expectStatus().isNoContent();
+        delete("/api/v1/groups/12?expectedVersion=2").expectStatus().isNoContent();
     }
 
     @Test
@@ -216,8 +216,8 @@ class GroupWritesRestTest extends RestIntegrationTest {
 
     // ---- If-Match on PATCH and DELETE (RFC 9110 13.1.1) -----------------------------------------
 
-    /** At version 0, as the seed leaves every group; If-Match adds to expected_version, it does not replace it. */
-    private static final String RENAME = "{\"group\": {\"name\": \"Renamed if current\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}";
+    /** At version 1, as the seed leaves every group; If-Match adds to expected_version, it does not replace it. */
+    private static final String RENAME = "{\"group\": {\"name\": \"Renamed if current\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}";
 
     /**
      * A false If-Match is 412 and nothing is done. Failed before: If-Match was ignored, so a PATCH
@@ -266,11 +266,11 @@ class GroupWritesRestTest extends RestIntegrationTest {
         String json = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
         http.patch().uri("/api/v1/groups/8").header("If-Match", "\"other\", " + json)
                 .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange().expectStatus().isOk();
-        assertThat(groupRow(8)).containsEntry("name", "Renamed if current").containsEntry("version", 1L);
+        assertThat(groupRow(8)).containsEntry("name", "Renamed if current").containsEntry("version", 2L);
         String protobuf = tagOf("/api/v1/groups/8", MediaType.parseMediaType("application/x-protobuf"));
         assertThat(protobuf).endsWith(".pb\"");
         http.patch().uri("/api/v1/groups/8").header("If-Match", protobuf).contentType(MediaType.APPLICATION_JSON)
-                .body("{\"group\": {\"capacity\": 40}, \"updateMask\": \"capacity\", \"expectedVersion\": 1}").exchange().expectStatus().isOk();
+                .body("{\"group\": {\"capacity\": 40}, \"updateMask\": \"capacity\", \"expectedVersion\": 2}").exchange().expectStatus().isOk();
         assertThat(groupRow(8)).containsEntry("capacity", 40);
         // the tag used before is stale now (412 comes before expected_version's 409)
         expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", json)
@@ -278,7 +278,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
                 "FAILED_PRECONDITION");
         // "*": true whenever the group exists
         http.patch().uri("/api/v1/groups/8").header("If-Match", "*").contentType(MediaType.APPLICATION_JSON)
-                .body("{\"group\": {\"capacity\": 41}, \"updateMask\": \"capacity\", \"expectedVersion\": 2}").exchange().expectStatus().isOk();
+                .body("{\"group\": {\"capacity\": 41}, \"updateMask\": \"capacity\", \"expectedVersion\": 3}").exchange().expectStatus().isOk();
         http.delete().uri("/api/v1/groups/9").header("If-Match", "*").exchange().expectStatus().isNoContent();
         // a missing group is 404 whatever the condition (RFC 9110 13.2.1: that failure comes first)
         expectProblem(http.delete().uri("/api/v1/groups/9").header("If-Match", "*").exchange(), HttpStatus.NOT_FOUND, "NOT_FOUND");
@@ -297,17 +297,17 @@ class GroupWritesRestTest extends RestIntegrationTest {
     /** Both conditions hold or nothing is done: the current tag with a stale expected_version is 409 ABORTED. */
     @Test
     void ifMatchAndExpectedVersionMustBothHold() {
-        patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}")
+        patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}")
                 .expectStatus().isOk();
         String tag = tagOf("/api/v1/groups/12", MediaType.APPLICATION_JSON);
         Map<String, Object> row = groupRow(12);
         expectProblem(http.patch().uri("/api/v1/groups/12").header("If-Match", tag).contentType(MediaType.APPLICATION_JSON)
-                .body("{\"group\": {\"name\": \"Version two\"}, \"updateMask\": \"name\", \"expectedVersion\": 0}")
+                .body("{\"group\": {\"name\": \"Version two\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}")
                 .exchange(), HttpStatus.CONFLICT, "ABORTED");
-        expectProblem(http.delete().uri("/api/v1/groups/12?expected_version=3").header("If-Match", tag).exchange(),
+        expectProblem(http.delete().uri("/api/v1/groups/12?expected_version=4").header("If-Match", tag).exchange(),
                 HttpStatus.CONFLICT, "ABORTED");
         assertThat(groupRow(12)).isEqualTo(row);
-        http.delete().uri("/api/v1/groups/12?expected_version=1").header("If-Match", tag).exchange().expectStatus().isNoContent();
+        http.delete().uri("/api/v1/groups/12?expected_version=2").header("If-Match", tag).exchange().expectStatus().isNoContent();
     }
 
     // ---- helpers -------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ class RepresentationRestTest extends RestIntegrationTest {
         HttpResponse<byte[]> patched = sendBytes(request("/api/v1/groups/2").header("Accept", PROTOBUF + ";proto=tandem.v1.User")
                 .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
                 .method("PATCH", HttpRequest.BodyPublishers.ofString(
-                        "{\"group\":{\"description\":\"named\"},\"updateMask\":\"description\",\"expectedVersion\":0}")));
+                        "{\"group\":{\"description\":\"named\"},\"updateMask\":\"description\",\"expectedVersion\":1}")));
         assertThat(patched.statusCode()).isEqualTo(200);
         assertThat(patched.headers().firstValue("Content-Type")).hasValue(PROTOBUF);
         assertThat(Group.parseFrom(patched.body()).getDescription()).isEqualTo("named");
@@ -315,7 +315,7 @@ class RepresentationRestTest extends RestIntegrationTest {
                 .header("Authorization", bearer(WRITER)).POST(HttpRequest.BodyPublishers.ofString("{\"userId\":99}")));
         small.put("200 patch", request("/api/v1/groups/3").header("Content-Type", "application/json")
                 .header("Authorization", bearer(WRITER)).method("PATCH", HttpRequest.BodyPublishers.ofString(
-                        "{\"group\":{\"description\":\"short\"},\"updateMask\":\"description\",\"expectedVersion\":0}")));
+                        "{\"group\":{\"description\":\"short\"},\"updateMask\":\"description\",\"expectedVersion\":1}")));
         small.put("200 leaderboard", request("/api/v1/leaderboard?limit=1"));
         SoftAssertions each = new SoftAssertions();  // every answer's verdict, not only the first's
         for (Map.Entry<String, HttpRequest.Builder> answer : small.entrySet()) {
@@ -347,7 +347,7 @@ class RepresentationRestTest extends RestIntegrationTest {
     void writeAnswersVaryWithAcceptAsReadsDo() throws Exception {
         HttpResponse<byte[]> patched = sendBytes(request("/api/v1/groups/3").header("Content-Type", "application/json")
                 .header("Authorization", bearer(WRITER)).method("PATCH", HttpRequest.BodyPublishers.ofString(
-                        "{\"group\":{\"description\":\"varies\"},\"updateMask\":\"description\",\"expectedVersion\":0}")));
+                        "{\"group\":{\"description\":\"varies\"},\"updateMask\":\"description\",\"expectedVersion\":1}")));
         HttpResponse<byte[]> user = sendBytes(request("/api/v1/users").header("Content-Type", "application/json")
                 .header("Authorization", bearer(WRITER))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Varied\",\"email\":\"varied@example.test\"}")));
