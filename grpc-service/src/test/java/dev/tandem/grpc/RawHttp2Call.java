@@ -24,7 +24,12 @@ import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannel;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamFrame;
 
+import com.google.rpc.ErrorInfo;
+import com.google.protobuf.InvalidProtocolBufferException;
+
 import java.io.IOException;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * One gRPC call sent as HTTP/2 frames by hand (over the Netty that grpc-java ships shaded), for
  * what no gRPC client sends: grpc-java and grpc-go refuse to send a metadata key that gRPC does not
  * allow, yet a peer can, and the server must answer it; nor does either let a caller keep its
- * connection's flow-control window at 0.
+ * connection's flow-control window at 0, nor send a request and never end it.
  */
 public final class RawHttp2Call {
 
@@ -52,6 +57,68 @@ public final class RawHttp2Call {
         public boolean has(String name) {
             return headers.contains(name);
         }
+
+        /** The ErrorInfo of the block's {@code grpc-status-details-bin}; fails the test when there is none. */
+        public ErrorInfo errorInfo() throws InvalidProtocolBufferException {
+            CharSequence details = headers.get("grpc-status-details-bin");
+            if (details == null) {
+                throw new AssertionError("no grpc-status-details-bin in " + headers);
+            }
+            // A binary header travels as base64, its padding left off (Base64's decoder does not require it).
+            com.google.rpc.Status status = com.google.rpc.Status.parseFrom(Base64.getDecoder().decode(details.toString()));
+            for (com.google.protobuf.Any detail : status.getDetailsList()) {
+                if (detail.is(ErrorInfo.class)) {
+                    return detail.unpack(ErrorInfo.class);
+                }
+            }
+            throw new AssertionError("no ErrorInfo in " + status);
+        }
+    }
+
+    /** A call whose request was sent but never ended ({@link #unfinished}): open until closed. */
+    public static final class Unfinished implements AutoCloseable {
+
+        private final EventLoopGroup loop;
+        private final CompletableFuture<Trailers> answer;
+
+        private Unfinished(EventLoopGroup loop, CompletableFuture<Trailers> answer) {
+            this.loop = loop;
+            this.answer = answer;
+        }
+
+        /** The answer's last header block, waited for at most {@code bound}. */
+        public Trailers answer(Duration bound) throws Exception {
+            return answer.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        /** Whether the server has answered (or reset the stream) yet. */
+        public boolean answered() {
+            return answer.isDone();
+        }
+
+        /** Drops the connection, which is what a client does when it gives up. */
+        @Override
+        public void close() {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /**
+     * Calls {@code path} with {@code message} as its one request message and {@code metadata} in the
+     * headers, but never ends the request: HEADERS and the message's DATA frame go out, END_STREAM
+     * never does, so the server has the whole message yet never learns that the request is complete
+     * (no half-close). The connection stays open until the returned call is closed.
+     */
+    public static Unfinished unfinished(int port, String path, Map<String, String> metadata, byte[] message) throws Exception {
+        EventLoopGroup loop = new NioEventLoopGroup(1);
+        try {
+            CompletableFuture<Trailers> answer = new CompletableFuture<>();
+            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, message, false, answer);
+            return new Unfinished(loop, answer);
+        } catch (Exception | Error e) {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
     }
 
     /**
@@ -63,7 +130,7 @@ public final class RawHttp2Call {
         EventLoopGroup loop = new NioEventLoopGroup(1);
         try {
             CompletableFuture<Trailers> answer = new CompletableFuture<>();
-            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, message, answer);
+            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, message, true, answer);
             return answer.get(30, TimeUnit.SECONDS);
         } finally {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -79,7 +146,7 @@ public final class RawHttp2Call {
         EventLoopGroup loop = new NioEventLoopGroup(1);
         try {
             send(connect(loop, port, Http2Settings.defaultSettings().initialWindowSize(0)), port, path, Map.of(), message,
-                    new CompletableFuture<>());
+                    true, new CompletableFuture<>());
         } catch (Exception | Error e) {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
@@ -100,9 +167,12 @@ public final class RawHttp2Call {
                 .connect("127.0.0.1", port).sync().channel();
     }
 
-    /** Opens a stream on {@code connection} and sends the call; {@code answer} gets its last header block. */
+    /**
+     * Opens a stream on {@code connection} and sends the call, its message ending the request when
+     * {@code endStream}; {@code answer} gets its last header block.
+     */
     private static void send(Channel connection, int port, String path, Map<String, String> metadata, byte[] message,
-                             CompletableFuture<Trailers> answer) throws InterruptedException {
+                             boolean endStream, CompletableFuture<Trailers> answer) throws InterruptedException {
         Http2StreamChannel stream = new Http2StreamChannelBootstrap(connection)
                 .handler(new SimpleChannelInboundHandler<Http2StreamFrame>() {
                     @Override
@@ -121,6 +191,6 @@ public final class RawHttp2Call {
         stream.write(new DefaultHttp2HeadersFrame(headers, false));
         // The gRPC message frame: not compressed, its length, the message.
         ByteBuf body = Unpooled.buffer(5 + message.length).writeByte(0).writeInt(message.length).writeBytes(message);
-        stream.writeAndFlush(new DefaultHttp2DataFrame(body, true));
+        stream.writeAndFlush(new DefaultHttp2DataFrame(body, endStream));
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -149,6 +150,17 @@ public final class RequestDeadline implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * Runs {@code action} once this deadline has passed, on a thread of its own (never the shared
+     * timer's), unless the returned future is cancelled first. For a wire that must end a request by
+     * itself at its deadline, whether or not any SQL runs: gRPC ends a call whose request has not
+     * finished arriving (CallDeadlineInterceptor). Independent of {@link #close()} and of the SQL expiry.
+     */
+    public Future<?> atDeadline(Runnable action) {
+        return timer.schedule(() -> cancels.execute(action), Math.max(0, deadlineNanos - System.nanoTime()),
+                TimeUnit.NANOSECONDS);
     }
 
     // ---- what the JDBC listener reports -----------------------------------------------------------

@@ -28,6 +28,21 @@ class RequestDeadlineTest {
     }
 
     @Test
+    void anActionAtTheDeadlineRunsOnceItHasPassedUnlessCancelledFirst() throws Exception {
+        CompletableFuture<Boolean> ran = new CompletableFuture<>();
+        try (RequestDeadline deadline = deadlines.open(Duration.ofMillis(50))) {
+            deadline.atDeadline(() -> ran.complete(deadline.expired()));
+            assertThat(ran.get(30, TimeUnit.SECONDS)).as("run, and only once the deadline had passed").isTrue();
+        }
+        CompletableFuture<Boolean> cancelled = new CompletableFuture<>();
+        try (RequestDeadline deadline = deadlines.open(Duration.ofMillis(100))) {
+            deadline.atDeadline(() -> cancelled.complete(true)).cancel(false);
+            Thread.sleep(300);
+            assertThat(cancelled).as("a cancelled action never runs").isNotDone();
+        }
+    }
+
+    @Test
     void aCancelledRequestStopsWaitingAtOnce() throws Exception {
         CompletableFuture<String> neverDone = new CompletableFuture<>();
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();

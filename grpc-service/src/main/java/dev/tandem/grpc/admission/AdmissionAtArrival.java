@@ -2,6 +2,7 @@ package dev.tandem.grpc.admission;
 
 import dev.tandem.admission.AdmissionControl;
 import dev.tandem.grpc.auth.WriteAuthInterceptor;
+import dev.tandem.grpc.deadline.CallDeadlineInterceptor;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Metadata;
@@ -119,6 +120,12 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
         void release(@Nullable Status status) {
             AdmissionControl.Permit held = permit.getAndSet(null);
             if (held == null) {
+                return;
+            }
+            if (status != null && status.getCause() instanceof CallDeadlineInterceptor.RequestNotArrived) {
+                // Its request never arrived in full by its deadline: how long it held the permit measures
+                // its client, not this instance, and a client sending slowly must not shrink the limit.
+                held.ignored();
                 return;
             }
             switch (status == null ? Status.Code.CANCELLED : status.getCode()) {

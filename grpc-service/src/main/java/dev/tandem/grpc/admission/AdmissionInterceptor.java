@@ -157,13 +157,16 @@ public class AdmissionInterceptor implements ServerInterceptor {
             this.admitted = admitted;
         }
 
+        /**
+         * The permit goes back before the call is closed: closed from a thread other than the call's
+         * own (CallDeadlineInterceptor's timer, for a request that never arrived in full), the
+         * transport can end the call, and the listener release it as complete with no status,
+         * before close() returns.
+         */
         @Override
         public void close(Status status, Metadata trailers) {
-            try {
-                super.close(status, trailers);
-            } finally {
-                admitted.release(status);
-            }
+            admitted.release(status);
+            super.close(status, trailers);
         }
     }
 }

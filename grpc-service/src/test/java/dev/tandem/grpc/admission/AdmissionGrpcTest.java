@@ -53,7 +53,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
         "tandem.admission.min-limit=1", "tandem.admission.max-limit=1", "tandem.admission.retry-after=3s",
         // a rate limit for one test's own client: the others call as the writer, exempt
         "tandem.rate-limit.enabled=true", "tandem.rate-limit.requests-per-second=0.001", "tandem.rate-limit.burst=3",
-        "tandem.rate-limit.exempt-subjects=" + DevTokens.DEV_SUBJECT})
+        "tandem.rate-limit.exempt-subjects=" + DevTokens.DEV_SUBJECT,
+        // short, for the call whose request never arrives; above what any other call here takes on the server
+        "tandem.limits.request-timeout=5s"})
 class AdmissionGrpcTest extends GrpcIntegrationTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
@@ -214,6 +216,37 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
         RawHttp2Call.Trailers answer = late.get(BOUND.toSeconds(), TimeUnit.SECONDS);
         assertThat(answer.grpcStatus()).as("grpc-status of %s", answer.headers())
                 .isEqualTo(Status.Code.DEADLINE_EXCEEDED.value());
+    }
+
+    /**
+     * A call whose request never finishes arriving (its headers and message sent, never END_STREAM)
+     * took its permit when its headers arrived; it gives it back at its deadline, here the server's
+     * request timeout as it sent no grpc-timeout, and is answered DEADLINE_EXCEEDED. Before, nothing
+     * ended such a call: it kept the one permit for as long as its client kept the connection, and
+     * every other call was refused. Its end is no sample for the limit (ignored, not a drop): the
+     * instance never had the request, so how long it held the permit says nothing about the instance.
+     */
+    @Test
+    void aCallWhoseRequestNeverArrivesGivesItsPermitBackAtItsDeadline() throws Exception {
+        long ignoredBefore = admission.ended(AdmissionControl.Ending.IGNORED);
+        long droppedBefore = admission.ended(AdmissionControl.Ending.DROPPED);
+        try (RawHttp2Call.Unfinished held = RawHttp2Call.unfinished(grpcPort(), "/tandem.v1.StudyGroupService/GetGroup",
+                Map.of("authorization", "Bearer " + WRITER), GetGroupRequest.newBuilder().setId(2).build().toByteArray())) {
+            awaitInFlight(1);
+            StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+                    () -> api().getGroup(GetGroupRequest.newBuilder().setId(3).build()));
+            assertThat(refused.getStatus().getCode()).as("locked out while the unfinished call holds the permit")
+                    .isEqualTo(Status.Code.UNAVAILABLE);
+
+            RawHttp2Call.Trailers answer = held.answer(BOUND);
+            assertThat(answer.grpcStatus()).as("grpc-status of %s", answer.headers())
+                    .isEqualTo(Status.Code.DEADLINE_EXCEEDED.value());
+            awaitInFlight(0);
+            assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(3).build()).getId())
+                    .as("admitted once the unfinished call's deadline has passed").isEqualTo(3);
+        }
+        assertThat(admission.ended(AdmissionControl.Ending.IGNORED) - ignoredBefore).as("calls ignored").isEqualTo(1);
+        assertThat(admission.ended(AdmissionControl.Ending.DROPPED) - droppedBefore).as("calls dropped").isZero();
     }
 
     private long endedCalls() {

@@ -3,11 +3,14 @@ package dev.tandem.grpc.deadline;
 import dev.tandem.testsupport.SeededRows;
 import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.grpc.GrpcIntegrationTest;
+import dev.tandem.grpc.RawHttp2Call;
+import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.testsupport.RowLock;
 import com.google.protobuf.FieldMask;
+import com.google.rpc.ErrorInfo;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -131,6 +134,36 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
         assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         assertThat(SeededRows.isMember(jdbc, groupId, userId)).isFalse();
         assertThat(counts()).isEqualTo(counts);
+    }
+
+    /**
+     * A call whose request never finishes arriving (HEADERS and the whole message, never END_STREAM)
+     * and that carries no grpc-timeout is ended at the server's own request timeout, DEADLINE_EXCEEDED
+     * with the ErrorInfo every other DEADLINE_EXCEEDED has. grpc-java itself bounds a call only by
+     * the client's grpc-timeout, and the service's deadline bounded SQL only: before, the call was
+     * still open when the test gave up (no answer at all), holding its stream (and, with admission
+     * control on, a permit) for as long as the client kept the connection.
+     *
+     * <p>It waits the default 10 s: this context is every gRPC test's, whose other tests need the
+     * default (the first two here need it above {@link #GONE_WITHIN}), and a context of its own would
+     * cost as long to start.
+     */
+    @Test
+    void aCallWhoseRequestNeverFinishesArrivingEndsAtTheRequestTimeout() throws Exception {
+        Duration timeout = deadlines.requestTimeout();
+        long sent = System.nanoTime();
+        try (RawHttp2Call.Unfinished call = RawHttp2Call.unfinished(grpcPort(), "/tandem.v1.StudyGroupService/GetGroup",
+                Map.of(), GetGroupRequest.newBuilder().setId(1).build().toByteArray())) {
+            RawHttp2Call.Trailers answer = call.answer(timeout.plusSeconds(20));
+            Duration after = Duration.ofNanos(System.nanoTime() - sent);
+
+            assertThat(answer.grpcStatus()).as("grpc-status of %s", answer.headers())
+                    .isEqualTo(Status.Code.DEADLINE_EXCEEDED.value());
+            ErrorInfo info = answer.errorInfo();
+            assertThat(info.getReason()).isEqualTo("DEADLINE_EXCEEDED");
+            assertThat(info.getDomain()).isEqualTo("tandem.dev");
+            assertThat(after).as("ended by the request timeout, not before").isGreaterThanOrEqualTo(timeout);
+        }
     }
 
     /** How a call made in the background failed (it must fail, within 30 s). */

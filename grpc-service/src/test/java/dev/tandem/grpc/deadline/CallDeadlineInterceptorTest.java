@@ -1,0 +1,246 @@
+package dev.tandem.grpc.deadline;
+
+import dev.tandem.deadline.RequestDeadlines;
+import dev.tandem.limits.LimitsProperties;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.Status;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The bound {@link CallDeadlineInterceptor} puts on a request's arrival, with a fake call and a
+ * request timeout of {@link #TIMEOUT}: what ends a call whose request never arrived in full, that a
+ * server stream is never ended by it once its request is in, and that the timer never closes the
+ * call while a listener callback runs (ServerCall's methods must not run concurrently).
+ */
+class CallDeadlineInterceptorTest {
+
+    private static final Duration TIMEOUT = Duration.ofMillis(200);
+    /** Well past {@link #TIMEOUT}: long enough for a timer that should have fired to have fired. */
+    private static final long PAST_IT_MS = 800;
+
+    private final RequestDeadlines deadlines = new RequestDeadlines(new LimitsProperties(null, null, null, TIMEOUT));
+    private final CallDeadlineInterceptor interceptor = new CallDeadlineInterceptor(deadlines);
+
+    @AfterEach
+    void stop() {
+        deadlines.destroy();
+    }
+
+    @Test
+    void aUnaryCallWhoseRequestNeverEndsIsClosedDeadlineExceededAtItsDeadline() throws Exception {
+        FakeCall call = new FakeCall(MethodDescriptor.MethodType.UNARY);
+        Handler handler = new Handler();
+        ServerCall.Listener<String> listener = interceptor.interceptCall(call, new Metadata(), handler::start);
+        listener.onMessage("request");
+
+        Closed closed = call.closed.get(10, TimeUnit.SECONDS);
+
+        assertThat(closed.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+        assertThat(closed.status().getCause()).isInstanceOf(CallDeadlineInterceptor.RequestNotArrived.class);
+        assertThat(closed.trailers().containsKey(Metadata.Key.of("grpc-status-details-bin", Metadata.BINARY_BYTE_MARSHALLER)))
+                .as("the ErrorInfo GrpcErrors gives DEADLINE_EXCEEDED").isTrue();
+        // A half-close arriving afterwards no longer reaches the handler (it would answer a closed call).
+        listener.onHalfClose();
+        listener.onComplete();
+        assertThat(handler.events).containsExactly("message", "complete");
+    }
+
+    @Test
+    void aServerStreamWhoseRequestArrivedInTimeIsNeverEndedByTheDeadline() throws Exception {
+        FakeCall call = new FakeCall(MethodDescriptor.MethodType.SERVER_STREAMING);
+        Handler handler = new Handler();
+        ServerCall.Listener<String> listener = interceptor.interceptCall(call, new Metadata(), handler::start);
+        listener.onMessage("request");
+        listener.onHalfClose();
+
+        Thread.sleep(PAST_IT_MS);
+        listener.onReady();
+
+        assertThat(call.closed).as("the stream lives past the deadline that bounded its request").isNotDone();
+        assertThat(handler.events).containsExactly("message", "halfClose", "ready");
+    }
+
+    @Test
+    void aDeadlinePassingDuringACallbackClosesTheCallOnlyOnceTheCallbackReturns() throws Exception {
+        FakeCall call = new FakeCall(MethodDescriptor.MethodType.UNARY);
+        CountDownLatch release = new CountDownLatch(1);
+        Handler handler = new Handler() {
+            @Override
+            void onMessage() throws InterruptedException {
+                call.inCallback.set(true);
+                try {
+                    assertThat(release.await(10, TimeUnit.SECONDS)).isTrue();
+                } finally {
+                    call.inCallback.set(false);
+                }
+            }
+        };
+        ServerCall.Listener<String> listener = interceptor.interceptCall(call, new Metadata(), handler::start);
+        CompletableFuture<Void> message = CompletableFuture.runAsync(() -> listener.onMessage("request"));
+
+        Thread.sleep(PAST_IT_MS);
+        assertThat(call.closed).as("not closed while the callback runs").isNotDone();
+        release.countDown();
+        message.get(10, TimeUnit.SECONDS);
+
+        assertThat(call.closed).as("closed by the callback on its way out").isDone();
+        assertThat(call.closed.get().status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+        assertThat(call.overlapped).as("close ran while a callback ran").isFalse();
+    }
+
+    @Test
+    void aCallbackThatThrowsLeavesTheCloseToTheExceptionHandler() throws Exception {
+        FakeCall call = new FakeCall(MethodDescriptor.MethodType.UNARY);
+        Handler handler = new Handler() {
+            @Override
+            void onMessage() {
+                throw new IllegalArgumentException("does not parse");
+            }
+        };
+        ServerCall.Listener<String> listener = interceptor.interceptCall(call, new Metadata(), handler::start);
+
+        assertThatThrownBy(() -> listener.onMessage("request")).isInstanceOf(IllegalArgumentException.class);
+        Thread.sleep(PAST_IT_MS);
+
+        assertThat(call.closed).as("closed once, by Spring gRPC's exception handler, not the timer too").isNotDone();
+    }
+
+    @Test
+    void aCallTheHandlerClosesBeforeItsRequestArrivedIsNotClosedAgain() throws Exception {
+        FakeCall call = new FakeCall(MethodDescriptor.MethodType.UNARY);
+        Handler handler = new Handler() {
+            @Override
+            void onMessage() {
+                served.close(Status.INVALID_ARGUMENT, new Metadata());
+            }
+        };
+        ServerCall.Listener<String> listener = interceptor.interceptCall(call, new Metadata(), handler::start);
+        listener.onMessage("request");
+        Thread.sleep(PAST_IT_MS);
+
+        assertThat(call.closed.get(1, TimeUnit.SECONDS).status().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(call.closes).as("the timer did not close it a second time").hasValue(1);
+    }
+
+    private record Closed(Status status, Metadata trailers) {
+    }
+
+    /** The innermost listener: records what reaches it. */
+    private static class Handler {
+
+        final List<String> events = new CopyOnWriteArrayList<>();
+        ServerCall<String, String> served;
+
+        ServerCall.Listener<String> start(ServerCall<String, String> call, Metadata headers) {
+            served = call;
+            return new ServerCall.Listener<>() {
+                @Override
+                public void onMessage(String message) {
+                    events.add("message");
+                    try {
+                        Handler.this.onMessage();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+
+                @Override
+                public void onHalfClose() {
+                    events.add("halfClose");
+                }
+
+                @Override
+                public void onReady() {
+                    events.add("ready");
+                }
+
+                @Override
+                public void onCancel() {
+                    events.add("cancel");
+                }
+
+                @Override
+                public void onComplete() {
+                    events.add("complete");
+                }
+            };
+        }
+
+        void onMessage() throws InterruptedException {
+        }
+    }
+
+    private static final class FakeCall extends ServerCall<String, String> {
+
+        final CompletableFuture<Closed> closed = new CompletableFuture<>();
+        final AtomicInteger closes = new AtomicInteger();
+        final AtomicBoolean inCallback = new AtomicBoolean();
+        volatile boolean overlapped;
+        private final MethodDescriptor<String, String> method;
+
+        FakeCall(MethodDescriptor.MethodType type) {
+            MethodDescriptor.Marshaller<String> text = new MethodDescriptor.Marshaller<>() {
+                @Override
+                public InputStream stream(String value) {
+                    return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+                }
+
+                @Override
+                public String parse(InputStream stream) {
+                    throw new UnsupportedOperationException();
+                }
+            };
+            method = MethodDescriptor.<String, String>newBuilder().setType(type).setFullMethodName("test.Service/Method")
+                    .setRequestMarshaller(text).setResponseMarshaller(text).build();
+        }
+
+        @Override
+        public void request(int numMessages) {
+        }
+
+        @Override
+        public void sendHeaders(Metadata headers) {
+        }
+
+        @Override
+        public void sendMessage(String message) {
+        }
+
+        @Override
+        public void close(Status status, Metadata trailers) {
+            if (inCallback.get()) {
+                overlapped = true;
+            }
+            closes.incrementAndGet();
+            closed.complete(new Closed(status, trailers));
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return false;
+        }
+
+        @Override
+        public MethodDescriptor<String, String> getMethodDescriptor() {
+            return method;
+        }
+    }
+}
