@@ -34,6 +34,7 @@ import org.springframework.web.util.WebUtils;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
+import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -118,6 +119,15 @@ public class RestErrors extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e, HttpHeaders headers,
                                                                   HttpStatusCode status, WebRequest request) {
+        // The body could not be read at all (a read that timed out, a connection that failed): Tomcat
+        // has already set the answer (sendError 408 or 400, so the response is committed here) and
+        // sends it through the error page (ProblemErrorController). Nothing to add, and no warning
+        // that the committed response was left alone.
+        if (request.getAttribute(RequestDispatcher.ERROR_EXCEPTION, RequestAttributes.SCOPE_REQUEST) instanceof IOException
+                && causeOfType(e, IOException.class) != null) {
+            log.debug("Request body of {} not read: {}", describe(request), e.getMostSpecificCause().toString());
+            return null;
+        }
         // The body limit crossed while the parser was reading: 413, however the parser wrapped it.
         RequestBodyTooLargeException tooLarge = causeOfType(e, RequestBodyTooLargeException.class);
         if (tooLarge != null) {
@@ -208,6 +218,9 @@ public class RestErrors extends ResponseEntityExceptionHandler {
             case 409 -> Code.ABORTED;
             case 412 -> Code.FAILED_PRECONDITION;
             case 429 -> Code.RESOURCE_EXHAUSTED;
+            // The request did not arrive in time (its body stalled): the client's doing, yet what a
+            // gRPC call whose request does not arrive by its deadline gets.
+            case 408 -> Code.DEADLINE_EXCEEDED;
             case 499 -> Code.CANCELLED;
             case 503 -> Code.UNAVAILABLE;
             case 504 -> Code.DEADLINE_EXCEEDED;
@@ -271,7 +284,11 @@ public class RestErrors extends ResponseEntityExceptionHandler {
         if (request instanceof NativeWebRequest nativeRequest
                 && nativeRequest.getNativeRequest() instanceof HttpServletRequest http) {
             String forwarded = forwardedFrom(request);
-            return http.getMethod() + " " + (forwarded != null ? forwarded : http.getRequestURI());
+            // An error dispatch is a GET (Servlet 6.1): the client's method is in ERROR_METHOD. A
+            // stalled POST was logged as "GET /api/v1/users".
+            String method = forwarded != null && http.getAttribute(RequestDispatcher.ERROR_METHOD) instanceof String original
+                    ? original : http.getMethod();
+            return method + " " + (forwarded != null ? forwarded : http.getRequestURI());
         }
         return request.getDescription(false);
     }
