@@ -117,7 +117,7 @@ find_go() {
   for g in /usr/local/go/bin/go /usr/lib/go/bin/go "$HOME/go/bin/go" "$HOME/sdk/go/bin/go"; do
     [[ -x $g ]] && { echo "$g"; return; }
   done
-  die "Go (>= 1.24) is needed to build ghz, k6 and grpcurl; install it from go.dev or put it on PATH"
+  die "Go (>= 1.26) is needed to build ghz, k6, grpcurl and kustomize; install it from go.dev or put it on PATH"
 }
 
 # go_tool NAME MODULE@VERSION EXPECTED-VERSION-TEXT LDFLAGS VERSION-ARGS...

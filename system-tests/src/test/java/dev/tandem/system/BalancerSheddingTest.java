@@ -60,7 +60,7 @@ class BalancerSheddingTest {
                         .header("Authorization", "Bearer " + Tokens.WRITER)
                         .header("Content-Type", "application/json")
                         .method("PATCH", HttpRequest.BodyPublishers.ofString("""
-                                {"group":{"name":"Renamed once through"},"updateMask":"name"}"""))
+                                {"group":{"name":"Renamed once through"},"updateMask":"name","expectedVersion":1}"""))
                         .build(), HttpResponse.BodyHandlers.ofString());
                 Await.until("the update waits in the instance for the row lock", BOUND, services.database::someoneWaitsForGroupLock);
 

@@ -50,7 +50,7 @@ final class GroupScenarios {
                     assertThat(read.getMemberCount()).isEqualTo(2);
                     assertThat(read.getRatingCount()).isEqualTo(2);
                     assertThat(read.getAverageRating()).isEqualTo(4.5);
-                    assertThat(read.getVersion()).isZero();
+                    assertThat(read.getVersion()).isEqualTo(1);
                     assertThat(read.getCreateTime()).isEqualTo(g.group.getCreateTime());
                     assertThat(read.hasCreateTime()).isTrue();
                     assertThat(read.getNextSessionsList()).containsExactly(g.session);
@@ -154,7 +154,7 @@ final class GroupScenarios {
                     assertThat(created.getRatingCount()).isZero();
                     assertThat(created.getAverageRating()).isZero();
                     assertThat(created.getNextSessionsList()).isEmpty();
-                    assertThat(created.getVersion()).isZero();
+                    assertThat(created.getVersion()).isEqualTo(1);
                     assertThat(created.hasCreateTime()).isTrue();
                     assertThat(w.getGroup(get(created.getId()))).isEqualTo(created);
                     assertThat(g.count("group_members WHERE group_id = ? AND user_id = 7", created.getId())).isEqualTo(1);

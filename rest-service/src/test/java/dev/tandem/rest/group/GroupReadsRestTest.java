@@ -40,7 +40,7 @@ class GroupReadsRestTest extends RestIntegrationTest {
         assertThat(group.get("ratingCount").asLong())
                 .isEqualTo(jdbc.sql("SELECT COUNT(*) FROM ratings WHERE group_id = 1").query(Long.class).single());
         assertThat(group.get("averageRating").isNumber()).isTrue();
-        assertThat(group.get("version").asLong()).isZero();
+        assertThat(group.get("version").asLong()).isEqualTo(1);
         // Timestamps are RFC 3339 strings, as protobuf's JSON mapping writes them.
         assertThat(group.get("createTime").asString()).isEqualTo("2026-01-01T01:00:00Z");
         JsonNode sessions = group.get("nextSessions");
