@@ -1,12 +1,7 @@
 package dev.tandem.rest.representation;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpInputMessage;
-import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
-import org.springframework.http.converter.AbstractHttpMessageConverter;
-
-import java.io.IOException;
 
 /**
  * The JSON representation of the declared response views, written from their {@link WireForms}:
@@ -14,7 +9,7 @@ import java.io.IOException;
  * before Spring's Jackson converter and writes only those views; everything else (request bodies,
  * problem details) is Jackson's as before.
  */
-final class JsonRepresentation extends AbstractHttpMessageConverter<Object> {
+final class JsonRepresentation extends WireFormRepresentation {
 
     private final WireForms forms;
 
@@ -38,25 +33,8 @@ final class JsonRepresentation extends AbstractHttpMessageConverter<Object> {
         throw new UnsupportedOperationException("request bodies are read by Jackson");
     }
 
-    /** Labelled as what the bytes are, not as the Accept range that chose them ({@link WireForms#contentType}). */
     @Override
-    protected void addDefaultHeaders(HttpHeaders headers, Object view, MediaType selected) throws IOException {
-        super.addDefaultHeaders(headers, view, WireForms.contentType(selected));
-    }
-
-    /**
-     * The wire form's length, known before a byte is written: a ResponseEntity's answer (every 201)
-     * is flushed by Spring once written, and Tomcat, which decides on gzip when the response is
-     * committed, compresses a body of unknown length however small it is
-     * ({@code tandem.compression.min-response-size} compares only a known length).
-     */
-    @Override
-    protected Long getContentLength(Object view, MediaType contentType) {
-        return (long) forms.json(view).length;
-    }
-
-    @Override
-    protected void writeInternal(Object view, HttpOutputMessage output) throws IOException {
-        output.getBody().write(forms.json(view));
+    byte[] wireForm(Object view) {
+        return forms.json(view);
     }
 }

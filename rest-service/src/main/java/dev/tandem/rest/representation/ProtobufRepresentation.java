@@ -9,11 +9,8 @@ import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.tandem.config.ProtoValues;
 import dev.tandem.error.DomainException;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpInputMessage;
-import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
-import org.springframework.http.converter.AbstractHttpMessageConverter;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
@@ -35,7 +32,7 @@ import java.util.regex.Pattern;
  * the proto default, a path field in the body is refused, and so on. Writes are rare next to
  * reads, and this keeps one reading of a request instead of two that could drift.
  */
-public final class ProtobufRepresentation extends AbstractHttpMessageConverter<Object> {
+public final class ProtobufRepresentation extends WireFormRepresentation {
 
     public static final String X_PROTOBUF_VALUE = "application/x-protobuf";
     public static final String PROTOBUF_VALUE = "application/protobuf";
@@ -158,26 +155,8 @@ public final class ProtobufRepresentation extends AbstractHttpMessageConverter<O
         }
     }
 
-    /** Labelled as what the bytes are, not as the Accept range that chose them ({@link WireForms#contentType}). */
     @Override
-    protected void addDefaultHeaders(HttpHeaders headers, Object view, MediaType selected) throws IOException {
-        super.addDefaultHeaders(headers, view, WireForms.contentType(selected));
+    byte[] wireForm(Object view) {
+        return responses.protobuf(view);
     }
-
-    /**
-     * The wire form's length, known before a byte is written: a ResponseEntity's answer (every 201)
-     * is flushed by Spring once written, and Tomcat, which decides on gzip when the response is
-     * committed, compresses a body of unknown length however small it is
-     * ({@code tandem.compression.min-response-size} compares only a known length).
-     */
-    @Override
-    protected Long getContentLength(Object view, MediaType contentType) {
-        return (long) responses.protobuf(view).length;
-    }
-
-    @Override
-    protected void writeInternal(Object view, HttpOutputMessage output) throws IOException {
-        output.getBody().write(responses.protobuf(view));
-    }
-
 }
