@@ -2,6 +2,7 @@ package dev.tandem.rest.representation;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.web.HttpMediaTypeNotAcceptableException;
 import org.springframework.web.accept.HeaderContentNegotiationStrategy;
@@ -14,6 +15,7 @@ import org.springframework.web.servlet.HandlerMapping;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Set;
 
@@ -34,14 +36,18 @@ import java.util.Set;
  * types with their qualities, best first, ties in the header's order as Spring breaks them. When
  * nothing is acceptable the answer is {@link HttpMediaTypeNotAcceptableException}, which every caller
  * in Spring MVC turns into a 406 (an empty list would leave the exception handlers no type to
- * answer in). A request without Accept, or with {@code *}{@code /*}, takes Spring's path untouched.
+ * answer in). A request without Accept, with {@code *}{@code /*}, or whose ranges are all of one
+ * (non-zero) quality, takes Spring's path untouched: only differing qualities make the two readings differ.
  */
 final class AcceptRanges extends HeaderContentNegotiationStrategy {
 
     @Override
     public List<MediaType> resolveMediaTypes(NativeWebRequest request) throws HttpMediaTypeNotAcceptableException {
         List<MediaType> ranges = super.resolveMediaTypes(request);
-        if (ranges.equals(MEDIA_TYPE_ALL_LIST)) {
+        // Spring's reading differs only where the ranges' qualities do (the bench's oha and most
+        // clients send one type, or types without q): then it stands, and the route's types are not
+        // rated again on every request.
+        if (ranges.equals(MEDIA_TYPE_ALL_LIST) || allOfOneQuality(ranges)) {
             return ranges;
         }
         Set<?> producible = request.getAttribute(HandlerMapping.PRODUCIBLE_MEDIA_TYPES_ATTRIBUTE,
@@ -69,6 +75,16 @@ final class AcceptRanges extends HeaderContentNegotiationStrategy {
         acceptable.sort(Comparator.comparingDouble((Rated rated) -> -rated.type().getQualityValue())
                 .thenComparingInt(Rated::decidedBy));
         return acceptable.stream().map(Rated::type).toList();
+    }
+
+    private static boolean allOfOneQuality(List<MediaType> ranges) {
+        double first = ranges.getFirst().getQualityValue();
+        for (MediaType range : ranges) {
+            if (range.getQualityValue() != first || first == 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The ranges that admit something: all of them (as they are, no copy: the usual case) unless some are rated 0. */
@@ -128,11 +144,25 @@ final class AcceptRanges extends HeaderContentNegotiationStrategy {
         @Override
         public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
                 throws HttpMediaTypeNotAcceptableException {
-            if (handler instanceof HandlerMethod && request.getAttribute(HandlerMapping.PRODUCIBLE_MEDIA_TYPES_ATTRIBUTE) != null) {
+            // Only a range rated below the others (q) can refuse a route that the mapping matched:
+            // an Accept without one is not read a second time here.
+            if (handler instanceof HandlerMethod && request.getAttribute(HandlerMapping.PRODUCIBLE_MEDIA_TYPES_ATTRIBUTE) != null
+                    && ratesARange(request)) {
                 // throws when nothing the route produces is acceptable
                 accept.resolveMediaTypes(new ServletWebRequest(request, response));
             }
             return true;
+        }
+
+        /** Whether an Accept field of {@code request} has a parameter that could be a quality ("q", any case). */
+        private static boolean ratesARange(HttpServletRequest request) {
+            for (Enumeration<String> fields = request.getHeaders(HttpHeaders.ACCEPT); fields.hasMoreElements(); ) {
+                String field = fields.nextElement();
+                if (field.indexOf('q') >= 0 || field.indexOf('Q') >= 0) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 }
