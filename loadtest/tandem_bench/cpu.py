@@ -319,6 +319,18 @@ class Sampler:
         with self._lock:
             self.pids.pop(name, None)
 
+    def ended(self, name: str, cpu_seconds: float) -> None:
+        """A tracked process has ended and been reaped, having used cpu_seconds in all (wait4): that
+        is its last reading, taken now, and it is read no more (its /proc entry is gone, its pid free
+        for another). Without it the series ended at the last sample before the end, which the
+        sampler, sharing the generator's core, could take more than its tolerance (2 samples) before
+        the window's last reply: that window's CPU was then unknown (a smoke run's 1-s sweep window
+        in make test, 2026-11-30)."""
+        with self._lock:
+            self.pids.pop(name, None)
+            if name in self.series:
+                self.series[name].add(time.time(), cpu_seconds)
+
     def _read(self, pids: dict[str, int] | None = None) -> None:
         every = pids is None
         t = time.time()

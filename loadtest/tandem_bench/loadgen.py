@@ -12,8 +12,8 @@ generator's CPUs (cpu.Placement), with every request's latency written to a raw 
 Every invocation is bounded twice: by its own settings (a duration, or a number of requests with a
 maximum duration) and by a subprocess timeout a little longer than that, after which it is killed.
 The CPU a generator used during the measured window is read by cpu.Sampler from its pid (the
-caller tracks it through on_start); getrusage over the whole invocation (start-up included) is
-kept as a cross-check.
+caller tracks it through on_start and on_end); the CPU the kernel counted for the whole
+invocation (start-up included) is kept as a cross-check.
 
 TLS cells (Invocation.tls): every generator verifies the services' certificate against the bench's
 own self-signed one (scripts/tls-cert.sh) rather than skipping verification, as a real client
@@ -32,9 +32,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,41 +135,57 @@ class Invocation:
 @dataclass
 class Outcome:
     measurement: dict             # the tool's own totals (requests, wire bytes, dropped, ...)
-    cpu_seconds: float            # getrusage over the whole invocation, start-up included
+    cpu_seconds: float            # the kernel's count for the whole invocation (wait4), start-up included
     wall_seconds: float
     notes: list
     samples: raw.Samples | None = None
 
 
-def _cpu_children() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+def _reap(proc: subprocess.Popen, timeout: float) -> tuple[int, float, bool]:
+    """Waits for proc as Popen.wait(timeout) does, killing it when the timeout passes, but through
+    wait4: (exit code, the CPU seconds this child used, whether it was killed). getrusage's
+    RUSAGE_CHILDREN would sum every child reaped meanwhile, and a pair's two generators run at once."""
+    killed = threading.Event()
+
+    def kill():
+        killed.set()
+        proc.kill()
+    timer = threading.Timer(timeout, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)   # reaped here: Popen must not wait for it again
+    return proc.returncode, usage.ru_utime + usage.ru_stime, killed.is_set()
 
 
 def _run(cmd: list[str], log_file: Path, timeout: float, env: dict | None = None, on_start=None,
-         stdout_file: Path | None = None) -> tuple[float, float]:
+         on_end=None, stdout_file: Path | None = None) -> tuple[float, float]:
+    """Runs one generator to its end; on_start(pid) once it runs, on_end(cpu_seconds) once it is
+    reaped (its /proc entry, which the CPU sampler reads, is gone from then on)."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "ab") as log:
         log.write((f"\n# {time.strftime('%H:%M:%S')}\n$ " + " ".join(cmd) + "\n").encode())
         log.flush()
-        cpu0, t0 = _cpu_children(), time.monotonic()
+        t0 = time.monotonic()
         out = open(stdout_file, "wb") if stdout_file else log
         try:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT if not stdout_file else log,
                                     stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
             if on_start:
                 on_start(proc.pid)
-            try:
-                rc = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired as e:
-                proc.kill()
-                proc.wait()
+            rc, cpu, killed = _reap(proc, timeout)
+            if on_end:
+                on_end(cpu)
+            if killed:
                 raise LoadGenError(f"{Path(cmd[0]).name} did not finish within {timeout:.0f} s and was killed; "
-                                   f"see {log_file}") from e
+                                   f"see {log_file}")
         finally:
             if stdout_file:
                 out.close()
-        wall, cpu = time.monotonic() - t0, _cpu_children() - cpu0
+        wall = time.monotonic() - t0
         log.write(f"# exit {rc} after {wall:.1f} s, {cpu:.1f} s CPU\n".encode())
     if rc != 0:
         raise LoadGenError(f"{Path(cmd[0]).name} exited {rc}; see {log_file}")
@@ -181,9 +197,10 @@ def _seconds(x: float) -> str:
 
 
 def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list[str],
-        ca_file: Path | None = None, on_start=None) -> Outcome:
+        ca_file: Path | None = None, on_start=None, on_end=None) -> Outcome:
     """ca_file: the certificate a TLS invocation trusts (required when inv.tls). on_start(pid) is
-    called once the generator runs (the CPU sampler tracks it)."""
+    called once the generator runs (the CPU sampler tracks it), on_end(cpu_seconds) once it has
+    ended, with the CPU it used in all (the sampler's last reading of it)."""
     if inv.tls and ca_file is None:
         raise LoadGenError(f"{inv.out_file.name}: a TLS invocation needs the certificate to trust (ca_file)")
     if inv.tls and inv.protocol == "rest" and not rest_base.startswith("https://"):
@@ -194,7 +211,7 @@ def run(inv: Invocation, *, grpc_address: str, rest_base: str, proto_paths: list
     if runner is None:
         raise LoadGenError(f"unknown tool {inv.tool}; known: {TOOLS}")
     return runner(inv, grpc_address=grpc_address, rest_base=rest_base, proto_paths=proto_paths,
-                  ca_file=ca_file, on_start=on_start)
+                  ca_file=ca_file, on_start=on_start, on_end=on_end)
 
 
 def _timeout(inv: Invocation) -> float:
@@ -206,7 +223,7 @@ def _raw_path(inv: Invocation, suffix: str) -> Path:
     return inv.out_file.with_suffix(suffix)
 
 
-def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start, on_end) -> Outcome:
     open_model = inv.executor == "constant-arrival-rate"
     duration = inv.duration if inv.duration is not None else PRIMING_MAX_SECONDS
     script = K6_DIR / ("rest.js" if inv.protocol == "rest" else "grpc.js")
@@ -241,7 +258,7 @@ def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> 
     if inv.protocol == "rest" and inv.http != "2":
         # Go's client takes h2 whenever ALPN offers it (a TLS port of a service with HTTP/2 on)
         env["GODEBUG"] = "http2client=0"
-    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), env, on_start)
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), env, on_start, on_end)
     if not inv.out_file.exists():
         raise LoadGenError(f"k6 wrote no summary ({inv.out_file}); see {inv.log_file}")
     measurement = parse_k6.parse(inv.out_file, open_model=open_model)
@@ -252,7 +269,7 @@ def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> 
     return Outcome(measurement, cpu, wall, [], samples)
 
 
-def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start, on_end) -> Outcome:
     open_model = inv.executor == "constant-arrival-rate"
     proto = "tandem/v1/hello.proto" if inv.operation == "Hello" else "tandem/v1/study_groups.proto"
     proto_file = next((Path(p) / proto for p in proto_paths if (Path(p) / proto).exists()), None)
@@ -284,7 +301,7 @@ def _run_ghz(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
         # ends DEADLINE_EXCEEDED
         cmd += ["--timeout", _seconds(inv.timeout_seconds)]
     cmd.append(grpc_address)
-    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start, on_end)
     measurement, notes = parse_ghz.parse_with_notes(inv.out_file, open_model=open_model)
     # open model: latency from each call's due time, also where ghz's pacer fell behind
     samples = raw.from_ghz(inv.out_file, planned_rate=rps) if inv.raw else None
@@ -309,7 +326,7 @@ def parse_h2load_stdout(text: str, source: str = "h2load") -> dict:
             "wireBytesReceived": wire_total, "headerBytes": headers, "dataBytes": data}
 
 
-def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start, on_end) -> Outcome:
     """Closed model: vus requests in flight over vus / streams connections (--clients), each with
     --max-concurrent-streams streams (1: one request per connection, as k6's VUs; more: HTTP/2
     multiplexing), for --duration; one thread (the generator has one core)."""
@@ -345,7 +362,7 @@ def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start)
         if inv.compression == "gzip":
             cmd += [a for h in GRPC_GZIP_HEADERS for a in ("--header", h)]
         cmd += ["--data", str(inv.request_frame), f"{scheme}://{grpc_address}/{inv.method}"]
-    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start, stdout_file=stdout_file)
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start, on_end, stdout_file=stdout_file)
     text = stdout_file.read_text(errors="replace")
     with open(inv.log_file, "a") as log:
         log.write(text)
@@ -365,7 +382,7 @@ def _run_h2load(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start)
     return Outcome(measurement, cpu, wall, [], samples)
 
 
-def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) -> Outcome:
+def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start, on_end) -> Outcome:
     if inv.protocol != "rest":
         raise LoadGenError("oha drives REST only (gRPC: ghz or h2load)")
     db = _raw_path(inv, ".oha.db")
@@ -393,7 +410,7 @@ def _run_oha(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start) ->
     if open_model:
         cmd += ["-q", f"{inv.rate:g}", "--latency-correction"]
     launched_at = time.time()
-    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start)
+    cpu, wall = _run(cmd, inv.log_file, _timeout(inv), None, on_start, on_end)
     timed_out, failed = raw.oha_error_counts(inv.out_file)
     failures = timed_out + failed
     report = json.loads(inv.out_file.read_text())

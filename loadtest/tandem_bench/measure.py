@@ -357,7 +357,9 @@ class Measure:
             return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls, inv.front),
                                rest_base=self.rest_base(inv.tls, inv.front),
                                proto_paths=self.proto_paths, ca_file=self.ca_file(),
-                               on_start=lambda pid: self.sampler.track(PAIRED_GENERATORS[protocol], pid))
+                               on_start=lambda pid: self.sampler.track(PAIRED_GENERATORS[protocol], pid),
+                               on_end=lambda cpu_seconds: self.sampler.ended(PAIRED_GENERATORS[protocol],
+                                                                             cpu_seconds))
         try:
             with ThreadPoolExecutor(max_workers=len(invs), thread_name_prefix="generator") as pool:
                 futures = {p: pool.submit(run, p, inv) for p, inv in invs.items()}

@@ -70,7 +70,8 @@ class ServiceAccess:
             return loadgen.run(inv, grpc_address=self.grpc_address(inv.tls, inv.front),
                                rest_base=self.rest_base(inv.tls, inv.front),
                                proto_paths=self.proto_paths, ca_file=self.ca_file(),
-                               on_start=lambda pid: self.sampler.track("generator", pid))
+                               on_start=lambda pid: self.sampler.track("generator", pid),
+                               on_end=lambda cpu_seconds: self.sampler.ended("generator", cpu_seconds))
         finally:
             self.sampler.flush()
             self.sampler.untrack("generator")

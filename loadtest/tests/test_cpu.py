@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tandem_bench import cpu, orchestrate
+from tandem_bench import cpu, loadgen, orchestrate
 
 
 def test_two_cores_put_the_services_on_one_and_the_generator_on_the_other():
@@ -72,6 +72,22 @@ def test_a_window_outside_the_readings_is_unknown_not_zero():
     s.add(100.0, 1.0)
     s.add(100.05, 1.1)
     assert s.between(200.0, 201.0) is None
+
+
+def test_a_generator_s_cpu_is_known_up_to_its_end_however_long_the_sampler_was_starved(tmp_path):
+    # The sampler shares the generator's core and can miss its turn for longer than its tolerance
+    # (two samples) just before the generator ends; once reaped, the generator's /proc entry is
+    # gone. This sampler is never started: it has only track's reading at the start, as if starved
+    # throughout. The end comes from wait4's count instead (before: the window's CPU was None).
+    sampler = cpu.Sampler()
+    t0 = time.time()
+    burn = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    loadgen._run([sys.executable, "-c", burn], tmp_path / "generator.log", timeout=60,
+                 on_start=lambda pid: sampler.track("generator", pid),
+                 on_end=lambda cpu_seconds: sampler.ended("generator", cpu_seconds))
+    used = sampler.window(t0, time.time(), ["generator"])["generator"]
+    assert used is not None and 0.3 <= used < 1.0
+    assert "generator" not in sampler.pids   # its pid may be another process's now
 
 
 def test_cpu_lists_parse_like_taskset():
