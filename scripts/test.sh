@@ -16,7 +16,7 @@
 #                                                            proto/buf-baseline.binpb (~3 s on a new machine,
 #                                                            first so that a broken contract shows at once)
 #   4 maven-domain-system                       5 tools      scripts/deps.sh tools browser (apt docker-compose
-#               ./mvnw -B -ntp test -pl                      nginx nghttp2-client chromium; Go ghz, k6, grpcurl;
+#               ./mvnw -B -ntp -fae test -pl                 nginx nghttp2-client chromium; Go ghz, k6, grpcurl;
 #               shared-domain,system-tests:                  Rust oha): the longest step on a new machine
 #               the domain's and the cache's    10 readme     after stage 3 succeeded: TANDEM_README_TEST=1 pytest
 #               tests against the servers of                 scripts/tests, a new user's first five minutes (make,
@@ -30,9 +30,11 @@
 #                                                            stage 5's checks on broken copies of the protos,
 #                                                            the Google protos against the service jar's
 #   then in whichever lane is free first (first_free_runs_the_rest):
-#                4 maven-wires  ./mvnw -B -ntp test -pl rest-service,grpc-service
+#                4 maven-wires  ./mvnw -B -ntp -fae test -pl rest-service,grpc-service
+#                               (-fae: a failing module does not skip the other module's tests;
+#                               a module that depends on it is still skipped)
 #   and after it, once stage 5 ended:
-#                6 pytest       scripts/deps.sh python; .tools/venv/bin/pytest -q loadtest
+#                6 pytest       scripts/deps.sh python; .tools/venv/bin/pytest -q -rfEs loadtest
 #                7 dashboard    scripts/deps.sh node; npm --prefix dashboard test, then run test:browser
 #                               (headless Chromium)
 #                8 compose      docker-compose config -q; scripts/compose-check.py; scripts/nginx-config-test.sh
@@ -196,7 +198,7 @@ pytest_loadtest() {
     echo "no .tools/venv/bin/pytest: add pytest to loadtest/requirements.txt" >&2; return 1
   fi
   local rc=0
-  .tools/venv/bin/pytest -q loadtest || rc=$?
+  .tools/venv/bin/pytest -q -rfEs loadtest || rc=$?   # -rs: why a test was skipped
   # exit 5: no test collected, where loadtest/tests holds tests (the stage runs only then): a failure
   if (( rc == 5 )); then echo "pytest collected no tests under loadtest/ (exit 5)" >&2; fi
   return $rc
@@ -243,7 +245,7 @@ first_free_runs_the_rest() {
   local run=$1
   if mkdir "$LOGS/wire-tests.claimed" 2>/dev/null; then
     if [[ $(<"$LOGS/build.rc") == 0 ]]; then
-      "$run" 4 maven-wires ./mvnw -B -ntp test -pl rest-service,grpc-service
+      "$run" 4 maven-wires ./mvnw -B -ntp -fae test -pl rest-service,grpc-service
     else
       skip 4 maven-wires "the build failed"
     fi
@@ -274,7 +276,7 @@ build_rc=0
 stage 3 build ./mvnw -B -ntp install -DskipTests || build_rc=$?
 echo "$build_rc" >"$LOGS/build.rc"
 if (( build_rc == 0 )); then
-  stage 4 maven-domain-system ./mvnw -B -ntp test -pl test-support,shared-domain,system-tests
+  stage 4 maven-domain-system ./mvnw -B -ntp -fae test -pl test-support,shared-domain,system-tests
   first_free_runs_the_rest stage
 else
   skip 4 maven "the build failed"
