@@ -26,6 +26,12 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
     public static final DataSize DEFAULT_MAX_HEADER_BYTES = DataSize.ofKilobytes(8);
     public static final int DEFAULT_MAX_PAGE_SIZE = 1000;
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * The largest max-page-size that may be set. A page is one query of page_size + 1 rows held in
+     * memory and one answer: 10,000 groups are a few MB, under the 4 MiB a grpc-java client accepts
+     * by default, and far from int's overflow of page_size + 1 (at Integer.MAX_VALUE a negative LIMIT).
+     */
+    public static final int MOST_PAGE_SIZE = 10_000;
 
     public LimitsProperties {
         maxRequestBytes = maxRequestBytes == null ? DEFAULT_MAX_REQUEST_BYTES : maxRequestBytes;
@@ -42,6 +48,10 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
                     + maxHeaderBytes);
         }
         Settings.requireAtLeastOne(maxPageSize, "tandem.limits.max-page-size");
+        if (maxPageSize > MOST_PAGE_SIZE) {
+            throw new IllegalArgumentException(Settings.named("tandem.limits.max-page-size") + " must be at most "
+                    + MOST_PAGE_SIZE + " (a page is one query and one answer), got " + maxPageSize);
+        }
         Settings.requirePositive(requestTimeout, "tandem.limits.request-timeout");
     }
 

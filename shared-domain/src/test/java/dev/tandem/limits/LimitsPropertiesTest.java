@@ -45,6 +45,13 @@ class LimitsPropertiesTest {
             assertThatThrownBy(() -> new LimitsProperties(null, null, pageSize, null)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("TANDEM_LIMITS_MAX_PAGE_SIZE");
         }
+        // A page is one query of page_size + 1 rows: at Integer.MAX_VALUE that sum overflowed into a
+        // negative LIMIT, and a client asking for the configured bound got a 500 from MariaDB.
+        for (int pageSize : new int[]{LimitsProperties.MOST_PAGE_SIZE + 1, Integer.MAX_VALUE}) {
+            assertThatThrownBy(() -> new LimitsProperties(null, null, pageSize, null)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("TANDEM_LIMITS_MAX_PAGE_SIZE").hasMessageContaining("at most 10000");
+        }
+        assertThat(new LimitsProperties(null, null, LimitsProperties.MOST_PAGE_SIZE, null).maxPageSize()).isEqualTo(10_000);
         assertThatThrownBy(() -> new LimitsProperties(null, null, null, java.time.Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("TANDEM_LIMITS_REQUEST_TIMEOUT");
     }
