@@ -205,6 +205,9 @@ public class GroupService {
         if (changes.expectedVersion() < 0) {
             violations.add(new FieldViolation("expected_version", "must not be negative"));
         }
+        // The masked values first, like every request field: one the update could never apply is the
+        // client's mistake whatever the group's version (or whether it exists), not a conflict to retry.
+        violations.addAll(maskedValueViolations(changes));
         Validation.throwIfAny(violations);
 
         // Locked, so that a capacity cut and a concurrent join cannot both pass their checks.
@@ -220,6 +223,7 @@ public class GroupService {
                 changes.paths().contains("subject") ? wanted.subject() : current.subject(),
                 changes.paths().contains("description") ? nullToEmpty(wanted.description()) : current.description(),
                 changes.paths().contains("capacity") ? wanted.capacity() : current.capacity());
+        // The group as it will be stored: the masked values passed above, the others are the stored ones.
         validation.check(merged, "group.");
         long memberCount = members.countByGroupId(group.getId());
         if (merged.capacity() < memberCount) {
@@ -240,6 +244,16 @@ public class GroupService {
         }
         cache.invalidateAfterCommit(stale);
         return get(group.getId());
+    }
+
+    /** The violations of the values an update's mask names (as the merged group would show them). */
+    private List<FieldViolation> maskedValueViolations(GroupChanges changes) {
+        GroupFields wanted = changes.values();
+        GroupFields asMerged = new GroupFields(wanted.name(), wanted.subject(), nullToEmpty(wanted.description()),
+                wanted.capacity());
+        return validation.violations(asMerged, "group.").stream()
+                .filter(v -> changes.paths().contains(v.field().substring("group.".length())))
+                .toList();
     }
 
     @Transactional

@@ -256,6 +256,29 @@ class GroupServiceTest {
     }
 
     /**
+     * A masked value the update could never apply is the client's mistake whatever the group's state:
+     * INVALID_ARGUMENT before the version is compared or the group looked up, as for every other
+     * request field. Failed before: ABORTED for a stale version (the client re-reads, retries and is
+     * refused again) and NOT_FOUND for an unknown group.
+     */
+    @Test
+    void anInvalidMaskedValueIsRefusedBeforeTheVersionOrTheGroupIsLookedAt() {
+        GroupView group = groups.get(2);
+        for (GroupChanges invalid : List.of(
+                new GroupChanges(2, new GroupFields(null, null, null, 1), Set.of("capacity"), group.version() + 7),
+                new GroupChanges(2, new GroupFields("x", "Not A Subject", null, 0), Set.of("name", "subject"), 0),
+                new GroupChanges(Long.MAX_VALUE, new GroupFields(null, null, null, 501), Set.of("capacity"), 1))) {
+            assertThatThrownBy(() -> groups.update(invalid))
+                    .isInstanceOfSatisfying(DomainException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                        assertThat(e.violations()).extracting(FieldViolation::field)
+                                .allSatisfy(field -> assertThat(invalid.paths()).contains(field.substring("group.".length())));
+                    });
+        }
+        assertThat(groups.get(2)).isEqualTo(group);
+    }
+
+    /**
      * A mask of many long paths is refused in one violation of bounded size: one per path, each
      * echoed whole, made the error as large as the request (failed before: 100 violations).
      */
