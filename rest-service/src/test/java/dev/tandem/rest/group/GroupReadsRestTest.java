@@ -91,6 +91,17 @@ class GroupReadsRestTest extends RestIntegrationTest {
         expectInvalid(get("/api/v1/groups?page_size=99999999999"), "page_size");
     }
 
+    /**
+     * A number parameter sent twice does not convert to one number: the problem says so and shows
+     * the values sent. Failed before: it showed the Java array ("got '[Ljava.lang.String;@1a2b3c'").
+     */
+    @Test
+    void aNumberParameterSentTwiceIsInvalidShowingBothValues() {
+        expectInvalid(get("/api/v1/groups?page_size=1&page_size=2"), "page_size")
+                .jsonPath("$.fieldViolations[0].description")
+                .isEqualTo("must be given once, as a 32-bit integer, got 2 values: '1', '2'");
+    }
+
     // ---- GET /api/v1/leaderboard ---------------------------------------------------------------
 
     @Test
