@@ -181,6 +181,30 @@ class RepresentationRestTest extends RestIntegrationTest {
                 .isEqualTo("proto.ada@example.test");
     }
 
+    /**
+     * Fields the message does not have: skipped in a binary body, as protobuf's readers (and gRPC)
+     * skip them so that a newer client's fields do not break an older server, where a JSON body
+     * naming one is refused (README, "Protobuf over REST").
+     */
+    @Test
+    void aProtobufBodysUnknownFieldsAreSkippedWhereJsonsAreRefused() throws Exception {
+        byte[] known = CreateUserRequest.newBuilder().setName("Proto Newer").setEmail("proto.newer@example.test").build()
+                .toByteArray();
+        byte[] withField99 = java.util.Arrays.copyOf(known, known.length + 3);
+        withField99[known.length] = (byte) 0x98;     // field 99, varint: tag (99 << 3) as a varint, 0x98 0x06
+        withField99[known.length + 1] = 0x06;
+        withField99[known.length + 2] = 0x01;        // = 1
+        assertThat(CreateUserRequest.parseFrom(withField99).getUnknownFields().hasField(99)).isTrue();
+        HttpResponse<String> created = send(request("/api/v1/users").header("Content-Type", PROTOBUF)
+                .header("Authorization", bearer(WRITER)).POST(HttpRequest.BodyPublishers.ofByteArray(withField99)));
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+
+        HttpResponse<String> refused = send(request("/api/v1/users").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER)).POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"Json Newer\",\"email\":\"json.newer@example.test\",\"nickname\":\"jn\"}")));
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+    }
+
     @Test
     void aProtobufBodyIsValidatedLikeJsonAndRefusalsStayProblemJson() throws Exception {
         var before = allCounts();
