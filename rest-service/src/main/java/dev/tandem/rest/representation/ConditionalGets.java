@@ -22,7 +22,8 @@ import java.util.Enumeration;
  * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
  * {@code ETag}, {@code Cache-Control: no-cache} (a client may keep the body but must revalidate) and
  * {@code Vary: Accept}; a request whose {@code If-None-Match} names the current tag gets 304 with no
- * body. gRPC has no equivalent. A write's answer gets its {@code Vary: Accept} here too.
+ * body. gRPC has no equivalent. A write's answer gets its {@code Vary: Accept} here too, and a PATCH's
+ * its new tag.
  *
  * <p>Why a hash of the content and not the group's version column: a group's read model holds its
  * member count, rating and next sessions, which change without a new version, so a version tag
@@ -67,6 +68,15 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
             // nothing: it is problem+json whatever was asked.
             if (forms.declares(body.getClass())) {
                 servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT);
+                // A PATCH's 200 is the patched resource as it now is (RFC 5789 section 2), so its tag
+                // is what a GET would answer: a client can condition its next write on it without
+                // reading again. Other writes answer another resource (a membership, a rating) or
+                // one at another URI (a 201's Location), so they carry none.
+                String tag = HttpMethod.PATCH.matches(http.getMethod()) && servlet.getStatus() == HttpServletResponse.SC_OK
+                        ? forms.entityTag(body, isProtobuf(contentType)) : null;
+                if (tag != null) {
+                    servlet.setHeader(HttpHeaders.ETAG, tag);
+                }
             }
             return body;
         }

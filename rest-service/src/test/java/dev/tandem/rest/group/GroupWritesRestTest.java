@@ -310,6 +310,32 @@ class GroupWritesRestTest extends RestIntegrationTest {
         http.delete().uri("/api/v1/groups/12?expected_version=2").header("If-Match", tag).exchange().expectStatus().isNoContent();
     }
 
+    /**
+     * A PATCH's 200 is the group's new representation, so it carries that representation's ETag
+     * (RFC 5789 section 2): the GET after it answers the same tag, and a client can condition its next
+     * write on it without reading again. Failed before: the 200 had no ETag.
+     */
+    @Test
+    void aPatchAnswersTheTagOfTheGroupItLeft() {
+        String first = http.patch().uri("/api/v1/groups/14").header("If-Match", "*").contentType(MediaType.APPLICATION_JSON)
+                .body("{\"group\": {\"capacity\": 30}, \"updateMask\": \"capacity\", \"expectedVersion\": 1}").exchange().expectStatus().isOk()
+                .returnResult(byte[].class).getResponseHeaders().getETag();
+        assertThat(first).as("the PATCH's ETag").isNotNull().isEqualTo(tagOf("/api/v1/groups/14", MediaType.APPLICATION_JSON));
+
+        String second = http.patch().uri("/api/v1/groups/14").header("If-Match", first)
+                .accept(MediaType.parseMediaType("application/x-protobuf")).contentType(MediaType.APPLICATION_JSON)
+                .body("{\"group\": {\"capacity\": 31}, \"updateMask\": \"capacity\", \"expectedVersion\": 2}").exchange().expectStatus().isOk()
+                .returnResult(byte[].class).getResponseHeaders().getETag();
+        assertThat(groupRow(14)).containsEntry("capacity", 31);
+        // the representation the answer was given in, as a GET's
+        assertThat(second).endsWith(".pb\"").isEqualTo(tagOf("/api/v1/groups/14", MediaType.parseMediaType("application/x-protobuf")));
+        // and a write answered by anything but the group's own representation has none
+        long user = jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = 14)")
+                .query(Long.class).single();
+        assertThat(post("/api/v1/groups/14/members", "{\"userId\": " + user + "}").expectStatus().isCreated()
+                .returnResult(byte[].class).getResponseHeaders().getETag()).isNull();
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     /** VALID_GROUP with one field replaced by a raw JSON value. */
