@@ -309,6 +309,14 @@ do_node() {
 
 # ---------------------------------------------------------------- main
 mkdir -p "$ROOT/.tools"
+# One deps.sh at a time: make test's two lanes both call it (the readme stage and the light stages),
+# and two at once would run apt-get together (the second fails on dpkg's lock) or build the same
+# venv or node_modules together. The lock is this process's (fd 9) and ends with it.
+exec 9>>"$ROOT/.tools/deps.lock"
+if ! flock -n 9; then
+  say "another scripts/deps.sh is running; waiting for it (.tools/deps.lock)"
+  flock 9
+fi
 (( $# )) || set -- all
 want_java= want_servers= want_tools= want_python= want_node= want_browser= want_k8s= want_fuzz= want_proto=
 for what in "$@"; do
