@@ -454,8 +454,15 @@ describe('compare runs', () => {
     expect(intervalsCompare(iv(1, 0.9, 1.1), iv(1.05, 1, 1.2))).toBe('overlap');
     expect(intervalsCompare(iv(1, 0.9, 1.1), iv(0.7, 0.6, 0.8))).toBe('B lower');
     expect(intervalsCompare(iv(1, 0.9, 1.1), iv(2, 1.5, 2.5))).toBe('B higher');
-    expect(intervalsCompare(iv(1), iv(1))).toBe('overlap');
     expect(intervalsCompare(iv(null), iv(1))).toBeNull();
+  });
+
+  it('declares no difference where either cell has no interval (sweep cells): the comparison is undecided', () => {
+    expect(intervalsCompare(iv(1), iv(2))).toBe('no interval');
+    expect(intervalsCompare(iv(1), iv(1))).toBe('no interval');
+    expect(intervalsCompare(iv(1, 0.9, 1.1), iv(2))).toBe('no interval');
+    expect(intervalsCompare(iv(2), iv(1, 0.9, 1.1))).toBe('no interval');
+    expect(intervalsCompare(iv(1, 0.9, null), iv(2, 1.9, 2.1))).toBe('no interval');
   });
 
   it('lists environment fields of both runs, nested ones dotted, and flags differences', () => {

@@ -107,7 +107,8 @@ export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: Compar
         one (after). Cells are matched by protocol, tool,
         transport, operation, page size, cache mode, temperature, load model, concurrency and rate: {pairs.length} matched
         {onlyA + onlyB > 0 && `, ${onlyA} only in A, ${onlyB} only in B (not plotted)`}. Each bar carries its own 95 %
-        interval; where the intervals of A and B overlap, the change is not shown to be real.
+        interval; where the intervals of A and B overlap, the change is not shown to be real, and where a cell has no
+        interval (a sweep cell) the table says “no interval”: nothing is decided.
       </p>
       <div className="grid">
         <ChartCard spec={compareChart(pairs, 'p50', subtitle)} />

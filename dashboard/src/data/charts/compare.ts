@@ -40,11 +40,14 @@ export function pairCells(a: Cell[], b: Cell[]): { pairs: CellPair[]; onlyA: num
   return { pairs, onlyA: a.length - pairs.length, onlyB: b.length - pairs.length };
 }
 
-/** How B's interval lies against A's: overlapping, or wholly below or above it. */
-export function intervalsCompare(a: Interval, b: Interval): 'overlap' | 'B lower' | 'B higher' | null {
+/**
+ * How B's interval lies against A's: overlapping, or wholly below or above it. A cell without an
+ * interval (a sweep cell) decides nothing: its value alone is no zero-width interval.
+ */
+export function intervalsCompare(a: Interval, b: Interval): 'overlap' | 'B lower' | 'B higher' | 'no interval' | null {
   if (a.value === null || b.value === null) return null;
-  const [al, ah] = [a.low ?? a.value, a.high ?? a.value];
-  const [bl, bh] = [b.low ?? b.value, b.high ?? b.value];
+  if (a.low === null || a.high === null || b.low === null || b.high === null) return 'no interval';
+  const [al, ah, bl, bh] = [a.low, a.high, b.low, b.high];
   if (bh < al) return 'B lower';
   if (bl > ah) return 'B higher';
   return 'overlap';
