@@ -5,12 +5,12 @@ import { CONCURRENCY_METRICS, concurrencyChart } from '../src/data/charts/concur
 import { latencyVsThroughputChart, PERCENTILE_TICKS, percentileX, spectrumChart } from '../src/data/charts/latency';
 import { cpuPerRequestChart, latencyByCacheState, payloadSize, serviceCpuByThreadChart, throughputByCacheState } from '../src/data/charts/overview';
 import { fitLabel, payloadScalingChart } from '../src/data/charts/payloadScaling';
-import type { Datum } from '../src/data/charts/spec';
+import type { ChartSpec, Datum } from '../src/data/charts/spec';
 import { timelineChart, windowName } from '../src/data/charts/timeline';
 import { formatValue } from '../src/data/format';
 import { protocolColour } from '../src/data/style';
 import { resolveFilters, selectCells } from '../src/data/transforms';
-import type { Run } from '../src/data/types';
+import type { Cell, Run } from '../src/data/types';
 import { DEFAULT_FILTERS } from '../src/data/urlState';
 import { cell, iv, readRun, RUN_A, RUN_B, summary } from './helpers';
 
@@ -173,7 +173,8 @@ describe('latency spectrum', () => {
     const spec = spectrumChart([c], 's');
     expect(spec.series[0].data.map((d) => d!.xLabel)).toEqual(['p50', 'p99']);
     expect(spec.series[0].data[0]!.flag).toBe('start 1 round 1: 3 % errors');
-    expect(spec.notes).toEqual([`Greyed: ${c.id} — start 1 round 1: 3 % errors`]);
+    // after the note that its 10 users' latency is mostly queueing
+    expect(spec.notes?.slice(1)).toEqual([`Greyed: ${c.id} — start 1 round 1: 3 % errors`]);
   });
 });
 
@@ -401,6 +402,35 @@ describe('cache charts: colours', () => {
       const colours = spec.series.filter((s) => s.label.startsWith(wire)).map((s) => protocolColour(s.protocol, s.shade));
       expect(new Set(colours).size, `${wire}: ${colours.join(', ')}`).toBe(3);
     }
+  });
+});
+
+describe('latency of closed cells at many users is labelled as queueing included, as the Overview labels it', () => {
+  const crowded = cellsOf(A, { concurrency: 50 });
+  const one = cellsOf(A, { concurrency: 1 });
+  const charts: [string, (cells: Cell[]) => ChartSpec][] = [
+    ['concurrency p50', (cells) => concurrencyChart(cells, 'warm', CONCURRENCY_METRICS[0], 's')],
+    ['concurrency p95', (cells) => concurrencyChart(cells, 'warm', CONCURRENCY_METRICS[1], 's')],
+    ['concurrency p99', (cells) => concurrencyChart(cells, 'warm', CONCURRENCY_METRICS[2], 's')],
+    ['cache p50', (cells) => temperatureChart(cells, 'p50', 's')],
+    ['compare p50', (cells) => compareChart(pairCells(cells, cells).pairs, 'p50', 's')],
+    ['spectrum', (cells) => spectrumChart(cells, 's')],
+  ];
+  it.each(charts)('%s', (_, chart) => {
+    const spec = chart(crowded);
+    expect(spec.title).toMatch(/queueing included/);
+    expect(spec.yTitle).toMatch(/queueing included/);
+    expect(spec.notes?.[0]).toMatch(/^At 50 users a closed cell .*queueing/);
+    const alone = chart(one);
+    expect(alone.title).not.toMatch(/queueing/);
+    expect(alone.yTitle).not.toMatch(/queueing/);
+    expect(alone.notes?.some((n) => /queueing/.test(n)) ?? false).toBe(false);
+  });
+
+  it('not throughput', () => {
+    expect(concurrencyChart(crowded, 'warm', CONCURRENCY_METRICS[3], 's').yTitle).not.toMatch(/queueing/);
+    expect(temperatureChart(crowded, 'throughput', 's').yTitle).not.toMatch(/queueing/);
+    expect(compareChart(pairCells(crowded, crowded).pairs, 'throughput', 's').yTitle).not.toMatch(/queueing/);
   });
 });
 

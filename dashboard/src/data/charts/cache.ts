@@ -3,6 +3,7 @@ import type { CsvValue } from '../csv';
 import { CACHE_LABELS, protocolLabel, seriesName } from '../style';
 import { cacheStateLabel, cacheStates, estimate, flagReason, metrics, pickCell, seriesIds, where, type Pick } from '../transforms';
 import { CACHE_MODES, type Cell, type Temperature } from '../types';
+import { queueingLabels } from './overview';
 import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
 
 export function hitRatioChart(cells: Cell[], subtitle: string): ChartSpec {
@@ -83,11 +84,13 @@ export function temperatureChart(cells: Cell[], which: 'p50' | 'throughput', sub
     }
   }
   const unit = which === 'p50' ? 'ms' : 'req/s';
-  const yTitle = which === 'p50' ? 'Latency p50 (ms)' : 'Throughput (req/s)';
   const kept = keep(series);
+  const { title, yTitle, notes } = which === 'p50'
+    ? queueingLabels(cells, 'Latency p50: cold, warm and no cache side by side', 'Latency p50 (ms)', flagNotes(kept))
+    : { title: 'Throughput: cold, warm and no cache side by side', yTitle: 'Throughput (req/s)', notes: flagNotes(kept) };
   return {
     key: `temperature-${which}`,
-    title: which === 'p50' ? 'Latency p50: cold, warm and no cache side by side' : 'Throughput: cold, warm and no cache side by side',
+    title,
     subtitle,
     kind: 'bar',
     categories: modes.map((m) => CACHE_LABELS[m]),
@@ -95,7 +98,7 @@ export function temperatureChart(cells: Cell[], which: 'p50' | 'throughput', sub
     yTitle,
     unit,
     errorBars: true,
-    notes: flagNotes(kept),
+    notes,
     series: kept,
     table: {
       columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', yTitle, 'low', 'high', 'Cell', 'Flags'],

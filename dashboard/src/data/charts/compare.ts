@@ -5,6 +5,7 @@ import { formatBytes } from '../format';
 import { protocolLabel, seriesName } from '../style';
 import { cacheStateLabel, cacheStates, cellKey, estimate, flagReason, metrics, seriesIds, where } from '../transforms';
 import type { Cell, Interval, Run } from '../types';
+import { queueingLabels } from './overview';
 import { bar, datum, flagNotes, keep, N, T, type ChartSpec, type SeriesSpec } from './spec';
 
 export interface CellPair {
@@ -85,17 +86,19 @@ export function compareChart(pairs: CellPair[], which: 'p50' | 'throughput', sub
   const name = which === 'p50' ? 'p50 latency' : 'throughput';
   const unit = which === 'p50' ? 'ms' : 'req/s';
   const kept = keep(series);
+  const base = { title: `Run A and run B: ${name} (95 % intervals)`, yTitle: which === 'p50' ? 'Latency p50 (ms)' : 'Throughput (req/s)', notes: flagNotes(kept) };
+  const labels = which === 'p50' ? queueingLabels(cellsA, base.title, base.yTitle, base.notes) : base;
   return {
     key: `compare-${which}`,
-    title: `Run A and run B: ${name} (95 % intervals)`,
+    title: labels.title,
     subtitle: `${subtitle}; lighter bars run A, full bars run B`,
     kind: 'bar',
     categories: states.map(cacheStateLabel),
     xTitle: 'Cache mode · temperature',
-    yTitle: which === 'p50' ? 'Latency p50 (ms)' : 'Throughput (req/s)',
+    yTitle: labels.yTitle,
     unit,
     errorBars: true,
-    notes: flagNotes(kept),
+    notes: labels.notes,
     series: kept,
     table: {
       columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', `Run A (${unit})`, 'A low', 'A high', `Run B (${unit})`, 'B low', 'B high', 'Intervals', 'Flags'],

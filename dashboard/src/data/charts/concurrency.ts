@@ -4,6 +4,7 @@ import type { CsvValue } from '../csv';
 import { protocolLabel, seriesName } from '../style';
 import { estimate, metrics, seriesIds, where, type Pick } from '../transforms';
 import { CACHE_MODES, type Cell, type Temperature } from '../types';
+import { queueingLabels } from './overview';
 import { datum, flagNotes, I, keep, line, N, stateName, T, type ChartSpec, type Datum, type SeriesSpec } from './spec';
 
 export interface ConcurrencyMetric {
@@ -59,21 +60,22 @@ export function concurrencyChart(cells: Cell[], temperature: 'warm' | 'cold', m:
   const min = concurrencies[0] ?? 1;
   const max = concurrencies.at(-1) ?? 1;
   const kept = keep(series);
+  const labels = m.unit === 'ms' ? queueingLabels(cells, m.title, m.yTitle, flagNotes(kept)) : { title: m.title, yTitle: m.yTitle, notes: flagNotes(kept) };
   return {
     key: `concurrency-${m.key}`,
-    title: m.title,
+    title: labels.title,
     subtitle,
     kind: 'line',
     xPoint: { before: '', after: ' users' },
     xTitle: 'Concurrent users (virtual users / connections)',
-    yTitle: m.yTitle,
+    yTitle: labels.yTitle,
     unit: m.unit,
     xAxis: min > 0 && max / min >= 20 ? 'log' : 'linear',
     errorBars: m.interval,
-    notes: flagNotes(kept),
+    notes: labels.notes,
     series: kept,
     table: {
-      columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'Users', m.yTitle, 'low', 'high', 'Cell', 'Flags'],
+      columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'Users', labels.yTitle, 'low', 'high', 'Cell', 'Flags'],
       formats: [T, T, T, T, I, N, N, N, T, T],
       rows,
       rowFlags,

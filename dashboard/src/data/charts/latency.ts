@@ -5,6 +5,7 @@ import { formatNumber, formatPercentile, formatValue } from '../format';
 import { protocolLabel, seriesName, toolShade } from '../style';
 import { flagReason, flagsSummary, isTls } from '../transforms';
 import { CACHE_MODES, PROTOCOLS, TEMPERATURES, TOOLS, type Cell, type Sweep } from '../types';
+import { queueingLabels } from './overview';
 import { flagNotes, I, keep, line, N, stateName, T, type ChartSpec, type Datum, type Marker, type SeriesSpec } from './spec';
 
 /** Where a percentile sits on the spectrum's x axis: 1/(1−p), so 90 % → 10, 99.9 % → 1000. */
@@ -57,17 +58,18 @@ export function spectrumChart(cells: Cell[], subtitle: string): ChartSpec {
     rowFlags.push(flag);
   }
   const kept = keep(series);
+  const shown = queueingLabels(cells, 'Latency percentile spectrum (pooled over all windows)', 'Latency (ms, log scale)', flagNotes(kept));
   return {
     key: 'latency-spectrum',
-    title: 'Latency percentile spectrum (pooled over all windows)',
+    title: shown.title,
     subtitle: `${subtitle}; each line ends at the highest percentile its sample count supports`,
     kind: 'line',
     xTitle: 'Percentile (log scale of 1/(1−p))',
-    yTitle: 'Latency (ms, log scale)',
+    yTitle: shown.yTitle,
     unit: 'ms',
     xAxis: 'percentile',
     yLog: true,
-    notes: flagNotes(kept),
+    notes: shown.notes,
     series: kept,
     table: {
       columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'p50 (ms)', 'p90 (ms)', 'p99 (ms)', 'p99.9 (ms)', 'p99.99 (ms)', 'max (ms)', 'Samples', 'Cell', 'Flags'],

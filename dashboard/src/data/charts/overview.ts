@@ -104,6 +104,21 @@ export const queueingNote = (who: string) =>
   'users ÷ throughput (Little’s law), a measure of capacity, not the time one request takes. One-user and ' +
   'open-model cells measure latency; the Cells table’s “in svc p50” is the service’s own time.';
 
+/**
+ * A latency chart's title, y axis and notes, labelled as the Overview's are where closed cells at
+ * many users are among `cells`: their latency is mostly queueing, which the labels must not hide.
+ */
+export function queueingLabels(cells: { model: string; concurrency: number }[], title: string, yTitle: string, notes: string[] = []) {
+  const crowded = crowdedUsers(cells);
+  if (!crowded) return { title, yTitle, notes };
+  return {
+    title: `${title}: closed cells at ${crowded}, queueing included`,
+    // 'Latency p50 (ms)' → 'Latency p50, queueing included (ms)'
+    yTitle: yTitle.replace(/ \(([^)]*)\)$/, ', queueing included ($1)'),
+    notes: [queueingNote(crowded), ...notes],
+  };
+}
+
 export function latencyByCacheState(cells: Cell[], subtitle: string): ChartSpec {
   const crowded = crowdedUsers(cells);
   const spec = cacheStateBars(cells, subtitle, {
