@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toCsv } from '../src/data/csv';
 import { cellsTable, windowsTable } from '../src/data/tables';
-import { readRun, RUN_A, RUN_B } from './helpers';
+import { queueingNote } from '../src/data/charts/overview';
+import { cell, readRun, RUN_A, RUN_B, summary } from './helpers';
 
 const A = readRun(RUN_A);
 // run B stands for a bench from before the service's CPU was split by thread
@@ -51,6 +52,18 @@ describe('cells table', () => {
     expect(byKind.carrier).toBeGreaterThan(0);
     expect(u.formats[col(u, 'Service gc threads CPU (µs/request)')]).toBe('num');
     expect(u.rows[1][col(u, 'Service carrier threads CPU (µs/request)')]).toBeNull();
+  });
+
+  it("shows the service's own p50 and p99 (the “in service” time the Overview's queueing note points to), empty for a run from before it", () => {
+    const timed = cell({ summary: summary(5, { serviceLatencyMs: { p50: 0.4, p99: 2.5 } }) });
+    const u = cellsTable([timed, A.cells[0]]);
+    expect(u.rows[0][col(u, 'In service p50 (ms)')]).toBe(0.4);
+    expect(u.rows[0][col(u, 'In service p99 (ms)')]).toBe(2.5);
+    expect(u.formats[col(u, 'In service p50 (ms)')]).toBe('num');
+    expect(u.rows[1][col(u, 'In service p50 (ms)')]).toBeNull();
+    // the note names the column the table has
+    const named = /the Cells table’s “([^”]+)”/.exec(queueingNote('50 users'))![1];
+    expect(u.columns.some((c) => c.startsWith(named))).toBe(true);
   });
 
   it('greys flagged cells with the reason', () => {

@@ -6,7 +6,8 @@ import type { Cell } from '../data/types';
 import { downloadText } from '../download';
 
 /**
- * Every cell of the run, one row each: its figures with their 95 % intervals, the server CPU per
+ * Every cell of the run, one row each: its figures with their 95 % intervals, the service's own p50
+ * and p99 (its histogram: the time inside the service, beside a queueing p50), the server CPU per
  * request, the service's kernel share of its CPU and context switches per request, its CPU per
  * request on the requests' own threads and on the I/O threads, the generator's cores, dropped arrivals (open model) and the bench's flags. A flagged row is greyed,
  * its reasons in the Flags column and the row's tooltip.
@@ -41,6 +42,7 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
               <th scope="col">Throughput (req/s)</th>
               <th scope="col">p50 (ms)</th>
               <th scope="col">p99 (ms)</th>
+              <th scope="col" title="the service's own p50 and p99 of the cell's successful requests (its latency histogram), from where the framework first sees a request: beside a queueing p50, the time inside the service">In service p50 · p99 (ms)</th>
               <th scope="col">Server CPU (µs/request)</th>
               <th scope="col">Generator cores</th>
               <th scope="col">Dropped arrivals</th>
@@ -69,6 +71,7 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
                   <td className="num">{formatInterval(s.throughputRps, '')}</td>
                   <td className="num">{formatInterval(s.latencyIntervalMs.p50, '')}</td>
                   <td className="num">{formatInterval(s.latencyIntervalMs.p99, '')}</td>
+                  <td className="num">{formatNumber(s.serviceLatencyMs?.p50)} · {formatNumber(s.serviceLatencyMs?.p99)}</td>
                   <td className="num">{formatInterval(cpu.server, '')}</td>
                   <td className="num">{formatValue(s.generatorCores, 'cores')}</td>
                   <td className="num">{formatCount(s.droppedIterations)}</td>

@@ -30,6 +30,8 @@ export function cellsTable(cells: Cell[]): PlainTable {
       c.id, c.role, c.protocol, c.tool, c.transport, c.tls, c.operation, c.pageSize, c.cacheMode, c.temperature,
       c.model, c.concurrency, c.connections, c.targetRate,
       ...iv(s.throughputRps), ...iv(s.latencyIntervalMs.p50), ...iv(s.latencyIntervalMs.p99),
+      // the service's own clock: beside a queueing p50, the time a request spent inside it
+      s.serviceLatencyMs?.p50 ?? null, s.serviceLatencyMs?.p99 ?? null,
       s.errorRate, s.samples,
       ...iv(s.cpuUsPerRequest.server), s.cpuUsPerRequest.service, s.cpuUsPerRequest.mariadb, s.cpuUsPerRequest.redis,
       // absent in runs from before the bench recorded them
@@ -47,14 +49,14 @@ export function cellsTable(cells: Cell[]): PlainTable {
       'Cell', 'Role', 'Protocol', 'Tool', 'Transport', 'TLS', 'Operation', 'Page size', 'Cache mode', 'Temperature',
       'Model', 'Users', 'Connections', 'Target rate (/s)',
       'Throughput (req/s)', 'Throughput low', 'Throughput high', 'p50 (ms)', 'p50 low', 'p50 high', 'p99 (ms)', 'p99 low', 'p99 high',
-      'Error rate', 'Samples',
+      'In service p50 (ms)', 'In service p99 (ms)', 'Error rate', 'Samples',
       'Server CPU (µs/request)', 'Server CPU low', 'Server CPU high', 'Service CPU (µs/request)', 'MariaDB CPU (µs/request)', 'Redis CPU (µs/request)',
       'Service system CPU share', 'Service context switches per request',
       ...THREAD_KINDS.map((k) => `Service ${k} threads CPU (µs/request)`), 'Generator CPU (µs/request)', 'Generator cores', 'Dropped arrivals', 'Achieved rate (/s)', 'Headline eligible', 'Flags',
     ],
     formats: [
       T, T, T, T, T, T, T, I, T, T, T, I, I, N,
-      N, N, N, N, N, N, N, N, N, 'fraction', I,
+      N, N, N, N, N, N, N, N, N, N, N, 'fraction', I,
       N, N, N, N, N, N, 'fraction', N, ...THREAD_KINDS.map(() => N), N, N, I, N, T, T,
     ],
     rows,

@@ -102,7 +102,7 @@ export function crowdedUsers(cells: { model: string; concurrency: number }[]): s
 export const queueingNote = (who: string) =>
   `At ${who} a closed cell keeps that many requests in flight, so its latency is mostly queueing: its p50 is about ` +
   'users ÷ throughput (Little’s law), a measure of capacity, not the time one request takes. One-user and ' +
-  'open-model cells measure latency; the Cells table’s “in svc p50” is the service’s own time.';
+  'open-model cells measure latency; the Cells table’s “In service p50” is the service’s own time.';
 
 /**
  * A latency chart's title, y axis and notes, labelled as the Overview's are where closed cells at
