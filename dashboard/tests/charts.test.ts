@@ -354,6 +354,20 @@ describe('payload scaling', () => {
     expect(spec.table.rows[0][9]).toMatch(/^N=1: [\d.]+ ms; N=10: /);
   });
 
+  it('greys a measured point whose cell the bench flagged, says why, and flags the fit built on it', () => {
+    const id = 'rest-k6-ListGroups-n10-hybrid-warm-c10';
+    const reason = 'start 1 round 2: processes outside the bench used 0.31 cores (> 0.2)';
+    const cells = A.cells.map((c) => (c.id === id ? { ...c, flags: [{ code: 'other-cpu', reason }], headlineEligible: false } as Cell : c));
+    const spec = payloadScalingChart(A.fits, 's', cells);
+    const measured = spec.series.find((s) => s.partnerOf === fitLabel(A.fits[0]))!;
+    expect(measured.data.map((d) => d!.flag ?? null)).toEqual([null, reason, null]);
+    expect(measured.data[1]).toMatchObject({ cellId: id });
+    expect(spec.notes).toContain(`Greyed: ${id} — ${reason}`);
+    const row = spec.table.rows.findIndex((r) => r[0] === 'REST');
+    expect(spec.table.rowFlags?.[row]).toMatch(/N=10: start 1 round 2: processes outside the bench/);
+    expect(spec.table.rowFlags?.[spec.table.rows.findIndex((r) => r[0] === 'gRPC')]).toBeNull();
+  });
+
   it('says that A and B are fitted to a closed-model p50 at many users, queueing included, not a request’s own cost', () => {
     // the fixture's fits are over closed cells at 10 users
     const spec = payloadScalingChart(A.fits, 's');

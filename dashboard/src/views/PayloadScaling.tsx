@@ -55,7 +55,7 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
         <div className="notice">This run carries no page-size fit for these filters (the bench fits a sweep of at least two page sizes).</div>
       ) : (
         <div className="grid">
-          <ChartCard spec={payloadScalingChart(shown, subtitle)} />
+          <ChartCard spec={payloadScalingChart(shown, subtitle, run.cells)} />
           <ChartCard spec={bodyBytesByPageSize(paged, `${op}, ${tool}`)} />
         </div>
       )}
