@@ -228,6 +228,16 @@ describe('latency vs throughput', () => {
     const s = { ...A.sweeps[0], knee: null };
     expect(latencyVsThroughputChart([s], 's').notes![0]).toBe('REST · k6: no knee within the sweep (limits: p99 50 ms, dropped arrivals 1%)');
   });
+
+  it('tells a sweep past its limits at its lowest rate from one that never reached them', () => {
+    const first = A.sweeps[0].points[0];
+    const reason = `p99 120 ms above 50 ms at ${first.targetRate}/s, the sweep's lowest rate: the knee is at or below it`;
+    const s = { ...A.sweeps[0], knee: null, saturatedAtLowest: { targetRate: first.targetRate, throughputRps: first.throughputRps, reason } };
+    const spec = latencyVsThroughputChart([s], 's');
+    expect(spec.notes![0]).toBe(`REST · k6: saturated at or below its lowest rate (${formatValue(first.targetRate, '/s')}): ${reason}`);
+    expect(spec.notes![0]).not.toMatch(/no knee/);
+    expect(spec.markers).toEqual([]);
+  });
 });
 
 describe('over time', () => {

@@ -163,7 +163,8 @@ OVERLOAD_NOTE = (
 
 def sweep_records(records: list[dict], plans: list) -> list[dict]:
     """One record per sweep: its points in ascending rate and the knee (the last rate whose p99
-    and dropped arrivals stayed within the limits, when a later one passed them)."""
+    and dropped arrivals stayed within the limits, when a later one passed them). A sweep past the
+    limits at its lowest rate has no knee to name but is not unsaturated: saturatedAtLowest says so."""
     out = {}
     limits = {c.sweep: c.sweep_limits for c in plans if c.sweep}
     dropped_share = {}
@@ -176,7 +177,8 @@ def sweep_records(records: list[dict], plans: list) -> list[dict]:
         s = out.setdefault(r["sweep"], {
             "id": r["sweep"], "protocol": r["protocol"], "tool": r["tool"], "operation": r["operation"],
             "pageSize": r["pageSize"], "cacheMode": r["cacheMode"], "temperature": r["temperature"], "tls": r["tls"],
-            "limits": {"p99Ms": limits[r["sweep"]][0], "dropRate": limits[r["sweep"]][1]}, "points": [], "knee": None})
+            "limits": {"p99Ms": limits[r["sweep"]][0], "dropRate": limits[r["sweep"]][1]}, "points": [], "knee": None,
+            "saturatedAtLowest": None})
         sm = r["summary"]
         s["points"].append({"cellId": r["id"], "targetRate": r["targetRate"], "achievedRate": sm["achievedRate"],
                             "throughputRps": sm["throughputRps"]["value"], "p50": sm["latencyMs"]["p50"],
@@ -193,11 +195,15 @@ def sweep_records(records: list[dict], plans: list) -> list[dict]:
             broke = (p["p99"] is not None and p["p99"] > p99_limit) or dropped > drop_limit or \
                 (p["achievedRate"] is not None and p["achievedRate"] < windows.RATE_SHORT * due)
             if broke:
+                why = (f"p99 {p['p99']:.3g} ms above {p99_limit:g} ms" if p["p99"] and p["p99"] > p99_limit
+                       else "arrivals dropped or started late")
                 if good:
-                    why = (f"p99 {p['p99']:.3g} ms above {p99_limit:g} ms" if p["p99"] and p["p99"] > p99_limit
-                           else "arrivals dropped or started late")
                     s["knee"] = {"targetRate": good["targetRate"], "throughputRps": good["throughputRps"],
                                  "reason": f"{why} at {due:g}/s; {good['targetRate']:g}/s was the last rate within limits"}
+                else:
+                    s["saturatedAtLowest"] = {
+                        "targetRate": due, "throughputRps": p["throughputRps"],
+                        "reason": f"{why} at {due:g}/s, the sweep's lowest rate: the knee is at or below it"}
                 break
             good = p
     return list(out.values())

@@ -139,3 +139,30 @@ def test_a_sweeps_knee_counts_dropped_arrivals_against_what_was_due_over_the_win
     assert sweep["knee"] is None
     [sweep] = sweep_records([point(1000, 0), point(2000, 50)], plans)  # 1.25 %: past the limit
     assert sweep["knee"]["targetRate"] == 1000
+
+
+def test_a_sweep_past_its_limits_at_its_lowest_rate_says_so_rather_than_no_knee():
+    """knee null alone reads as "never saturated"; a sweep whose lowest rate already broke the
+    limits saturated at or below that rate, and the record says so (saturatedAtLowest)."""
+    from types import SimpleNamespace
+    from tandem_bench.assemble import sweep_records
+
+    def point(rate, p99):
+        return {"id": f"sweep-{rate}", "sweep": "s", "protocol": "rest", "tool": "k6", "operation": "GetGroup",
+                "pageSize": None, "cacheMode": "hybrid", "temperature": "warm", "tls": False, "targetRate": rate,
+                "durationSeconds": 2, "windows": [{}], "flags": [],
+                "summary": {"achievedRate": rate, "throughputRps": {"value": rate * 0.9}, "droppedIterations": 0,
+                            "errorRate": 0, "latencyMs": {"p50": 1.0, "p99": p99, "p999": 3.0}}}
+
+    plans = [SimpleNamespace(sweep="s", sweep_limits=(50.0, 0.01))]
+    [sweep] = sweep_records([point(2000, 400.0), point(1000, 120.0)], plans)
+    assert sweep["knee"] is None
+    assert sweep["saturatedAtLowest"] == {
+        "targetRate": 1000, "throughputRps": 900.0,
+        "reason": "p99 120 ms above 50 ms at 1000/s, the sweep's lowest rate: the knee is at or below it"}
+    # within the limits throughout: no knee, and not saturated either
+    [sweep] = sweep_records([point(1000, 2.0), point(2000, 3.0)], plans)
+    assert sweep["knee"] is None and sweep["saturatedAtLowest"] is None
+    # a knee inside the sweep: not saturated at the lowest rate
+    [sweep] = sweep_records([point(1000, 2.0), point(2000, 300.0)], plans)
+    assert sweep["knee"]["targetRate"] == 1000 and sweep["saturatedAtLowest"] is None

@@ -460,6 +460,14 @@ export interface Sweep {
     throughputRps: NonNegativeOrNull;
     reason: string;
   };
+  /**
+   * The sweep's lowest rate already passed the limits (knee null): it saturated at or below that rate, which a knee of null alone does not tell from never saturating. Null otherwise; absent in runs before it.
+   */
+  saturatedAtLowest?: null | {
+    targetRate: NonNegative;
+    throughputRps: NonNegativeOrNull;
+    reason: string;
+  };
 }
 export interface OverloadPair {
   id: string;

@@ -2081,6 +2081,34 @@ export const runSchema: SchemaObject = {
        }
       }
      ]
+    },
+    "saturatedAtLowest": {
+     "description": "The sweep's lowest rate already passed the limits (knee null): it saturated at or below that rate, which a knee of null alone does not tell from never saturating. Null otherwise; absent in runs before it.",
+     "oneOf": [
+      {
+       "type": "null"
+      },
+      {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "targetRate",
+        "throughputRps",
+        "reason"
+       ],
+       "properties": {
+        "targetRate": {
+         "$ref": "#/$defs/nonNegative"
+        },
+        "throughputRps": {
+         "$ref": "#/$defs/nonNegativeOrNull"
+        },
+        "reason": {
+         "type": "string"
+        }
+       }
+      }
+     ]
     }
    }
   },

@@ -130,6 +130,9 @@ export function latencyVsThroughputChart(sweeps: Sweep[], subtitle: string): Cha
       knees.push(
         `${name} knee at ${formatValue(s.knee.throughputRps, 'req/s')} (target ${formatValue(s.knee.targetRate, '/s')}): ${s.knee.reason}`,
       );
+    } else if (s.saturatedAtLowest) {
+      // not "no knee": the knee lies at or below the lowest rate the sweep tried
+      knees.push(`${name}: saturated at or below its lowest rate (${formatValue(s.saturatedAtLowest.targetRate, '/s')}): ${s.saturatedAtLowest.reason}`);
     } else {
       knees.push(`${name}: no knee within the sweep (limits: p99 ${formatValue(s.limits.p99Ms, 'ms')}, dropped arrivals ${formatNumber(s.limits.dropRate * 100)}%)`);
     }
