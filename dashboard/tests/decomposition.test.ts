@@ -53,6 +53,18 @@ describe('step charts', () => {
     expect(spec.table.rowFlags?.[1]).toMatch(/inconclusive/);
   });
 
+  it('flags the product row when a step it multiplies is not a finding, and the direct row when it is not one', () => {
+    const flags = stepChart(headline, cpu).table.rowFlags!;
+    expect(flags[3]).toMatch(/^multiplies a step that is not a finding: HTTP\/1\.1 → HTTP\/2 \(inconclusive/);
+    expect(flags[4]).toBeNull();
+    const allFindings = { ...headline, stepHttp2ServerCpu: h(0.85, 0.8, 0.9) };
+    expect(stepChart(allFindings, cpu).table.rowFlags![3]).toBeNull();
+    const vague = { ...allFindings, stepDirectServerCpu: h(0.95, 0.85, 1.05, 'inconclusive') };
+    expect(stepChart(vague, cpu).table.rowFlags![4]).toMatch(/^inconclusive: /);
+    // a product missing a step is missing, as a missing step is
+    expect(stepChart({ stepGrpcThroughput: h(1.6, 1.5, 1.7) }, throughput).table.rowFlags![3]).toBe('missing');
+  });
+
   it('tables each step with its share, the product and the directly measured ratio', () => {
     const rows = stepChart(headline, cpu).table.rows;
     expect(rows.map((r) => r[0])).toEqual(['JSON → Protobuf', 'HTTP/1.1 → HTTP/2', 'REST → gRPC', 'all three (product)',

@@ -210,6 +210,12 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
     rows.push([ALL_PAIRS_ROW, allPairs.value, allPairs.low, allPairs.high, null, allPairs.verdict, allPairs.pairs.length]);
   }
   const notes = ratioNotes(STEPS.map((s) => s.label), hs, 'this run has no pair of cells for it');
+  // the product is no firmer than the steps it multiplies
+  const weak = STEPS.flatMap((s, i) => {
+    const why = hs[i] && notAFinding(hs[i]);
+    return why ? [`${s.label} (${why})`] : [];
+  });
+  const productFlag = product === null ? 'missing' : weak.length > 0 ? `multiplies a step that is not a finding: ${weak.join('; ')}` : null;
   return {
     key: `steps-${figure.key === 'ServerCpu' ? 'server-cpu' : 'throughput'}`,
     title: `${figure.title} (95 % intervals)`,
@@ -225,7 +231,7 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
       columns: ['Step', 'Ratio (×)', 'low', 'high', 'Share of the gap', 'Verdict', 'Pairs'],
       formats: [T, N, N, N, F, T, 'int'],
       rows,
-      rowFlags: [...hs.map((h) => (h ? notAFinding(h) : 'missing')), null, ...(direct ? [null] : []),
+      rowFlags: [...hs.map((h) => (h ? notAFinding(h) : 'missing')), productFlag, ...(direct ? [notAFinding(direct)] : []),
         ...(allPairs ? ['not the steps’ pairs: this run pools every warm closed pair of the run, which the steps may not hold'] : [])],
     },
   };
