@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .pooled import min_samples
+
 
 class SamplesError(ValueError):
     """The raw output cannot be read as per-request samples; the message names the file."""
@@ -114,8 +116,9 @@ class Samples:
 
     def timeline(self, slice_seconds: float = 0.25) -> list[dict]:
         """The window cut by send time into equal slices of about slice_seconds: per slice, the
-        successful requests per second and their p50/p99 in ms (nearest rank); t is the slice's end
-        in seconds from the first send."""
+        successful requests per second and their p50/p99 in ms (nearest rank), each null when the
+        slice holds fewer samples than pooled.min_samples asks of it (p99: 1,000), as a cell's
+        percentiles are; t is the slice's end in seconds from the first send."""
         if not len(self.sent):
             return []
         first = float(self.sent.min())
@@ -131,8 +134,8 @@ class Samples:
             out.append({
                 "t": round((i + 1) * width, 3),
                 "rps": float(mask.sum() / width),
-                "p50": _nearest_rank(lat, 50) / 1000 if len(lat) else None,
-                "p99": _nearest_rank(lat, 99) / 1000 if len(lat) else None,
+                "p50": _nearest_rank(lat, 50) / 1000 if len(lat) >= min_samples(50) else None,
+                "p99": _nearest_rank(lat, 99) / 1000 if len(lat) >= min_samples(99) else None,
             })
         return out
 

@@ -117,6 +117,20 @@ def test_a_timeline_slices_the_window_by_send_time():
     assert [x["p50"] for x in tl] == [0.2, 0.2, 2.0, 2.0]
 
 
+def test_a_timeline_slice_reports_a_percentile_only_from_enough_samples():
+    """The harness's rule (pooled.min_samples): p from at least 10 / (1 - p) samples, so a slice's
+    p99 needs 1,000 and its p50 20; with fewer it is null rather than one of its few largest values."""
+    from tandem_bench import pooled
+    sent = 100.0 + np.arange(1000) / 1000          # 250 requests a slice
+    s = samples.Samples(sent, np.full(1000, 500.0), np.ones(1000, bool))
+    assert [x["p99"] for x in s.timeline(0.25)] == [None] * 4
+    assert [x["p99"] for x in s.timeline(1.0)] == [0.5]   # 1,000 in one slice: enough
+    sparse = samples.Samples(100.0 + np.arange(40) / 40, np.full(40, 500.0), np.ones(40, bool))
+    tl = sparse.timeline(0.25)                      # 10 a slice
+    assert pooled.min_samples(50) == 20
+    assert [x["p50"] for x in tl] == [None] * 4 and [x["p99"] for x in tl] == [None] * 4
+
+
 def test_k6_grpc_rows_succeed_on_status_zero():
     s = samples.from_k6_csv(FIXTURES / "k6-grpc-samples.csv", "grpc")
     assert s.requests == 50 and s.succeeded == 50

@@ -265,7 +265,10 @@ export interface Window {
     t: NonNegative;
     rps: NonNegative;
     p50: NonNegativeOrNull;
-    p99: NonNegativeOrNull;
+    /**
+     * ms, nearest rank over the slice's successful requests; null below 1,000 of them (p50: below 20), the rule of pooled.min_samples
+     */
+    p99: number | null;
   }[];
   flags: Flags;
   /**

@@ -772,6 +772,7 @@ export const runSchema: SchemaObject = {
         "$ref": "#/$defs/nonNegativeOrNull"
        },
        "p99": {
+        "description": "ms, nearest rank over the slice's successful requests; null below 1,000 of them (p50: below 20), the rule of pooled.min_samples",
         "$ref": "#/$defs/nonNegativeOrNull"
        }
       }

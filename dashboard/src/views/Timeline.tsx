@@ -28,7 +28,8 @@ export function Timeline({ run, resolved, cellId, onCell }: ViewProps) {
       </div>
       <p className="explain">
         Each window is one measured repetition ({cell.starts} service start{cell.starts === 1 ? '' : 's'} ×{' '}
-        {cell.repetitions} round{cell.repetitions === 1 ? '' : 's'}); its timeline has one point per 250 ms slice. This cell:
+        {cell.repetitions} round{cell.repetitions === 1 ? '' : 's'}); its timeline has one point per 250 ms slice, a slice's p99 only
+        from 1,000 successful requests (its p50 from 20), the rule every percentile of the bench follows. This cell:
         throughput {formatInterval(cell.summary.throughputRps, 'req/s')}, p50 {formatInterval(cell.summary.latencyIntervalMs.p50, 'ms')},
         p99 {formatInterval(cell.summary.latencyIntervalMs.p99, 'ms')}.
       </p>
