@@ -55,6 +55,19 @@ describe('overload pairs', () => {
     expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(1);
   });
 
+  it('greys a step for any flag of its windows, as the other views grey a flagged window or sweep point', () => {
+    const step = pair.wires[1].steps[2];
+    expect(stepFlag({ ...step, flags: ['other-cpu'] })).toBe('its windows were flagged other-cpu');
+    expect(stepFlag({ ...step, flags: ['hit-ratio', 'rate-short'] }))
+      .toBe('the generator could not offer the load (rate-short); its windows were flagged hit-ratio');
+    expect(stepFlag(step)).toBeNull();
+    const flagged = { ...pair, wires: [pair.wires[0], { ...pair.wires[1], steps: pair.wires[1].steps.map((s) => (s === step ? { ...s, flags: ['errors'] } : s)) }] };
+    const spec = goodputChart(flagged);
+    expect(spec.series.flatMap((x) => x.data).find((d) => d?.cellId === step.cellId)!.flag).toBe('its windows were flagged errors');
+    expect(spec.notes).toContain(`Greyed: ${step.cellId} — its windows were flagged errors`);
+    expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(2);
+  });
+
   it('refusals per second and the accepted p99 (log scale, with intervals) per wire', () => {
     const [refusals, p99] = refusalsAndP99Charts(pair);
     expect(refusals.series.map((s) => s.label)).toEqual(['REST · oha refused', 'gRPC · ghz refused']);

@@ -23,11 +23,19 @@ export function pairName(pair: OverloadPair): string {
 
 const wireName = (w: OverloadWire) => `${PROTOCOL_LABELS[w.protocol]} · ${w.tool}${w.front === 'balancer' ? ' · balancer' : ''}`;
 
-/** Why a step's point is greyed: the flags of its windows, when any says the generator fell short. */
+/**
+ * Why a step's point is greyed: any flag of its windows (as a flagged window or sweep point is greyed
+ * elsewhere), the generator's shortfall said in words first.
+ */
 const GENERATOR_FLAGS = ['generator-saturated', 'rate-short', 'dropped-arrivals'];
 export function stepFlag(s: OverloadStep): string | null {
-  const codes = s.flags.filter((f) => GENERATOR_FLAGS.includes(f));
-  return codes.length ? `the generator could not offer the load (${codes.join(', ')})` : null;
+  const generator = s.flags.filter((f) => GENERATOR_FLAGS.includes(f));
+  const other = s.flags.filter((f) => !GENERATOR_FLAGS.includes(f));
+  const why = [
+    ...(generator.length ? [`the generator could not offer the load (${generator.join(', ')})`] : []),
+    ...(other.length ? [`its windows were flagged ${other.join(', ')}`] : []),
+  ];
+  return why.length ? why.join('; ') : null;
 }
 
 function point(s: OverloadStep, y: number | null, low: number | null = null, high: number | null = null): Datum | null {
