@@ -7,7 +7,7 @@ import { cpuPerRequestChart, latencyByCacheState, payloadSize, serviceCpuByThrea
 import { fitLabel, payloadScalingChart } from '../src/data/charts/payloadScaling';
 import type { ChartSpec, Datum } from '../src/data/charts/spec';
 import { timelineChart, windowName } from '../src/data/charts/timeline';
-import { formatValue } from '../src/data/format';
+import { formatCell, formatValue } from '../src/data/format';
 import { protocolColour } from '../src/data/style';
 import { resolveFilters, selectCells } from '../src/data/transforms';
 import type { Cell, Run } from '../src/data/types';
@@ -376,6 +376,14 @@ describe('payload scaling', () => {
     const row = spec.table.rows.findIndex((r) => r[0] === 'REST');
     expect(spec.table.rowFlags?.[row]).toMatch(/N=10: start 1 round 2: processes outside the bench/);
     expect(spec.table.rowFlags?.[spec.table.rows.findIndex((r) => r[0] === 'gRPC')]).toBeNull();
+  });
+
+  it('prints R² in the table as in the legend and the terminal report: four decimals', () => {
+    const spec = payloadScalingChart([{ ...A.fits[0], r2: 0.999941234 }], 's');
+    const i = spec.table.columns.indexOf('R²');
+    expect(formatCell(spec.table.rows[0][i], spec.table.formats![i])).toBe('0.9999');
+    expect(spec.table.rows[0][i]).toBe(0.999941234);   // the CSV keeps run.json's number
+    expect(formatCell(null, spec.table.formats![i])).toBe('—');
   });
 
   it('says that A and B are fitted to a closed-model p50 at many users, queueing included, not a request’s own cost', () => {

@@ -117,12 +117,18 @@ def thread_lines(cells) -> list[str]:
             "  " + line(header), "  " + line(["-" * w for w in widths]), *("  " + line(r) for r in rows)]
 
 
+# headlines whose brackets are the lowest and highest over what they pair (headline.py _body_headline)
+RANGE_HEADLINES = ("jsonOverProtobufBodyBytes",)
+
+
 def headline_lines(head: dict) -> list[str]:
     width = max(len(name) for name in head)
     lines = []
     for name, h in head.items():
         value = "-" if h["value"] is None else (
             f"{sig(h['value'])}×" + (f" [{sig(h['low'])}–{sig(h['high'])}]" if h["low"] is not None else ""))
+        if name in RANGE_HEADLINES and h["low"] is not None:
+            value += " min–max"   # not a bootstrap interval, whatever the heading says of the others
         why = f" — {h['reason']}" if h["reason"] else ""
         lines.append(f"  {name.ljust(width)}  {value:<22} {h['verdict']}{why}")
     return lines

@@ -31,6 +31,16 @@ def test_summary_has_table_headline_with_verdicts_notes_and_dashboard_line():
     assert run["notes"][0] in text
 
 
+def test_the_body_bytes_headline_says_its_brackets_are_a_range_not_an_interval():
+    """headline.py gives JSON ÷ Protobuf body bytes its lowest and highest over the operations and
+    page sizes (no bootstrap): under a heading that calls the brackets 95 % intervals it must say so."""
+    lines = report.summary(example()).splitlines()
+    line = next(l for l in lines if l.strip().startswith("jsonOverProtobufBodyBytes"))
+    assert "[2.28–2.76] min–max" in line
+    other = next(l for l in lines if l.strip().startswith("grpcOverRestP50Warm"))
+    assert "min–max" not in other
+
+
 def test_where_each_service_spent_its_cpu_is_printed_by_thread_for_the_cells_that_have_it():
     run = example()
     assert "by thread" not in report.summary(run)   # a run from before it was recorded

@@ -150,7 +150,12 @@ export function percentileLabel(p: number): string {
   return `${Number(p.toFixed(4))}%`;
 }
 
-export type ColumnFormat = 'text' | 'int' | 'num' | 'fraction';
+export type ColumnFormat = 'text' | 'int' | 'num' | 'fraction' | 'r2';
+
+/** A fit's R² at four decimals (0.99994 → "0.9999"): three significant digits would print most as "1". */
+export function formatR2(x: number | null | undefined): string {
+  return finite(x) ? x.toFixed(4) : '—';
+}
 
 /** A table cell: numbers at three digits (units are in the column header), counts exact. */
 export function formatCell(v: unknown, kind: ColumnFormat = 'num'): string {
@@ -158,6 +163,7 @@ export function formatCell(v: unknown, kind: ColumnFormat = 'num'): string {
   if (typeof v !== 'number') return String(v);
   if (kind === 'int') return formatCount(v);
   if (kind === 'fraction') return formatFraction(v);
+  if (kind === 'r2') return formatR2(v);
   if (kind === 'text') return String(v);
   return formatNumber(v);
 }

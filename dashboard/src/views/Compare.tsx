@@ -53,7 +53,7 @@ function HeadlineTable({ a, b }: { a: Run; b: Run }) {
   return (
     <section className="card wide" data-testid="compare-headlines">
       <h3>Headline ratios</h3>
-      <p className="subtitle">Each run’s own ratio with its 95 % interval and verdict (muted: not a finding).</p>
+      <p className="subtitle">Each run’s own ratio with its 95 % interval (body bytes: its min–max range) and verdict (muted: not a finding).</p>
       <div className="table-wrap">
         <table className="data">
           <thead>

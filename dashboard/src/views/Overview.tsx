@@ -50,7 +50,8 @@ export function Overview({ run, resolved, onFilters }: ViewProps) {
   return (
     <>
       <p className="explain">
-        Each headline is a ratio of cell pairs with its 95 % bootstrap interval (over the measured windows). Only a
+        Each headline is a ratio of cell pairs with its 95 % bootstrap interval (over the measured windows); the body
+        bytes card’s brackets are instead its lowest and highest over the operations and page sizes. Only a
         <strong> finding</strong> is a result: an interval that includes 1, flagged cells or a missing pair are shown
         muted, with the bench’s reason.
       </p>

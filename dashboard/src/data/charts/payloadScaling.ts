@@ -1,7 +1,7 @@
 // The Payload scaling view: cycle time against page size with the fitted A + B·N lines, and the
 // response body's size against page size.
 import type { CsvValue } from '../csv';
-import { formatNumber, formatValue } from '../format';
+import { formatNumber, formatR2, formatValue } from '../format';
 import { protocolLabel, seriesName } from '../style';
 import { fitValue, flagReason, isTls, pickCell, seriesIds, where } from '../transforms';
 import { CACHE_MODES, PROTOCOLS, TEMPERATURES, TOOLS, type Cell, type Fit } from '../types';
@@ -9,7 +9,7 @@ import { crowdedUsers, queueingNote } from './overview';
 import { flagNotes, I, keep, line, N, stateName, T, type ChartSpec, type Datum, type SeriesSpec } from './spec';
 
 export function fitLabel(f: Fit): string {
-  const r2 = f.r2 === null ? '' : `, R² ${f.r2.toFixed(4)}`;
+  const r2 = f.r2 === null ? '' : `, R² ${formatR2(f.r2)}`;
   return `${seriesName(f.protocol, f.tool, isTls(f))} · ${stateName(f)}: ${formatNumber(f.a)} + ${formatNumber(f.b)}·N ms${r2}`;
 }
 
@@ -77,7 +77,7 @@ export function payloadScalingChart(fits: Fit[], subtitle: string, cells: Cell[]
     table: {
       columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'A (ms, of the closed-model p50)', 'B (ms/row, of that p50)',
         'R²', 'server CPU A (µs)', 'server CPU B (µs/row)', 'Measured points', 'Flags'],
-      formats: [T, T, T, T, N, N, 'text', N, N, T, T],
+      formats: [T, T, T, T, N, N, 'r2', N, N, T, T],
       rows,
       rowFlags,
     },
