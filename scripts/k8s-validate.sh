@@ -8,13 +8,15 @@
 #   2 files    every manifest file on its own: strict schemas of Kubernetes 1.30 and 1.37, no
 #              duplicate keys, workload policy (requests, limits, probes) — scripts/k8s_validate.py
 #   3 render   the three renders together, as they land in one namespace: the same checks, plus every
-#              reference resolves (ConfigMaps/Secrets/keys, selectors, ports, Ingress backends) and the
+#              reference resolves (ConfigMaps/Secrets/keys, selectors, ports, Ingress backends), the
+#              gRPC pods get a connection max-age (SPRING_GRPC_SERVER_KEEPALIVE_CONNECTION_MAX_AGE) and the
 #              generated ConfigMap of k6 scripts equals loadtest/k6/*.js byte for byte
 #   4 orphans  every manifest file is listed by a kustomization
 #   5 pins     the k6 Job's image is grafana/k6 at scripts/deps.sh's K6_VERSION (the bench's k6)
 #   6 self-test  deliberately broken inputs (a wrong type, a misspelt field, a removed API version, a
 #              duplicate key, a workload without probes or requests, a dangling Secret reference
-#              rendered through kustomize, a k6 script that drifted) must each be rejected with the
+#              rendered through kustomize, gRPC pods without a connection max-age, a k6 script that
+#              drifted) must each be rejected with the
 #              expected message — so a check that silently passes everything fails here
 # Takes a few seconds. Exit status 0 only when everything passed.
 set -euo pipefail
@@ -134,6 +136,12 @@ cp -r deploy/k8s "$bad/k8s"
 mutate deploy/k8s/rest-service.yaml "$bad/k8s/rest-service.yaml" 's/name: tandem-secrets$/name: tandem-secret/'
 "$KUSTOMIZE" build "$bad/k8s" >"$bad/dangling.yaml"
 expect_reject "dangling Secret reference" "no Secret tandem-secret in this render" check --rendered "$bad/dangling.yaml"
+
+# the gRPC pods without a connection max-age (scaled-out pods would get no calls from connected clients)
+rm -rf "$bad/k8s" && cp -r deploy/k8s "$bad/k8s"
+mutate deploy/k8s/tandem.env "$bad/k8s/tandem.env" '/^SPRING_GRPC_SERVER_KEEPALIVE_CONNECTION_MAX_AGE=/d'
+"$KUSTOMIZE" build "$bad/k8s" >"$bad/no-max-age.yaml"
+expect_reject "gRPC pods without a connection max-age" "no SPRING_GRPC_SERVER_KEEPALIVE_CONNECTION_MAX_AGE" check --rendered "$bad/no-max-age.yaml"
 
 # a k6 script that drifted from the ConfigMap the cluster would run
 cp -r loadtest/k6 "$bad/k6"

@@ -14,7 +14,10 @@ schemas of Kubernetes 1.25 ... 1.37, so nothing is fetched at run time).
       --rendered: each FILE is a whole kustomize output, so references must resolve inside it:
         ConfigMaps, Secrets and their keys used by pods (volumes, envFrom, valueFrom), Service and
         PodDisruptionBudget selectors (some pod template must match) and named target ports,
-        StatefulSet serviceNames, Ingress backends (Service and port)
+        StatefulSet serviceNames, Ingress backends (Service and port); every tandem/grpc-service
+        container gets SPRING_GRPC_SERVER_KEEPALIVE_CONNECTION_MAX_AGE (env or envFrom): without it a
+        client keeps its connections, and so its resolved pods, for good, and pods added by a
+        scale-out get none of its calls
       --k6-scripts DIR: some ConfigMap named tandem-k6-scripts* holds exactly DIR/*.js, byte for byte
   k8s_validate.py orphans DIR
       every *.yaml under DIR other than kustomization.yaml is listed in the resources of the
@@ -218,6 +221,30 @@ def check_refs(file: str, docs: list[dict]) -> None:
                         error(where, f"path {path.get('path')}: Service {svc.get('name')} has no port {port}")
 
 
+GRPC_MAX_AGE = "SPRING_GRPC_SERVER_KEEPALIVE_CONNECTION_MAX_AGE"
+
+
+def check_grpc_max_age(file: str, docs: list[dict]) -> None:
+    configmaps = {((d.get("metadata") or {}).get("namespace", ""), (d.get("metadata") or {}).get("name")): d
+                  for d in docs if d.get("kind") == "ConfigMap"}
+    for d in docs:
+        tmpl = pod_template(d)
+        if not tmpl:
+            continue
+        namespace = (d.get("metadata") or {}).get("namespace", "")
+        for c in (tmpl.get("spec") or {}).get("containers") or []:
+            if not str(c.get("image", "")).startswith("tandem/grpc-service"):
+                continue
+            names = {e.get("name") for e in c.get("env") or []}
+            for ef in c.get("envFrom") or []:
+                cm = configmaps.get((namespace, (ef.get("configMapRef") or {}).get("name")))
+                if cm is not None:
+                    names |= {(ef.get("prefix") or "") + k for k in (cm.get("data") or {})}
+            if GRPC_MAX_AGE not in names:
+                error(f"{file}: {name_of(d)}", f"container {c.get('name')}: no {GRPC_MAX_AGE} "
+                      "(clients would never re-resolve, so pods added by a scale-out get none of their calls)")
+
+
 def check_k6_scripts(file: str, docs: list[dict], directory: Path) -> None:
     maps = [d for d in docs if d.get("kind") == "ConfigMap"
             and str((d.get("metadata") or {}).get("name", "")).startswith("tandem-k6-scripts")]
@@ -263,6 +290,7 @@ def cmd_check(args) -> None:
             count += 1
         if args.rendered:
             check_refs(f, good)
+            check_grpc_max_age(f, good)
         if args.k6_scripts:
             check_k6_scripts(f, good, Path(args.k6_scripts))
     if not errors:
