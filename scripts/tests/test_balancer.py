@@ -1,0 +1,240 @@
+"""How the compose balancer (deploy/compose/nginx.conf) treats the replicas behind it, shown with
+Debian's nginx on loopback in front of fake replicas (a few lines of Python each), the file rendered
+by scripts/balancer.sh as for scripts/nginx-config-test.sh. nginx listens on free ephemeral ports,
+never on 8080/9090, and is stopped by its own pid; no Docker, no service. Needs nginx
+(scripts/deps.sh tools); takes about ten seconds.
+
+    .tools/venv/bin/python -m pytest -q scripts/tests/test_balancer.py
+"""
+import http.client
+import os
+import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "deploy" / "compose" / "nginx.conf"
+BALANCER = ROOT / "scripts" / "balancer.sh"
+
+pytestmark = pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx not installed (scripts/deps.sh tools)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Replicas:
+    """Fake REST replicas sharing one record of the requests they received. `drop` says which
+    arrivals (0 = the first request any replica received) are read and then answered with nothing
+    but a closed connection, as by a replica that dies with the request in hand."""
+
+    def __init__(self, count: int, drop=()):
+        self.drop = set(drop)
+        self.arrivals: list[tuple[int, str, str]] = []   # (port, method, path)
+        self.closed_idle: list[float] = []               # when nginx closed an idle connection
+        self.lock = threading.Lock()
+        self.sockets = []
+        for _ in range(count):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(64)
+            self.sockets.append(s)
+            threading.Thread(target=self._accept, args=(s,), daemon=True).start()
+
+    @property
+    def ports(self) -> list[int]:
+        return [s.getsockname()[1] for s in self.sockets]
+
+    def _accept(self, server: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn, server.getsockname()[1]), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, port: int) -> None:
+        buf = b""
+        with conn:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    data = conn.recv(65536)
+                    if not data:
+                        with self.lock:
+                            self.closed_idle.append(time.monotonic())
+                        return
+                    buf += data
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+                need = int(length.group(1)) if length else 0
+                while len(buf) < need:
+                    buf += conn.recv(65536)
+                buf = buf[need:]
+                method, path = head.split(b" ")[:2]
+                with self.lock:
+                    n = len(self.arrivals)
+                    self.arrivals.append((port, method.decode(), path.decode()))
+                if n in self.drop:
+                    return
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nok\n")
+
+    def close(self) -> None:
+        for s in self.sockets:
+            s.close()
+
+
+class Balancer:
+    def __init__(self, work: Path, replicas: Replicas):
+        self.work = work
+        self.port = free_port()
+        env = dict(os.environ,
+                   TANDEM_BALANCER_REST_UPSTREAM=f"127.0.0.1:{replicas.ports[0]}",
+                   TANDEM_BALANCER_GRPC_UPSTREAM=f"127.0.0.1:{free_port()}",
+                   TANDEM_BALANCER_REST_PORT=str(self.port),
+                   TANDEM_BALANCER_GRPC_PORT=str(free_port()),
+                   TANDEM_BALANCER_WORKERS="1")
+        subprocess.run([str(BALANCER), "render", str(work), str(CONFIG)], env=env, check=True)
+        conf = work / "nginx.conf"
+        text = conf.read_text()
+        # every replica, each with the parameters the file gives its one server line
+        line = re.search(rf"server 127\.0\.0\.1:{replicas.ports[0]}\b[^;]*;", text).group(0)
+        more = "".join(f"\n        {line.replace(str(replicas.ports[0]), str(p))}" for p in replicas.ports[1:])
+        text = text.replace(line, line + more, 1)
+        # temporary files under the prefix, not Debian's /var/lib/nginx
+        temp = "".join(f"    {d}_temp_path {work}/{d};\n" for d in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        text = re.sub(r"(?m)^http \{\n", lambda m: m.group(0) + temp, text, count=1)
+        conf.write_text(text)
+        self.log = open(work / "logs" / "stderr.log", "wb")
+        self.process = subprocess.Popen(
+            ["nginx", "-p", str(work), "-c", str(conf), "-e", str(work / "logs" / "error.log"), "-g", "daemon off;"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("nginx did not start: " + self.errors())
+                time.sleep(0.05)
+
+    def errors(self) -> str:
+        return "".join((self.work / "logs" / f).read_text(errors="replace")
+                       for f in ("error.log", "stderr.log") if (self.work / "logs" / f).exists())
+
+    def request(self, method: str, path: str) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            conn.request(method, path)
+            response = conn.getresponse()
+            response.read()
+            return response.status
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def balancer(tmp_path):
+    started = []
+
+    def start(replicas: Replicas) -> Balancer:
+        b = Balancer(tmp_path, replicas)
+        started.append((b, replicas))
+        return b
+
+    yield start
+    for b, replicas in started:
+        b.stop()
+        replicas.close()
+
+
+# ---------------------------------------------------------------- retries (README, "Graceful shutdown
+# and rolling restarts", what a balancer must do, and the file's own comment on them)
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+def test_a_post_or_patch_that_reached_a_replica_is_not_resent(balancer, method):
+    replicas = Replicas(2, drop={0})
+    b = balancer(replicas)
+    status = b.request(method, "/api/v1/groups/7")
+    assert [a[1:] for a in replicas.arrivals] == [(method, "/api/v1/groups/7")], \
+        f"{method} sent {len(replicas.arrivals)} times: {replicas.arrivals}"
+    assert status == 502
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD", "DELETE", "PUT"])
+def test_an_idempotent_request_whose_replica_failed_before_answering_goes_to_another(balancer, method):
+    """nginx resends these: a DELETE that went through on the first replica answers 404 from the
+    second (the README says so; turning resends off for them would also fail a refused DELETE)."""
+    replicas = Replicas(2, drop={0})
+    b = balancer(replicas)
+    assert b.request(method, "/api/v1/groups/7") == 200
+    assert [a[1] for a in replicas.arrivals] == [method, method]
+    assert replicas.arrivals[0][0] != replicas.arrivals[1][0]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST", "PATCH", "DELETE"])
+def test_a_request_whose_connection_was_refused_goes_to_another_replica(balancer, method):
+    replicas = Replicas(1)
+    refused = free_port()   # nothing listens there: a replica stopped or gone
+    replicas.sockets.insert(0, _Closed(refused))
+    b = balancer(replicas)
+    # round robin: one of the first two requests goes to the refused port first
+    assert [b.request(method, "/api/v1/groups/7") for _ in range(2)] == [200, 200]
+    assert len(replicas.arrivals) == 2
+    assert "Connection refused" in b.errors()
+
+
+class _Closed:
+    """A replica port with nothing listening (stands in a Replicas socket list)."""
+
+    def __init__(self, port: int):
+        self.port = port
+
+    def getsockname(self):
+        return ("127.0.0.1", self.port)
+
+    def close(self):
+        pass
+
+
+# ---------------------------------------------------------------- pooled connections
+
+def compose_drain_delay() -> float:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    value = re.search(r"TANDEM_SHUTDOWN_DRAIN_DELAY:\s*\"?(\d+)s", compose)
+    assert value, "docker-compose.yml sets no TANDEM_SHUTDOWN_DRAIN_DELAY in seconds"
+    return float(value.group(1))
+
+
+def test_an_idle_pooled_connection_is_closed_by_nginx_within_the_drain_delay(balancer):
+    """A replica told to stop keeps serving for the drain delay (its responses say Connection:
+    close), then stops accepting, and a request on a connection still pooled would get the stopped
+    connector's 503, which nginx does not retry. Closing idle ones before the drain ends leaves none;
+    it also keeps nginx clear of Tomcat's own idle close (keep-alive 60 s) racing a request."""
+    drain = compose_drain_delay()
+    replicas = Replicas(1)
+    b = balancer(replicas)
+    assert b.request("GET", "/api/v1/groups/1") == 200
+    answered = time.monotonic()
+    deadline = answered + drain
+    while not replicas.closed_idle and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert replicas.closed_idle, f"nginx kept its idle connection to the replica past the drain delay ({drain:g} s)"
+    assert replicas.closed_idle[0] - answered < drain
