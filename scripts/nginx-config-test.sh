@@ -4,7 +4,8 @@
 # starting a server. Debian 12 has nginx 1.22, older than the image's 1.28: it checks the copy
 # scripts/balancer.sh renders for loopback (the upstream "resolve" parameter, nginx >= 1.27.3,
 # dropped, and the Compose service names on loopback, since nginx -t resolves upstream names and
-# Docker's DNS does not exist here).
+# Docker's DNS does not exist here), plain and as deploy/compose/balancer-start.sh makes it for TLS.
+# How it behaves in front of replicas: scripts/tests/test_balancer.py.
 #
 #   scripts/nginx-config-test.sh [CONFIG]      (default deploy/compose/nginx.conf)
 set -euo pipefail
@@ -19,4 +20,10 @@ trap 'rm -rf "$work"' EXIT
 "$ROOT/scripts/balancer.sh" render "$work" "$CONFIG"
 # -p: a prefix of our own, so nginx -t touches nothing under /var; -e: no default error log file.
 nginx -t -q -p "$work" -e /dev/stderr -c "$work/nginx.conf"
-echo "nginx-config-test: $(basename "$CONFIG") OK (nginx $(nginx -v 2>&1 | sed 's|.*/||'), 'resolve' left to the 1.28 image)"
+# and as docker-compose.yml starts it with TANDEM_TLS_ENABLED=true (a throwaway certificate)
+"$ROOT/scripts/tls-cert.sh" "$work/tls" >/dev/null
+TANDEM_TLS_ENABLED=true TANDEM_TLS_CERTIFICATE="$work/tls/tandem.crt" TANDEM_TLS_PRIVATE_KEY="$work/tls/tandem.key" \
+  TANDEM_BALANCER_CONFIG="$work/nginx.conf" TANDEM_BALANCER_OUT="$work/nginx-tls.conf" TANDEM_BALANCER_NO_EXEC=1 \
+  sh "$ROOT/deploy/compose/balancer-start.sh"
+nginx -t -q -p "$work" -e /dev/stderr -c "$work/nginx-tls.conf"
+echo "nginx-config-test: $(basename "$CONFIG") OK, plain and with TLS (nginx $(nginx -v 2>&1 | sed 's|.*/||'), 'resolve' left to the 1.28 image)"

@@ -2,7 +2,7 @@
 Debian's nginx on loopback in front of fake replicas (a few lines of Python each), the file rendered
 by scripts/balancer.sh as for scripts/nginx-config-test.sh. nginx listens on free ephemeral ports,
 never on 8080/9090, and is stopped by its own pid; no Docker, no service. Needs nginx
-(scripts/deps.sh tools); takes about ten seconds.
+(scripts/deps.sh tools), and for TLS openssl and .tools/bin/grpcurl; takes about ten seconds.
 
     .tools/venv/bin/python -m pytest -q scripts/tests/test_balancer.py
 """
@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -36,8 +37,9 @@ class Replicas:
     arrivals (0 = the first request any replica received) are read and then answered with nothing
     but a closed connection, as by a replica that dies with the request in hand."""
 
-    def __init__(self, count: int, drop=()):
+    def __init__(self, count: int, drop=(), tls: ssl.SSLContext | None = None):
         self.drop = set(drop)
+        self.tls = tls
         self.arrivals: list[tuple[int, str, str]] = []   # (port, method, path)
         self.closed_idle: list[float] = []               # when nginx closed an idle connection
         self.lock = threading.Lock()
@@ -63,6 +65,12 @@ class Replicas:
 
     def _serve(self, conn: socket.socket, port: int) -> None:
         buf = b""
+        if self.tls is not None:
+            try:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            except (ssl.SSLError, OSError):
+                conn.close()
+                return
         with conn:
             while True:
                 while b"\r\n\r\n" not in buf:
@@ -92,14 +100,18 @@ class Replicas:
 
 
 class Balancer:
-    def __init__(self, work: Path, replicas: Replicas):
+    """nginx on the rendered file; with `tls` (a directory holding tandem.crt and tandem.key),
+    started as docker-compose.yml starts it with TANDEM_TLS_ENABLED=true."""
+
+    def __init__(self, work: Path, replicas: Replicas, tls: Path | None = None, grpc_replica: int | None = None):
         self.work = work
         self.port = free_port()
+        self.grpc_port = free_port()
         env = dict(os.environ,
                    TANDEM_BALANCER_REST_UPSTREAM=f"127.0.0.1:{replicas.ports[0]}",
-                   TANDEM_BALANCER_GRPC_UPSTREAM=f"127.0.0.1:{free_port()}",
+                   TANDEM_BALANCER_GRPC_UPSTREAM=f"127.0.0.1:{grpc_replica or free_port()}",
                    TANDEM_BALANCER_REST_PORT=str(self.port),
-                   TANDEM_BALANCER_GRPC_PORT=str(free_port()),
+                   TANDEM_BALANCER_GRPC_PORT=str(self.grpc_port),
                    TANDEM_BALANCER_WORKERS="1")
         subprocess.run([str(BALANCER), "render", str(work), str(CONFIG)], env=env, check=True)
         conf = work / "nginx.conf"
@@ -112,6 +124,10 @@ class Balancer:
         temp = "".join(f"    {d}_temp_path {work}/{d};\n" for d in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
         text = re.sub(r"(?m)^http \{\n", lambda m: m.group(0) + temp, text, count=1)
         conf.write_text(text)
+        if tls is not None:
+            conf = compose_start(conf, dict(TANDEM_TLS_ENABLED="true",
+                                            TANDEM_TLS_CERTIFICATE=str(tls / "tandem.crt"),
+                                            TANDEM_TLS_PRIVATE_KEY=str(tls / "tandem.key")))
         self.log = open(work / "logs" / "stderr.log", "wb")
         self.process = subprocess.Popen(
             ["nginx", "-p", str(work), "-c", str(conf), "-e", str(work / "logs" / "error.log"), "-g", "daemon off;"],
@@ -130,8 +146,9 @@ class Balancer:
         return "".join((self.work / "logs" / f).read_text(errors="replace")
                        for f in ("error.log", "stderr.log") if (self.work / "logs" / f).exists())
 
-    def request(self, method: str, path: str) -> int:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+    def request(self, method: str, path: str, tls: ssl.SSLContext | None = None) -> int:
+        conn = (http.client.HTTPConnection("127.0.0.1", self.port, timeout=10) if tls is None
+                else http.client.HTTPSConnection("127.0.0.1", self.port, timeout=10, context=tls))
         try:
             conn.request(method, path)
             response = conn.getresponse()
@@ -154,8 +171,8 @@ class Balancer:
 def balancer(tmp_path):
     started = []
 
-    def start(replicas: Replicas) -> Balancer:
-        b = Balancer(tmp_path, replicas)
+    def start(replicas: Replicas, tls: Path | None = None, grpc_replica: int | None = None) -> Balancer:
+        b = Balancer(tmp_path, replicas, tls, grpc_replica)
         started.append((b, replicas))
         return b
 
@@ -238,3 +255,77 @@ def test_an_idle_pooled_connection_is_closed_by_nginx_within_the_drain_delay(bal
         time.sleep(0.1)
     assert replicas.closed_idle, f"nginx kept its idle connection to the replica past the drain delay ({drain:g} s)"
     assert replicas.closed_idle[0] - answered < drain
+
+
+# ---------------------------------------------------------------- TLS (README, "TLS": under Docker)
+
+def compose_start(conf: Path, env: dict) -> Path:
+    """What the balancer of docker-compose.yml runs nginx on, given the rendered `conf`: the file
+    itself, or what its entrypoint script (mounted from deploy/compose/) makes of it."""
+    compose = (ROOT / "docker-compose.yml").read_text()
+    block = re.search(r"(?ms)^  balancer:\n(.*?)(?=^  [a-z]|\Z)", compose).group(1)
+    entrypoint = re.search(r"entrypoint:\s*\[([^\]]*)\]", block)
+    if not entrypoint:
+        return conf
+    script = re.findall(r'"([^"]*)"', entrypoint.group(1))[-1]
+    source = re.search(rf"- \./([^:\s]+):{re.escape(script)}(?::ro)?\s*$", block, re.MULTILINE)
+    assert source, f"the balancer's entrypoint {script} is not mounted from the repository"
+    out = conf.with_name("nginx-started.conf")
+    subprocess.run(["sh", str(ROOT / source.group(1))], check=True,
+                   env=dict(os.environ, **env, TANDEM_BALANCER_CONFIG=str(conf),
+                            TANDEM_BALANCER_OUT=str(out), TANDEM_BALANCER_NO_EXEC="1"))
+    return out
+
+
+@pytest.fixture
+def certificate(tmp_path) -> Path:
+    subprocess.run([str(ROOT / "scripts" / "tls-cert.sh"), str(tmp_path / "tls")], check=True,
+                   stdout=subprocess.DEVNULL)
+    return tmp_path / "tls"
+
+
+def test_with_tls_on_the_published_ports_speak_tls_and_reach_tls_replicas(balancer, certificate):
+    """TANDEM_TLS_ENABLED=true docker compose up: the replicas' API ports speak TLS, and the README's
+    curl --cacert https://127.0.0.1:8080/... must work through the balancer."""
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(certificate / "tandem.crt", certificate / "tandem.key")
+    replicas = Replicas(1, tls=server)
+    b = balancer(replicas, tls=certificate)
+    client = ssl.create_default_context(cafile=str(certificate / "tandem.crt"))
+    assert b.request("GET", "/api/v1/groups/1", tls=client) == 200
+    assert [a[1:] for a in replicas.arrivals] == [("GET", "/api/v1/groups/1")]
+
+
+def test_with_tls_on_grpc_goes_over_tls_both_ways(balancer, certificate):
+    """grpcurl -cacert to the published 9090, and from nginx HTTP/2 over TLS (ALPN h2, which a gRPC
+    server requires) to the replica."""
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(certificate / "tandem.crt", certificate / "tandem.key")
+    server.set_alpn_protocols(["h2"])
+    upstream = socket.socket()
+    upstream.bind(("127.0.0.1", 0))
+    upstream.listen(8)
+    upstream.settimeout(15)
+    b = balancer(Replicas(1), tls=certificate, grpc_replica=upstream.getsockname()[1])
+    call = subprocess.Popen(
+        [str(ROOT / ".tools" / "bin" / "grpcurl"), "-cacert", str(certificate / "tandem.crt"),
+         "-import-path", str(ROOT / "proto" / "src" / "main" / "protobuf"), "-proto", "tandem/v1/hello.proto",
+         "-max-time", "10", f"127.0.0.1:{b.grpc_port}", "tandem.v1.HelloService/Hello"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        conn, _ = upstream.accept()
+        with server.wrap_socket(conn, server_side=True) as replica:
+            assert replica.selected_alpn_protocol() == "h2"
+            assert replica.recv(24) == b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"   # the HTTP/2 preface
+    finally:
+        upstream.close()
+        out = call.communicate(timeout=20)[0].decode(errors="replace")
+    # the call reached the replica through both TLS legs; the fake replica then hung up
+    assert "Code: Unavailable" in out, out
+
+
+def test_with_tls_off_the_balancer_runs_the_file_as_it_is(tmp_path):
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(CONFIG.read_text())
+    started = compose_start(conf, dict(TANDEM_TLS_ENABLED="false"))
+    assert started.read_text() == CONFIG.read_text()
