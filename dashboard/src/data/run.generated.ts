@@ -22,6 +22,11 @@ export type ThreadKinds = {
   other: NonNegative;
 } | null;
 export type Flags = Flag[];
+export type SweepRateOrNull = null | {
+  targetRate: NonNegative;
+  throughputRps: NonNegativeOrNull;
+  reason: string;
+};
 
 /**
  * One bench run (schemaVersion 2): environment (with CPU placement), profile, one record per cell with its windows and pooled summary, the rate sweeps, the overload pairs and the WatchGroup cells (when the profile has any), the A + B*N fits and the headline ratios with intervals and verdicts. Times in milliseconds unless named otherwise, rates per second, sizes in bytes, CPU in seconds or cores. The dashboard reads only this shape.
@@ -458,11 +463,7 @@ export interface Sweep {
     errorRate: number;
     flags: Flags;
   }[];
-  knee: null | {
-    targetRate: NonNegative;
-    throughputRps: NonNegativeOrNull;
-    reason: string;
-  };
+  knee: SweepRateOrNull;
   /**
    * The sweep's lowest rate already passed the limits (knee null): it saturated at or below that rate, which a knee of null alone does not tell from never saturating. Null otherwise; absent in runs before it.
    */

@@ -2057,59 +2057,11 @@ export const runSchema: SchemaObject = {
      }
     },
     "knee": {
-     "oneOf": [
-      {
-       "type": "null"
-      },
-      {
-       "type": "object",
-       "additionalProperties": false,
-       "required": [
-        "targetRate",
-        "throughputRps",
-        "reason"
-       ],
-       "properties": {
-        "targetRate": {
-         "$ref": "#/$defs/nonNegative"
-        },
-        "throughputRps": {
-         "$ref": "#/$defs/nonNegativeOrNull"
-        },
-        "reason": {
-         "type": "string"
-        }
-       }
-      }
-     ]
+     "$ref": "#/$defs/sweepRateOrNull"
     },
     "saturatedAtLowest": {
      "description": "The sweep's lowest rate already passed the limits (knee null): it saturated at or below that rate, which a knee of null alone does not tell from never saturating. Null otherwise; absent in runs before it.",
-     "oneOf": [
-      {
-       "type": "null"
-      },
-      {
-       "type": "object",
-       "additionalProperties": false,
-       "required": [
-        "targetRate",
-        "throughputRps",
-        "reason"
-       ],
-       "properties": {
-        "targetRate": {
-         "$ref": "#/$defs/nonNegative"
-        },
-        "throughputRps": {
-         "$ref": "#/$defs/nonNegativeOrNull"
-        },
-        "reason": {
-         "type": "string"
-        }
-       }
-      }
-     ]
+     "$ref": "#/$defs/sweepRateOrNull"
     }
    }
   },
@@ -2844,6 +2796,33 @@ export const runSchema: SchemaObject = {
      }
     }
    }
+  },
+  "sweepRateOrNull": {
+   "oneOf": [
+    {
+     "type": "null"
+    },
+    {
+     "type": "object",
+     "additionalProperties": false,
+     "required": [
+      "targetRate",
+      "throughputRps",
+      "reason"
+     ],
+     "properties": {
+      "targetRate": {
+       "$ref": "#/$defs/nonNegative"
+      },
+      "throughputRps": {
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "reason": {
+       "type": "string"
+      }
+     }
+    }
+   ]
   }
  }
 };
