@@ -269,7 +269,7 @@ def watch_lines(records: list[dict]) -> list[str]:
                      "-" if spread is None else f"{sig(spread['min'])}–{sig(spread['max'])}",
                      f"{sig(req['p50'])}/{sig(req['p99'])}"])
     widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(header)]
-    return ["Change to client (WatchGroup: from a write's answer to the watch's receipt; p99 from 100 changes):",
+    return ["Change to client (WatchGroup: from a write's answer to the watch's receipt; p50 from 20 changes, p99 from 1,000):",
             "  " + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
             *("  " + "  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows)]
 

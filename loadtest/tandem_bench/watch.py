@@ -30,6 +30,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 
+from .pooled import min_samples
 from .stats import percentile_nearest_rank
 
 GRPC_WATCH_METHOD = "tandem.v1.StudyGroupService/WatchGroup"
@@ -37,7 +38,6 @@ SEEN_TIMEOUT_SECONDS = 10       # a change no watch showed within this is missed
 FIRST_STATE_TIMEOUT_SECONDS = 15
 # a load writer thread keeps up with about this many writes a second (one HTTP call at a time)
 WRITES_PER_LOAD_THREAD = 20
-MIN_SAMPLES_P99 = 100           # a p99 of fewer changes is not one (nearest rank: the largest)
 
 
 class WatchError(RuntimeError):
@@ -76,13 +76,15 @@ def grpcurl_messages(lines):
 
 
 def figures(latencies_ms: list[float]) -> dict:
-    """n, p50, p99 (None below MIN_SAMPLES_P99 changes) and max, nearest rank, 0.1 ms."""
+    """n, p50, p99 and max, nearest rank, 0.1 ms; a percentile only from as many changes as the
+    harness asks of any percentile (pooled.min_samples: 20 for p50, 1,000 for p99), else None: a
+    p99 of 300 changes is their fourth-largest."""
     values = sorted(latencies_ms)
-    if not values:
-        return {"n": 0, "p50": None, "p99": None, "max": None}
-    return {"n": len(values), "p50": round(percentile_nearest_rank(values, 50), 1),
-            "p99": round(percentile_nearest_rank(values, 99), 1) if len(values) >= MIN_SAMPLES_P99 else None,
-            "max": round(values[-1], 1)}
+
+    def at(percent: float) -> float | None:
+        return round(percentile_nearest_rank(values, percent), 1) if len(values) >= min_samples(percent) else None
+
+    return {"n": len(values), "p50": at(50), "p99": at(99), "max": round(values[-1], 1) if values else None}
 
 
 def pairs_for(scale: int, watched: int, loaders: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -355,7 +357,7 @@ WATCH_NOTE = (
     "pauseMs), while load writers join and leave other groups at writeRate writes/s in all. Latency: from the "
     "write's answer to the watch's receipt of the group with the new member count (understates commit-to-client "
     "by the part of the write after its commit; fromRequestMs is the upper bound from the write's request). "
-    "Pooled nearest-rank percentiles over every change of the cell; p99 from 100 changes. The services follow the "
+    "Pooled nearest-rank percentiles over every change of the cell, each from as many changes as the bench asks of any percentile (p50: 20, p99: 1,000), else null. The services follow the "
     "invalidation log every tandem.cache.log.poll-interval (100 ms by default), which bounds what a watch can do; "
     "the gRPC watches are on the other instance than the writes (the gRPC service), so theirs include the log's "
     "trip between instances. WatchGroup cells run after each start's other cells: their writes make groups stale.")

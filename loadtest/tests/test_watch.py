@@ -29,9 +29,12 @@ def test_grpcurl_messages_are_parsed_as_each_one_completes():
     ]
 
 
-def test_figures_use_nearest_rank_and_give_no_p99_below_a_hundred_changes():
-    assert watch.figures([float(v) for v in range(1, 101)]) == {"n": 100, "p50": 50.0, "p99": 99.0, "max": 100.0}
-    assert watch.figures([5.0, 1.0, 9.0]) == {"n": 3, "p50": 5.0, "p99": None, "max": 9.0}
+def test_figures_use_nearest_rank_and_the_harness_s_sample_rule():
+    """A percentile from as many changes as pooled.min_samples asks (p99: 1,000, p50: 20), as every
+    other percentile of the bench; before, a p99 came from 100 changes (their second-largest)."""
+    assert watch.figures([float(v) for v in range(1, 1001)]) == {"n": 1000, "p50": 500.0, "p99": 990.0, "max": 1000.0}
+    assert watch.figures([float(v) for v in range(1, 301)]) == {"n": 300, "p50": 150.0, "p99": None, "max": 300.0}
+    assert watch.figures([5.0, 1.0, 9.0]) == {"n": 3, "p50": None, "p99": None, "max": 9.0}
     assert watch.figures([]) == {"n": 0, "p50": None, "p99": None, "max": None}
 
 
@@ -77,19 +80,19 @@ def _result(answers, changes, missed=0, load_writes=400, seconds=2.0):
 
 def test_records_pool_every_change_of_the_cell_and_the_report_prints_them():
     cell = profile.expand(profile.normalise({**BASE, "watch": [{"protocols": ["grpc"], "write_rates": [200]}]}))[0]
-    first = _result([float(v) for v in range(1, 61)], 60)
-    second = _result([float(v) for v in range(61, 121)], 61, missed=1)
+    first = _result([float(v) for v in range(1, 601)], 600)
+    second = _result([float(v) for v in range(601, 1201)], 601, missed=1)
     runs = {cell.id: [(watch.window_record(r, "grpc", start=s, rnd=0, order=s + 1), r.from_answer_ms["grpc"],
                        r.from_request_ms["grpc"]) for s, r in enumerate((first, second))]}
     [record] = watch.records(runs, [cell])
     s = record["summary"]
-    assert (s["changes"], s["missed"], s["errors"]) == (121, 1, 0)
-    assert s["latencyMs"] == {"n": 120, "p50": 60.0, "p99": 119.0, "max": 120.0}
-    assert s["fromRequestMs"]["max"] == 122.0
+    assert (s["changes"], s["missed"], s["errors"]) == (1201, 1, 0)
+    assert s["latencyMs"] == {"n": 1200, "p50": 600.0, "p99": 1188.0, "max": 1200.0}
+    assert s["fromRequestMs"]["max"] == 1202.0
     assert s["achievedWriteRate"] == pytest.approx(200)
-    # the windows alone have too few changes for a p99
+    # the windows alone have too few changes for a p99 (600 of the 1,000 it needs)
     assert [w["latencyMs"]["p99"] for w in record["windows"]] == [None, None]
-    assert s["windowP50Ms"] == {"min": 30.0, "max": 90.0}
+    assert s["windowP50Ms"] == {"min": 300.0, "max": 900.0}
     lines = report.watch_lines([record])
     assert lines[0].startswith("Change to client")
-    assert lines[2].split()[:4] == ["gRPC", "grpcurl", "hybrid", "4"] and "119" in lines[2]
+    assert lines[2].split()[:4] == ["gRPC", "grpcurl", "hybrid", "4"] and "1,188" in lines[2]

@@ -672,7 +672,7 @@ export interface WatchLatency {
   n: number;
   p50: NonNegativeOrNull;
   /**
-   * null below 100 changes
+   * null below 1,000 changes
    */
   p99: number | null;
   max: NonNegativeOrNull;
@@ -684,19 +684,19 @@ export interface WatchLatency1 {
   n: number;
   p50: NonNegativeOrNull;
   /**
-   * null below 100 changes
+   * null below 1,000 changes
    */
   p99: number | null;
   max: NonNegativeOrNull;
 }
 /**
- * Change-to-client latency in ms over a set of changes: their count, nearest-rank p50 and p99 (null below 100 changes), and the largest.
+ * Change-to-client latency in ms over a set of changes: their count, nearest-rank p50 and p99 (null below 20 and 1,000 changes: pooled.min_samples, the rule of every percentile of the bench), and the largest.
  */
 export interface WatchLatency2 {
   n: number;
   p50: NonNegativeOrNull;
   /**
-   * null below 100 changes
+   * null below 1,000 changes
    */
   p99: number | null;
   max: NonNegativeOrNull;

@@ -2573,7 +2573,7 @@ export const runSchema: SchemaObject = {
    }
   },
   "watchLatency": {
-   "description": "Change-to-client latency in ms over a set of changes: their count, nearest-rank p50 and p99 (null below 100 changes), and the largest.",
+   "description": "Change-to-client latency in ms over a set of changes: their count, nearest-rank p50 and p99 (null below 20 and 1,000 changes: pooled.min_samples, the rule of every percentile of the bench), and the largest.",
    "type": "object",
    "additionalProperties": false,
    "required": [
@@ -2591,7 +2591,7 @@ export const runSchema: SchemaObject = {
      "$ref": "#/$defs/nonNegativeOrNull"
     },
     "p99": {
-     "description": "null below 100 changes",
+     "description": "null below 1,000 changes",
      "$ref": "#/$defs/nonNegativeOrNull"
     },
     "max": {
