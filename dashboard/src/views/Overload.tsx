@@ -25,8 +25,8 @@ export function Overload({ run }: ViewProps) {
         delay) rather than as queueing, so the <strong>accepted requests’ p99</strong>, timed from when each request was
         due, stays bounded. A goal is <strong>met</strong> when its whole 95 % interval is on its side of the bound,{' '}
         <strong>not met</strong> when all of it is on the other side, and <strong>undecided</strong> when the interval
-        holds the bound or the generator could not offer the step’s load. A step whose windows the bench flagged for
-        anything is greyed, with the flags in its notes.
+        holds the bound or the generator could not offer the step’s load. A step whose windows the bench flagged is
+        greyed, with the flags in its notes, as a cell is: not for other-cpu, few-samples or jit alone.
       </p>
       {pairs.map((pair) => (
         <section key={pair.id} data-testid="overload-pair" data-pair={pair.id}>

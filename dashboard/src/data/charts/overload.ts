@@ -4,6 +4,7 @@
 // gave them (overload.py: met / not met / undecided, by the hot path goals' rule). Every number is
 // run.json's; nothing is computed here but the points' places.
 import type { CsvValue } from '../csv';
+import { INFORMATIONAL_FLAGS } from '../transforms';
 import { formatInterval, formatValue } from '../format';
 import { protocolColour, PROTOCOL_LABELS } from '../style';
 import type { OverloadGoal, OverloadPair, OverloadStep, OverloadWire, Run } from '../types';
@@ -24,13 +25,14 @@ export function pairName(pair: OverloadPair): string {
 const wireName = (w: OverloadWire) => `${PROTOCOL_LABELS[w.protocol]} · ${w.tool}${w.front === 'balancer' ? ' · balancer' : ''}`;
 
 /**
- * Why a step's point is greyed: any flag of its windows (as a flagged window or sweep point is greyed
- * elsewhere), the generator's shortfall said in words first.
+ * Why a step's point is greyed: a flag of its windows, the generator's shortfall said in words first.
+ * A step pools its windows as a cell does, so it is greyed as a cell is (isFlagged): not for the
+ * informational flags alone (other-cpu, few-samples, jit), which leave the goals' verdicts as they are.
  */
 const GENERATOR_FLAGS = ['generator-saturated', 'rate-short', 'dropped-arrivals'];
 export function stepFlag(s: OverloadStep): string | null {
   const generator = s.flags.filter((f) => GENERATOR_FLAGS.includes(f));
-  const other = s.flags.filter((f) => !GENERATOR_FLAGS.includes(f));
+  const other = s.flags.filter((f) => !GENERATOR_FLAGS.includes(f) && !INFORMATIONAL_FLAGS.has(f));
   const why = [
     ...(generator.length ? [`the generator could not offer the load (${generator.join(', ')})`] : []),
     ...(other.length ? [`its windows were flagged ${other.join(', ')}`] : []),
