@@ -240,21 +240,33 @@ def compose_drain_delay() -> float:
     return float(value.group(1))
 
 
+def upstream_keepalive_timeout(upstream: str) -> float:
+    """The keepalive_timeout of an upstream block in nginx.conf, in seconds (nginx's default 60 s)."""
+    block = re.search(r"upstream " + upstream + r" \{(.*?)\n    \}", CONFIG.read_text(), re.S)
+    assert block, f"nginx.conf has no upstream {upstream}"
+    value = re.search(r"^\s*keepalive_timeout (\d+)s;", block.group(1), re.M)
+    return float(value.group(1)) if value else 60.0
+
+
 def test_an_idle_pooled_connection_is_closed_by_nginx_within_the_drain_delay(balancer):
     """A replica told to stop keeps serving for the drain delay (its responses say Connection:
     close), then stops accepting, and a request on a connection still pooled would get the stopped
     connector's 503, which nginx does not retry. Closing idle ones before the drain ends leaves none;
-    it also keeps nginx clear of Tomcat's own idle close (keep-alive 60 s) racing a request."""
+    it also keeps nginx clear of Tomcat's own idle close (keep-alive 60 s) racing a request.
+
+    The bound is the configuration's (the idle timeout below the drain delay); what nginx is seen to
+    do is that it closes the connection at all, waited for well short of its default of 60 s, so that
+    a slow machine cannot fail it and the default would."""
     drain = compose_drain_delay()
+    idle = upstream_keepalive_timeout("rest_replicas")
+    assert idle < drain, f"rest_replicas keeps idle connections {idle:g} s, past the drain delay ({drain:g} s)"
     replicas = Replicas(1)
     b = balancer(replicas)
     assert b.request("GET", "/api/v1/groups/1") == 200
-    answered = time.monotonic()
-    deadline = answered + drain
+    deadline = time.monotonic() + 30
     while not replicas.closed_idle and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert replicas.closed_idle, f"nginx kept its idle connection to the replica past the drain delay ({drain:g} s)"
-    assert replicas.closed_idle[0] - answered < drain
+    assert replicas.closed_idle, "nginx kept its idle connection to the replica for 30 s (its default is 60 s)"
 
 
 # ---------------------------------------------------------------- TLS (README, "TLS": under Docker)
