@@ -9,7 +9,8 @@ import org.hibernate.validator.constraints.CodePointLength;
 
 /**
  * The editable fields of a group and their rules, checked in one place for CreateGroup and for
- * the result of an UpdateGroup. Lengths count characters (code points), as the utf8mb4 columns
+ * the values an UpdateGroup's mask names. Each rule is one field's own (UpdateGroup relies on it: it
+ * checks only the fields it changes). Lengths count characters (code points), as the utf8mb4 columns
  * do, not Java's UTF-16 units: a name of 100 emoji fits its VARCHAR(100), and {@code @Size}
  * counted it 200 and refused it.
  */

@@ -223,8 +223,8 @@ public class GroupService {
                 changes.paths().contains("subject") ? wanted.subject() : current.subject(),
                 changes.paths().contains("description") ? nullToEmpty(wanted.description()) : current.description(),
                 changes.paths().contains("capacity") ? wanted.capacity() : current.capacity());
-        // The group as it will be stored: the masked values passed above, the others are the stored ones.
-        validation.check(merged, "group.");
+        // Not validated again: every rule of GroupFields is a field's own, the masked values passed
+        // above and the others are the stored ones.
         long memberCount = members.countByGroupId(group.getId());
         if (merged.capacity() < memberCount) {
             throw DomainException.failedPrecondition("capacity " + merged.capacity() + " is below the group's "
@@ -246,7 +246,11 @@ public class GroupService {
         return get(group.getId());
     }
 
-    /** The violations of the values an update's mask names (as the merged group would show them). */
+    /**
+     * The violations of the values an update's mask names (as the merged group would show them). The
+     * fields the mask leaves keep their stored values, so these are all the merged group can have:
+     * GroupFields has no rule across fields.
+     */
     private List<FieldViolation> maskedValueViolations(GroupChanges changes) {
         GroupFields wanted = changes.values();
         GroupFields asMerged = new GroupFields(wanted.name(), wanted.subject(), nullToEmpty(wanted.description()),

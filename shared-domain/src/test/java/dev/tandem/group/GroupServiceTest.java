@@ -47,6 +47,7 @@ class GroupServiceTest {
     @Autowired UserService users;
     @Autowired SeedData seed;
     @Autowired JdbcClient jdbc;
+    @Autowired jakarta.validation.Validator validator;
 
     @BeforeEach
     void freshData() {
@@ -276,6 +277,19 @@ class GroupServiceTest {
                     });
         }
         assertThat(groups.get(2)).isEqualTo(group);
+    }
+
+    /**
+     * UpdateGroup validates only the values its mask names (the others are stored, valid ones), which
+     * holds while every rule of GroupFields is one field's own: a rule across fields (a class-level
+     * constraint) would go unchecked on update, and this fails first.
+     */
+    @Test
+    void everyRuleOfAGroupsFieldsIsOneFieldsOwn() {
+        assertThat(validator.getConstraintsForClass(GroupFields.class).getConstraintDescriptors()).isEmpty();
+        assertThat(validator.getConstraintsForClass(GroupFields.class).getConstrainedProperties())
+                .extracting(jakarta.validation.metadata.PropertyDescriptor::getPropertyName)
+                .containsExactlyInAnyOrder("name", "subject", "description", "capacity");
     }
 
     /**
