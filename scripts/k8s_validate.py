@@ -137,13 +137,15 @@ def check_policy(where: str, doc: dict) -> None:
 
 # ---------------------------------------------------------------- references inside one render
 
+def ns(d: dict) -> str:
+    return (d.get("metadata") or {}).get("namespace", "")
+
+
+def data_keys(d: dict) -> set[str]:
+    return set((d.get("data") or {})) | set((d.get("binaryData") or {})) | set((d.get("stringData") or {}))
+
+
 def check_refs(file: str, docs: list[dict]) -> None:
-    def ns(d):
-        return (d.get("metadata") or {}).get("namespace", "")
-
-    def data_keys(d):
-        return set((d.get("data") or {})) | set((d.get("binaryData") or {})) | set((d.get("stringData") or {}))
-
     objects = {(d.get("kind"), ns(d), (d.get("metadata") or {}).get("name")): d for d in docs}
     pods = []   # (namespace, labels, pod spec, where)
     for d in docs:
@@ -225,13 +227,12 @@ GRPC_MAX_AGE = "SPRING_GRPC_SERVER_KEEPALIVE_CONNECTION_MAX_AGE"
 
 
 def check_grpc_max_age(file: str, docs: list[dict]) -> None:
-    configmaps = {((d.get("metadata") or {}).get("namespace", ""), (d.get("metadata") or {}).get("name")): d
-                  for d in docs if d.get("kind") == "ConfigMap"}
+    configmaps = {(ns(d), (d.get("metadata") or {}).get("name")): d for d in docs if d.get("kind") == "ConfigMap"}
     for d in docs:
         tmpl = pod_template(d)
         if not tmpl:
             continue
-        namespace = (d.get("metadata") or {}).get("namespace", "")
+        namespace = ns(d)
         for c in (tmpl.get("spec") or {}).get("containers") or []:
             if not str(c.get("image", "")).startswith("tandem/grpc-service"):
                 continue
@@ -239,7 +240,7 @@ def check_grpc_max_age(file: str, docs: list[dict]) -> None:
             for ef in c.get("envFrom") or []:
                 cm = configmaps.get((namespace, (ef.get("configMapRef") or {}).get("name")))
                 if cm is not None:
-                    names |= {(ef.get("prefix") or "") + k for k in (cm.get("data") or {})}
+                    names |= {(ef.get("prefix") or "") + k for k in data_keys(cm)}
             if GRPC_MAX_AGE not in names:
                 error(f"{file}: {name_of(d)}", f"container {c.get('name')}: no {GRPC_MAX_AGE} "
                       "(clients would never re-resolve, so pods added by a scale-out get none of their calls)")
