@@ -41,8 +41,8 @@ describe('overview charts: figures with their intervals', () => {
 
   it('latency by cache state says when its cells are closed at many users: their p50 is queueing', () => {
     const spec = latencyByCacheState(cellsOf(A, { concurrency: 50 }), 's');
-    expect(spec.title).toMatch(/^Closed-model latency at 50 users/);
-    expect(spec.title).toMatch(/queueing/);
+    expect(spec.title).toBe('Latency: no cache, cold and warm (p50 and p99, 95 % intervals): closed cells at 50 users, queueing included');
+    expect(spec.yTitle).toBe('Latency, queueing included (ms)');
     expect(spec.notes).toContainEqual(expect.stringMatching(/^At 50 users .*users ÷ throughput/));
     const one = latencyByCacheState(cellsOf(A, { concurrency: 1 }), 's');
     expect(one.title).toMatch(/^Latency: no cache, cold and warm/);

@@ -120,20 +120,17 @@ export function queueingLabels(cells: { model: string; concurrency: number }[], 
 }
 
 export function latencyByCacheState(cells: Cell[], subtitle: string): ChartSpec {
-  const crowded = crowdedUsers(cells);
   const spec = cacheStateBars(cells, subtitle, {
     key: 'latency-by-cache-state',
-    title: crowded
-      ? `Closed-model latency at ${crowded}, queueing included: no cache, cold and warm (p50 and p99, 95 % intervals)`
-      : 'Latency: no cache, cold and warm (p50 and p99, 95 % intervals)',
-    yTitle: crowded ? 'Latency, queueing included (ms)' : 'Latency (ms)',
+    title: 'Latency: no cache, cold and warm (p50 and p99, 95 % intervals)',
+    yTitle: 'Latency (ms)',
     unit: 'ms',
     variants: [
       { name: 'p50', pick: metrics.p50, shade: 0 },
       { name: 'p99', pick: metrics.p99, shade: 0.4 },
     ],
   });
-  return crowded ? { ...spec, notes: [queueingNote(crowded), ...(spec.notes ?? [])] } : spec;
+  return { ...spec, ...queueingLabels(cells, spec.title, spec.yTitle, spec.notes) };
 }
 
 export function throughputByCacheState(cells: Cell[], subtitle: string): ChartSpec {
