@@ -165,23 +165,26 @@ public final class AdmissionControl {
             refused.increment();
             return null;
         }
+        // Each ending is counted before its permit goes back, so that whoever sees the permit back
+        // (inFlight() lower) sees the ending counted too: counted after, a reader between the two saw
+        // neither the request in flight nor its ending (make test, 2026-12-02, AdmissionRestTest).
         return new Permit() {
             @Override
             public void completed() {
-                listener.onSuccess();
                 ended[Ending.COMPLETED.ordinal()].increment();
+                listener.onSuccess();
             }
 
             @Override
             public void ignored() {
-                listener.onIgnore();
                 ended[Ending.IGNORED.ordinal()].increment();
+                listener.onIgnore();
             }
 
             @Override
             public void dropped() {
-                listener.onDropped();
                 ended[Ending.DROPPED.ordinal()].increment();
+                listener.onDropped();
             }
         };
     }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,6 +60,34 @@ class AdmissionControlTest {
 
         assertThat(control.inFlight()).isZero();
         assertThat(control.tryAdmit()).isNotNull();
+    }
+
+    /**
+     * Whoever sees a permit back sees its ending counted (a test that waits for inFlight() to fall
+     * and then reads ended() relies on it). Seen here through the limiter's clock, which it reads
+     * after giving the permit back, when it takes the request's latency. Failed before: the ending was
+     * counted after the permit went back, so the clock saw 0 in flight and 0 ended (make test,
+     * 2026-12-02: AdmissionRestTest read ended() between the two).
+     */
+    @Test
+    void anEndingIsCountedBeforeItsPermitGoesBack() {
+        AtomicReference<AdmissionControl> built = new AtomicReference<>();
+        List<String> seen = new ArrayList<>();
+        AdmissionControl control = new AdmissionControl(
+                new AdmissionProperties(true, AdmissionProperties.Algorithm.GRADIENT, 2, 1, 2, Duration.ofSeconds(2), null),
+                meters, () -> {
+                    AdmissionControl c = built.get();
+                    if (c != null) {
+                        seen.add(c.inFlight() + " in flight, " + c.ended(AdmissionControl.Ending.COMPLETED) + " ended");
+                    }
+                    return nanos.get();
+                });
+        built.set(control);
+
+        control.tryAdmit().completed();
+
+        assertThat(seen).as("what the clock saw, at the admission and at the end").containsExactly(
+                "0 in flight, 0 ended", "0 in flight, 1 ended");
     }
 
     @Test
