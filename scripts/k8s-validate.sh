@@ -6,7 +6,8 @@
 #   1 render   kustomize build deploy/k8s, deploy/k8s/bench, deploy/k8s/extras (what kubectl apply -k
 #              would send; a kustomization that does not build fails here)
 #   2 files    every manifest file on its own: strict schemas of Kubernetes 1.30 and 1.37, no
-#              duplicate keys, workload policy (requests, limits, probes) — scripts/k8s_validate.py
+#              duplicate keys, workload policy (requests, limits, probes, Redis evicting below its
+#              limit) — scripts/k8s_validate.py
 #   3 render   the three renders together, as they land in one namespace: the same checks, plus every
 #              reference resolves (ConfigMaps/Secrets/keys, selectors, ports, Ingress backends), the
 #              gRPC pods get a connection max-age (SPRING_GRPC_SERVER_KEEPALIVE_CONNECTION_MAX_AGE) and the
@@ -14,7 +15,8 @@
 #   4 orphans  every manifest file is listed by a kustomization
 #   5 pins     the k6 Job's image is grafana/k6 at scripts/deps.sh's K6_VERSION (the bench's k6)
 #   6 self-test  deliberately broken inputs (a wrong type, a misspelt field, a removed API version, a
-#              duplicate key, a workload without probes or requests, a dangling Secret reference
+#              duplicate key, a workload without probes or requests, a Redis without maxmemory, a
+#              dangling Secret reference
 #              rendered through kustomize, gRPC pods without a connection max-age, a k6 script that
 #              drifted) must each be rejected with the
 #              expected message — so a check that silently passes everything fails here
@@ -130,6 +132,9 @@ spec:
 EOF
 expect_reject "workload without probes" "container x: no readinessProbe" check "$bad/policy.yaml"
 expect_reject "workload without requests" "container x: no resources.requests.cpu" check "$bad/policy.yaml"
+
+mutate deploy/k8s/redis.yaml "$bad/redis.yaml" 's/"--maxmemory", "384mb", //'
+expect_reject "Redis without maxmemory" "Redis has no --maxmemory" check "$bad/redis.yaml"
 
 # a dangling reference, through the real kustomization
 cp -r deploy/k8s "$bad/k8s"

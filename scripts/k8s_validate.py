@@ -10,7 +10,9 @@ schemas of Kubernetes 1.25 ... 1.37, so nothing is fetched at run time).
         * workload policy: every container has cpu and memory requests and a memory limit; the
           long-running ones (Deployment, StatefulSet) have readiness and liveness probes, a
           Deployment's also a startup probe; Tandem's own containers probe
-          /actuator/health/readiness and /actuator/health/liveness
+          /actuator/health/readiness and /actuator/health/liveness; a Redis container evicts
+          (--maxmemory at most 0.8 of its memory limit, an allkeys- policy) instead of being
+          OOM-killed
       --rendered: each FILE is a whole kustomize output, so references must resolve inside it:
         ConfigMaps, Secrets and their keys used by pods (volumes, envFrom, valueFrom), Service and
         PodDisruptionBudget selectors (some pod template must match) and named target ports,
@@ -120,6 +122,8 @@ def check_policy(where: str, doc: dict) -> None:
                 error(where, f"container {c.get('name')}: no resources.{what}")
         if ":" not in str(c.get("image", "")).rsplit("/", 1)[-1]:
             error(where, f"container {c.get('name')}: image {c.get('image')!r} has no explicit tag")
+        if str(c.get("image", "")).startswith("redis:"):
+            check_redis_memory(where, c, lim.get("memory"))
     if kind not in LONG_RUNNING:
         return
     for c in pod.get("containers") or []:
@@ -133,6 +137,53 @@ def check_policy(where: str, doc: dict) -> None:
                 got = ((c.get(p) or {}).get("httpGet") or {}).get("path")
                 if p in c and got != path:
                     error(where, f"container {c.get('name')}: {p} should GET {path}, not {got}")
+
+
+BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+DECIMAL_SUFFIXES = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+REDIS_UNITS = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "k": 10**3, "m": 10**6, "g": 10**9}
+
+
+def kubernetes_bytes(quantity) -> int | None:
+    """A memory quantity as Kubernetes reads it ("512Mi", "1G", "1048576"), or None if unparsable."""
+    text = str(quantity)
+    for suffixes in (BINARY_SUFFIXES, DECIMAL_SUFFIXES):
+        for suffix, factor in suffixes.items():
+            if text.endswith(suffix) and text[:-len(suffix)].isdigit():
+                return int(text[:-len(suffix)]) * factor
+    return int(text) if text.isdigit() else None
+
+
+def redis_bytes(value: str) -> int | None:
+    """A memory setting as redis.conf reads it ("384mb" is 384 MiB, "1g" 10^9), or None."""
+    text = value.lower()
+    for unit, factor in sorted(REDIS_UNITS.items(), key=lambda u: -len(u[0])):
+        if text.endswith(unit) and text[:-len(unit)].isdigit():
+            return int(text[:-len(unit)]) * factor
+    return int(text) if text.isdigit() else None
+
+
+def check_redis_memory(where: str, container: dict, limit) -> None:
+    """A Redis with a memory limit must evict below it: without --maxmemory it grows until the
+    kernel kills it, and the L2 cache restarts empty on every instance at once. Evicting is safe for
+    the cache (a fill stores only over the claim its read saw: ClaimedFillTest), and an allkeys
+    policy is due because a volatile one evicts nothing that has no TTL."""
+    args = [str(a) for a in (container.get("command") or []) + (container.get("args") or [])]
+    name = container.get("name")
+
+    def setting(flag):
+        return args[args.index(flag) + 1] if flag in args and args.index(flag) + 1 < len(args) else None
+
+    maxmemory, policy = setting("--maxmemory"), setting("--maxmemory-policy")
+    limit_bytes = kubernetes_bytes(limit) if limit is not None else None
+    if maxmemory is None or redis_bytes(maxmemory) in (None, 0):
+        error(where, f"container {name}: Redis has no --maxmemory (it would be OOM-killed at its "
+                     f"memory limit {limit} instead of evicting)")
+    elif limit_bytes is not None and redis_bytes(maxmemory) > 0.8 * limit_bytes:
+        error(where, f"container {name}: Redis --maxmemory {maxmemory} leaves under a fifth of its "
+                     f"memory limit {limit} for buffers and fragmentation")
+    if policy is None or not policy.startswith("allkeys-"):
+        error(where, f"container {name}: Redis --maxmemory-policy {policy} is not an allkeys- policy")
 
 
 # ---------------------------------------------------------------- references inside one render
