@@ -48,7 +48,9 @@ that the 2× step offers 2-2.4 times the peak; the record says which step it was
 Each goal has a status by the rule the dashboard applies to the hot path's goals (decomposition.ts
 goalStatus): met when the whole 95 % interval is on the goal's side of the bound, not met when all
 of it is on the other side, undecided when it holds the bound or there is none. Counts (timeouts, flushes) and the lowest hit
-ratio have no sampling interval: every window is counted, so their interval is the value itself.
+ratio have no sampling interval: every window is counted, so their interval is the value itself; a
+window that answered requests but whose cache counters could not be read leaves the hit-ratio goal
+undecided where the windows read meet it (they say nothing of it).
 A goal measured in windows whose generator could not offer the load (generator-saturated,
 rate-short, dropped-arrivals) did not happen as planned. Where the shortfall is in the 2× step (or
 the peak step), the service saw less load than planned, so the figure can only flatter it (more
@@ -103,9 +105,11 @@ def goal_status(value, low, high, bound: float, at_most: bool) -> str:
 
 def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, high=None, *,
           exact: bool = False, generator_flags: list | None = None, flattering_flags: list | None = None,
-          missing_why: str | None = None) -> dict:
+          missing_why: str | None = None, unseen: str | None = None) -> dict:
     """generator_flags: shortfalls that may bias the figure either way; flattering_flags: shortfalls
-    that can only make it look better (see the module's docstring)."""
+    that can only make it look better (see the module's docstring); unseen: why some of the windows
+    the goal asks about are not in the figure (a goal the rest already fail is not met, one they meet
+    undecided)."""
     if exact:
         low = high = value
     status = goal_status(value, low, high, bound, at_most)
@@ -121,6 +125,8 @@ def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, hi
                                        + ", ".join(sorted(set(flattering_flags))) + ")")
     elif status == "missing":
         reason = missing_why
+    if unseen and status == "met":
+        status, reason = "undecided", unseen
     return {"key": key, "label": label, "bound": bound, "atMost": at_most, "value": value, "low": low,
             "high": high, "status": status, "reason": reason}
 
@@ -330,6 +336,10 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
         past_deadline = double["timeouts"] + double["lateAnswers"]
     hit_values = [s["minHitRatio"] for s in steps]
     min_hit = None if not steps or any(v is None for v in hit_values) else min(hit_values)
+    # A window that answered requests but has no hit ratio: its cache counters could not be read
+    # (the readings around it failed). Its requests went through a cache nobody saw, so the lowest
+    # hit ratio of the windows that were read is a bound on what was seen, not on every window.
+    unread = sum(1 for r in step_runs for w in r.windows if w["ok"] and w["hitRatio"]["overall"] is None)
     flush_steps = [s["l1Flushes"] for s in steps]
     flushes = None if not steps or any(f is None for f in flush_steps) else sum(sum(f.values()) for f in flush_steps)
     unloaded_label = f"{unloaded['step']:g} %" if unloaded else "the lowest step"
@@ -351,7 +361,8 @@ def wire_record(protocol: str, capacity_run, step_runs: list, draws_for) -> dict
         _goal("pastDeadlineAt2x", f"{wire} · requests timed out or answered after their deadline at 2×", 0, True,
               past_deadline, exact=True, flattering_flags=_generator_flags(double), missing_why=no_double),
         _goal("minWarmHitRatio", f"{wire} · lowest warm hit ratio over every step's windows", WARM_HIT_RATIO, False,
-              min_hit, exact=True),
+              min_hit, exact=True,
+              unseen=f"{unread} windows answered requests whose cache counters could not be read" if unread else None),
         _goal("l1Flushes", f"{wire} · L1 flushes over every step", 0, True, flushes, exact=True),
     ]
     return {"protocol": protocol, "tool": plan.tool,
