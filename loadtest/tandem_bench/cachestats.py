@@ -131,6 +131,13 @@ def hit_ratio(before: dict, after: dict, operation: str | None = None) -> tuple[
 
     A counter that went down (the service restarted or reset its counters mid-window) makes the
     window unmeasurable: its ratios are None and a note says why."""
+    counts, notes = hit_counts(before, after, operation)
+    return ratios(counts), notes
+
+
+def hit_counts(before: dict, after: dict, operation: str | None = None) -> tuple[dict | None, list[str]]:
+    """({"l1": {"hits", "misses"}, "l2": {...}}, notes): what the caches the operation reads counted
+    between two normalised readings, per level; None when a counter went down (hit_ratio)."""
     notes = []
     names = set(OPERATION_CACHES.get(operation, ())) if operation else set()
     available = set(after["caches"])
@@ -155,11 +162,17 @@ def hit_ratio(before: dict, after: dict, operation: str | None = None) -> tuple[
             if dh < 0 or dm < 0:
                 notes.append(f"cache counters of {name}/{level} went down during the window "
                              "(reset or restart): hit ratio not measured")
-                return {"l1": None, "l2": None, "overall": None}, notes
+                return None, notes
             totals[level]["hits"] += dh
             totals[level]["misses"] += dm
+    return totals, notes
 
-    l1, l2 = totals["l1"], totals["l2"]
+
+def ratios(counts: dict | None) -> dict:
+    """{"l1", "l2", "overall"} of hit_counts' counts (the module's docstring); all None without them."""
+    if counts is None:
+        return {"l1": None, "l2": None, "overall": None}
+    l1, l2 = counts["l1"], counts["l2"]
     l1_lookups = l1["hits"] + l1["misses"]
     l2_lookups = l2["hits"] + l2["misses"]
     ratio = {"l1": _ratio(l1["hits"], l1_lookups), "l2": _ratio(l2["hits"], l2_lookups)}
@@ -167,7 +180,12 @@ def hit_ratio(before: dict, after: dict, operation: str | None = None) -> tuple[
         ratio["overall"] = _ratio(l1["hits"] + l2["hits"], l1_lookups)
     else:
         ratio["overall"] = ratio["l2"]
-    return ratio, notes
+    return ratio
+
+
+def summed(counts: list[dict]) -> dict:
+    """Several windows' hit_counts added up, per level: what ratios() of a cell reads."""
+    return {level: {k: sum(c[level][k] for c in counts) for k in ("hits", "misses")} for level in LEVELS}
 
 
 # ---------------------------------------------------------------- reading the service

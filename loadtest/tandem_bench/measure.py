@@ -26,18 +26,19 @@ CPU_NAMES = ["rest-service", "grpc-service", "balancer", "mariadb", "redis", "ge
 PAIRED_GENERATORS = {"rest": "generator-rest", "grpc": "generator-grpc"}
 
 
-def cache_figures(cell: profile.CellPlan, before: dict | None, after: dict | None) -> tuple[dict | None, list]:
-    """(hit ratio, notes) of a window from the cache counters read around it."""
+def cache_figures(cell: profile.CellPlan, before: dict | None, after: dict | None) -> tuple[dict | None, list, dict | None]:
+    """(hit ratio, notes, the hits and misses it was read from: cachestats.hit_counts) of a window from
+    the cache counters read around it."""
     if before is None or after is None:
-        return None, []
+        return None, [], None
     if cell.cache_mode != "none":
-        hit, notes = cachestats.hit_ratio(before, after, cell.operation)
-        return hit, notes + cachestats.health_notes(before, after)
+        counts, notes = cachestats.hit_counts(before, after, cell.operation)
+        return cachestats.ratios(counts), notes + cachestats.health_notes(before, after), counts
     if cell.operation != "Hello":
         r, _ = cachestats.hit_ratio(before, after, cell.operation)
         if any(v is not None for v in r.values()):
-            return None, [f"cache mode none but the cache counters moved {r}"]
-    return None, []
+            return None, [f"cache mode none but the cache counters moved {r}"], None
+    return None, [], None
 
 
 def settled_process_delta(settled: dict | None, after: dict) -> dict:
@@ -166,13 +167,13 @@ class Measure:
             self.services.check_alive()
         if service_after.get("heapMaxBytes"):
             self.heap_max = service_after["heapMaxBytes"]
-        hit, notes = cache_figures(cell, cache_before, cache_after)
+        hit, notes, hit_counts = cache_figures(cell, cache_before, cache_after)
         notes = list(outcome.notes) + notes
         calls = probes.delta(service_before, service_after)
         record, data = windows.build(
             cell, start=start, rnd=rnd, order=self.order, outcome=outcome, sampler=self.sampler,
-            generator_cores=self.placement.generator_cores, hit_ratio=hit, service_delta=calls,
-            db_delta=probes.delta(db_before, db_after), n_keys=n_keys, notes=notes,
+            generator_cores=self.placement.generator_cores, hit_ratio=hit, hit_counts=hit_counts,
+            service_delta=calls, db_delta=probes.delta(db_before, db_after), n_keys=n_keys, notes=notes,
             measured_service=SERVICE_NAMES[cell.protocol], cpu_names=CPU_NAMES)
         if spans_before is not None:
             record["exportedSpans"] = spans_after - spans_before
@@ -287,7 +288,7 @@ class Measure:
         goodput = {}
         for protocol, cell in cells.items():
             (cache_before, service_before), (cache_after, service_after) = before[protocol], after[protocol]
-            hit, notes = cache_figures(cell, cache_before, cache_after)
+            hit, notes, hit_counts = cache_figures(cell, cache_before, cache_after)
             service_delta = probes.delta(service_before, service_after)
             service_delta.update(probes.delta(span_start[protocol], span_end[protocol]))
             if settled is not None:
@@ -302,7 +303,7 @@ class Measure:
             record, data = windows.build(
                 cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
                 sampler=BothGenerators(self.sampler, protocol), generator_cores=self.placement.generator_cores,
-                hit_ratio=hit, service_delta=service_delta,
+                hit_ratio=hit, hit_counts=hit_counts, service_delta=service_delta,
                 # MariaDB serves both services: its counters are the pair's
                 db_delta=probes.delta(db_before, db_after), n_keys=None, notes=list(outcomes[protocol].notes) + notes,
                 measured_service=SERVICE_NAMES[protocol], cpu_names=CPU_NAMES,

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import pooled, probes
+from . import cachestats, pooled, probes
 from .cpu import KINDS as THREAD_KINDS
 
 GENERATOR_SATURATED = 0.95
@@ -92,14 +92,19 @@ class WindowData:
     # the service's own histogram of the window's successful requests (cumulative buckets, le → count;
     # probes.histogram_delta), for pooling over a cell's windows: None without a reading
     service_buckets: dict | None = None
+    # the hits and misses per cache level the window's hit ratio was read from (cachestats.hit_counts),
+    # for a cell's hit ratio over its windows: None without a reading
+    hit_counts: dict | None = None
 
 
 def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator_cores: int, hit_ratio,
           service_delta: dict, db_delta: dict, n_keys: int | None, notes: list, measured_service: str,
-          cpu_names: list[str], offered_rate: float | None = None) -> tuple[dict, WindowData]:
+          cpu_names: list[str], offered_rate: float | None = None,
+          hit_counts: dict | None = None) -> tuple[dict, WindowData]:
     """(window record as run.json holds it, its WindowData). offered_rate: the arrival rate this
     window was driven at, when it is not the cell's own (an overload step's rate is a percent of the
-    capacity measured in the same start and round)."""
+    capacity measured in the same start and round). hit_counts: the hits and misses hit_ratio was
+    read from (cachestats.hit_counts)."""
     s = outcome.samples
     m = outcome.measurement
     span = s.span()
@@ -208,7 +213,7 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
                       server_cpu=server_cpu,
                       eligible=not any(f["code"] not in NOT_EXCLUDING for f in flags),
                       jit=any(f["code"] == "jit" for f in flags),
-                      service_buckets=service_delta.get("okLatencyBuckets"))
+                      service_buckets=service_delta.get("okLatencyBuckets"), hit_counts=hit_counts)
     return record, data
 
 
@@ -350,9 +355,11 @@ class CellRun:
         def per_request(v):
             return v / ok * 1e6 if v is not None and ok else None
 
-        def hit(level):
-            vals = [w["hitRatio"][level] for w in ws if w["hitRatio"][level] is not None]
-            return float(np.median(vals)) if vals else None
+        # the hits and misses of the windows whose counters were read, summed: one ratio per level over
+        # the cell, as its CPU and rows a request are (a median per level took each from another
+        # window, and gave an overall its L1 and L2 could not)
+        counted = [d.hit_counts for d in data if d.hit_counts is not None]
+        hit_ratio = cachestats.ratios(cachestats.summed(counted) if counted else None)
 
         def median_of(key):
             vals = [w[key] for w in ws if w[key] is not None]
@@ -372,7 +379,7 @@ class CellRun:
             "bodyBytes": body_bytes,
             "wireBytesSentPerRequest": median_of("wireBytesSentPerRequest"),
             "wireBytesReceivedPerRequest": median_of("wireBytesReceivedPerRequest"),
-            "hitRatio": {lv: hit(lv) for lv in ("l1", "l2", "overall")},
+            "hitRatio": hit_ratio,
             "cpuUsPerRequest": {
                 "service": per_request(total(("cpuSeconds", service))),
                 "mariadb": per_request(total(("cpuSeconds", "mariadb"))),

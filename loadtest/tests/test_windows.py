@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tandem_bench import cpu, loadgen, measure, profile, samples, windows
+from tandem_bench import cachestats, cpu, loadgen, measure, profile, samples, windows
 from tandem_bench.headline import compute
 from tandem_bench.pooled import Plans
 
@@ -433,3 +433,28 @@ def test_the_direct_figure_over_the_steps_pairs_is_the_steps_product():
         assert len(head[f"stepDirect{figure}"]["pairs"]) == 2
     assert len(head["grpcOverRestThroughputWarm"]["pairs"]) == 3
     assert head["stepDirectThroughput"]["value"] == pytest.approx(2.0, rel=0.01)
+
+
+def test_a_cells_hit_ratio_is_its_windows_hits_over_their_lookups_per_level():
+    # One figure per level over the cell, as its CPU and rows a request are: hits ÷ lookups summed over
+    # its windows. The median of each level's window ratios, as it was, took each level from another
+    # window: l1 0.9, l2 0.5 and overall 1.0 here, an overall no L1 and L2 of those ratios can give
+    # (every L1 miss would have had to hit L2), and a cell whose L1 missed a fifth of its lookups.
+    counts = [{"l1": {"hits": 900.0, "misses": 100.0}, "l2": {"hits": 0.0, "misses": 100.0}},
+              {"l1": {"hits": 500.0, "misses": 500.0}, "l2": {"hits": 500.0, "misses": 0.0}},
+              {"l1": {"hits": 1000.0, "misses": 0.0}, "l2": {"hits": 0.0, "misses": 0.0}}]
+    cell = plan(repetitions=1, starts=3)
+    run = windows.CellRun(cell)
+    for start, c in enumerate(counts):
+        record, data = windows.build(
+            cell, start=start, rnd=0, order=1, outcome=outcome(), sampler=sampler(0.5),
+            generator_cores=1, hit_ratio=cachestats.ratios(c), hit_counts=c, service_delta={"okCalls": 10**9},
+            db_delta={"rowsRead": 0, "queries": 30}, n_keys=None, notes=[], measured_service="grpc-service",
+            cpu_names=windows_cpu_names())
+        run.add_window((record, data))
+    assert [w["hitRatio"]["l1"] for w in run.windows] == [0.9, 0.5, 1.0]
+    summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
+    hit = summary["hitRatio"]
+    assert hit["l1"] == pytest.approx(2400 / 3000) and hit["l2"] == pytest.approx(500 / 600)
+    assert hit["overall"] == pytest.approx((2400 + 500) / 3000)
+    assert hit["overall"] == pytest.approx(hit["l1"] + (1 - hit["l1"]) * hit["l2"])

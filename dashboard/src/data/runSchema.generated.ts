@@ -165,7 +165,7 @@ export const runSchema: SchemaObject = {
    ]
   },
   "hitRatio": {
-   "description": "Cache hits / lookups over the measured window, from the service's own counters; null when that level is not in play (cacheMode none, l2 under local, l1 under redis).",
+   "description": "Cache hits / lookups, from the service's own counters: over the measured window (a window's), or over every window of the cell, their hits and misses summed per level (a cell's summary; in runs before 2026-12-02 each level's median over the windows, which could pair an overall with levels of other windows); null when that level is not in play (cacheMode none, l2 under local, l1 under redis).",
    "type": "object",
    "additionalProperties": false,
    "required": [
