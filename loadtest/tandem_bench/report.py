@@ -25,6 +25,20 @@ def sig(v, digits: int = 3) -> str:
     return text
 
 
+def sig_apart(v, mark, digits: int = 3) -> str:
+    """sig(v), with as many more digits as it takes not to print v as the mark it is read against (1
+    for a ratio, a goal's bound) when it is not that mark: 0.9996 is "0.9996" beside 1, not "1",
+    which beside "finding" (the interval excludes 1) said the opposite. As the dashboard's
+    format.ts awayFromOne."""
+    text = sig(v, digits)
+    if v is None or mark is None or v == mark:
+        return text
+    while float(text.replace(",", "")) == mark and digits < 12:
+        digits += 1
+        text = sig(v, digits)
+    return text
+
+
 def interval(iv: dict | None) -> str:
     """'3,980 [3,900–4,050]' from an Interval."""
     if not iv or iv.get("value") is None:
@@ -125,8 +139,10 @@ def headline_lines(head: dict) -> list[str]:
     width = max(len(name) for name in head)
     lines = []
     for name, h in head.items():
+        # a ratio read against 1 (its verdict): no figure that is not 1 prints as 1
         value = "-" if h["value"] is None else (
-            f"{sig(h['value'])}×" + (f" [{sig(h['low'])}–{sig(h['high'])}]" if h["low"] is not None else ""))
+            f"{sig_apart(h['value'], 1)}×"
+            + (f" [{sig_apart(h['low'], 1)}–{sig_apart(h['high'], 1)}]" if h["low"] is not None else ""))
         if name in RANGE_HEADLINES and h["low"] is not None:
             value += " min–max"   # not a bootstrap interval, whatever the heading says of the others
         why = f" — {h['reason']}" if h["reason"] else ""
@@ -185,12 +201,6 @@ def summary(run: dict) -> str:
     return "\n".join(parts)
 
 
-def _ratio(iv: dict | None) -> str:
-    if not iv or iv.get("value") is None:
-        return "-"
-    return f"{sig(iv['value'])}×" + (f" [{sig(iv['low'])}–{sig(iv['high'])}]" if iv.get("low") is not None else "")
-
-
 def overload_lines(pair: dict) -> list[str]:
     """An overload pair: per wire its steps (offered rate, goodput, refusals, timeouts, accepted p99,
     the same p99 as the service timed it, hit ratio, L1 flushes, admission limit, the services' CPU in
@@ -232,14 +242,25 @@ def overload_lines(pair: dict) -> list[str]:
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
         lines.append("    " + "  ".join(h.rjust(w) for h, w in zip(header, widths)).rstrip())
         lines += ["    " + "  ".join(v.rjust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
-        for g in wire["goals"]:
-            bound = f"{'≤' if g['atMost'] else '≥'} {sig(g['bound'])}"
-            value = "-" if g["value"] is None else (
-                _ratio(g) if g["low"] is not None and g["low"] != g["high"] else sig(g["value"]))
-            why = f" — {g['reason']}" if g["reason"] else ""
-            lines.append(f"    goal {g['label']} {bound}: {value}  {g['status']}{why}")
+        lines += goal_lines(wire["goals"])
         if cost := wire.get("refusalCost"):
             lines.append(_refusal_cost_line(cost))
+    return lines
+
+
+def goal_lines(goals: list[dict]) -> list[str]:
+    """An overload wire's goals (overload._goal): label, bound, figure and status. The figure is read
+    against the bound (met / not met), so it never prints as the bound when it is not (sig_apart)."""
+    lines = []
+    for g in goals:
+        bound = f"{'≤' if g['atMost'] else '≥'} {sig(g['bound'])}"
+        low, value, high = (sig_apart(g[k], g["bound"]) for k in ("low", "value", "high"))
+        if g["value"] is None:
+            value = "-"
+        elif g["low"] is not None and g["low"] != g["high"]:
+            value = f"{value}× [{low}–{high}]"
+        why = f" — {g['reason']}" if g["reason"] else ""
+        lines.append(f"    goal {g['label']} {bound}: {value}  {g['status']}{why}")
     return lines
 
 

@@ -71,3 +71,24 @@ def test_intervals_print_value_and_bounds():
 def test_report_command_prints_a_stored_run(capsys):
     assert report.main([str(FIXTURES / "run-example.json")]) == 0
     assert "Headline" in capsys.readouterr().out
+
+
+def test_a_figure_read_against_a_mark_never_prints_as_that_mark_when_it_is_not():
+    # Three significant digits print 0.9996 as "1": a headline whose interval excludes 1 (a finding)
+    # read "[0.997–1] finding", and an overload goal's 0.96996 beside its bound of 0.97 read
+    # "≥ 0.97: 0.97 not met". The dashboard keeps a ratio off 1 (format.ts awayFromOne); so must the
+    # text make bench prints.
+    head = {"grpcOverRestServerCpuPerRequest": {"value": 0.998, "low": 0.9971, "high": 0.9996, "verdict": "finding",
+                                                "reason": None}}
+    [line] = report.headline_lines(head)
+    assert "0.998× [0.997–0.9996]" in line and "finding" in line
+    goals = [{"key": "minWarmHitRatio", "label": "gRPC · lowest warm hit ratio", "bound": 0.97, "atMost": False,
+              "value": 0.96996, "low": 0.96996, "high": 0.96996, "status": "not met", "reason": None},
+             {"key": "p99At2xOverUnloaded", "label": "gRPC · accepted p99 at 2×", "bound": 10, "atMost": True,
+              "value": 7.5, "low": 5.21, "high": 10.02, "status": "undecided", "reason": None},
+             {"key": "pastDeadlineAt2x", "label": "gRPC · past deadline", "bound": 0, "atMost": True,
+              "value": 0, "low": 0, "high": 0, "status": "met", "reason": None}]
+    lines = report.goal_lines(goals)
+    assert "≥ 0.97: 0.96996  not met" in lines[0]
+    assert "≤ 10: 7.5× [5.21–10.02]  undecided" in lines[1]
+    assert "≤ 0: 0  met" in lines[2]
