@@ -116,6 +116,9 @@ describe('the hot path goals', () => {
     expect(goalVerdict(h(0.983, 0.927, 1.02), HOT_PATH_GOALS.find((g) => g.key === 'getGroupOverHelloP50Grpc')!, []))
       .toEqual({ status: 'met', reason: 'the whole 95 % interval is at or below 1.15' });
     expect(goalVerdict(h(0.919, 0.841, 0.991), users, [])).toEqual({ status: 'undecided', reason: 'the 95 % interval [0.841–0.991] holds 0.9' });
+    // a bound that is not the goal's prints with the digits that keep it off the bound
+    expect(goalVerdict(h(1.0, 0.95, 1.1004), cpu, []))
+      .toEqual({ status: 'undecided', reason: 'the 95 % interval [0.95–1.1004] holds 1.1' });
   });
 
   it('say undecided without an interval and missing without a value', () => {

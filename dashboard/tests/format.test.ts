@@ -118,6 +118,16 @@ describe('formatInterval: a value with its 95 % interval', () => {
     expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, 'ms')).toBe('1.01 ms [1.00–1.02]');
   });
 
+  it('keeps a figure off the marks it is read against (a goal\'s bound) as a ratio is kept off 1', () => {
+    // a hot-path goal ≤ 1.1 not met: its interval's low bound of 1.1004 is not "1.10"
+    expect(formatInterval({ value: 1.2, low: 1.1004, high: 1.3 }, '×', [1, 1.1])).toBe('1.2× [1.1004–1.3]');
+    expect(formatInterval({ value: 1.0004, low: 0.95, high: 1.05 }, '×', [1, 1.1])).toBe('1.0004× [0.95–1.05]');
+    expect(formatInterval({ value: 0.96996, low: null, high: null }, '', [0.97])).toBe('0.96996');
+    // the mark itself, and figures that do not round onto it, print as before
+    expect(formatInterval({ value: 0.97, low: null, high: null }, '', [0.97])).toBe('0.97');
+    expect(formatInterval({ value: 0.8, low: 0.78, high: 0.83 }, 'ms', [0.9])).toBe('0.80 ms [0.78–0.83]');
+  });
+
   it('prints only the value without bounds (fewer than 2 windows), a dash without a value', () => {
     expect(formatInterval({ value: 0.8, low: null, high: null }, 'ms')).toBe('0.8 ms');
     expect(formatInterval({ value: null, low: null, high: null }, 'ms')).toBe('—');

@@ -180,6 +180,20 @@ describe('overload pairs', () => {
     expect(rows.filter((r) => r.olderRule).every((r) => r.goal.key === 'goodputAt2xOverPeak' && r.goal.high! > 1)).toBe(true);
   });
 
+  it('a goal\'s figure never prints as its bound when it is not: 0.96996 is not "0.970" beside "≥ 0.97 not met"', () => {
+    const near = {
+      ...pair,
+      wires: pair.wires.map((w) => ({
+        ...w,
+        goals: w.goals.map((g) => (g.key === 'minWarmHitRatio' ? { ...g, value: 0.96996, low: 0.96996, high: 0.96996, status: 'not met' as const }
+          : g.key === 'p99At2xOverUnloaded' ? { ...g, value: 7.5, low: 5.21, high: 10.02, status: 'undecided' as const } : g)),
+      })),
+    };
+    const rows = goalRows(near);
+    expect(rows.find((r) => r.goal.key === 'minWarmHitRatio')!.figure).toBe('0.96996');
+    expect(rows.find((r) => r.goal.key === 'p99At2xOverUnloaded')!.figure).toBe('7.50 [5.21–10.02]');
+  });
+
   it('a goodput goal whose interval reaches above 1 was decided by the older rule, and says so', () => {
     // the current rule chooses the peak in each replicate: at most 1; a run from before it could
     // record "met" on 1 [1–1] or on an interval past 1 (README, "Under overload")

@@ -44,12 +44,15 @@ const GOAL_TITLES: Record<GoalStatus, string> = {
  * ≥ 0.9) is not, so a goal met with an interval holding 1 is a result and an undecided goal
  * whose interval excludes 1 is not; the test against 1 stays, as the smaller line.
  */
-export function HeadlineCard({ name, label, hint, headline, goal }: {
+export function HeadlineCard({ name, label, hint, headline, goal, goalBound }: {
   name: string; label: string; hint: string; headline: Headline;
   goal?: { status: GoalStatus; reason: string };
+  /** A goal card's bound: its figures never print as the bound when they are not (nor as 1). */
+  goalBound?: number;
 }) {
   const h = headline;
-  const [value, bounds] = split(formatInterval({ value: h.value, low: h.low, high: h.high }, '×'));
+  const marks = goalBound === undefined ? [1] : [1, goalBound];
+  const [value, bounds] = split(formatInterval({ value: h.value, low: h.low, high: h.high }, '×', marks));
   const muted = goal ? goal.status === 'undecided' || goal.status === 'missing' : h.verdict !== 'finding';
   const reason = h.reason || VERDICT_DEFAULT_REASON[h.verdict];
   const against1 = h.verdict === 'finding'

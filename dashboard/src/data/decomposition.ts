@@ -117,7 +117,7 @@ export function goalVerdict(h: Headline | undefined, goal: Goal, cells: readonly
   const side = goal.atMost ? ['at or below', 'above'] : ['at or above', 'below'];
   if (within(h.low) && within(h.high)) return { status: 'met', reason: `the whole 95 % interval is ${side[0]} ${goal.bound}` };
   if (!within(h.low) && !within(h.high)) return { status: 'not met', reason: `the whole 95 % interval is ${side[1]} ${goal.bound}` };
-  return { status: 'undecided', reason: `the 95 % interval ${formatBounds(h)} holds ${goal.bound}` };
+  return { status: 'undecided', reason: `the 95 % interval ${formatBounds(h, [goal.bound])} holds ${goal.bound}` };
 }
 
 export const goalText = (goal: Goal) => `goal ${goal.atMost ? '≤' : '≥'} ${goal.bound}${goal.noErrors ? ' with no errors' : ''}`;

@@ -84,30 +84,36 @@ export function formatValue(x: number | null | undefined, unit: string): string 
  * A value with its 95 % interval: "0.83× [0.78–0.90]", "3,980 req/s [3,900–4,050]".
  * The bounds share the value's decimals (three significant digits of the value), dropping the
  * decimals none of the three needs: 0.8 [0.78–0.83] → "0.80 [0.78–0.83]", 12.3 [9.87–15.1] →
- * "12.3 [9.9–15.1]". A ratio (×) that is not 1 gets the digits that keep it off 1: "1.01× [1.004–1.02]".
- * Without bounds (fewer than 2 windows) just the value.
+ * "12.3 [9.9–15.1]". A ratio (×) that is not 1 gets the digits that keep it off 1: "1.01× [1.004–1.02]";
+ * likewise a figure read against other marks (`marks`: a goal's bound) that it is not: 1.1004 beside
+ * ≤ 1.1 is "1.1004", not "1.10". Without bounds (fewer than 2 windows) just the value.
  */
-export function formatInterval(iv: Bounded | null | undefined, unit: string): string {
+export function formatInterval(
+  iv: Bounded | null | undefined,
+  unit: string,
+  marks: readonly number[] = unit === UNITS.ratio ? [1] : [],
+): string {
   if (!iv || !finite(iv.value)) return '—';
   const bounded = finite(iv.low) && finite(iv.high);
   const needed = Math.max(...[iv.value, ...(bounded ? [iv.low, iv.high] : [])].map((x) => decimalsFor(x)));
   const d = Math.min(sigDecimals(iv.value), needed);
   // each at three significant digits at most ("301", not "301.0", beside "45.6")
   const shown = (x: number) => fixed(roundSig(x), Math.min(d, sigDecimals(x)));
-  // a ratio is read against 1: one that is not 1 never prints as 1 (a bound of 1.004 as "1.00"
-  // would contradict "the interval excludes 1" beside it)
-  const show = (x: number) => (unit === UNITS.ratio ? awayFromOne(x, shown(x)) : shown(x));
+  // a ratio is read against 1, a goal's figure against its bound: one that is not the mark never
+  // prints as the mark (a bound of 1.004 as "1.00" would contradict "the interval excludes 1" beside it)
+  const show = (x: number) => awayFrom(x, shown(x), marks);
   const value = withUnit(show(iv.value), unit);
   if (!bounded) return value;
   return `${value} [${show(iv.low!)}–${show(iv.high!)}]`;
 }
 
-/** `text` (x printed), or x with the fewest more significant digits that do not round it to 1: 1.004 → "1.004". */
-function awayFromOne(x: number, text: string): string {
-  if (x === 1 || Number(text.replace(/,/g, '')) !== 1) return text;
+/** `text` (x printed), or x with the fewest more significant digits that do not round it onto a mark it is not: 1.004 → "1.004" beside 1. */
+function awayFrom(x: number, text: string, marks: readonly number[]): string {
+  const onAMark = (r: number) => marks.some((m) => r === m && x !== m);
+  if (!onAMark(Number(text.replace(/,/g, '')))) return text;
   for (let digits = SIG_DIGITS + 1; digits <= 12; digits++) {
     const r = roundSig(x, digits);
-    if (r !== 1) return fixed(r, decimalsFor(r, digits));
+    if (!onAMark(r)) return fixed(r, decimalsFor(r, digits));
   }
   return text;
 }
@@ -118,9 +124,9 @@ function sigDecimals(x: number): number {
   return Math.max(0, SIG_DIGITS - 1 - Math.floor(Math.log10(Math.abs(roundSig(x)))));
 }
 
-/** Just the bracketed bounds, "[0.78–0.90]", or "" without them. */
-export function formatBounds(iv: Bounded | null | undefined): string {
-  const text = formatInterval(iv, '');
+/** Just the bracketed bounds, "[0.78–0.90]", or "" without them (kept off `marks`: formatInterval). */
+export function formatBounds(iv: Bounded | null | undefined, marks: readonly number[] = []): string {
+  const text = formatInterval(iv, '', marks);
   const i = text.indexOf(' [');
   return i < 0 ? '' : text.slice(i + 1);
 }

@@ -76,7 +76,7 @@ export function Decomposition({ run }: ViewProps) {
               const goal = goalVerdict(run.headline[g.key], g, run.cells);
               return (
                 <div key={g.key} data-goal={g.key} data-goal-status={goal.status}>
-                  <HeadlineCard name={g.key} label={g.label} hint={goalText(g)} headline={run.headline[g.key]} goal={goal} />
+                  <HeadlineCard name={g.key} label={g.label} hint={goalText(g)} headline={run.headline[g.key]} goal={goal} goalBound={g.bound} />
                 </div>
               );
             })}

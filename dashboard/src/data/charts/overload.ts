@@ -259,8 +259,9 @@ export function goalRows(pair: OverloadPair): GoalRow[] {
       colour: protocolColour(w.protocol),
       goal: g,
       bound: `${g.atMost ? '≤' : '≥'} ${g.bound}`,
-      // counts and the lowest hit ratio are exact (low = high = value): no interval to print
-      figure: g.value === null ? '—' : g.low !== g.high ? formatInterval(g, '') : formatValue(g.value, ''),
+      // counts and the lowest hit ratio are exact (low = high = value): no interval to print; read
+      // against the bound, the figure never prints as the bound when it is not (0.96996 beside ≥ 0.97)
+      figure: g.value === null ? '—' : formatInterval(g.low !== g.high ? g : { value: g.value, low: null, high: null }, '', [g.bound]),
       olderRule: olderGoodputRule(g),
     })),
   );
