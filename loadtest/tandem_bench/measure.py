@@ -208,15 +208,16 @@ class Measure:
             f"{record['missed']} missed, {record['achievedWriteRate']:,.0f} load writes/s"
             + (f", ERRORS {'; '.join(record['errors'])}" if record["errors"] else ""))
 
-    def sweep(self, cells: list[profile.CellPlan]) -> None:
+    def sweep(self, cells: list[profile.CellPlan], start: int) -> None:
         """One sweep's points in ascending rate, each primed when warm (no warm-up: the sweep runs
         after the cells of its start, which warmed the JIT), until a point's p99 or dropped arrivals
-        pass the sweep's limits (that point is the last)."""
+        pass the sweep's limits (that point is the last). Each point is one window, recorded in the
+        start it is measured in."""
         for cell in sorted(cells, key=lambda c: c.target_rate):
             self.runs[cell.id] = CellRun(cell)
             if cell.temperature == "warm":
                 self.prime(cell)
-            self.window(cell, 0, 0)
+            self.window(cell, start, 0)
             w = self.runs[cell.id].windows[-1]
             p99_limit, drop_limit = cell.sweep_limits
             p99 = w["latencyMs"]["p99"]

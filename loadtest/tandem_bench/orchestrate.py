@@ -268,7 +268,7 @@ class Bench(ServiceAccess, ServiceStart, Measure, Assemble):
                     self.overload(pair_cells, start)
             if start == n_starts - 1:
                 for sweep_cells in sweeps.values():
-                    self.sweep(sweep_cells)
+                    self.sweep(sweep_cells, start)
             # last: their writes make stale what the cells above read warm (the next start flushes)
             for cell in watch_cells:
                 for rnd in range(cell.repetitions if start < cell.starts else 0):

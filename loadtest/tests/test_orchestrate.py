@@ -118,3 +118,22 @@ def test_a_windows_process_counters_leave_out_the_benchs_own_probes(monkeypatch)
     monkeypatch.setattr(windows, "build", build)
     ProbeCounting([cell]).window(cell, 0, 0)
     assert seen["userCpuMs"] == 100
+
+
+def test_a_sweeps_windows_are_recorded_in_the_start_they_were_measured_in():
+    # The sweep runs after the last start's cells; its windows said start 0, so the run (the notes'
+    # "start 1 round 1", the Timeline's "start 1 · round 1") placed them in the first start's
+    # processes, two starts and a restart away from where they ran.
+    cells = profile.expand(profile.normalise({
+        "name": "t", "seed_scale": 100, "starts": 3, "repetitions": 1, "duration_seconds": 1, "warmup_seconds": 0,
+        "hot_keys": 50,
+        "matrix": [{"operations": ["GetGroup"], "drivers": ["rest/oha"], "cache_modes": ["hybrid"],
+                    "temperatures": ["warm"], "concurrency": [4]}],
+        "sweep": [{"operations": ["GetGroup"], "drivers": ["rest/oha"], "cache_modes": ["hybrid"], "rates": [100, 200],
+                   "concurrency": 4, "duration_seconds": 1, "p99_limit_ms": 100}]}))
+    bench = Recorder(cells)
+    bench.measure_config("hybrid")
+    by_id = {c.id: c for c in cells}
+    sweep_windows = [s for s in bench.steps if s[0] == "window" and by_id[s[1]].sweep]
+    assert len(sweep_windows) == 2
+    assert {(s[2], s[3]) for s in sweep_windows} == {(2, 0)}
