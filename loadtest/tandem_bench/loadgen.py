@@ -432,7 +432,14 @@ def oha_measurement(report: dict, samples: raw.Samples | None, timed_out: int, f
     """An oha run's totals from its JSON report, its database's samples (None: not kept) and its
     error counts (oha_error_counts). open_model: a -q run; duration: its -z (None: a -n run)."""
     failures = timed_out + failed
-    requests = (samples.requests if samples else 0) + failures
+    if samples is not None:
+        answered, failed_answers = samples.requests, samples.requests - samples.succeeded
+    else:
+        # no database (a warm-up): the report's status codes count the answered requests
+        codes = {int(k): int(n) for k, n in (report.get("statusCodeDistribution") or {}).items()}
+        answered = sum(codes.values())
+        failed_answers = sum(n for code, n in codes.items() if not 200 <= code < 400)
+    requests = answered + failures
     # The arrival rate oha offered: the requests it began per second of its -z. Not per second of
     # summary.total, its whole run, which with --wait-ongoing-requests-after-deadline lasts until its
     # slowest request in flight has its answer: with answers 0.6 s late a 2-s window at 1,000/s read
@@ -440,7 +447,7 @@ def oha_measurement(report: dict, samples: raw.Samples | None, timed_out: int, f
     # bounded by count (-n) has no duration: its whole run it is.
     seconds = duration or float((report.get("summary") or {}).get("total") or 0) or 1.0
     return {
-        "requests": requests, "errors": failures + (samples.requests - samples.succeeded if samples else 0),
+        "requests": requests, "errors": failures + failed_answers,
         "wireBytesSentPerRequest": None, "wireBytesReceivedPerRequest": None,
         "droppedIterations": None,
         "achievedRate": requests / seconds if open_model else None,

@@ -198,3 +198,12 @@ def test_an_open_oha_runs_achieved_rate_is_per_second_of_its_duration_not_of_its
     assert loadgen.oha_measurement(report, s, 3, 1, open_model=True, duration=2.0)["achievedRate"] == pytest.approx(1002.0)
     # a closed run has no arrival rate to fall short of
     assert loadgen.oha_measurement(report, s, 0, 0, open_model=False, duration=2.0)["achievedRate"] is None
+
+
+def test_an_oha_run_without_its_database_still_counts_its_requests():
+    # A warm-up keeps no per-request samples (raw=False), and oha's requests were its failures
+    # alone: 0 for every warm-up, so Measure.warm_up, which skips the priming pass when the warm-up
+    # asked every hot key, primed after every oha warm-up. The report's status codes count the rest.
+    report = {"summary": {"total": 2.0}, "statusCodeDistribution": {"200": 1500, "404": 2}}
+    m = loadgen.oha_measurement(report, None, 2, 1, open_model=False, duration=2.0)
+    assert m["requests"] == 1505 and m["errors"] == 5
