@@ -222,7 +222,7 @@ class ServiceStart:
 
     def choose_h2load_request(self, c: profile.CellPlan) -> None:
         """The one request gRPC's h2load cells of c's kind send: h2load sends one pre-encoded body
-        for a whole run, where oha, ghz and k6 cycle the hot keys. It once sent the first hot key
+        for a whole run, where ghz and k6 cycle the hot keys and oha picks among them at random. It once sent the first hot key
         and recorded the first 20 keys' mean body: GetGroup's cell received 149 bytes a call on the
         wire, frames and headers included, and recorded a 231.5-byte body
         (results/20261201T043039Z-hotpath-bf45c25). So every hot key's answer is fetched (as the
@@ -240,8 +240,8 @@ class ServiceStart:
         self.notes.append(
             f"gRPC's h2load cells of {kind} send one request for the whole window (h2load cannot vary the body), "
             f"{json.dumps(request)}: the hot key whose answer ({size:g} bytes) is the median of the {len(requests)} "
-            f"hot keys' answers ({min(sizes)}-{max(sizes)} bytes); their bodyBytes is that answer's size. REST's oha "
-            f"cells, ghz and k6 cycle the hot keys, and their bodyBytes is the mean over the first "
+            f"hot keys' answers ({min(sizes)}-{max(sizes)} bytes); their bodyBytes is that answer's size. ghz and k6 "
+            f"cycle the hot keys, REST's oha cells pick among them at random, and their bodyBytes is the mean over the first "
             f"{min(BODY_SAMPLE_KEYS, len(requests))}.")
 
     def h2load_request(self, c: profile.CellPlan, keys_file, which: str):
