@@ -261,7 +261,7 @@ def _run_k6(inv, *, grpc_address, rest_base, proto_paths, ca_file, on_start, on_
     cpu, wall = _run(cmd, inv.log_file, _timeout(inv), env, on_start, on_end)
     if not inv.out_file.exists():
         raise LoadGenError(f"k6 wrote no summary ({inv.out_file}); see {inv.log_file}")
-    measurement = parse_k6.parse(inv.out_file, open_model=open_model)
+    measurement = parse_k6.parse(inv.out_file, open_model=open_model, duration=duration if open_model else None)
     samples = raw.from_k6_csv(csv_file, inv.protocol) if inv.raw else None
     if samples is not None:
         samples.body_bytes = measurement["bodyBytes"]

@@ -31,18 +31,19 @@ class ParseError(ValueError):
     """The file is not a usable k6 summary; the message says what to change."""
 
 
-def parse(path: str | Path, *, open_model: bool = False) -> dict:
+def parse(path: str | Path, *, open_model: bool = False, duration: float | None = None) -> dict:
     """Reads a handleSummary JSON file. open_model: the cell used an arrival-rate executor,
-    so dropped iterations and the achieved rate are reported."""
+    so dropped iterations and the achieved rate are reported; duration: that executor's, in seconds."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise ParseError(f"{path}: not a readable k6 summary: {e}") from e
-    return parse_data(data, open_model=open_model, source=str(path))
+    return parse_data(data, open_model=open_model, duration=duration, source=str(path))
 
 
-def parse_data(data: dict, *, open_model: bool = False, source: str = "k6 summary") -> dict:
+def parse_data(data: dict, *, open_model: bool = False, duration: float | None = None,
+               source: str = "k6 summary") -> dict:
     if not isinstance(data, dict):
         raise ParseError(f"{source}: a k6 summary is a JSON object, got {type(data).__name__}")
     metrics = data.get("metrics")
@@ -102,7 +103,9 @@ def parse_data(data: dict, *, open_model: bool = False, source: str = "k6 summar
         "wireBytesSentPerRequest": sent / requests if requests else None,
         "wireBytesReceivedPerRequest": received / requests if requests else None,
         "droppedIterations": int(dropped["count"]) if dropped else (0 if open_model else None),
-        "achievedRate": (iterations["count"] / seconds if iterations else 0.0) if open_model else None,
+        # the iterations begun per second of the executor's duration: testRunDurationMs also holds its
+        # gracefulStop, the wait for the iterations in flight, as long as their answers took
+        "achievedRate": (iterations["count"] / (duration or seconds) if iterations else 0.0) if open_model else None,
     }
 
 

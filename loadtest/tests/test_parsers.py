@@ -46,6 +46,17 @@ def test_k6_rest_open_model_reports_dropped_iterations_and_achieved_rate():
     assert m["latencyMs"]["p50"] > 20
 
 
+def test_k6_open_models_achieved_rate_is_per_second_of_its_duration_not_of_its_graceful_stop():
+    # constant-arrival-rate for 2 s, then up to gracefulStop (5 s) for the iterations in flight:
+    # testRunDurationMs holds that wait, so answers 0.6 s late made 64 iterations begun in 2 s read as
+    # 24.6/s, as ghz's rps and oha's total once did (parse_ghz._begun_per_second)
+    data = json.loads((FIXTURES / "k6-rest-open.json").read_text())
+    data["state"]["testRunDurationMs"] = 2600.0
+    assert parse_k6.parse_data(data, open_model=True, duration=2.0)["achievedRate"] == pytest.approx(64 / 2.0)
+    # without the executor's duration, the run's
+    assert parse_k6.parse_data(data, open_model=True)["achievedRate"] == pytest.approx(64 / 2.6)
+
+
 def test_k6_open_model_without_drops_reports_zero():
     data = json.loads((FIXTURES / "k6-rest-open.json").read_text())
     del data["metrics"]["dropped_iterations"]  # k6 omits the metric when nothing was dropped
