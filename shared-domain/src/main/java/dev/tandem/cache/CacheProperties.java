@@ -23,6 +23,12 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
                               String instanceId) {
 
     /**
+     * The longest instance id: cache_followers.instance_id (V2 migration) is a VARCHAR(100), and the
+     * follower notes itself there every few seconds.
+     */
+    public static final int MOST_INSTANCE_ID_CHARACTERS = 100;
+
+    /**
      * @param pollInterval how often each instance reads the invalidation log (one indexed query
      *                     when nothing is new)
      * @param retention    how long a row stays in the log: an instance that could not read the log
@@ -130,6 +136,13 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
         stalenessBound = positive(stalenessBound, Duration.ofSeconds(1), "tandem.cache.staleness-bound");
         log = log == null ? new Log(null, null, null) : log;
         instanceId = instanceId == null || instanceId.isBlank() ? UUID.randomUUID().toString() : instanceId;
+        // A longer one started, and then the follower's note of itself failed every few seconds ("Data
+        // too long"): a WARN that L1 is not served each time, and no entry among its peers' followers.
+        if (instanceId.codePointCount(0, instanceId.length()) > MOST_INSTANCE_ID_CHARACTERS) {
+            throw new IllegalArgumentException(Settings.named("tandem.cache.instance-id") + " must be at most "
+                    + MOST_INSTANCE_ID_CHARACTERS + " characters (its column in cache_followers), got "
+                    + instanceId.codePointCount(0, instanceId.length()));
+        }
         // L1 stays served only while a pass over the log completes within every bound.
         if (stalenessBound.compareTo(log.pollInterval().multipliedBy(2)) < 0) {
             throw new IllegalArgumentException("tandem.cache.staleness-bound (" + stalenessBound

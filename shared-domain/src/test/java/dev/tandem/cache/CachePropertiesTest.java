@@ -36,6 +36,20 @@ class CachePropertiesTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_L1_MAX_BYTES");
     }
 
+    /**
+     * cache_followers.instance_id is a VARCHAR(100): a longer id (a long pod name, say) started, and then
+     * every few seconds the follower's note of itself failed ("Data too long"): a WARN that L1 is not
+     * served, and the instance missing from its peers' /actuator/cache.
+     */
+    @Test
+    void anInstanceIdLongerThanItsColumnIsRefusedNamingItsVariable() {
+        String longest = "i".repeat(100);
+        assertThat(new CacheProperties(null, null, null, null, null, null, longest).instanceId()).isEqualTo(longest);
+        assertThatThrownBy(() -> new CacheProperties(null, null, null, null, null, null, longest + "i"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_CACHE_INSTANCE_ID")
+                .hasMessageContaining("at most 100 characters");
+    }
+
     @Test
     void unsetIsTheDefault() {
         CacheProperties defaults = new CacheProperties(null, null, null, null, null, null, null);
