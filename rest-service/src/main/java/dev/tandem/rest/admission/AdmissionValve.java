@@ -4,6 +4,7 @@ import dev.tandem.admission.AdmissionControl;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.DomainProblems;
 import dev.tandem.rest.error.RestErrors;
+import dev.tandem.rest.server.ActuatorPaths;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletResponse;
 import org.apache.catalina.connector.Request;
@@ -44,13 +45,13 @@ final class AdmissionValve extends ValveBase {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final AdmissionControl admission;
-    private final String managementPrefix;
+    private final ActuatorPaths actuator;
     private final Pattern streams;
 
-    AdmissionValve(AdmissionControl admission, String managementBasePath, Pattern streams) {
+    AdmissionValve(AdmissionControl admission, ActuatorPaths actuator, Pattern streams) {
         super(true); // async supported: a stream (SSE) passes through it
         this.admission = admission;
-        this.managementPrefix = managementBasePath.endsWith("/") ? managementBasePath : managementBasePath + "/";
+        this.actuator = actuator;
         this.streams = streams;
     }
 
@@ -60,7 +61,7 @@ final class AdmissionValve extends ValveBase {
         // (a stream the server ends, an SSE emitter completing): its first pass already took and gave
         // back its permit, and a refusal now would be written into the stream it ends.
         // (Tomcat's own state: the servlet dispatcher type says ASYNC only once the dispatch reaches the servlet.)
-        if (request.getRequestURI().startsWith(managementPrefix) || request.isAsyncDispatching() || asksForAStream(request)) {
+        if (actuator.serves(request) || request.isAsyncDispatching() || asksForAStream(request)) {
             getNext().invoke(request, response);
             return;
         }

@@ -2,7 +2,7 @@ package dev.tandem.rest.admission;
 
 import dev.tandem.admission.AdmissionControl;
 import dev.tandem.rest.group.GroupEventsController;
-import org.springframework.beans.factory.annotation.Value;
+import dev.tandem.rest.server.ActuatorPaths;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.tomcat.TomcatContextCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -15,12 +15,11 @@ import org.springframework.context.annotation.Configuration;
 public class RestAdmissionConfiguration {
 
     @Bean
-    TomcatContextCustomizer admissionValve(AdmissionControl admission,
-                                           @Value("${management.endpoints.web.base-path:/actuator}") String managementBasePath) {
+    TomcatContextCustomizer admissionValve(AdmissionControl admission, ActuatorPaths actuator) {
         // Off: no valve at all, so an unlimited request pays nothing for the feature.
         return context -> {
             if (admission.enabled()) {
-                context.getPipeline().addValve(new AdmissionValve(admission, managementBasePath, GroupEventsController.STREAMS));
+                context.getPipeline().addValve(new AdmissionValve(admission, actuator, GroupEventsController.STREAMS));
             }
         };
     }

@@ -3,13 +3,13 @@ package dev.tandem.rest.ratelimit;
 import dev.tandem.auth.WriteAccess;
 import dev.tandem.error.DomainException;
 import dev.tandem.ratelimit.ClientRateLimiter;
+import dev.tandem.rest.server.ActuatorPaths;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -41,14 +41,14 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
     private final ClientRateLimiter limiter;
     private final HandlerExceptionResolver exceptionResolver;
-    private final String actuatorPath;
+    private final ActuatorPaths actuator;
 
     public RateLimitFilter(ClientRateLimiter limiter,
                            @Qualifier("handlerExceptionResolver") HandlerExceptionResolver exceptionResolver,
-                           @Value("${management.endpoints.web.base-path:/actuator}") String actuatorPath) {
+                           ActuatorPaths actuator) {
         this.limiter = limiter;
         this.exceptionResolver = exceptionResolver;
-        this.actuatorPath = actuatorPath;
+        this.actuator = actuator;
     }
 
     @Override
@@ -56,8 +56,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
         if (!limiter.enabled()) {
             return true;
         }
-        String path = request.getRequestURI().substring(request.getContextPath().length());
-        return path.equals(actuatorPath) || path.startsWith(actuatorPath + "/");
+        return actuator.serves(request);
     }
 
     @Override
