@@ -34,5 +34,7 @@ public record ReplicaProperties(String host, String url, String user, String pas
         if (maxWait != null) {
             Settings.requirePositive(maxWait, "tandem.db.replica.max-wait");
         }
+        // Hikari refuses it too, but from inside the replica's DataSource bean, naming no setting.
+        Settings.requireAtLeastOne(poolSize, "tandem.db.replica.pool-size");
     }
 }

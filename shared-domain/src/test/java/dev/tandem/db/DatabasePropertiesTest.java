@@ -46,4 +46,17 @@ class DatabasePropertiesTest {
         assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, 4, Duration.ofSeconds(-1), null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_MAX_WAIT");
     }
+
+    /**
+     * Hikari refuses a pool of no connections, but from inside the replica's DataSource bean, with a
+     * message that names no setting ("Factory method 'replicaDataSource' threw exception with
+     * message: maxPoolSize cannot be less than 1", after a chain of Flyway and JPA errors).
+     */
+    @Test
+    void aReplicaPoolOfNoConnectionsIsRefusedNamingItsVariable() {
+        for (int poolSize : new int[]{0, -1}) {
+            assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, poolSize, null, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_POOL_SIZE");
+        }
+    }
 }
