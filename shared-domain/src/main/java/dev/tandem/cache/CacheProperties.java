@@ -108,7 +108,8 @@ public record CacheProperties(CacheMode mode, L1 l1, L2 l2, Redis redis, Duratio
 
     /**
      * @param keyPrefix           every key of the cache starts with it
-     * @param commandTimeout      Lettuce command timeout (spring.data.redis.timeout refers to it)
+     * @param commandTimeout      Lettuce command timeout (TimeoutOptions, CacheConfiguration); spring.data.redis.timeout,
+     *                            the connection handshake's, stays longer and is not this
      * @param connectTimeout      (spring.data.redis.connect-timeout refers to it)
      * @param breakerOpenDuration how long the breaker stays open before it lets probes through
      */
