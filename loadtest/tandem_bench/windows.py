@@ -188,8 +188,10 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
         "droppedIterations": dropped if cell.model == "open" else None,
         "achievedRate": achieved,
         "hitRatio": hit_ratio or {"l1": None, "l2": None, "overall": None},
-        "cpuSeconds": {k: cpu.get(k) for k in ("rest-service", "grpc-service", "balancer", "mariadb", "redis",
-                                            "generator", "other")},
+        "cpuSeconds": {**{k: cpu.get(k) for k in ("rest-service", "grpc-service", "balancer", "mariadb", "redis",
+                                               "generator", "other")},
+                       # a paired window's own wire's generator, apart from the pair's "generator"
+                       **({OWN_GENERATOR: cpu[OWN_GENERATOR]} if OWN_GENERATOR in cpu else {})},
         "generatorCores": gen_cores,
         "jvm": {"gcPauseMs": service_delta.get("gcPauseMs"), "gcPauses": service_delta.get("gcPauses"),
                 "jitMs": service_delta.get("jitMs"), "jitCpuMs": service_delta.get("jitCpuMs")},
@@ -384,7 +386,11 @@ class CellRun:
                 "service": per_request(total(("cpuSeconds", service))),
                 "mariadb": per_request(total(("cpuSeconds", "mariadb"))),
                 "redis": per_request(total(("cpuSeconds", "redis"))),
-                "generator": per_request(total(("cpuSeconds", "generator"))),
+                # the cell's own generator: in a paired cell its wire's, not both of the pair's, which
+                # over one wire's requests made each wire's generator look as costly as the two
+                "generator": per_request(total(("cpuSeconds", OWN_GENERATOR))
+                                         if all(OWN_GENERATOR in w["cpuSeconds"] for w in ws)
+                                         else total(("cpuSeconds", "generator"))),
                 "server": pooled.bootstrap(self.data, draws, server_cpu_us),
             },
             "generatorCores": median_of("generatorCores"),

@@ -458,3 +458,33 @@ def test_a_cells_hit_ratio_is_its_windows_hits_over_their_lookups_per_level():
     assert hit["l1"] == pytest.approx(2400 / 3000) and hit["l2"] == pytest.approx(500 / 600)
     assert hit["overall"] == pytest.approx((2400 + 500) / 3000)
     assert hit["overall"] == pytest.approx(hit["l1"] + (1 - hit["l1"]) * hit["l2"])
+
+
+def test_a_paired_cells_generator_cpu_a_request_is_its_own_wires_generator_not_the_pairs():
+    # In an overload step both wires' generators share the generator's core; a window's "generator" is
+    # the pair's (generator-saturated reads it so), but a cell's generator CPU per request divided the
+    # pair's CPU by one wire's requests, as if each wire's generator had used both's.
+    paired = sampler(0.0)
+    for name, cores in (("generator-rest", 0.3), ("generator-grpc", 0.1)):
+        paired.series[name] = cpu.Series()
+        for i in range(81):
+            paired.series[name].add(1000.0 + i * 0.05, cores * i * 0.05)
+    cell = plan(protocol="grpc", tool="ghz", repetitions=1, starts=1)
+    run = windows.CellRun(cell)
+    out = outcome()
+    run.add_window(windows.build(cell, start=0, rnd=0, order=1, outcome=out, sampler=measure.BothGenerators(paired, "grpc"),
+                                 generator_cores=1, hit_ratio={"l1": 0.999, "l2": None, "overall": 0.999},
+                                 service_delta={"okCalls": 10**9}, db_delta={"rowsRead": 0, "queries": 30},
+                                 n_keys=None, notes=[], measured_service="grpc-service", cpu_names=windows_cpu_names()))
+    record = run.windows[0]
+    assert record["cpuSeconds"]["generator"] == pytest.approx(0.4 * record["seconds"], rel=0.05)
+    assert record["cpuSeconds"]["ownGenerator"] == pytest.approx(0.1 * record["seconds"], rel=0.05)
+    summary, _ = run.summary(Plans(seed=1).for_group("g", list(run.data)), None)
+    assert summary["cpuUsPerRequest"]["generator"] == pytest.approx(0.1 * record["seconds"] / record["ok"] * 1e6, rel=0.05)
+    # a window of one generator has no ownGenerator, and its cell divides its generator's CPU
+    alone = windows.CellRun(cell)
+    alone.add_window(build(cell, outcome(), sampler(0.25)))
+    assert "ownGenerator" not in alone.windows[0]["cpuSeconds"]
+    summary, _ = alone.summary(Plans(seed=1).for_group("g", list(alone.data)), None)
+    w = alone.windows[0]
+    assert summary["cpuUsPerRequest"]["generator"] == pytest.approx(w["cpuSeconds"]["generator"] / w["ok"] * 1e6)

@@ -226,7 +226,14 @@ export interface Window {
     balancer?: number | null;
     mariadb: NonNegativeOrNull;
     redis: NonNegativeOrNull;
-    generator: NonNegativeOrNull;
+    /**
+     * the load generator; in a paired window (an overload step) both wires' generators together, which share the generator's cores
+     */
+    generator: number | null;
+    /**
+     * in a paired window only: the window's own wire's generator, apart from the pair's
+     */
+    ownGenerator?: number | null;
     other: NonNegativeOrNull;
   };
   generatorCores: NonNegativeOrNull;
@@ -381,7 +388,10 @@ export interface Summary {
     service: NonNegativeOrNull;
     mariadb: NonNegativeOrNull;
     redis: NonNegativeOrNull;
-    generator: NonNegativeOrNull;
+    /**
+     * the cell's own generator's CPU per successful request; in a paired cell (overload) its wire's generator's, not the pair's
+     */
+    generator: number | null;
     server: Interval;
   };
   generatorCores: NonNegativeOrNull;

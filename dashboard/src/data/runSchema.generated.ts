@@ -639,6 +639,11 @@ export const runSchema: SchemaObject = {
        "$ref": "#/$defs/nonNegativeOrNull"
       },
       "generator": {
+       "description": "the load generator; in a paired window (an overload step) both wires' generators together, which share the generator's cores",
+       "$ref": "#/$defs/nonNegativeOrNull"
+      },
+      "ownGenerator": {
+       "description": "in a paired window only: the window's own wire's generator, apart from the pair's",
        "$ref": "#/$defs/nonNegativeOrNull"
       },
       "other": {
@@ -1039,6 +1044,7 @@ export const runSchema: SchemaObject = {
        "$ref": "#/$defs/nonNegativeOrNull"
       },
       "generator": {
+       "description": "the cell's own generator's CPU per successful request; in a paired cell (overload) its wire's generator's, not the pair's",
        "$ref": "#/$defs/nonNegativeOrNull"
       },
       "server": {
