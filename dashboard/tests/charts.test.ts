@@ -361,7 +361,7 @@ describe('payload scaling', () => {
     const line = spec.series[0].data;
     expect(line.map((d) => d!.x)).toEqual([0, 1, 10, 50]);
     expect(line[0]!.y).toBeCloseTo(A.fits[0].a, 9);
-    expect(spec.table.rows[0][9]).toMatch(/^N=1: [\d.]+ ms; N=10: /);
+    expect(spec.table.rows[0][spec.table.columns.indexOf('Measured points')]).toMatch(/^N=1: [\d.]+ ms; N=10: /);
   });
 
   it('greys a measured point whose cell the bench flagged, says why, and flags the fit built on it', () => {
@@ -384,6 +384,15 @@ describe('payload scaling', () => {
     expect(formatCell(spec.table.rows[0][i], spec.table.formats![i])).toBe('0.9999');
     expect(spec.table.rows[0][i]).toBe(0.999941234);   // the CSV keeps run.json's number
     expect(formatCell(null, spec.table.formats![i])).toBe('—');
+  });
+
+  it('prints the server CPU fit’s R² beside its A and B, as the p50 fit’s (the README reads the fit by it)', () => {
+    const spec = payloadScalingChart([{ ...A.fits[0], serverCpu: { a: 30.1, b: 0.0551, r2: 0.99712 } }], 's');
+    const i = spec.table.columns.indexOf('server CPU R²');
+    expect(i).toBe(spec.table.columns.indexOf('server CPU B (µs/row)') + 1);
+    expect(formatCell(spec.table.rows[0][i], spec.table.formats![i])).toBe('0.9971');
+    const none = payloadScalingChart([{ ...A.fits[0], serverCpu: null }], 's');
+    expect(formatCell(none.table.rows[0][i], none.table.formats![i])).toBe('—');
   });
 
   it('says that A and B are fitted to a closed-model p50 at many users, queueing included, not a request’s own cost', () => {

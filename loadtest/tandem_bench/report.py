@@ -150,13 +150,20 @@ def headline_lines(head: dict) -> list[str]:
     return lines
 
 
+def _r2(r2: float | None) -> str:
+    return "-" if r2 is None else f"{r2:.4f}"
+
+
 def fit_lines(fits) -> list[str]:
     lines = []
     for f in fits:
-        r2 = "-" if f["r2"] is None else f"{f['r2']:.4f}"
         lines.append(f"  {f['protocol']:<4} {f['tool']:<3} {'tls' if f.get('tls') else '':<3} {f['cacheMode']:<6} {f['temperature']:<4} "
-                     f"c={f['concurrency']:<3}  A = {sig(f['a'])} ms  B = {sig(f['b'])} ms/row  R² = {r2}"
+                     f"c={f['concurrency']:<3}  A = {sig(f['a'])} ms  B = {sig(f['b'])} ms/row  R² = {_r2(f['r2'])}"
                      f"  (N = {', '.join(str(p['pageSize']) for p in f['points'])})")
+        cpu = f.get("serverCpu")
+        if cpu:
+            # what a request and a row cost the server, whatever the queueing in the p50 above
+            lines.append(f"  {'':<31}server CPU  A = {sig(cpu['a'])} µs  B = {sig(cpu['b'])} µs/row  R² = {_r2(cpu['r2'])}")
     return lines
 
 
@@ -175,7 +182,8 @@ def summary(run: dict) -> str:
         *(lines + [""] if (lines := thread_lines(cells)) else []),
         # the fits are over closed cells at many users (assemble), whose p50 is mostly queueing
         "Cycle time = A + B·N (ListGroups, p50 of closed cells at c users, least squares; at many users that p50 "
-        "is mostly queueing, about users ÷ throughput, so A is not a request's fixed cost):",
+        "is mostly queueing, about users ÷ throughput, so A is not a request's fixed cost; the server CPU line "
+        "under a fit is what a request, A, and a row, B, cost the service, MariaDB and Redis):",
         *(fit_lines(fits) or ["  (no cell group with two or more page sizes)"]),
         "",
         "Headline (geometric mean over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",

@@ -92,3 +92,15 @@ def test_a_figure_read_against_a_mark_never_prints_as_that_mark_when_it_is_not()
     assert "≥ 0.97: 0.96996  not met" in lines[0]
     assert "≤ 10: 7.5× [5.21–10.02]  undecided" in lines[1]
     assert "≤ 0: 0  met" in lines[2]
+
+
+def test_a_fit_over_server_cpu_is_printed_under_its_p50_fit_with_its_r2():
+    """The server CPU fit (fits[].serverCpu) is what the README reads a row's cost from; the text
+    printed the p50 fit only, whose A and B at many users are queueing."""
+    fit = {"protocol": "grpc", "tool": "h2load", "tls": False, "cacheMode": "hybrid", "temperature": "warm",
+           "concurrency": 50, "a": 2.5, "b": 0.004, "r2": 0.9991, "points": [{"pageSize": 1}, {"pageSize": 1000}],
+           "serverCpu": {"a": 30.1, "b": 0.0551, "r2": 0.99712}}
+    lines = report.fit_lines([fit])
+    assert len(lines) == 2
+    assert "server CPU  A = 30.1 µs  B = 0.0551 µs/row  R² = 0.9971" in lines[1]
+    assert report.fit_lines([{**fit, "serverCpu": None}]) == lines[:1]

@@ -50,7 +50,7 @@ export function payloadScalingChart(fits: Fit[], subtitle: string, cells: Cell[]
     });
     rows.push([
       protocolLabel(f.protocol, isTls(f)), f.tool, f.cacheMode, f.temperature, f.a, f.b, f.r2,
-      f.serverCpu?.a ?? null, f.serverCpu?.b ?? null,
+      f.serverCpu?.a ?? null, f.serverCpu?.b ?? null, f.serverCpu?.r2 ?? null,
       f.points.map((p) => `N=${p.pageSize}: ${formatValue(p.latencyMs, 'ms')}`).join('; '), flagged,
     ]);
     rowFlags.push(flagged);
@@ -76,8 +76,8 @@ export function payloadScalingChart(fits: Fit[], subtitle: string, cells: Cell[]
     series,
     table: {
       columns: ['Protocol', 'Tool', 'Cache mode', 'Temperature', 'A (ms, of the closed-model p50)', 'B (ms/row, of that p50)',
-        'R²', 'server CPU A (µs)', 'server CPU B (µs/row)', 'Measured points', 'Flags'],
-      formats: [T, T, T, T, N, N, 'r2', N, N, T, T],
+        'R²', 'server CPU A (µs)', 'server CPU B (µs/row)', 'server CPU R²', 'Measured points', 'Flags'],
+      formats: [T, T, T, T, N, N, 'r2', N, N, 'r2', T, T],
       rows,
       rowFlags,
     },
