@@ -126,9 +126,10 @@ def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator
     lat = {"p50": None, "p99": None, "max": None}
     if len(ok_lat):
         srt = np.sort(ok_lat)
-        lat = {"p50": float(srt[int(np.ceil(0.5 * len(srt))) - 1]) / 1000,
-               "p99": float(srt[int(np.ceil(0.99 * len(srt))) - 1]) / 1000 if len(srt) >= 1000 else None,
-               "max": float(srt[-1]) / 1000}
+        # nearest rank, each percentile only from as many samples as the pooled figures ask of it
+        lat = {f"p{q}": float(srt[int(np.ceil(q / 100 * len(srt))) - 1]) / 1000
+               if len(srt) >= pooled.min_samples(q) else None for q in (50, 99)}
+        lat["max"] = float(srt[-1]) / 1000
     cpu = sampler.window(span[0], span[1], cpu_names) if span else {n: None for n in [*cpu_names, "other"]}
     gen = cpu.get("generator")
     gen_cores = gen / seconds if gen is not None else None

@@ -488,3 +488,12 @@ def test_a_paired_cells_generator_cpu_a_request_is_its_own_wires_generator_not_t
     summary, _ = alone.summary(Plans(seed=1).for_group("g", list(alone.data)), None)
     w = alone.windows[0]
     assert summary["cpuUsPerRequest"]["generator"] == pytest.approx(w["cpuSeconds"]["generator"] / w["ok"] * 1e6)
+
+
+@pytest.mark.parametrize("n, p50, p99", [(19, None, None), (20, 0.5, None), (999, 0.5, None), (1000, 0.5, 0.5)])
+def test_a_windows_percentiles_come_only_from_as_many_samples_as_the_pooled_ones_ask(n, p50, p99):
+    # the harness's 10 ÷ (1 − p) rule (pooled.min_samples), which a cell's pooled figures follow: a
+    # window's p50 came from any number of samples, one request's time for a window of one
+    record, _ = build(plan(), outcome(n=n), sampler(0.5))
+    assert record["latencyMs"]["p50"] == p50 and record["latencyMs"]["p99"] == p99
+    assert record["latencyMs"]["max"] == 0.5
