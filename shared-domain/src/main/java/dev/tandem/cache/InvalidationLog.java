@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.jdbc.support.KeyHolder;
@@ -63,12 +64,15 @@ final class InvalidationLog {
 
     private final JdbcClient transactional;
     private final JdbcClient follower;
+    /** The same connection, for the purge's batch of deletes (JdbcClient has no batches). */
+    private final JdbcTemplate followerJdbc;
     /** The caches rows may name (rows name them, and are read back by name). */
     private final CacheCatalog catalog;
 
     InvalidationLog(DataSource applicationDataSource, DataSource followerDataSource, CacheCatalog catalog) {
         this.transactional = JdbcClient.create(applicationDataSource);
         this.follower = JdbcClient.create(followerDataSource);
+        this.followerJdbc = new JdbcTemplate(followerDataSource);
         this.catalog = catalog;
     }
 
@@ -181,12 +185,36 @@ final class InvalidationLog {
      * ({@code seq <= followedUpTo}); a bounded batch, so no call holds locks for long. The highest
      * row always stays, so that an empty log means a new one (see {@link LogFollower}), never a
      * purged one.
+     *
+     * <p>It never waits for a writer. A write's row is inserted just before its COMMIT and stays
+     * locked until the transaction ends, which for a writer cut off or paused after its last
+     * statement is when the server notices the connection is gone (hours, for one that just stops
+     * talking). A range DELETE reads up to the row past its range, or across the row once it is
+     * older than the retention, and waited for that lock (innodb_lock_wait_timeout, 50 s, and again
+     * after each timeout) on the follower's thread: no pass completed meanwhile, so no instance
+     * served L1 or read L2 (from the second wait on, the first one's failure let L2 be read without
+     * the log), and every other write's INSERT into the log queued behind the waiting DELETEs, so
+     * writes hung on every instance (OpenWriteTransactionTest). So the rows are chosen by a plain
+     * read, which sees committed rows only and takes no lock, and deleted one by one by primary key:
+     * a DELETE of one key locks that row alone, and does not wait when another instance's purge
+     * deleted it first (the same statement over a list of keys did, read as a range; READ COMMITTED
+     * did not help either: MariaDB 10.11, by hand).
      */
-    int purge(Duration retention, long followedUpTo) {
-        return follower.sql("DELETE FROM cache_invalidations WHERE created_at < NOW(6) - INTERVAL ? MICROSECOND AND seq <= ? "
-                        + "AND seq < (SELECT m FROM (SELECT MAX(seq) AS m FROM cache_invalidations) AS highest) LIMIT 10000")
+    void purge(Duration retention, long followedUpTo) {
+        List<Long> expired = follower.sql("SELECT seq FROM cache_invalidations WHERE created_at < NOW(6) - INTERVAL ? MICROSECOND "
+                        + "AND seq <= ? AND seq < (SELECT MAX(seq) FROM cache_invalidations) ORDER BY seq LIMIT 10000")
                 .params(micros(retention), followedUpTo)
-                .update();
+                .query(Long.class)
+                .list();
+        if (expired.isEmpty()) {
+            return;
+        }
+        // The age again: were the log recreated in between, a new row under an old number stays.
+        followerJdbc.batchUpdate("DELETE FROM cache_invalidations WHERE seq = ? AND created_at < NOW(6) - INTERVAL ? MICROSECOND",
+                expired, 1000, (statement, seq) -> {
+                    statement.setLong(1, seq);
+                    statement.setLong(2, micros(retention));
+                });
     }
 
     /** Notes that {@code instanceId} follows the log and has read it up to {@code position}, now. */
