@@ -19,6 +19,7 @@ final class CacheMetrics {
     static final String GETS = "tandem.cache.gets";
     static final String LOAD = "tandem.cache.load";
     static final String L1_BYPASSES = "tandem.cache.l1.bypasses";
+    static final String L2_BYPASSES = "tandem.cache.l2.bypasses";
     static final String L1_FLUSHES = "tandem.cache.l1.flushes";
     static final String L1_REFRESHES = "tandem.cache.l1.refreshes";
     static final String L1_SIZE = "tandem.cache.l1.size";
@@ -53,6 +54,7 @@ final class CacheMetrics {
     private final Timer[] l2Loads;
     private final Timer[] dbLoads;
     private final Counter[] bypasses;
+    private final Counter[] l2Bypasses;
     private final Counter[] decodeFailures;
     /** Per cache and {@link L1Tier.Refresh} outcome. */
     private final Counter[][] refreshes;
@@ -78,6 +80,7 @@ final class CacheMetrics {
         l2Loads = new Timer[slots];
         dbLoads = new Timer[slots];
         bypasses = new Counter[slots];
+        l2Bypasses = new Counter[slots];
         decodeFailures = new Counter[slots];
         refreshes = new Counter[slots][L1Tier.Refresh.values().length];
         for (CacheName<?> cache : catalog.all()) {
@@ -95,6 +98,11 @@ final class CacheMetrics {
             bypasses[c] = Counter.builder(L1_BYPASSES)
                     .description("Reads that skipped L1 because the log was not read through within the staleness bound "
                             + "(each also counts as an L1 miss)")
+                    .tags("cache", cache.id()).register(registry);
+            l2Bypasses[c] = Counter.builder(L2_BYPASSES)
+                    .description("Reads that skipped L2 because it was not read then (an invalidation not relayed yet, "
+                            + "a re-check after a reconnect, the log not read within the bound, the breaker open; each "
+                            + "also counts as an L2 miss)")
                     .tags("cache", cache.id()).register(registry);
             for (L1Tier.Refresh outcome : L1Tier.Refresh.values()) {
                 refreshes[c][outcome.ordinal()] = Counter.builder(L1_REFRESHES)
@@ -176,6 +184,21 @@ final class CacheMetrics {
     void bypass(CacheName<?> cache) {
         bypasses[cache.index()].increment();
         misses[cache.index()][Level.L1.ordinal()].increment();
+    }
+
+    /** A read that passed L2 by because it is not read now: a bypass, and an L2 miss as far as hit ratios go. */
+    void l2Bypass(CacheName<?> cache) {
+        l2Bypasses[cache.index()].increment();
+        misses[cache.index()][Level.L2.ordinal()].increment();
+    }
+
+    /** Reads of every cache so far that passed L2 by. */
+    long l2Bypasses() {
+        long n = 0;
+        for (CacheName<?> cache : catalog.all()) {
+            n += (long) l2Bypasses[cache.index()].count();
+        }
+        return n;
     }
 
     void decodeFailure(CacheName<?> cache) {

@@ -47,7 +47,7 @@ final class CacheStatus {
                 "size", cache.l1() == null ? 0 : cache.l1().size(),
                 "bypasses", metrics.bypasses(), "refreshes", metrics.refreshCounts()));
         if (cache.redis() != null) {
-            out.put("l2", Map.of("enabled", true, "readable", cache.l2Readable()));
+            out.put("l2", Map.of("enabled", true, "readable", cache.l2Readable(), "bypasses", metrics.l2Bypasses()));
             out.put("breaker", cache.redis().breaker().getState().name());
         }
         LogFollower follower = cache.follower();

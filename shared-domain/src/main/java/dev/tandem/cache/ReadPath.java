@@ -96,17 +96,27 @@ final class ReadPath {
         return belowL1(cache, key, loader, false);
     }
 
-    /** {@code counted}: a reader's get (hits, misses and load times recorded), not a refresh. */
+    /**
+     * {@code counted}: a reader's get (hits, misses and load times recorded), not a refresh. A get that
+     * passes L2 by (not readable now) is an L2 miss, as one past an untrusted L1 is an L1 miss:
+     * uncounted, it left no trace in the hit ratios, and in redis mode, where the overall ratio is
+     * L2's, reads that all went to MySQL read as no cache in play, half of them as all answered.
+     */
     private <V> Optional<V> belowL1(CacheName<V> cache, Object key, Supplier<Optional<V>> loader, boolean counted) {
-        if (l2 != null && l2Readable.getAsBoolean()) {
-            Observation span = spans.start(CacheSpans.L2, cache, key);
-            try (Observation.Scope scope = CacheSpans.open(span)) {
-                return throughL2(cache, key, loader, span, counted);
-            } catch (RuntimeException | Error e) {
-                CacheSpans.error(span, e);
-                throw e;
-            } finally {
-                CacheSpans.stop(span);
+        if (l2 != null) {
+            if (l2Readable.getAsBoolean()) {
+                Observation span = spans.start(CacheSpans.L2, cache, key);
+                try (Observation.Scope scope = CacheSpans.open(span)) {
+                    return throughL2(cache, key, loader, span, counted);
+                } catch (RuntimeException | Error e) {
+                    CacheSpans.error(span, e);
+                    throw e;
+                } finally {
+                    CacheSpans.stop(span);
+                }
+            }
+            if (counted) {
+                metrics.l2Bypass(cache);
             }
         }
         return fromSource(cache, loader, counted);
@@ -115,14 +125,15 @@ final class ReadPath {
     private <V> Optional<V> throughL2(CacheName<V> cache, Object key, Supplier<Optional<V>> loader, Observation span,
                                       boolean counted) {
         long started = System.nanoTime();
-        L2Tier.Seen<V> seen = null;
+        L2Tier.Seen<V> seen;
         try {
             seen = l2.read(cache, key);
         } catch (RedisGateway.Unavailable e) {
-            // Counted by the gateway; MySQL answers.
+            // The error is counted by the gateway; the get, as an L2 miss (see belowL1). MySQL answers.
             CacheSpans.result(span, CacheSpans.UNAVAILABLE);
-        }
-        if (seen == null) {
+            if (counted) {
+                metrics.miss(cache, CacheMetrics.Level.L2);
+            }
             return fromSource(cache, loader, counted);
         }
         if (seen.hit()) {

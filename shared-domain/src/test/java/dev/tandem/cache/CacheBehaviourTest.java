@@ -9,6 +9,7 @@ import dev.tandem.group.GroupView;
 import dev.tandem.group.NewSession;
 import dev.tandem.limits.LimitsProperties;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.Concurrently;
 import org.junit.jupiter.api.Test;
 
@@ -257,6 +258,53 @@ class CacheBehaviourTest {
         // A refresh reads L2 but is no reader's get: counted, its L2 hits would follow no L1 miss and
         // inflate the hit ratio (L1 hits + L2 hits) / L1 lookups the bench reads.
         assertThat(l2Gets(h) - l2Gets).as("L2 gets counted while only refreshes read L2").isZero();
+    }
+
+    /**
+     * A read that L2 does not answer because it was not asked — Redis refused by the breaker, or L2
+     * not read while the log follower is held up — is an L2 miss, as a read past an untrusted L1 is
+     * an L1 miss. Uncounted, it went to MySQL without a trace: in redis mode the bench's overall hit
+     * ratio is L2's own, so a window whose reads all went to MySQL read as none in play, and one
+     * where half did as all answered by the cache. Failed before: no L2 lookup counted for these reads
+     * ("expected: 3L but was: 0L").
+     */
+    @Test
+    void aReadThatL2DoesNotAnswerBecauseItIsNotAskedIsAnL2Miss() throws Exception {
+        Instance r = Instance.named("redis-a", CacheMode.REDIS);
+        r.resetData();
+        r.awaitHealthy();
+        GroupView cached = r.groups.get(1);
+        assertThat(r.cache.l2().read(GroupCaches.GROUP, 1L).value).as("L2 holds the group").isEqualTo(cached);
+
+        long hits = r.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2);
+        long gets = l2Gets(r);
+        r.cache.redis().breaker().transitionToForcedOpenState();
+        try {
+            for (int i = 0; i < 3; i++) {
+                assertThat(r.groups.get(1)).isEqualTo(cached);
+            }
+        } finally {
+            r.cache.redis().breaker().transitionToClosedState();
+        }
+        assertThat(l2Gets(r) - gets).as("L2 lookups counted while Redis was refused").isEqualTo(3);
+        assertThat(r.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2)).isEqualTo(hits);
+
+        r.awaitHealthy();
+        gets = l2Gets(r);
+        try (java.sql.Connection lock = StalenessBoundTest.dataSource(r).getConnection();
+             java.sql.Statement sql = lock.createStatement()) {
+            sql.execute("LOCK TABLES cache_invalidations WRITE");
+            try {
+                Await.until("L2 not read while the follower is held up", Duration.ofSeconds(10), () -> !r.cache.l2Readable());
+                for (int i = 0; i < 3; i++) {
+                    assertThat(r.groups.get(1)).isEqualTo(cached);
+                }
+            } finally {
+                sql.execute("UNLOCK TABLES");
+            }
+        }
+        assertThat(l2Gets(r) - gets).as("L2 lookups counted while L2 was not read").isEqualTo(3);
+        assertThat(r.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L2)).isEqualTo(hits);
     }
 
     private static long l2Gets(Instance h) {
