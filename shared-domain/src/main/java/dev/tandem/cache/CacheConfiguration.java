@@ -61,8 +61,20 @@ public class CacheConfiguration {
         pool.setConnectionTimeout(2000);
         pool.setValidationTimeout(1000);
         pool.setInitializationFailTimeout(-1);
+        // A connection that stops answering without failing (a path that stopped delivering, a
+        // server paused, a half-open connection after a failover) fails the follower's statement
+        // after this: the pass fails, the instance reads L2 as during an outage, and the pool opens a
+        // new connection. Without it the statement (or a new connection's handshake) waited for as
+        // long as the kernel kept the connection, hours: the pass neither completed nor failed, so
+        // the instance read neither L1 nor L2, and never recovered if the old path did not come back
+        // (StalledDatabaseTest). Far above what any of its statements takes (each reads or deletes
+        // at most a batch, by key or index); as long as the services' default request timeout.
+        pool.addDataSourceProperty("socketTimeout", Long.toString(FOLLOWER_SOCKET_TIMEOUT.toMillis()));
         return pool;
     }
+
+    /** How long the log follower's connection may stay silent during a statement (Connector/J's socketTimeout). */
+    static final Duration FOLLOWER_SOCKET_TIMEOUT = Duration.ofSeconds(10);
 
     @Bean
     CacheEndpoint cacheEndpoint(TieredCache cache) {
