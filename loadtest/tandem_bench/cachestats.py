@@ -62,6 +62,7 @@ def normalise(doc: dict) -> dict:
                                        "misses": _number(counters["misses"])}
     errors = doc.get("redisErrors")
     l1_doc = doc["l1"] if isinstance(doc.get("l1"), dict) else {}
+    l2_doc = doc["l2"] if isinstance(doc.get("l2"), dict) else {}
     health = {
         "redisErrors": sum(v for v in errors.values() if isinstance(v, (int, float))) if isinstance(errors, dict) else 0,
         # whether L1 is served: only meaningful where there is an L1 (local, hybrid)
@@ -71,6 +72,8 @@ def normalise(doc: dict) -> dict:
         # counters since the service started (absent from services older than refresh ahead)
         "l1Bypasses": l1_doc.get("bypasses"),
         "l1Refreshes": l1_doc.get("refreshes") if isinstance(l1_doc.get("refreshes"), dict) else None,
+        # reads that went past L2 to MySQL because L2 was not read then (absent from older services)
+        "l2Bypasses": l2_doc.get("bypasses"),
     }
     flushes = doc.get("l1Flushes")
     # L1 flushes so far, by reason (a whole-L1 flush: the invalidation log could not be trusted)
@@ -103,6 +106,11 @@ def health_notes(before: dict, after: dict) -> list[str]:
     if bypassed:
         notes.append(f"{bypassed:g} reads bypassed L1 (not trusted: the invalidation log was not read within the "
                      "staleness bound); each counts as an L1 miss")
+    bypassed_l2 = _moved(b.get("l2Bypasses"), a.get("l2Bypasses"))
+    if bypassed_l2:
+        notes.append(f"{bypassed_l2:g} reads bypassed L2 (not read then: an invalidation not relayed yet, a re-check "
+                     "after a reconnect, the log not read within the bound, or the breaker open); each counts as "
+                     "an L2 miss")
     refreshed = {k: _moved((b.get("l1Refreshes") or {}).get(k, 0), v) for k, v in (a.get("l1Refreshes") or {}).items()}
     if refreshed.get("superseded") or refreshed.get("failed"):
         notes.append("L1 refreshes ahead of expiry: " + ", ".join(f"{refreshed.get(k) or 0:g} {k}" for k in

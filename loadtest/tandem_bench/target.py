@@ -189,8 +189,9 @@ def combine(readings: list[Reading]) -> dict:
             health["l1Trusted"] = bool(health["l1Trusted"] is not False and h["l1Trusted"])
         if h.get("breaker") not in (None, "CLOSED", "DISABLED"):
             health["breaker"] = h["breaker"]
-        if h.get("l1Bypasses") is not None:
-            health["l1Bypasses"] = health.get("l1Bypasses", 0) + h["l1Bypasses"]
+        for bypasses in ("l1Bypasses", "l2Bypasses"):
+            if h.get(bypasses) is not None:
+                health[bypasses] = health.get(bypasses, 0) + h[bypasses]
         for outcome, n in (h.get("l1Refreshes") or {}).items():
             refreshes = health.setdefault("l1Refreshes", {})
             refreshes[outcome] = refreshes.get(outcome, 0) + n

@@ -106,6 +106,13 @@ def test_health_notes_count_bypasses_and_refreshes_that_left_an_entry_to_expire(
     notes = cachestats.health_notes(doc(5, 10, 1, 0), doc(25, 30, 4, 2))
     assert "20 reads bypassed L1" in notes[0]
     assert "L1 refreshes ahead of expiry: 20 replaced, 3 superseded, 2 failed" in notes[1]
+    # reads past L2 (not readable then), which the service counts as L2 misses since 3db851f
+    def with_l2(bypasses):
+        return cachestats.normalise({"mode": "redis", "caches": {}, "l2": {"enabled": True, "bypasses": bypasses}})
+    assert cachestats.health_notes(with_l2(2), with_l2(2)) == []
+    assert cachestats.health_notes(with_l2(2), with_l2(9)) == [
+        "7 reads bypassed L2 (not read then: an invalidation not relayed yet, a re-check after a reconnect, the log "
+        "not read within the bound, or the breaker open); each counts as an L2 miss"]
     # a service without these counters (older than refresh ahead): no note, no error
     old = cachestats.normalise({"mode": "hybrid", "caches": {}, "l1": {"trusted": True}})
     assert cachestats.health_notes(old, old) == []

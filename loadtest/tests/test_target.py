@@ -79,11 +79,13 @@ def test_combined_counters_are_the_sum_of_the_instances():
     with_refreshes = []
     for name, bypasses in (("a", 2), ("b", 3)):
         r = reading(name, [])
-        r.counters["health"].update(l1Bypasses=bypasses, l1Refreshes={"replaced": 1.0, "superseded": bypasses})
+        r.counters["health"].update(l1Bypasses=bypasses, l2Bypasses=10 * bypasses,
+                                    l1Refreshes={"replaced": 1.0, "superseded": bypasses})
         with_refreshes.append(r)
     health = targets.combine(with_refreshes)["health"]
     assert health["l1Bypasses"] == 5 and health["l1Refreshes"] == {"replaced": 2.0, "superseded": 5}
-    assert "l1Bypasses" not in combined["health"]
+    assert health["l2Bypasses"] == 50
+    assert "l1Bypasses" not in combined["health"] and "l2Bypasses" not in combined["health"]
     # and a window's hit ratio over the combined counters is the service's
     later = targets.combine([reading("a", [], l1=(20, 5), l2=(3, 2)), reading("b", [], l1=(11, 1), l2=(0, 1))])
     ratio, _ = cachestats.hit_ratio(combined, later, "GetGroup")
