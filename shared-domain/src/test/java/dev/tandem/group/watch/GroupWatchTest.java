@@ -270,6 +270,26 @@ class GroupWatchTest {
     }
 
     /**
+     * A send that fails (the client's connection broke) ends the watch, and with it the watch's
+     * place and its client's, as a cancel does: nothing else would ever end it, its client is gone.
+     */
+    @Test
+    void aWatchWhoseSendFailsGivesItsPlaceAndItsClientsBack() throws Exception {
+        GroupView group = newGroup();
+        String client = anotherClient();
+        Recorder gone = openAs(client, group.id());
+        gone.nextChange();
+        int watching = watch.watching();
+        assertThat(watch.clientsWatching()).contains(client);
+
+        gone.broken = true;
+        rename(group.id(), "Sent to a client that is gone");
+
+        Await.until("the failed send to free the watch's place", WAIT, () -> watch.watching() == watching - 1);
+        assertThat(watch.clientsWatching()).as("its client's place too").doesNotContain(client);
+    }
+
+    /**
      * Counts stay bounded by the clients watching now: one whose watches have all ended, or whose
      * every try was refused, holds no entry.
      */
@@ -711,6 +731,8 @@ class GroupWatchTest {
         final BlockingQueue<OptionalLong> stalledWith = new LinkedBlockingQueue<>();
         volatile boolean ready = true;
         volatile boolean pauseAfterNext;
+        /** Every send fails from now on, as to a client whose connection broke. */
+        volatile boolean broken;
         GroupWatch.Watch watch;
 
         @Override
@@ -720,6 +742,9 @@ class GroupWatchTest {
 
         @Override
         public void send(GroupEvent event) {
+            if (broken) {
+                throw new IllegalStateException("the client's connection is broken");
+            }
             if (pauseAfterNext) {
                 ready = false;
                 pauseAfterNext = false;
