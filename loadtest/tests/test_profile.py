@@ -1,5 +1,6 @@
 """Expanding a profile into cells: the cartesian product, the schema's rules, order, errors."""
 import os
+import re
 
 import pytest
 
@@ -312,3 +313,14 @@ def test_the_direct_grpc_over_rest_headline_the_steps_are_compared_with_pools_th
         assert {(n.protocol, d.protocol, d.encoding, d.http) for n, d in specs[direct][0]} == \
             {("grpc", "rest", "json", "1.1")}
 
+
+
+def test_the_profiles_readme_counts_each_profiles_cells():
+    """loadtest/profiles/README.md's table says how many cells each profile has; a profile that gains
+    or loses cells must say so there (smoke, protocols and hotpath had grown unnoticed)."""
+    readme = (profile.PROFILES_DIR / "README.md").read_text()
+    rows = re.findall(r"^\| `(\w+)\.toml` \| (\d+)\b", readme, re.M)
+    assert rows, "no profile rows found in loadtest/profiles/README.md"
+    stated = {name: int(count) for name, count in rows}
+    actual = {name: len(profile.expand(profile.load(name))) for name in stated}
+    assert stated == actual
