@@ -14,6 +14,7 @@ import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2SettingsFrame;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Headers;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2HeadersFrame;
@@ -137,21 +138,55 @@ public final class RawHttp2Call {
         }
     }
 
+    /** A call whose client takes nothing ({@link #takingNothing}) until it reads again: open until closed. */
+    public static final class TakingNothing implements AutoCloseable {
+
+        private final EventLoopGroup loop;
+        private final Channel connection;
+        private final CompletableFuture<Trailers> answer;
+
+        private TakingNothing(EventLoopGroup loop, Channel connection, CompletableFuture<Trailers> answer) {
+            this.loop = loop;
+            this.connection = connection;
+            this.answer = answer;
+        }
+
+        /**
+         * The client reads again: a new initial window lets the server send what waited (RFC 9113
+         * 6.9.2: the change applies to the open streams too), and with it the status queued behind
+         * it. Returns the answer's last header block, waited for at most {@code bound}.
+         */
+        public Trailers readAgain(Duration bound) throws Exception {
+            connection.writeAndFlush(new DefaultHttp2SettingsFrame(new Http2Settings().initialWindowSize(1 << 20))).sync();
+            try {
+                return answer.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("the call did not end within " + bound + " once its client read again", e);
+            }
+        }
+
+        @Override
+        public void close() {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
     /**
      * Calls {@code path} with {@code message} as a client that takes nothing: its connection gives
      * every stream a flow-control window of 0, so the server can send no message on it, and holds
      * the call open until closed.
      */
-    public static AutoCloseable takingNothing(int port, String path, byte[] message) throws Exception {
+    public static TakingNothing takingNothing(int port, String path, byte[] message) throws Exception {
         EventLoopGroup loop = new NioEventLoopGroup(1);
         try {
-            send(connect(loop, port, Http2Settings.defaultSettings().initialWindowSize(0)), port, path, Map.of(), message,
-                    true, new CompletableFuture<>());
+            CompletableFuture<Trailers> answer = new CompletableFuture<>();
+            Channel connection = connect(loop, port, Http2Settings.defaultSettings().initialWindowSize(0));
+            send(connection, port, path, Map.of(), message, true, answer);
+            return new TakingNothing(loop, connection, answer);
         } catch (Exception | Error e) {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
         }
-        return () -> loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     private static Channel connect(EventLoopGroup loop, int port, Http2Settings settings) throws InterruptedException {

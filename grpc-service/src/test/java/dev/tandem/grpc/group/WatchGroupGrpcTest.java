@@ -170,14 +170,22 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
      * says a call is ready until 32 KiB wait in it, which heartbeats alone take hours to fill, so the
      * watch of a client whose window stayed at 0 was never found stalled and held its place
      * ("the watch held by a client that takes nothing to end" not within 20 s, the timeout 3 s).
+     * Once the client reads again it learns why: UNAVAILABLE naming the stall timeout, queued behind
+     * what it had not read (with the call left unended, "the call did not end within PT20S once its
+     * client read again").
      */
     @Test
     void aClientThatTakesNothingLosesItsWatchOfAQuietGroup() throws Exception {
-        try (AutoCloseable ignored = RawHttp2Call.takingNothing(grpcPort(), "/tandem.v1.StudyGroupService/WatchGroup",
+        try (RawHttp2Call.TakingNothing client = RawHttp2Call.takingNothing(grpcPort(), "/tandem.v1.StudyGroupService/WatchGroup",
                 WatchGroupRequest.newBuilder().setId(GROUP).build().toByteArray())) {
             Await.until("the watch to start", java.time.Duration.ofSeconds(20), () -> watch.watching() == 1);
             Await.until("the watch held by a client that takes nothing to end", java.time.Duration.ofSeconds(20),
                     () -> watch.watching() == 0);
+            // The status waits behind what the client has not read; once it reads, it learns why.
+            RawHttp2Call.Trailers ended = client.readAgain(java.time.Duration.ofSeconds(20));
+            assertThat(ended.grpcStatus()).as("the stalled call's status").isEqualTo(Status.Code.UNAVAILABLE.value());
+            assertThat(ended.errorInfo().getReason()).isEqualTo("UNAVAILABLE");
+            assertThat(ended.headers().get("grpc-message").toString()).contains("tandem.watch.stall-timeout");
         }
     }
 
