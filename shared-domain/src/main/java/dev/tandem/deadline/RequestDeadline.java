@@ -6,6 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -27,7 +28,9 @@ import java.util.concurrent.TimeoutException;
  * passes, or {@link #cancel()} is called, each running statement is cancelled (Connector/J sends
  * KILL QUERY) and a thread waiting for a pooled connection, or for another request's cache load
  * ({@link #await}), is interrupted. A statement that would
- * start afterwards is refused, so the transaction rolls back and nothing is half-applied.
+ * start afterwards is refused, so the transaction rolls back and nothing is half-applied. A
+ * statement that has not ended {@link #ABORT_AFTER} after its cancellation has its connection
+ * aborted (see {@link #cancel()}).
  *
  * <p>The expiry is scheduled lazily, when the first statement starts: a request answered from the
  * cache costs no timer.
@@ -36,6 +39,13 @@ public final class RequestDeadline implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RequestDeadline.class);
     private static final ThreadLocal<RequestDeadline> CURRENT = new ThreadLocal<>();
+
+    /**
+     * How long a cancelled statement may take to end before its connection is aborted. A KILL QUERY
+     * ends a statement within milliseconds when it arrives; this leaves room for a slow KILL (it
+     * opens a connection of its own) before a healthy connection is given up.
+     */
+    static final Duration ABORT_AFTER = Duration.ofSeconds(2);
 
     private final long deadlineNanos;
     private final ScheduledExecutorService timer;
@@ -149,6 +159,29 @@ public final class RequestDeadline implements AutoCloseable {
                     log.debug("Could not cancel a statement at its request's deadline", e);
                 }
             });
+            // The KILL QUERY goes to the same server by another connection: when the server, or the
+            // path to it, has stopped answering (a partition, a frozen host), it never arrives, and
+            // the statement's own read has no timeout (none is set: it would cap every statement,
+            // Flyway's too), so it would wait for hours holding this request's thread and a pooled
+            // connection. Aborting the connection closes its socket: the read fails at once, the
+            // request gets its error and Hikari discards the connection.
+            timer.schedule(() -> cancels.execute(() -> abortIfStillRunning(statement)),
+                    ABORT_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void abortIfStillRunning(Statement statement) {
+        synchronized (this) {
+            if (!running.contains(statement)) {
+                return;
+            }
+        }
+        try {
+            log.warn("A statement was still running {} after its request's deadline (the database does not answer): "
+                    + "aborting its connection", ABORT_AFTER);
+            statement.getConnection().abort(cancels);
+        } catch (Exception e) {
+            log.debug("Could not abort the connection of a statement past its request's deadline", e);
         }
     }
 

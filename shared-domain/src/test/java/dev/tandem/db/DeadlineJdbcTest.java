@@ -3,11 +3,14 @@ package dev.tandem.db;
 import dev.tandem.deadline.DeadlineExceededException;
 import dev.tandem.deadline.RequestDeadline;
 import dev.tandem.deadline.RequestDeadlines;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.StallingProxy;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -15,7 +18,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.sql.SQLException;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -31,6 +39,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class DeadlineJdbcTest {
 
     @Autowired RequestDeadlines deadlines;
+    @Autowired GuardedDataSource guard;
+    @Autowired Environment environment;
     DataSource dataSource;
 
     /**
@@ -106,5 +116,57 @@ class DeadlineJdbcTest {
             assertThat(statement.execute("SELECT 1")).isTrue();
         }
         assertThat(RequestDeadline.current()).isEmpty();
+    }
+
+    /**
+     * A database that stops answering in the middle of a statement (a network partition, a frozen
+     * host, a moved address): the KILL QUERY that the deadline sends cannot reach it either, and
+     * without a socket timeout the statement's read would wait for hours (TCP keepalive), holding
+     * the request's thread and a pooled connection. At the deadline the statement must end anyway.
+     * The wait below is a bound on a hang, not a speed: a statement still blocked after 30 s is the
+     * failure.
+     */
+    @Test
+    void aStatementOnADatabaseThatStopsAnsweringEndsAfterTheDeadline() throws Exception {
+        int port = environment.getRequiredProperty("tandem.db.port", Integer.class);
+        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
+        StallingProxy proxy = new StallingProxy(port);
+        HikariDataSource pool = new HikariDataSource();
+        Connection connection = null;
+        try {
+            pool.setPoolName("deadline-stalled-path");
+            pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url")
+                    .replace(":" + port + "/", ":" + proxy.port() + "/"));
+            pool.setUsername(environment.getProperty("spring.datasource.username"));
+            pool.setPassword(environment.getProperty("spring.datasource.password"));
+            pool.setMaximumPoolSize(1);
+            DataSource guarded = (DataSource) guard.postProcessAfterInitialization(pool, "stalledPath");
+            connection = guarded.getConnection();
+            Connection stalled = connection;
+            proxy.stall();
+            CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+                try (RequestDeadline deadline = deadlines.open(Duration.ofMillis(500));
+                     RequestDeadline.Binding ignored = deadline.bind();
+                     Statement statement = stalled.createStatement()) {
+                    statement.executeQuery("SELECT 1");
+                    return null;
+                } catch (Throwable e) {
+                    return e;
+                }
+            }, requests);
+
+            Throwable thrown = catchThrowable(() -> outcome.get(30, TimeUnit.SECONDS));
+            assertThat(thrown).as("the statement still blocked 30 s after its 500 ms deadline").isNull();
+            assertThat(outcome.join()).as("the statement failed").isInstanceOf(SQLException.class);
+        } finally {
+            // First: a read still blocked (the failure) ends when the proxy drops its sockets; the
+            // connection's close would otherwise wait for it.
+            proxy.close();
+            if (connection != null) {
+                connection.close();
+            }
+            pool.close();
+            requests.shutdownNow();
+        }
     }
 }
