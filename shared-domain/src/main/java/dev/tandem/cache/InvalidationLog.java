@@ -219,9 +219,11 @@ final class InvalidationLog {
 
     /** Notes that {@code instanceId} follows the log and has read it up to {@code position}, now. */
     void noteFollower(String instanceId, long position) {
+        // The position bound twice rather than read back with VALUES(position): MySQL deprecates
+        // VALUES() here since 8.0.20, and its replacement (a row alias) is not MariaDB syntax.
         follower.sql("INSERT INTO cache_followers (instance_id, position, last_seen) VALUES (?, ?, NOW(6)) "
-                        + "ON DUPLICATE KEY UPDATE position = VALUES(position), last_seen = VALUES(last_seen)")
-                .params(instanceId, position)
+                        + "ON DUPLICATE KEY UPDATE position = ?, last_seen = NOW(6)")
+                .params(instanceId, position, position)
                 .update();
     }
 
