@@ -66,10 +66,19 @@ enum GtidDialect {
         }
         try (PreparedStatement statement = replica.prepareStatement(waitSql)) {
             statement.setString(1, position);
-            statement.setDouble(2, maxWait.toMillis() / 1000.0);
+            statement.setDouble(2, timeoutSeconds(maxWait));
             try (ResultSet rs = statement.executeQuery()) {
                 return rs.next() && rs.getInt(1) == 0 && !rs.wasNull();
             }
         }
+    }
+
+    /**
+     * The wait functions' timeout argument for {@code maxWait}: seconds, a fraction allowed by both,
+     * never 0 for a positive wait. Whole milliseconds made a wait under 1 ms 0, which MariaDB takes
+     * as "do not wait" but MySQL's WAIT_FOR_EXECUTED_GTID_SET as "wait without limit".
+     */
+    static double timeoutSeconds(Duration maxWait) {
+        return maxWait.toNanos() / 1e9;
     }
 }
