@@ -17,7 +17,8 @@ import java.util.Set;
  * Sees every JDBC call of the application (datasource-proxy's method listener, see
  * {@link GuardedDataSource}) and holds it to the request's {@link RequestDeadline}:
  * <ul>
- * <li>a statement is registered while it runs, so the deadline's expiry cancels it on time. No JDBC
+ * <li>a statement (and a commit) is registered while it runs, so the deadline's expiry cancels it on
+ * time, and aborts its connection if it still runs {@code RequestDeadline.ABORT_AFTER} later. No JDBC
  * query timeout is set as well: its unit is whole seconds, so it could only fire after the
  * expiry, and Connector/J would schedule a cancel task of its own for every statement;</li>
  * <li>waiting for a pooled connection is interrupted at the deadline;</li>
@@ -60,9 +61,12 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
                 throw sneaky(new DeadlineExceededException("the request's deadline passed before a database connection was obtained"));
             }
             call.addCustomValue(REGISTERED, deadline);
-        } else if (target instanceof Connection && method.equals("commit") && deadline.expired()) {
-            // Too late to answer success: not committing lets the transaction roll back.
-            throw sneaky(new DeadlineExceededException("the request's deadline passed before the commit"));
+        } else if (target instanceof Connection connection && method.equals("commit")) {
+            if (!deadline.commitStarting(connection)) {
+                // Too late to answer success: not committing lets the transaction roll back.
+                throw sneaky(new DeadlineExceededException("the request's deadline passed before the commit"));
+            }
+            call.addCustomValue(REGISTERED, deadline);
         }
     }
 
@@ -74,6 +78,8 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
         RequestDeadline deadline = call.getCustomValue(REGISTERED, RequestDeadline.class);
         if (deadline != null && target instanceof Statement statement) {
             deadline.statementEnded(statement);
+        } else if (deadline != null && target instanceof Connection connection) {
+            deadline.commitEnded(connection);
         } else if (deadline != null && target instanceof DataSource) {
             boolean interrupted = deadline.acquisitionEnded();
             if (interrupted && thrown != null) {

@@ -5,6 +5,7 @@ import dev.tandem.error.ErrorCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashSet;
@@ -53,6 +54,7 @@ public final class RequestDeadline implements AutoCloseable {
 
     // Guarded by this: what runs now, so that the expiry can stop it.
     private final Set<Statement> running = new HashSet<>();
+    private final Set<Connection> committing = new HashSet<>();
     private Thread waiting; // for a pooled connection or for another request's work
     private boolean interruptedWait;
     private ScheduledFuture<?> expiry;
@@ -139,12 +141,14 @@ public final class RequestDeadline implements AutoCloseable {
      */
     public void cancel() {
         Set<Statement> toCancel;
+        Set<Connection> commits;
         synchronized (this) {
             if (closed) {
                 return;
             }
             cancelled = true;
             toCancel = Set.copyOf(running);
+            commits = Set.copyOf(committing);
             if (waiting != null) {
                 interruptedWait = true;
                 waiting.interrupt();
@@ -167,6 +171,27 @@ public final class RequestDeadline implements AutoCloseable {
             // request gets its error and Hikari discards the connection.
             timer.schedule(() -> cancels.execute(() -> abortIfStillRunning(statement)),
                     ABORT_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        // A commit cannot be killed, and it waits on the same unanswered read; once sent it may have
+        // been applied, and the JDBC listener reports its failure as an unknown outcome.
+        for (Connection connection : commits) {
+            timer.schedule(() -> cancels.execute(() -> abortIfStillCommitting(connection)),
+                    ABORT_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void abortIfStillCommitting(Connection connection) {
+        synchronized (this) {
+            if (!committing.contains(connection)) {
+                return;
+            }
+        }
+        try {
+            log.warn("A commit was still running {} after its request's deadline (the database does not answer): "
+                    + "aborting its connection", ABORT_AFTER);
+            connection.abort(cancels);
+        } catch (Exception e) {
+            log.debug("Could not abort the connection of a commit past its request's deadline", e);
         }
     }
 
@@ -212,6 +237,26 @@ public final class RequestDeadline implements AutoCloseable {
         running.remove(statement);
     }
 
+    /**
+     * A commit starts on behalf of this request; false if the deadline has passed (too late to
+     * answer success: the transaction is to roll back instead). Registered like a statement, so a
+     * commit the database never answers is ended by {@link #cancel()}.
+     */
+    public synchronized boolean commitStarting(Connection connection) {
+        if (expired()) {
+            return false;
+        }
+        if (!closed) {
+            committing.add(connection);
+            scheduleExpiry();
+        }
+        return true;
+    }
+
+    public synchronized void commitEnded(Connection connection) {
+        committing.remove(connection);
+    }
+
     /** The calling thread starts waiting for a pooled connection; false if it may not. */
     public synchronized boolean acquisitionStarting() {
         if (expired() || closed) {
@@ -253,6 +298,7 @@ public final class RequestDeadline implements AutoCloseable {
             expiry.cancel(false);
         }
         running.clear();
+        committing.clear();
     }
 
     /** Undoes one {@link #bind()}. */

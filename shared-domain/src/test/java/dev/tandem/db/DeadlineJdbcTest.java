@@ -162,11 +162,71 @@ class DeadlineJdbcTest {
             // First: a read still blocked (the failure) ends when the proxy drops its sockets; the
             // connection's close would otherwise wait for it.
             proxy.close();
-            if (connection != null) {
-                connection.close();
-            }
+            closeDeadConnection(connection);
             pool.close();
             requests.shutdownNow();
+        }
+    }
+
+    /**
+     * The same for a commit: it is sent, and the database stops answering before it replies. At the
+     * deadline the commit must end, reported as what it is: sent, outcome unknown.
+     */
+    @Test
+    void aCommitToADatabaseThatStopsAnsweringEndsAfterTheDeadlineWithItsOutcomeUnknown() throws Exception {
+        int port = environment.getRequiredProperty("tandem.db.port", Integer.class);
+        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
+        StallingProxy proxy = new StallingProxy(port);
+        HikariDataSource pool = new HikariDataSource();
+        Connection connection = null;
+        try {
+            pool.setPoolName("deadline-stalled-commit");
+            pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url")
+                    .replace(":" + port + "/", ":" + proxy.port() + "/"));
+            pool.setUsername(environment.getProperty("spring.datasource.username"));
+            pool.setPassword(environment.getProperty("spring.datasource.password"));
+            pool.setMaximumPoolSize(1);
+            DataSource guarded = (DataSource) guard.postProcessAfterInitialization(pool, "stalledCommit");
+            connection = guarded.getConnection();
+            Connection stalled = connection;
+            String email = "stalled-commit-" + UUID.randomUUID() + "@example.test";
+            CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+                try (RequestDeadline deadline = deadlines.open(Duration.ofSeconds(5));
+                     RequestDeadline.Binding ignored = deadline.bind()) {
+                    stalled.setAutoCommit(false);
+                    try (PreparedStatement insert = stalled.prepareStatement(
+                            "INSERT INTO users (name, email, created_at) VALUES ('Stalled', ?, NOW(6))")) {
+                        insert.setString(1, email);
+                        insert.executeUpdate();
+                    }
+                    proxy.stall();
+                    stalled.commit();
+                    return null;
+                } catch (Throwable e) {
+                    return e;
+                }
+            }, requests);
+
+            Throwable thrown = catchThrowable(() -> outcome.get(60, TimeUnit.SECONDS));
+            assertThat(thrown).as("the commit still blocked 60 s after it was sent (deadline 5 s)").isNull();
+            assertThat(outcome.join()).as("the commit failed, its outcome unknown")
+                    .isInstanceOf(CommitOutcomeUnknownException.class);
+        } finally {
+            proxy.close();
+            closeDeadConnection(connection);
+            pool.close();
+            requests.shutdownNow();
+        }
+    }
+
+    /** Closes a connection whose server went away: Hikari's rollback on close fails then, as expected. */
+    private static void closeDeadConnection(Connection connection) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException expected) {
+                // the proxy, and with it the connection's socket, is closed
+            }
         }
     }
 }
