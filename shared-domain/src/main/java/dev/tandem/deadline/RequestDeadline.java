@@ -180,11 +180,9 @@ public final class RequestDeadline implements AutoCloseable {
         }
     }
 
-    private void abortIfStillCommitting(Connection connection) {
-        synchronized (this) {
-            if (!committing.contains(connection)) {
-                return;
-            }
+    private synchronized void abortIfStillCommitting(Connection connection) {
+        if (!committing.contains(connection)) {
+            return;
         }
         try {
             log.warn("A commit was still running {} after its request's deadline (the database does not answer): "
@@ -195,11 +193,11 @@ public final class RequestDeadline implements AutoCloseable {
         }
     }
 
-    private void abortIfStillRunning(Statement statement) {
-        synchronized (this) {
-            if (!running.contains(statement)) {
-                return;
-            }
+    // Under the lock, so that the statement cannot end (and its request go on with the connection)
+    // between the check and the abort; abort only hands the closing to the executor.
+    private synchronized void abortIfStillRunning(Statement statement) {
+        if (!running.contains(statement)) {
+            return;
         }
         try {
             log.warn("A statement was still running {} after its request's deadline (the database does not answer): "
