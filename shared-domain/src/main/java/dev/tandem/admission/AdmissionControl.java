@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
@@ -90,6 +91,8 @@ public final class AdmissionControl {
     private final @Nullable SimpleLimiter<Void> limiter;
     private final Counter refused;
     private final Counter[] ended = new Counter[Ending.values().length];
+    /** Admitted requests whose permit has not gone back yet (see tryAdmit). */
+    private final AtomicInteger held = new AtomicInteger();
 
     public AdmissionControl(AdmissionProperties properties, MeterRegistry meters) {
         this(properties, meters, System::nanoTime);
@@ -113,7 +116,7 @@ public final class AdmissionControl {
         if (limiter != null) {
             Gauge.builder("tandem.admission.limit", limiter, SimpleLimiter::getLimit)
                     .description("How many requests may run at once now").register(meters);
-            Gauge.builder("tandem.admission.in.flight", limiter, SimpleLimiter::getInflight)
+            Gauge.builder("tandem.admission.in.flight", held, AtomicInteger::get)
                     .description("Requests running now under the limit").register(meters);
         }
     }
@@ -165,26 +168,32 @@ public final class AdmissionControl {
             refused.increment();
             return null;
         }
-        // Each ending is counted before its permit goes back, so that whoever sees the permit back
-        // (inFlight() lower) sees the ending counted too: counted after, a reader between the two saw
-        // neither the request in flight nor its ending (make test, 2026-12-02, AdmissionRestTest).
+        held.incrementAndGet();
+        // Each ending is counted, then the limiter told (it gives the permit back), then the request
+        // leaves inFlight(): whoever sees inFlight() lower sees the ending counted and can be
+        // admitted. The limiter's own count falls before its semaphore is released
+        // (SimpleLimiter's listener), so a request made when it read 0 could still be refused (make
+        // test, 2026-12-02: AdmissionRestTest's read after the permit was back, 503).
         return new Permit() {
             @Override
             public void completed() {
                 ended[Ending.COMPLETED.ordinal()].increment();
                 listener.onSuccess();
+                held.decrementAndGet();
             }
 
             @Override
             public void ignored() {
                 ended[Ending.IGNORED.ordinal()].increment();
                 listener.onIgnore();
+                held.decrementAndGet();
             }
 
             @Override
             public void dropped() {
                 ended[Ending.DROPPED.ordinal()].increment();
                 listener.onDropped();
+                held.decrementAndGet();
             }
         };
     }
@@ -250,6 +259,6 @@ public final class AdmissionControl {
 
     /** How many admitted requests are running now (0 when admission control is off). */
     public int inFlight() {
-        return limiter == null ? 0 : limiter.getInflight();
+        return held.get();
     }
 }

@@ -86,8 +86,47 @@ class AdmissionControlTest {
 
         control.tryAdmit().completed();
 
+        // at the end the limiter reads its clock before it gives the permit back: still in flight
         assertThat(seen).as("what the clock saw, at the admission and at the end").containsExactly(
-                "0 in flight, 0 ended", "0 in flight, 1 ended");
+                "0 in flight, 0 ended", "1 in flight, 1 ended");
+    }
+
+    /**
+     * Whoever sees inFlight() fall to 0 can be admitted (tests wait for it before a request they
+     * expect admitted). Seen through the limiter's clock at a request's end, at a limit of 1: the
+     * limiter's own count fell before its semaphore was released, so inFlight() read 0 while the
+     * next request was refused (make test, 2026-12-02: AdmissionRestTest, 503 after "the permit
+     * back"). Failed before: ["0 in flight, refused"].
+     */
+    @Test
+    void noRequestIsRefusedOnceInFlightReadsZero() {
+        AtomicReference<AdmissionControl> built = new AtomicReference<>();
+        List<String> seen = new ArrayList<>();
+        boolean[] inside = {false};
+        AdmissionControl control = new AdmissionControl(
+                new AdmissionProperties(true, AdmissionProperties.Algorithm.FIXED, 1, 1, 1, Duration.ofSeconds(2), null),
+                meters, () -> {
+                    AdmissionControl c = built.get();
+                    if (c != null && !inside[0] && c.inFlight() == 0) {
+                        inside[0] = true;
+                        AdmissionControl.Permit next = c.tryAdmit();
+                        seen.add(next == null ? "0 in flight, refused" : "0 in flight, admitted");
+                        if (next != null) {
+                            next.completed();
+                        }
+                        inside[0] = false;
+                    }
+                    return nanos.get();
+                });
+        built.set(control);
+        AdmissionControl.Permit permit = control.tryAdmit();
+        seen.clear();   // at its admission, nothing was in flight: the probe was admitted and ended
+
+        permit.completed();
+
+        assertThat(seen).as("a request made while inFlight() read 0").doesNotContain("0 in flight, refused");
+        assertThat(control.inFlight()).isZero();
+        assertThat(control.tryAdmit()).as("admitted once the permit is back").isNotNull();
     }
 
     @Test
