@@ -17,15 +17,20 @@ import java.time.Duration;
  * @param maxPageSize      largest ListGroups page_size a client may ask for
  * @param requestTimeout   longest a request may run on the server; a client's shorter deadline
  *                         wins (dev.tandem.deadline.RequestDeadlines)
+ * @param idleTimeout      longest a gRPC connection with no call in progress stays open (the
+ *                         server then sends GOAWAY and closes it); REST's Tomcat closes an idle
+ *                         connection after its own connection timeout (60 s)
  */
 @ConfigurationProperties("tandem.limits")
 public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, Integer maxPageSize,
-                               Duration requestTimeout) {
+                               Duration requestTimeout, Duration idleTimeout) {
 
     public static final DataSize DEFAULT_MAX_REQUEST_BYTES = DataSize.ofKilobytes(64);
     public static final DataSize DEFAULT_MAX_HEADER_BYTES = DataSize.ofKilobytes(8);
     public static final int DEFAULT_MAX_PAGE_SIZE = 1000;
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** As long as Tomcat keeps an idle REST connection (its connection timeout). */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     /**
      * The largest max-page-size that may be set. A page is one query of page_size + 1 rows held in
      * memory and one answer: 10,000 groups are a few MB, under the 4 MiB a grpc-java client accepts
@@ -39,6 +44,7 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
         // TANDEM_LIMITS_MAX_PAGE_SIZE=0 was quietly the default, 1000.
         maxPageSize = maxPageSize == null ? DEFAULT_MAX_PAGE_SIZE : maxPageSize;
         requestTimeout = requestTimeout == null ? DEFAULT_REQUEST_TIMEOUT : requestTimeout;
+        idleTimeout = idleTimeout == null ? DEFAULT_IDLE_TIMEOUT : idleTimeout;
         if (maxRequestBytes.toBytes() <= 0 || maxRequestBytes.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tandem.limits.max-request-bytes must be between 1B and 2GB, got "
                     + maxRequestBytes);
@@ -53,10 +59,11 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
                     + MOST_PAGE_SIZE + " (a page is one query and one answer), got " + maxPageSize);
         }
         Settings.requirePositive(requestTimeout, "tandem.limits.request-timeout");
+        Settings.requirePositive(idleTimeout, "tandem.limits.idle-timeout");
     }
 
     /** The defaults, for code that runs without a Spring context. */
     public static LimitsProperties defaults() {
-        return new LimitsProperties(null, null, null, null);
+        return new LimitsProperties(null, null, null, null, null);
     }
 }
