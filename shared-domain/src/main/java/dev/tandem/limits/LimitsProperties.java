@@ -20,10 +20,14 @@ import java.time.Duration;
  * @param idleTimeout      longest a gRPC connection with no call in progress stays open (the
  *                         server then sends GOAWAY and closes it); REST's Tomcat closes an idle
  *                         connection after its own connection timeout (60 s)
+ * @param maxCallsPerConnection  most gRPC calls one connection may hold at once (HTTP/2's
+ *                         MAX_CONCURRENT_STREAMS; a stream above it is refused); an HTTP/1.1
+ *                         connection carries one request at a time
  */
 @ConfigurationProperties("tandem.limits")
 public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, Integer maxPageSize,
-                               Duration requestTimeout, Duration idleTimeout) {
+                               Duration requestTimeout, Duration idleTimeout,
+                               Integer maxCallsPerConnection) {
 
     public static final DataSize DEFAULT_MAX_REQUEST_BYTES = DataSize.ofKilobytes(64);
     public static final DataSize DEFAULT_MAX_HEADER_BYTES = DataSize.ofKilobytes(8);
@@ -31,6 +35,12 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     /** As long as Tomcat keeps an idle REST connection (its connection timeout). */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * Above any client's need (the bench's overload profile keeps a few hundred calls in flight per
+     * gRPC connection at three times capacity), far below what exhausts a heap: unbounded, one
+     * connection held 200,000 calls at about 2 KB each and a 384 MB service ran out of memory.
+     */
+    public static final int DEFAULT_MAX_CALLS_PER_CONNECTION = 1000;
     /**
      * The largest max-page-size that may be set. A page is one query of page_size + 1 rows held in
      * memory and one answer: 10,000 groups are a few MB, under the 4 MiB a grpc-java client accepts
@@ -45,6 +55,7 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
         maxPageSize = maxPageSize == null ? DEFAULT_MAX_PAGE_SIZE : maxPageSize;
         requestTimeout = requestTimeout == null ? DEFAULT_REQUEST_TIMEOUT : requestTimeout;
         idleTimeout = idleTimeout == null ? DEFAULT_IDLE_TIMEOUT : idleTimeout;
+        maxCallsPerConnection = maxCallsPerConnection == null ? DEFAULT_MAX_CALLS_PER_CONNECTION : maxCallsPerConnection;
         if (maxRequestBytes.toBytes() <= 0 || maxRequestBytes.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tandem.limits.max-request-bytes must be between 1B and 2GB, got "
                     + maxRequestBytes);
@@ -60,10 +71,11 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
         }
         Settings.requirePositive(requestTimeout, "tandem.limits.request-timeout");
         Settings.requirePositive(idleTimeout, "tandem.limits.idle-timeout");
+        Settings.requireAtLeastOne(maxCallsPerConnection, "tandem.limits.max-calls-per-connection");
     }
 
     /** The defaults, for code that runs without a Spring context. */
     public static LimitsProperties defaults() {
-        return new LimitsProperties(null, null, null, null, null);
+        return new LimitsProperties(null, null, null, null, null, null);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.grpc.server;
 
+import dev.tandem.limits.LimitsProperties;
 import io.grpc.DecompressorRegistry;
 import io.grpc.ServerBuilder;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
@@ -7,6 +8,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.grpc.server.ServerBuilderCustomizer;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -36,6 +39,35 @@ public class GrpcServerConfiguration {
     @Bean
     <T extends ServerBuilder<T>> ServerBuilderCustomizer<T> lazyGzipRequests() {
         return builder -> builder.decompressorRegistry(DecompressorRegistry.getDefaultInstance().with(new LazyGzip(), true));
+    }
+
+    /**
+     * At most {@code tandem.limits.max-calls-per-connection} calls at once on one connection
+     * (HTTP/2's MAX_CONCURRENT_STREAMS; Netty refuses a stream above it with REFUSED_STREAM). grpc-java
+     * leaves it unbounded, and nothing else bounds the calls a connection opens while the rate limit
+     * and admission control are off (the defaults): one connection held 200,000 calls that never
+     * ended their requests and the service ran out of heap (CallsPerConnectionGrpcTest).
+     *
+     * <p>Both Netty builders have the setting: grpc-netty's, which the jar runs, and grpc-netty-shaded's,
+     * which Boot prefers whenever it is on the classpath (the tests' client brings it), so it is
+     * called by name rather than through one of the two types. A builder without it (in-process)
+     * has no connections to bound.
+     */
+    @Bean
+    <T extends ServerBuilder<T>> ServerBuilderCustomizer<T> maxCallsPerConnection(LimitsProperties limits) {
+        return builder -> {
+            Method setter;
+            try {
+                setter = builder.getClass().getMethod("maxConcurrentCallsPerConnection", int.class);
+            } catch (NoSuchMethodException inProcess) {
+                return;
+            }
+            try {
+                setter.invoke(builder, limits.maxCallsPerConnection());
+            } catch (IllegalAccessException | InvocationTargetException e) {
+                throw new IllegalStateException("cannot bound the calls per connection of " + builder.getClass(), e);
+            }
+        };
     }
 
     /** Closed when the context is destroyed, which is after the gRPC server has stopped. */
