@@ -2,6 +2,10 @@ package dev.tandem.grpc.hostile;
 
 import dev.tandem.grpc.GrpcIntegrationTest;
 import dev.tandem.proto.v1.GetGroupRequest;
+import io.grpc.Status;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
+import io.netty.handler.codec.http2.Http2Headers;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
 
@@ -20,8 +24,8 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * One connection holds at most {@code tandem.limits.max-calls-per-connection} calls at once: the
- * server says so in its SETTINGS (MAX_CONCURRENT_STREAMS) and refuses a stream above it
- * (RST_STREAM REFUSED_STREAM, which a client may retry). Unbounded, as grpc-java leaves it, one
+ * server says so in its SETTINGS (MAX_CONCURRENT_STREAMS) and ends a call above it at once, even
+ * for a client that never acknowledged those SETTINGS. Unbounded, as grpc-java leaves it, one
  * connection opened 200,000 calls that never ended their request in a few seconds: each is held
  * until its deadline (10 s), and the gRPC service (-Xmx384m) ran out of heap and stopped answering
  * anyone, its health endpoint included.
@@ -36,48 +40,58 @@ class CallsPerConnectionGrpcTest extends GrpcIntegrationTest {
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final int SETTINGS = 0x4;
     private static final int HEADERS = 0x1;
-    private static final int RST_STREAM = 0x3;
     private static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
-    private static final int REFUSED_STREAM = 0x7;
 
     @Test
-    void aCallAboveTheLimitOfItsConnectionIsRefusedAndTheOthersAreServed() throws IOException {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", grpcPort()), READ_TIMEOUT_MILLIS);
-            socket.setSoTimeout(READ_TIMEOUT_MILLIS);
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            OutputStream out = socket.getOutputStream();
-            out.write(PREFACE);
-            out.write(frame(SETTINGS, 0, 0, new byte[0]));
-            out.flush();
-
-            Frame settings = next(in);
+    void theServerAdvertisesTheLimit() throws IOException {
+        try (Socket socket = connect()) {
+            Frame settings = next(new DataInputStream(socket.getInputStream()));
             assertThat(settings.type()).as("the server's first frame").isEqualTo(SETTINGS);
             assertThat(settings.setting(SETTINGS_MAX_CONCURRENT_STREAMS))
                     .as("MAX_CONCURRENT_STREAMS the server advertises").isEqualTo(LIMIT);
-            // Acknowledged: a server applies its own settings from the peer's ACK on (RFC 9113 §6.5.3).
-            out.write(frame(SETTINGS, 0x1, 0, new byte[0]));
+        }
+    }
 
-            // LIMIT + 1 calls whose requests never end, as a client holding calls open would send
-            // them (ignoring the advertised limit): streams 1, 3, ..., 2 * LIMIT + 1.
-            for (int call = 0; call <= LIMIT; call++) {
+    /**
+     * A client that never acknowledges the server's SETTINGS (so Netty does not enforce them) and
+     * opens LIMIT + 1 calls whose requests never end: one is refused at once with RESOURCE_EXHAUSTED,
+     * while the others are held (until their deadline), and everyone else is served as before.
+     */
+    @Test
+    void aCallAboveTheLimitOfItsConnectionIsRefusedAtOnceWhateverTheClientAcknowledged() throws Exception {
+        try (Socket socket = connect()) {
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            OutputStream out = socket.getOutputStream();
+            for (int call = 0; call <= LIMIT; call++) { // streams 1, 3, ..., 2 * LIMIT + 1
                 out.write(frame(HEADERS, 0x4, 1 + 2 * call, getGroupHeaders()));
             }
             out.flush();
 
-            int lastStream = 1 + 2 * LIMIT;
-            for (Frame frame = next(in); ; frame = next(in)) {
-                if (frame.stream() == lastStream) {
-                    assertThat(frame.type()).as("the server's answer to the call above the limit").isEqualTo(RST_STREAM);
-                    assertThat(frame.payload().getInt(0)).as("RST_STREAM error code").isEqualTo(REFUSED_STREAM);
-                    break;
-                }
-                assertThat(frame.type() == RST_STREAM && frame.stream() != 0)
-                        .as("a call within the limit (stream %d) was reset", frame.stream()).isFalse();
+            Frame answer = next(in);
+            while (answer.stream() == 0) { // the server's SETTINGS, WINDOW_UPDATE, PING: not about a call
+                answer = next(in);
             }
+            // The calls start concurrently, so any one of them may be the one above the limit; it
+            // is answered at once, the others only at their deadline (DEADLINE_EXCEEDED).
+            assertThat(answer.type()).as("the first answer to a call").isEqualTo(HEADERS);
+            assertThat(answer.flags() & 0x1).as("it ends the call (trailers-only)").isEqualTo(0x1);
+            Http2Headers trailers = new DefaultHttp2HeadersDecoder(false)
+                    .decodeHeaders(answer.stream(), Unpooled.wrappedBuffer(answer.payload()));
+            assertThat(String.valueOf(trailers.get("grpc-status")))
+                    .as("grpc-status of the first call answered").isEqualTo(String.valueOf(Status.Code.RESOURCE_EXHAUSTED.value()));
         }
-        // Everyone else, and the next connection, are served as before.
         assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
+    }
+
+    /** A connection that has sent the preface and an empty SETTINGS, and acknowledges nothing. */
+    private Socket connect() throws IOException {
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", grpcPort()), READ_TIMEOUT_MILLIS);
+        socket.setSoTimeout(READ_TIMEOUT_MILLIS);
+        socket.getOutputStream().write(PREFACE);
+        socket.getOutputStream().write(frame(SETTINGS, 0, 0, new byte[0]));
+        socket.getOutputStream().flush();
+        return socket;
     }
 
     private record Frame(int type, int flags, int stream, ByteBuffer payload) {
