@@ -14,11 +14,8 @@ import org.springframework.grpc.server.lifecycle.GrpcServerLifecycle;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -28,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Random bytes on the gRPC port, over raw TCP: garbage, an HTTP/1.1 request, a TLS handshake, a
@@ -91,10 +87,10 @@ class GrpcPortGarbageTest extends GrpcIntegrationTest {
             socket.getOutputStream().flush();
             // Our side says it is done, so that a server still waiting for more bytes sees the end.
             socket.shutdownOutput();
-            answer = readUntilClosed(socket);
+            answer = RawFrames.readUntilClosed(socket, "the server kept the connection open after garbage");
         }
         if (!anyOfFrames.isEmpty()) {
-            assertThat(frameTypes(answer)).as("HTTP/2 frames the server sent after %s", name)
+            assertThat(RawFrames.frameTypes(answer)).as("HTTP/2 frames the server sent after %s", name)
                     .containsAnyElementsOf(anyOfFrames);
         }
         assertStillServing();
@@ -137,35 +133,6 @@ class GrpcPortGarbageTest extends GrpcIntegrationTest {
         socket.connect(new InetSocketAddress("127.0.0.1", server.getPort()), READ_TIMEOUT_MILLIS);
         socket.setSoTimeout(READ_TIMEOUT_MILLIS);
         return socket;
-    }
-
-    /** Everything the server sends until it closes the connection (a reset counts as closing). */
-    private static byte[] readUntilClosed(Socket socket) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        InputStream in = socket.getInputStream();
-        byte[] buffer = new byte[4096];
-        try {
-            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                out.write(buffer, 0, n);
-            }
-        } catch (SocketTimeoutException e) {
-            fail("the server kept the connection open for %d ms after garbage", READ_TIMEOUT_MILLIS);
-        } catch (SocketException reset) {
-            // Closed with a reset: closed all the same.
-        }
-        return out.toByteArray();
-    }
-
-    /** The types of the HTTP/2 frames in what the server sent (it sends no preface of its own). */
-    private static List<Integer> frameTypes(byte[] bytes) {
-        List<Integer> types = new ArrayList<>();
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.remaining() >= 9) {
-            int length = ((buffer.get() & 0xff) << 16) | ((buffer.get() & 0xff) << 8) | (buffer.get() & 0xff);
-            types.add(buffer.get() & 0xff);
-            buffer.position(Math.min(buffer.limit(), buffer.position() + 5 + length));
-        }
-        return types;
     }
 
     /**

@@ -6,22 +6,14 @@ import io.grpc.ConnectivityState;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * A connection with no call in progress is closed after {@code tandem.limits.idle-timeout}. Without
@@ -51,9 +43,9 @@ class IdleConnectionGrpcTest extends GrpcIntegrationTest {
             socket.getOutputStream().write(EMPTY_SETTINGS);
             socket.getOutputStream().flush();
             // Our side stays open and silent, as a client holding connections would.
-            answer = readUntilClosed(socket);
+            answer = RawFrames.readUntilClosed(socket, "the server kept a connection with no call open (idle timeout 1 s)");
         }
-        assertThat(frameTypes(answer)).as("the HTTP/2 frames the server sent before closing").contains(GOAWAY);
+        assertThat(RawFrames.frameTypes(answer)).as("the HTTP/2 frames the server sent before closing").contains(GOAWAY);
     }
 
     /** The close is graceful: a client's channel sees its transport go and simply reconnects for its next call. */
@@ -69,34 +61,5 @@ class IdleConnectionGrpcTest extends GrpcIntegrationTest {
                 .as("the idle connection was closed by the server").isTrue();
 
         assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId()).isEqualTo(2);
-    }
-
-    /** Everything the server sends until it closes the connection (a reset counts as closing). */
-    private static byte[] readUntilClosed(Socket socket) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        InputStream in = socket.getInputStream();
-        byte[] buffer = new byte[4096];
-        try {
-            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                out.write(buffer, 0, n);
-            }
-        } catch (SocketTimeoutException e) {
-            fail("the server kept a connection with no call open for %d ms (idle timeout 1 s)", READ_TIMEOUT_MILLIS);
-        } catch (SocketException reset) {
-            // Closed with a reset: closed all the same.
-        }
-        return out.toByteArray();
-    }
-
-    /** The types of the HTTP/2 frames in what the server sent (it sends no preface of its own). */
-    private static List<Integer> frameTypes(byte[] bytes) {
-        List<Integer> types = new ArrayList<>();
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.remaining() >= 9) {
-            int length = ((buffer.get() & 0xff) << 16) | ((buffer.get() & 0xff) << 8) | (buffer.get() & 0xff);
-            types.add(buffer.get() & 0xff);
-            buffer.position(Math.min(buffer.limit(), buffer.position() + 5 + length));
-        }
-        return types;
     }
 }
