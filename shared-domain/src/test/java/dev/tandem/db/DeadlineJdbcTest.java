@@ -118,6 +118,16 @@ class DeadlineJdbcTest {
         assertThat(RequestDeadline.current()).isEmpty();
     }
 
+    /** {@code pool} as a pool of one connection to the test database through {@code proxy}. */
+    private void onePoolThrough(HikariDataSource pool, String name, int databasePort, StallingProxy proxy) {
+        pool.setPoolName(name);
+        pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url")
+                .replace(":" + databasePort + "/", ":" + proxy.port() + "/"));
+        pool.setUsername(environment.getProperty("spring.datasource.username"));
+        pool.setPassword(environment.getProperty("spring.datasource.password"));
+        pool.setMaximumPoolSize(1);
+    }
+
     /**
      * A database that stops answering in the middle of a statement (a network partition, a frozen
      * host, a moved address): the KILL QUERY that the deadline sends cannot reach it either, and
@@ -134,12 +144,7 @@ class DeadlineJdbcTest {
         HikariDataSource pool = new HikariDataSource();
         Connection connection = null;
         try {
-            pool.setPoolName("deadline-stalled-path");
-            pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url")
-                    .replace(":" + port + "/", ":" + proxy.port() + "/"));
-            pool.setUsername(environment.getProperty("spring.datasource.username"));
-            pool.setPassword(environment.getProperty("spring.datasource.password"));
-            pool.setMaximumPoolSize(1);
+            onePoolThrough(pool, "deadline-stalled-path", port, proxy);
             DataSource guarded = (DataSource) guard.postProcessAfterInitialization(pool, "stalledPath");
             connection = guarded.getConnection();
             Connection stalled = connection;
@@ -180,12 +185,7 @@ class DeadlineJdbcTest {
         HikariDataSource pool = new HikariDataSource();
         Connection connection = null;
         try {
-            pool.setPoolName("deadline-stalled-commit");
-            pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url")
-                    .replace(":" + port + "/", ":" + proxy.port() + "/"));
-            pool.setUsername(environment.getProperty("spring.datasource.username"));
-            pool.setPassword(environment.getProperty("spring.datasource.password"));
-            pool.setMaximumPoolSize(1);
+            onePoolThrough(pool, "deadline-stalled-commit", port, proxy);
             DataSource guarded = (DataSource) guard.postProcessAfterInitialization(pool, "stalledCommit");
             connection = guarded.getConnection();
             Connection stalled = connection;
