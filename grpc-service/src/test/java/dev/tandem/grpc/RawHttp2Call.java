@@ -1,29 +1,29 @@
 package dev.tandem.grpc;
 
-import io.grpc.netty.shaded.io.netty.bootstrap.Bootstrap;
-import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
-import io.grpc.netty.shaded.io.netty.buffer.Unpooled;
-import io.grpc.netty.shaded.io.netty.channel.Channel;
-import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
-import io.grpc.netty.shaded.io.netty.channel.ChannelInboundHandlerAdapter;
-import io.grpc.netty.shaded.io.netty.channel.ChannelInitializer;
-import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.SimpleChannelInboundHandler;
-import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2DataFrame;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2Headers;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2SettingsFrame;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Headers;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2HeadersFrame;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2ResetFrame;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Settings;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannel;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2StreamFrame;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2SettingsFrame;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.codec.http2.Http2StreamFrame;
 
 import com.google.rpc.ErrorInfo;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -36,7 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One gRPC call sent as HTTP/2 frames by hand (over the Netty that grpc-java ships shaded), for
+ * One gRPC call sent as HTTP/2 frames by hand (over the Netty that grpc-netty brings), for
  * what no gRPC client sends: grpc-java and grpc-go refuse to send a metadata key that gRPC does not
  * allow, yet a peer can, and the server must answer it; nor does either let a caller keep its
  * connection's flow-control window at 0, nor send a request and never end it.

@@ -3,13 +3,12 @@ package dev.tandem.grpc.server;
 import dev.tandem.limits.LimitsProperties;
 import io.grpc.DecompressorRegistry;
 import io.grpc.ServerBuilder;
+import io.grpc.netty.NettyServerBuilder;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.grpc.server.ServerBuilderCustomizer;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -49,24 +48,14 @@ public class GrpcServerConfiguration {
      * ended their requests and the service ran out of heap (CallsPerConnectionGrpcTest). Netty
      * enforces the setting only once the client acknowledged it, so CallsPerConnection counts too.
      *
-     * <p>Both Netty builders have the setting: grpc-netty's, which the jar runs, and grpc-netty-shaded's,
-     * which Boot prefers whenever it is on the classpath (the tests' client brings it), so it is
-     * called by name rather than through one of the two types. A builder without it (in-process)
-     * has no connections to bound.
+     * <p>Only the Netty builder has the setting; a builder without it (in-process) has no
+     * connections to bound.
      */
     @Bean
     <T extends ServerBuilder<T>> ServerBuilderCustomizer<T> maxCallsPerConnection(LimitsProperties limits) {
         return builder -> {
-            Method setter;
-            try {
-                setter = builder.getClass().getMethod("maxConcurrentCallsPerConnection", int.class);
-            } catch (NoSuchMethodException inProcess) {
-                return;
-            }
-            try {
-                setter.invoke(builder, limits.maxCallsPerConnection());
-            } catch (IllegalAccessException | InvocationTargetException e) {
-                throw new IllegalStateException("cannot bound the calls per connection of " + builder.getClass(), e);
+            if (builder instanceof NettyServerBuilder netty) {
+                netty.maxConcurrentCallsPerConnection(limits.maxCallsPerConnection());
             }
         };
     }

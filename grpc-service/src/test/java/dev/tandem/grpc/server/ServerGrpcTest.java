@@ -15,6 +15,8 @@ import io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.grpc.server.GrpcServerFactory;
+import org.springframework.grpc.server.NettyGrpcServerFactory;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -34,6 +36,7 @@ class ServerGrpcTest extends GrpcIntegrationTest {
 
     @LocalServerPort int managementPort;
     @Autowired ServerProbes probes;
+    @Autowired GrpcServerFactory serverFactory;
 
     @Test
     void reflectionListsTheTandemServices() throws Exception {
@@ -145,6 +148,14 @@ class ServerGrpcTest extends GrpcIntegrationTest {
         api().getGroup(GetGroupRequest.newBuilder().setId(1).build());
         assertThat(probes.lastHandlerThread()).isNotNull();
         assertThat(probes.lastHandlerThread().isVirtual()).as("handler thread %s", probes.lastHandlerThread()).isTrue();
+    }
+
+    @Test
+    void theTestsRunTheServerTheJarRuns() {
+        // Boot builds its gRPC server from grpc-netty-shaded whenever that is on the classpath and
+        // from grpc-netty otherwise; the jar ships grpc-netty only, so a test classpath with the
+        // shaded transport would test a server production never runs.
+        assertThat(serverFactory).isExactlyInstanceOf(NettyGrpcServerFactory.class);
     }
 
     @Test

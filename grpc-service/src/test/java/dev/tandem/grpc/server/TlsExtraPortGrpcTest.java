@@ -20,7 +20,6 @@ import io.grpc.TlsChannelCredentials;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -67,7 +66,7 @@ class TlsExtraPortGrpcTest {
         seed.reset(1);
         plain = Grpc.newChannelBuilderForAddress("127.0.0.1", mainServer.getPort(), InsecureChannelCredentials.create())
                 .build();
-        tls = NettyChannelBuilder.forAddress("127.0.0.1", TLS.port(), TlsChannelCredentials.newBuilder()
+        tls = Grpc.newChannelBuilderForAddress("127.0.0.1", TLS.port(), TlsChannelCredentials.newBuilder()
                 .trustManager(TLS.certificate().certificate().toFile()).build()).build();
     }
 

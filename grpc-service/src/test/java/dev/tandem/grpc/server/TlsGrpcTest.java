@@ -15,7 +15,6 @@ import io.grpc.TlsChannelCredentials;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.reflection.v1.ServerReflectionGrpc;
 import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
@@ -46,7 +45,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The gRPC service with TLS on (tandem.tls.*), a certificate made by scripts/tls-cert.sh, and real
- * handshakes from grpc-netty-shaded clients: HTTP/2 over TLS (ALPN h2) on the gRPC port, with
+ * handshakes from grpc-java clients (JDK TLS; Go's TLS meets it in k6's TLS cell of the smoke bench that
+ * make test runs): HTTP/2 over TLS (ALPN h2) on the gRPC port, with
  * reflection and health; a plaintext channel turned away with UNAVAILABLE; the management port
  * still plain HTTP.
  */
@@ -76,7 +76,7 @@ class TlsGrpcTest {
         ChannelCredentials trustTheCertificate = TlsChannelCredentials.newBuilder()
                 .trustManager(CERTIFICATE.certificate().toFile()).build();
         // 127.0.0.1 as the authority: the handshake checks the certificate's IP SAN
-        tls = NettyChannelBuilder.forAddress("127.0.0.1", grpcServer.getPort(), trustTheCertificate).build();
+        tls = Grpc.newChannelBuilderForAddress("127.0.0.1", grpcServer.getPort(), trustTheCertificate).build();
     }
 
     @AfterEach
