@@ -23,11 +23,14 @@ import java.time.Duration;
  * @param maxCallsPerConnection  most gRPC calls one connection may hold at once (HTTP/2's
  *                         MAX_CONCURRENT_STREAMS; a stream above it is refused); an HTTP/1.1
  *                         connection carries one request at a time
+ * @param maxOpenCalls     most gRPC calls the server holds at once over all its connections;
+ *                         one more is refused (REST: Tomcat's max-connections, 8192, bounds the
+ *                         requests in progress the same way, an HTTP/1.1 connection carrying one)
  */
 @ConfigurationProperties("tandem.limits")
 public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes, Integer maxPageSize,
                                Duration requestTimeout, Duration idleTimeout,
-                               Integer maxCallsPerConnection) {
+                               Integer maxCallsPerConnection, Integer maxOpenCalls) {
 
     public static final DataSize DEFAULT_MAX_REQUEST_BYTES = DataSize.ofKilobytes(64);
     public static final DataSize DEFAULT_MAX_HEADER_BYTES = DataSize.ofKilobytes(8);
@@ -41,6 +44,12 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
      * connection held 200,000 calls at about 2 KB each and a 384 MB service ran out of memory.
      */
     public static final int DEFAULT_MAX_CALLS_PER_CONNECTION = 1000;
+    /**
+     * The bound over all connections, which the one per connection is not: at about 2 KB a call
+     * held, 200 connections of 1,000 calls each fill a 384 MB heap, while 10,000 calls hold about
+     * 20 MB. Far above what the bench keeps in flight (at most 500 connections of one call).
+     */
+    public static final int DEFAULT_MAX_OPEN_CALLS = 10_000;
     /**
      * The largest max-page-size that may be set. A page is one query of page_size + 1 rows held in
      * memory and one answer: 10,000 groups are a few MB, under the 4 MiB a grpc-java client accepts
@@ -56,6 +65,7 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
         requestTimeout = requestTimeout == null ? DEFAULT_REQUEST_TIMEOUT : requestTimeout;
         idleTimeout = idleTimeout == null ? DEFAULT_IDLE_TIMEOUT : idleTimeout;
         maxCallsPerConnection = maxCallsPerConnection == null ? DEFAULT_MAX_CALLS_PER_CONNECTION : maxCallsPerConnection;
+        maxOpenCalls = maxOpenCalls == null ? DEFAULT_MAX_OPEN_CALLS : maxOpenCalls;
         if (maxRequestBytes.toBytes() <= 0 || maxRequestBytes.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tandem.limits.max-request-bytes must be between 1B and 2GB, got "
                     + maxRequestBytes);
@@ -72,10 +82,11 @@ public record LimitsProperties(DataSize maxRequestBytes, DataSize maxHeaderBytes
         Settings.requirePositive(requestTimeout, "tandem.limits.request-timeout");
         Settings.requirePositive(idleTimeout, "tandem.limits.idle-timeout");
         Settings.requireAtLeastOne(maxCallsPerConnection, "tandem.limits.max-calls-per-connection");
+        Settings.requireAtLeastOne(maxOpenCalls, "tandem.limits.max-open-calls");
     }
 
     /** The defaults, for code that runs without a Spring context. */
     public static LimitsProperties defaults() {
-        return new LimitsProperties(null, null, null, null, null, null);
+        return new LimitsProperties(null, null, null, null, null, null, null);
     }
 }

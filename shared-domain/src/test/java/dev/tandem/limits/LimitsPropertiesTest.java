@@ -23,6 +23,7 @@ class LimitsPropertiesTest {
         assertThat(limits.maxPageSize()).isEqualTo(1000);
         assertThat(limits.idleTimeout()).isEqualTo(java.time.Duration.ofSeconds(60));
         assertThat(limits.maxCallsPerConnection()).isEqualTo(1000);
+        assertThat(limits.maxOpenCalls()).isEqualTo(10_000);
         assertThat(LimitsProperties.defaults()).isEqualTo(limits);
     }
 
@@ -40,26 +41,28 @@ class LimitsPropertiesTest {
 
     @Test
     void nonsenseLimitsStopTheServiceFromStarting() {
-        assertThatThrownBy(() -> new LimitsProperties(DataSize.ofBytes(0), null, null, null, null, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LimitsProperties(DataSize.ofBytes(0), null, null, null, null, null, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max-request-bytes");
         // 0 too: it was quietly the default, 1000.
         for (int pageSize : new int[]{0, -1}) {
-            assertThatThrownBy(() -> new LimitsProperties(null, null, pageSize, null, null, null)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> new LimitsProperties(null, null, pageSize, null, null, null, null)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("TANDEM_LIMITS_MAX_PAGE_SIZE");
         }
         // A page is one query of page_size + 1 rows: at Integer.MAX_VALUE that sum overflowed into a
         // negative LIMIT, and a client asking for the configured bound got a 500 from MariaDB.
         for (int pageSize : new int[]{LimitsProperties.MOST_PAGE_SIZE + 1, Integer.MAX_VALUE}) {
-            assertThatThrownBy(() -> new LimitsProperties(null, null, pageSize, null, null, null)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> new LimitsProperties(null, null, pageSize, null, null, null, null)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("TANDEM_LIMITS_MAX_PAGE_SIZE").hasMessageContaining("at most 10000");
         }
-        assertThat(new LimitsProperties(null, null, LimitsProperties.MOST_PAGE_SIZE, null, null, null).maxPageSize()).isEqualTo(10_000);
-        assertThatThrownBy(() -> new LimitsProperties(null, null, null, java.time.Duration.ZERO, null, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThat(new LimitsProperties(null, null, LimitsProperties.MOST_PAGE_SIZE, null, null, null, null).maxPageSize()).isEqualTo(10_000);
+        assertThatThrownBy(() -> new LimitsProperties(null, null, null, java.time.Duration.ZERO, null, null, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("TANDEM_LIMITS_REQUEST_TIMEOUT");
-        assertThatThrownBy(() -> new LimitsProperties(null, null, null, null, java.time.Duration.ZERO, null))
+        assertThatThrownBy(() -> new LimitsProperties(null, null, null, null, java.time.Duration.ZERO, null, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_LIMITS_IDLE_TIMEOUT");
-        assertThatThrownBy(() -> new LimitsProperties(null, null, null, null, null, 0))
+        assertThatThrownBy(() -> new LimitsProperties(null, null, null, null, null, 0, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_LIMITS_MAX_CALLS_PER_CONNECTION");
+        assertThatThrownBy(() -> new LimitsProperties(null, null, null, null, null, null, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_LIMITS_MAX_OPEN_CALLS");
     }
 
     /** The page_size violation names the configured bound, which is what both wires pass on. */
@@ -67,7 +70,7 @@ class LimitsPropertiesTest {
     void pageSizeAboveTheConfiguredMaximumIsRefusedNamingIt() {
         // page_size is checked before anything else is touched, so no repositories are needed.
         GroupService groups = new GroupService(null, null, null, null, null, null, null, null, null,
-                new LimitsProperties(null, null, 25, null, null, null));
+                new LimitsProperties(null, null, 25, null, null, null, null));
 
         assertThatThrownBy(() -> groups.list("", 26, ""))
                 .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())

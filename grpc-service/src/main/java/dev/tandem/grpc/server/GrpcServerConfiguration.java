@@ -45,8 +45,8 @@ public class GrpcServerConfiguration {
      * (HTTP/2's MAX_CONCURRENT_STREAMS; Netty refuses a stream above it with REFUSED_STREAM). grpc-java
      * leaves it unbounded, and nothing else bounds the calls a connection opens while the rate limit
      * and admission control are off (the defaults): one connection held 200,000 calls that never
-     * ended their requests and the service ran out of heap (CallsPerConnectionGrpcTest). Netty
-     * enforces the setting only once the client acknowledged it, so CallsPerConnection counts too.
+     * ended their requests and the service ran out of heap (OpenCallsGrpcTest). Netty
+     * enforces the setting only once the client acknowledged it, so OpenCalls counts too.
      *
      * <p>Only the Netty builder has the setting; a builder without it (in-process) has no
      * connections to bound.

@@ -40,7 +40,7 @@ class CallDeadlineInterceptorTest {
      */
     private static final long PAST_IT_MS = 800;
 
-    private final RequestDeadlines deadlines = new RequestDeadlines(new LimitsProperties(null, null, null, TIMEOUT, null, null));
+    private final RequestDeadlines deadlines = new RequestDeadlines(new LimitsProperties(null, null, null, TIMEOUT, null, null, null));
     private final CallDeadlineInterceptor interceptor = new CallDeadlineInterceptor(deadlines);
 
     @AfterEach

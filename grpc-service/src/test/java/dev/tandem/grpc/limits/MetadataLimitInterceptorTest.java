@@ -52,6 +52,6 @@ class MetadataLimitInterceptorTest {
     }
 
     private static LimitsProperties limits(DataSize maxHeaderBytes) {
-        return new LimitsProperties(null, maxHeaderBytes, null, null, null, null);
+        return new LimitsProperties(null, maxHeaderBytes, null, null, null, null, null);
     }
 }

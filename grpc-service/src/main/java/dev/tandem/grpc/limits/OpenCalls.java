@@ -15,6 +15,8 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.StatusException;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -26,19 +28,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * At most {@code tandem.limits.max-calls-per-connection} calls open at once on one connection; the
- * next is closed at once with RESOURCE_EXHAUSTED, so it holds nothing. The server also advertises
- * the bound as HTTP/2's MAX_CONCURRENT_STREAMS (GrpcServerConfiguration), which well-behaved clients
- * queue by; but Netty enforces its own setting only once the client has acknowledged it, and a
- * client that never sends the SETTINGS ACK opened 200,000 calls on one connection and ran the
- * service out of heap. So the count is kept here, per connection, whatever the client acknowledged
- * (CallsPerConnectionGrpcTest).
+ * Bounds on the gRPC calls open at once: {@code tandem.limits.max-calls-per-connection} on one
+ * connection and {@code tandem.limits.max-open-calls} over all of them. A call above either is
+ * closed at once with RESOURCE_EXHAUSTED, so it holds nothing.
+ *
+ * <p>The server also advertises the first bound as HTTP/2's MAX_CONCURRENT_STREAMS
+ * (GrpcServerConfiguration), which well-behaved clients queue by; but Netty enforces its own setting
+ * only once the client has acknowledged it, and a client that never sends the SETTINGS ACK opened
+ * 200,000 calls on one connection and ran the service out of heap. So the count is kept here, per
+ * connection, whatever the client acknowledged. And a bound per connection is no bound over many
+ * connections: 200 of them holding 1,000 calls each fill a 384 MB heap as surely, hence the second
+ * count (OpenCallsGrpcTest). Both are counted before anything that costs more (a token check, the
+ * rate limit), while the call has done no work.
  */
 @Configuration(proxyBeanMethods = false)
-public class CallsPerConnection {
+public class OpenCalls {
 
     /** The open calls of one connection, set on its attributes when it becomes ready. */
-    static final Attributes.Key<AtomicInteger> OPEN_CALLS = Attributes.Key.create("tandem-open-calls");
+    static final Attributes.Key<AtomicInteger> OPEN_ON_CONNECTION = Attributes.Key.create("tandem-open-calls");
 
     /** Gives every connection its counter (the TLS twin applies the same customizers). */
     @Bean
@@ -46,14 +53,18 @@ public class CallsPerConnection {
         return builder -> builder.addTransportFilter(new ServerTransportFilter() {
             @Override
             public Attributes transportReady(Attributes attributes) {
-                return attributes.toBuilder().set(OPEN_CALLS, new AtomicInteger()).build();
+                return attributes.toBuilder().set(OPEN_ON_CONNECTION, new AtomicInteger()).build();
             }
         });
     }
 
     @Bean
-    Limit callsPerConnectionLimit(LimitsProperties limits) {
-        return new Limit(limits.maxCallsPerConnection());
+    Limit openCallsLimit(LimitsProperties limits, MeterRegistry meters) {
+        Limit limit = new Limit(limits.maxCallsPerConnection(), limits.maxOpenCalls());
+        Gauge.builder("tandem.grpc.calls.open", limit.openOnServer, AtomicInteger::get)
+                .description("gRPC calls open at once over all connections (tandem.limits.max-open-calls bounds it)")
+                .register(meters);
+        return limit;
     }
 
     /** Right after the metadata limit, before anything that costs more (a token check, the rate limit). */
@@ -61,31 +72,37 @@ public class CallsPerConnection {
     @Order(Ordered.HIGHEST_PRECEDENCE + 1)
     public static class Limit implements ServerInterceptor {
 
-        private final int max;
+        private final int maxPerConnection;
+        private final int maxOnServer;
+        private final AtomicInteger openOnServer = new AtomicInteger();
 
-        Limit(int max) {
-            this.max = max;
+        Limit(int maxPerConnection, int maxOnServer) {
+            this.maxPerConnection = maxPerConnection;
+            this.maxOnServer = maxOnServer;
         }
 
         @Override
         public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                           ServerCallHandler<Q, R> next) {
-            AtomicInteger open = call.getAttributes().get(OPEN_CALLS);
-            if (open == null) {
+            AtomicInteger onConnection = call.getAttributes().get(OPEN_ON_CONNECTION);
+            if (onConnection == null) {
                 return next.startCall(call, headers); // in-process: no connection to bound
             }
-            if (open.incrementAndGet() > max) {
-                open.decrementAndGet();
-                StatusException refused = GrpcErrors.toStatusException(new DomainException(ErrorCode.RESOURCE_EXHAUSTED,
-                        "this connection has " + max + " calls open already (tandem.limits.max-calls-per-connection)"));
-                call.close(refused.getStatus(), refused.getTrailers() == null ? new Metadata() : refused.getTrailers());
-                return new ServerCall.Listener<>() {
-                };
+            if (onConnection.incrementAndGet() > maxPerConnection) {
+                onConnection.decrementAndGet();
+                return refuse(call, "this connection has " + maxPerConnection
+                        + " calls open already (tandem.limits.max-calls-per-connection)");
+            }
+            if (openOnServer.incrementAndGet() > maxOnServer) {
+                openOnServer.decrementAndGet();
+                onConnection.decrementAndGet();
+                return refuse(call, "the server has " + maxOnServer + " calls open already (tandem.limits.max-open-calls)");
             }
             AtomicBoolean released = new AtomicBoolean();
             Runnable release = () -> {
                 if (released.compareAndSet(false, true)) {
-                    open.decrementAndGet();
+                    onConnection.decrementAndGet();
+                    openOnServer.decrementAndGet();
                 }
             };
             ServerCall<Q, R> counted = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
@@ -124,6 +141,13 @@ public class CallsPerConnection {
                         release.run();
                     }
                 }
+            };
+        }
+
+        private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, String why) {
+            StatusException refused = GrpcErrors.toStatusException(new DomainException(ErrorCode.RESOURCE_EXHAUSTED, why));
+            call.close(refused.getStatus(), refused.getTrailers() == null ? new Metadata() : refused.getTrailers());
+            return new ServerCall.Listener<>() {
             };
         }
     }
