@@ -8,7 +8,8 @@
 #
 # Logs: .run/logs/<service>.log   pids: .run/pids/<service>.pid   (under TANDEM_RUN_DIR when set)
 # The environment passes through to the jars (TANDEM_DB_*, SPRING_DATA_REDIS_*, TANDEM_SEED_*, ...),
-# except that SERVER_PORT is given to rest-service only. Knobs of this script:
+# except SERVER_PORT: the REST port is TANDEM_REST_PORT (else SERVER_PORT), and the gRPC service's web
+# server (its actuator alone) gets TANDEM_GRPC_MANAGEMENT_PORT as its SERVER_PORT. Knobs of this script:
 #   TANDEM_REST_PORT (8080)  TANDEM_GRPC_PORT (9090)  TANDEM_GRPC_MANAGEMENT_PORT (8081)
 #   TANDEM_JAVA_OPTS (JVM flags for both)  TANDEM_SERVICE_START_TIMEOUT (180 s)
 # TLS (README "TLS"): with TANDEM_TLS_ENABLED=true and TANDEM_TLS_CERTIFICATE/TANDEM_TLS_PRIVATE_KEY
@@ -110,8 +111,11 @@ launch() {  # launch NAME JAVA ; starts without waiting
   local -a envs=()
   case $name in
     rest-service) envs=(SERVER_PORT="$REST_PORT") ;;
-    grpc-service) envs=(-u SERVER_PORT SPRING_GRPC_SERVER_PORT="$GRPC_PORT")
-                  [[ -n ${TANDEM_GRPC_MANAGEMENT_PORT:-} ]] && envs+=(MANAGEMENT_SERVER_PORT="$GRPC_MGMT_PORT") ;;
+    # The gRPC service's web server serves only its actuator: its port is SERVER_PORT, as the system
+    # tests and the bench give it. Moved with MANAGEMENT_SERVER_PORT instead, Boot ran a second web
+    # server for the actuator, on every interface (a management port of its own binds
+    # management.server.address, not server.address), and the first still took 8081 (ServicesScriptTest).
+    grpc-service) envs=(SERVER_PORT="$GRPC_MGMT_PORT" SPRING_GRPC_SERVER_PORT="$GRPC_PORT") ;;
   esac
   local -a args; mapfile -t args <"$RUN/launch/$name.args"
   {

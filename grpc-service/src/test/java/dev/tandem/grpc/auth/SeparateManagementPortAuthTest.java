@@ -15,8 +15,8 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * With management.server.port set apart from server.port (as scripts/services.sh does with
- * TANDEM_GRPC_MANAGEMENT_PORT), Boot serves the actuator from a child context whose servlet
+ * With management.server.port set apart from server.port (MANAGEMENT_SERVER_PORT, as README "TLS"
+ * suggests to narrow the actuator), Boot serves the actuator from a child context whose servlet
  * container does not get the application's filters: the flush must need a token there too.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
