@@ -2,6 +2,8 @@
 headline ratios recomputed from the cells, the run's notes, and how to open the dashboard."""
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 from . import stats
 from .cpu import KINDS as THREAD_KINDS
 
@@ -12,17 +14,19 @@ CACHE_ORDER = {"none": 0, "local": 1, "redis": 2, "hybrid": 3}
 TEMP_ORDER = {"none": 0, "cold": 1, "warm": 2}
 
 def sig(v, digits: int = 3) -> str:
-    """A figure to `digits` significant digits (thousands separated), '-' when absent."""
+    """A figure to `digits` significant digits, thousands separated, trailing zeros dropped, no
+    exponent, '-' when absent: as the dashboard prints it (format.ts formatNumber; both test against
+    tests/fixtures/figures-as-text.json). Half away from zero on the figure's exact value, as
+    JavaScript's toPrecision rounds: '%.3g' rounds half to even, which printed a watch p99 of 334.5 ms
+    as 334 where the dashboard showed 335, and printed 24,136 req/s whole where it showed 24,100."""
     if v is None:
         return "-"
     if v == 0:
         return "0"
-    text = f"{v:.{digits}g}"
-    if "e" in text:
-        text = f"{v:.0f}" if abs(v) >= 1 else text
-    if abs(v) >= 1000:
-        text = f"{float(text):,.0f}"
-    return text
+    exact = Decimal(v)   # a float's exact binary value, so a tie is a tie only when it is one
+    rounded = exact.quantize(Decimal(1).scaleb(exact.adjusted() - digits + 1), rounding=ROUND_HALF_UP)
+    text = f"{rounded:,f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def sig_apart(v, mark, digits: int = 3) -> str:
@@ -40,7 +44,7 @@ def sig_apart(v, mark, digits: int = 3) -> str:
 
 
 def interval(iv: dict | None) -> str:
-    """'3,980 [3,900–4,050]' from an Interval."""
+    """'3,980 [3,900–4,050]' from an Interval: the value and each bound to three digits of its own."""
     if not iv or iv.get("value") is None:
         return "-"
     if iv.get("low") is None:
@@ -48,8 +52,19 @@ def interval(iv: dict | None) -> str:
     return f"{sig(iv['value'])} [{sig(iv['low'])}–{sig(iv['high'])}]"
 
 
+def ratio(iv: dict) -> str:
+    """'1.08× [0.997–1.09]': a ratio, read against 1 (its verdict), with its interval; no figure that
+    is not 1 prints as 1 (sig_apart), as the dashboard's headline cards print it."""
+    if iv.get("value") is None:
+        return "-"
+    text = f"{sig_apart(iv['value'], 1)}×"
+    if iv.get("low") is not None:
+        text += f" [{sig_apart(iv['low'], 1)}–{sig_apart(iv['high'], 1)}]"
+    return text
+
+
 def _pct(v):
-    return "-" if v is None else f"{v * 100:.3g}"
+    return "-" if v is None else sig(v * 100)
 
 
 COLUMNS = [
@@ -72,8 +87,8 @@ COLUMNS = [
     ("err %", True, lambda c: _pct(c["summary"]["errorRate"])),
     ("server µs/req", True, lambda c: interval(c["summary"]["cpuUsPerRequest"]["server"])),
     ("sys %", True, lambda c: _pct((c["summary"].get("serviceThreads") or {}).get("systemShare"))),
-    ("csw/req", True, lambda c: sig((c["summary"].get("serviceThreads") or {}).get("contextSwitchesPerRequest"), 2)),
-    ("gen cores", True, lambda c: sig(c["summary"]["generatorCores"], 2)),
+    ("csw/req", True, lambda c: sig((c["summary"].get("serviceThreads") or {}).get("contextSwitchesPerRequest"))),
+    ("gen cores", True, lambda c: sig(c["summary"]["generatorCores"])),
     ("hit %", True, lambda c: _pct(c["summary"]["hitRatio"]["overall"])),
     ("rows/req", True, lambda c: sig(c["summary"]["db"]["rowsReadPerRequest"], 2)),
     ("flags", False, lambda c: ",".join(sorted({f["code"] for f in c["flags"]})) or "-"),
@@ -140,9 +155,7 @@ def headline_lines(head: dict) -> list[str]:
     lines = []
     for name, h in head.items():
         # a ratio read against 1 (its verdict): no figure that is not 1 prints as 1
-        value = "-" if h["value"] is None else (
-            f"{sig_apart(h['value'], 1)}×"
-            + (f" [{sig_apart(h['low'], 1)}–{sig_apart(h['high'], 1)}]" if h["low"] is not None else ""))
+        value = ratio(h)
         if name in RANGE_HEADLINES and h["low"] is not None:
             value += " min–max"   # not a bootstrap interval, whatever the heading says of the others
         why = f" — {h['reason']}" if h["reason"] else ""
@@ -230,7 +243,7 @@ def overload_lines(pair: dict) -> list[str]:
                      + ("" if "doubleStep" not in wire else
                         "; no step offered twice the peak" if wire["doubleStep"] is None else
                         f"; 2×: the {sig(wire['doubleStep']['step'])} % step, "
-                        f"{wire['doubleStep']['offeredOverPeak']:.2f}× the peak offered")
+                        f"{sig(wire['doubleStep']['offeredOverPeak'])}× the peak offered")
                      + ("" if "firstSaturatedStep" not in wire else
                         "; no step saturated it" if wire["firstSaturatedStep"] is None else
                         f"; saturated from {sig(wire['firstSaturatedStep'])} %"))
@@ -243,9 +256,9 @@ def overload_lines(pair: dict) -> list[str]:
                  "-" if st["l1Flushes"] is None else
                  (", ".join(f"{k} {v:g}" for k, v in st["l1Flushes"].items()) or "0"),
                  sig(st["admissionLimit"]),
-                 "-" if st.get("serviceCores") is None else f"{st['serviceCores']:.2f}",
+                 sig(st.get("serviceCores")),
                  _pct(st.get("capThrottledShare")),
-                 sig(st.get("ioOverCarrier"), 2),
+                 sig(st.get("ioOverCarrier")),
                  ",".join(st["flags"]) or "-"] for st in wire["steps"]]
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
         lines.append("    " + "  ".join(h.rjust(w) for h, w in zip(header, widths)).rstrip())

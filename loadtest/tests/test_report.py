@@ -55,16 +55,30 @@ def test_where_each_service_spent_its_cpu_is_printed_by_thread_for_the_cells_tha
     assert not lines[start + 4].strip()   # only the cell that has it
 
 
-@pytest.mark.parametrize("value, text", [
-    (1.3488720723413612, "1.35"), (0.27335075000000003, "0.273"), (12345.6, "12,346"), (123456.0, "123,456"),
-    (0.000123, "0.000123"), (None, "-"), (0, "0")])
-def test_figures_are_printed_to_three_significant_digits(value, text):
+# The dashboard prints the same figures (format.ts); both read these cases, so the two texts agree.
+AS_TEXT = json.loads((FIXTURES / "figures-as-text.json").read_text())
+
+
+@pytest.mark.parametrize("case", AS_TEXT["numbers"], ids=lambda c: repr(c[0]))
+def test_figures_are_printed_to_three_significant_digits_as_the_dashboard_prints_them(case):
+    value, text = case[:2]
     assert report.sig(value) == text
 
 
-def test_intervals_print_value_and_bounds():
-    assert report.interval({"value": 4012.3, "low": 3950.0, "high": 4100.9}) == "4,012 [3,950–4,101]"
-    assert report.interval({"value": 0.5, "low": None, "high": None}) == "0.5"
+@pytest.mark.parametrize("case", AS_TEXT["intervals"], ids=lambda c: c[1])
+def test_intervals_print_value_and_bounds_each_to_three_digits_as_the_dashboard_does(case):
+    iv, text = case[:2]
+    assert report.interval(iv) == text
+
+
+@pytest.mark.parametrize("case", AS_TEXT["ratios"], ids=lambda c: c[1])
+def test_ratios_print_as_the_dashboard_prints_them_never_as_1_when_they_are_not(case):
+    iv, text = case[:2]
+    assert report.ratio(iv) == text
+
+
+def test_an_absent_figure_prints_as_a_dash():
+    assert report.sig(None) == "-"
     assert report.interval(None) == "-"
 
 
