@@ -143,6 +143,31 @@ describe('grouping', () => {
   });
 });
 
+describe('the default tool', () => {
+  it('shows both wires when no tool drove both: a run of native generators (hotpath, protocols) charts REST and gRPC', () => {
+    // results/20261202T055350Z-hotpath-974a617: h2load drove gRPC, oha REST, no k6 cell. Picking the first
+    // tool charted gRPC alone in every view until the reader found the Tool filter.
+    const cells = [
+      cell({ protocol: 'grpc', tool: 'h2load', cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50 }),
+      cell({ protocol: 'rest', tool: 'oha', cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50 }),
+    ];
+    const r = resolveFilters(cells, DEFAULT_FILTERS);
+    expect(r.tool).toBe('all');
+    expect(selectCells(cells, r).map((c) => c.protocol).sort()).toEqual(['grpc', 'rest']);
+  });
+
+  it('keeps a tool that drove both wires when the asked one is absent, and a tool the reader chose', () => {
+    const cells = [
+      cell({ protocol: 'grpc', tool: 'ghz' }),
+      cell({ protocol: 'grpc', tool: 'h2load' }),
+      cell({ protocol: 'rest', tool: 'h2load' }),
+    ];
+    expect(resolveFilters(cells, DEFAULT_FILTERS).tool).toBe('h2load');
+    expect(resolveFilters(cells, { ...DEFAULT_FILTERS, tool: 'ghz' }).tool).toBe('ghz');
+    expect(resolveFilters([cell({ protocol: 'grpc', tool: 'ghz' })], DEFAULT_FILTERS).tool).toBe('ghz');
+  });
+});
+
 describe('resolveFilters and selectCells on run A', () => {
   it('chooses GetGroup, closed model and the most common concurrency by default', () => {
     const r = resolveFilters(A.cells, DEFAULT_FILTERS);
