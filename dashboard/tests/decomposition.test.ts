@@ -38,6 +38,9 @@ describe('step charts', () => {
   it('plots each step as run.json has it, on a log scale around 1, REST steps apart from the gRPC one', () => {
     const spec = stepChart(headline, cpu);
     expect(spec.yLog && spec.referenceY === 1 && spec.barBase === 1 && spec.errorBars && spec.skipNull).toBe(true);
+    // the axis says so, as every other log axis does: 0.8× and 1.25× draw as bars of one length
+    expect(spec.yTitle).toMatch(/log scale/);
+    expect(gzipChart({}).yTitle).toMatch(/log scale/);
     expect(spec.categories).toEqual(['JSON → Protobuf', 'HTTP/1.1 → HTTP/2', 'REST → gRPC']);
     const [rest, grpc] = spec.series;
     expect(rest.protocol).toBe('rest');

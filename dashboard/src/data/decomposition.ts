@@ -44,11 +44,11 @@ export interface StepFigure {
 
 export const STEP_FIGURES: StepFigure[] = [
   {
-    key: 'ServerCpu', title: 'Server CPU per request, step by step', yTitle: 'after ÷ before (server CPU per request)',
+    key: 'ServerCpu', title: 'Server CPU per request, step by step', yTitle: 'after ÷ before (server CPU per request, log scale)',
     direct: 'stepDirectServerCpu', allPairs: 'grpcOverRestServerCpuPerRequest', reading: 'below 1: the step saves the server work',
   },
   {
-    key: 'Throughput', title: 'Throughput, step by step', yTitle: 'after ÷ before (successful requests per second)',
+    key: 'Throughput', title: 'Throughput, step by step', yTitle: 'after ÷ before (successful requests per second, log scale)',
     direct: 'stepDirectThroughput', allPairs: 'grpcOverRestThroughputWarm', reading: 'above 1: the step serves more',
   },
 ];
@@ -252,7 +252,7 @@ export function gzipChart(headline: Record<string, Headline>): ChartSpec {
     kind: 'bar',
     categories: GZIP_HEADLINES.map((g) => g.label),
     xTitle: 'Wire',
-    yTitle: 'gzip ÷ identity (server CPU per request)',
+    yTitle: 'gzip ÷ identity (server CPU per request, log scale)',
     ...RATIO_BARS,
     notes: ratioNotes(GZIP_HEADLINES.map((g) => g.label), hs, 'this run has no gzip cell paired with an uncompressed one'),
     series,
