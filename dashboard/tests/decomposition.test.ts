@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { gapShares, goalStatus, goalText, goalVerdict, gzipChart, hasDecomposition, HOT_PATH_GOALS, STEP_FIGURES, stepChart } from '../src/data/decomposition';
-import type { Headline } from '../src/data/types';
+import type { Cell, Headline } from '../src/data/types';
 import { readRun, RUN_A, RUN_B } from './helpers';
 
 const h = (value: number | null, low: number | null, high: number | null, verdict: Headline['verdict'] = 'finding'): Headline => ({
@@ -149,5 +152,24 @@ describe('the hot path goals', () => {
     expect(goalStatus(leftOut, users, [failing(num, 0), failing(den, 0), failing(A.cells[2], 5)])).toBe('met');
     // a goal that does not ask for it ignores errors
     expect(goalStatus(withPairs, { ...users, noErrors: false }, [failing(num, 7), failing(den, 0)])).toBe('met');
+  });
+});
+
+// The end-of-run text judges the same goals (report.py hot_path_goal_lines): both read these goals and
+// cases, so a goal's bound or its verdict cannot differ between the text and the cards.
+describe('the hot path goals as the end-of-run text judges them', () => {
+  const file = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'loadtest', 'tests', 'fixtures', 'hot-path-goals.json'), 'utf8')) as {
+    goals: { key: string; bound: number; atMost: boolean; noErrors: boolean }[];
+    cases: { goal: string; headline: Headline | null; failedCells: string[]; status: string }[];
+  };
+  it('has the same goals, bounds and sides', () => {
+    expect(HOT_PATH_GOALS.map((g) => ({ key: g.key, bound: g.bound, atMost: g.atMost, noErrors: g.noErrors ?? false }))).toEqual(file.goals);
+  });
+  it.each(file.cases.map((c, i) => [i, c] as const))('case %i', (_, c) => {
+    const goal = HOT_PATH_GOALS.find((g) => g.key === c.goal)!;
+    const headline = c.headline === null ? undefined : ({ ...c.headline, description: '' } as Headline);
+    const ids = new Set((c.headline?.pairs ?? []).flatMap((p) => [p.numeratorCellId, p.denominatorCellId]));
+    const cells = [...ids].map((id) => ({ id, summary: { errors: c.failedCells.includes(id) ? 3 : 0 } }) as unknown as Cell);
+    expect(goalVerdict(headline, goal, cells).status).toBe(c.status);
   });
 });

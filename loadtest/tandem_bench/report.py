@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 from . import stats
+from .overload import goal_status
 from .cpu import KINDS as THREAD_KINDS
 
 DASHBOARD_LINE = "Open the dashboard: make dashboard  →  http://127.0.0.1:5173"
@@ -35,9 +36,10 @@ def sig_apart(v, mark, digits: int = 3) -> str:
     which beside "finding" (the interval excludes 1) said the opposite. As the dashboard's
     format.ts awayFromOne."""
     text = sig(v, digits)
-    if v is None or mark is None or v == mark:
+    marks = () if mark is None else tuple(mark) if isinstance(mark, (tuple, list)) else (mark,)
+    if v is None:
         return text
-    while float(text.replace(",", "")) == mark and digits < 12:
+    while any(float(text.replace(",", "")) == m != v for m in marks) and digits < 12:
         digits += 1
         text = sig(v, digits)
     return text
@@ -52,14 +54,14 @@ def interval(iv: dict | None) -> str:
     return f"{sig(iv['value'])} [{sig(iv['low'])}–{sig(iv['high'])}]"
 
 
-def ratio(iv: dict) -> str:
-    """'1.08× [0.997–1.09]': a ratio, read against 1 (its verdict), with its interval; no figure that
-    is not 1 prints as 1 (sig_apart), as the dashboard's headline cards print it."""
+def ratio(iv: dict, marks=(1,)) -> str:
+    """'1.08× [0.997–1.09]': a ratio, read against 1 (its verdict; a goal's also against its bound),
+    with its interval; no figure prints as a mark it is not (sig_apart), as the dashboard's cards."""
     if iv.get("value") is None:
         return "-"
-    text = f"{sig_apart(iv['value'], 1)}×"
+    text = f"{sig_apart(iv['value'], marks)}×"
     if iv.get("low") is not None:
-        text += f" [{sig_apart(iv['low'], 1)}–{sig_apart(iv['high'], 1)}]"
+        text += f" [{sig_apart(iv['low'], marks)}–{sig_apart(iv['high'], marks)}]"
     return text
 
 
@@ -146,6 +148,58 @@ def thread_lines(cells) -> list[str]:
             "  " + line(header), "  " + line(["-" * w for w in widths]), *("  " + line(r) for r in rows)]
 
 
+# The hot path's goals (issue 14), each a headline ratio: key, bound, at most (else at least), and
+# whether a failed request of a cell it compares fails the goal. As the dashboard's goal cards
+# (decomposition.ts HOT_PATH_GOALS, goalVerdict); both test against tests/fixtures/hot-path-goals.json.
+HOT_PATH_GOALS = tuple(
+    goal for suffix in ("Rest", "Grpc") for goal in (
+        (f"getGroupOverHelloServerCpu{suffix}", 1.1, True, False),
+        (f"getGroupOverHelloP50{suffix}", 1.15, True, False),
+        (f"users500Over50Throughput{suffix}", 0.9, False, True))
+) + (("users500Over50ThroughputMultiplexedGrpc", 0.9, False, True),)
+
+
+def hot_path_goal(h: dict | None, key: str, cells) -> tuple[str, str]:
+    """met / not met / undecided / missing, and why: the verdict a headline's 1 is not (a goal met
+    with an interval holding 1 is a result; one undecided whose interval excludes 1 is not)."""
+    _, bound, at_most, no_errors = next(g for g in HOT_PATH_GOALS if g[0] == key)
+    if not h or h.get("value") is None:
+        return "missing", (h or {}).get("reason") or "no pair of cells for it in this run"
+    if no_errors:
+        used = [p for p in h["pairs"] if not p.get("excluded")] or h["pairs"]
+        ids = {i for p in used for i in (p["numeratorCellId"], p["denominatorCellId"])}
+        failed = [c["id"] for c in cells if c["id"] in ids and c["summary"]["errors"] > 0]
+        if failed:
+            return "not met", f"{', '.join(failed)} failed requests"
+    if h["verdict"] == "flagged":
+        return "undecided", "the bench flagged every window it could come from"
+    if h.get("low") is None or h.get("high") is None:
+        return "undecided", "no interval to decide it"
+    status = goal_status(h["value"], h["low"], h["high"], bound, at_most)
+    near, far = ("at or below", "above") if at_most else ("at or above", "below")
+    if status == "met":
+        return status, f"the whole 95 % interval is {near} {bound:g}"
+    if status == "not met":
+        return status, f"the whole 95 % interval is {far} {bound:g}"
+    return status, f"the 95 % interval [{sig_apart(h['low'], bound)}–{sig_apart(h['high'], bound)}] holds {bound:g}"
+
+
+def hot_path_goal_lines(head: dict, cells) -> list[str]:
+    """Each hot path goal the run has a headline for, with its figure and status (none for other runs)."""
+    goals = [g for g in HOT_PATH_GOALS if g[0] in head]
+    if not goals:
+        return []
+    width = max(len(g[0]) for g in goals)
+    lines = ["Hot path goals (met: the whole 95 % interval on the goal's side of its bound):"]
+    for key, bound, at_most, no_errors in goals:
+        h = head[key]
+        status, why = hot_path_goal(h, key, cells)
+        value = ratio(h, (1, bound)) if h.get("value") is not None else "-"
+        goal = f"{'≤' if at_most else '≥'} {bound:g}{' with no errors' if no_errors else ''}"
+        lines.append(f"  {key.ljust(width)}  {goal:<22} {value:<24} {status} — {why}")
+    return lines
+
+
 # headlines whose brackets are the lowest and highest over what they pair (headline.py _body_headline)
 RANGE_HEADLINES = ("jsonOverProtobufBodyBytes",)
 
@@ -201,6 +255,7 @@ def summary(run: dict) -> str:
         "",
         "Headline (geometric mean over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",
         *headline_lines(run["headline"]),
+        *(["", *lines] if (lines := hot_path_goal_lines(run["headline"], cells)) else []),
     ]
     for pair in run.get("overload") or []:
         parts += ["", *overload_lines(pair)]

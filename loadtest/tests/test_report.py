@@ -118,3 +118,32 @@ def test_a_fit_over_server_cpu_is_printed_under_its_p50_fit_with_its_r2():
     assert len(lines) == 2
     assert "server CPU  A = 30.1 µs  B = 0.0551 µs/row  R² = 0.9971" in lines[1]
     assert report.fit_lines([{**fit, "serverCpu": None}]) == lines[:1]
+
+
+# The dashboard's goal cards judge the same goals (decomposition.ts goalVerdict): both read these.
+HOT_PATH = json.loads((FIXTURES / "hot-path-goals.json").read_text())
+
+
+def test_the_text_has_the_hot_path_goals_the_dashboard_has():
+    assert [{"key": k, "bound": b, "atMost": at_most, "noErrors": no_errors}
+            for k, b, at_most, no_errors in report.HOT_PATH_GOALS] == HOT_PATH["goals"]
+
+
+@pytest.mark.parametrize("case", HOT_PATH["cases"], ids=lambda c: f"{c['goal']}-{c['status']}-{c.get('why', c.get('run'))}")
+def test_a_hot_path_goal_is_judged_as_the_dashboard_judges_it(case):
+    ids = {i for p in (case["headline"] or {}).get("pairs", []) for i in (p["numeratorCellId"], p["denominatorCellId"])}
+    cells = [{"id": i, "summary": {"errors": 3 if i in case["failedCells"] else 0}} for i in ids]
+    status, _ = report.hot_path_goal(case["headline"], case["goal"], cells)
+    assert status == case["status"]
+
+
+def test_the_summary_prints_each_hot_path_goal_with_its_status():
+    run = example()
+    assert "Hot path goals" not in report.summary(run)   # a run without the hot path's headlines
+    [case] = [c for c in HOT_PATH["cases"] if c.get("run") and c["goal"] == "users500Over50ThroughputGrpc"]
+    run["headline"]["users500Over50ThroughputGrpc"] = {"description": "d", **case["headline"]}
+    lines = report.summary(run).splitlines()
+    start = lines.index("Hot path goals (met: the whole 95 % interval on the goal's side of its bound):")
+    assert lines[start + 1].split()[:2] == ["users500Over50ThroughputGrpc", "≥"]
+    assert "≥ 0.9 with no errors" in lines[start + 1] and "0.635× [0.616–0.854]" in lines[start + 1]
+    assert lines[start + 1].endswith("not met — the whole 95 % interval is below 0.9")
