@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { formatCell } from '../src/data/format';
 import { watchChart, watchRecords, watchTable } from '../src/data/charts/watch';
 import type { Run } from '../src/data/types';
-import { readRun, RUN_A } from './helpers';
+import { parseRun } from '../src/data/validate';
+import { readRun, RUN_A, RUN_WATCH, runText } from './helpers';
 
 /**
  * Two WatchGroup cells as results/20261202T034527Z-watch-47249f1 recorded them (its summaries; one
@@ -69,6 +70,16 @@ describe('the WatchGroup cells (a watch run has nothing else)', () => {
     const p99 = spec.series.find((s) => s.label === 'gRPC p99');
     expect(p99?.data[1] ?? null).toBeNull();
     expect(spec.notes?.join(' ')).toMatch(/no p99 — 600 changes, a p99 needs 1,000/);
+  });
+
+  it('reads the fixture watch run: valid, no cells, its four records', () => {
+    const parsed = parseRun(runText(RUN_WATCH));
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value.cells).toEqual([]);
+    const t = watchTable(watchRecords(parsed.value));
+    expect(t.rows.map((r) => formatCell(r[t.columns.indexOf('p99 (ms)')], 'num'))).toEqual(['247', '171', '—', '153']);
+    expect(t.rowFlags.filter(Boolean)).toEqual(['3 changes missed, 1 error']);
   });
 
   it('is empty for a run without watches (and older runs, which lack the field)', () => {
