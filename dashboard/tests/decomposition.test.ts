@@ -52,6 +52,12 @@ describe('step charts', () => {
     expect(rest.data[0]).toMatchObject({ low: 0.85, high: 0.95, flag: null });
   });
 
+  it('says a run has no steps, not that filters (the view has none) matched no cells', () => {
+    // results/20261202T055350Z-hotpath-974a617: no step pairs; both step charts said "No cells in this run match the filters"
+    expect(stepChart({}, cpu).emptyText).toMatch(/no pair of cells for these steps/);
+    expect(gzipChart({}).emptyText).toMatch(/no gzip cell/);
+  });
+
   it('greys a step that is not a finding and says why', () => {
     const spec = stepChart(headline, cpu);
     expect(spec.series[0].data[1]?.flag).toMatch(/^inconclusive: the 95 % interval includes 1/);

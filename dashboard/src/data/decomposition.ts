@@ -225,6 +225,8 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
     xTitle: 'Step',
     yTitle: figure.yTitle,
     ...RATIO_BARS,
+    // the view has no filters: an empty chart means the run has no step pairs
+    emptyText: 'This run has no pair of cells for these steps: the protocols profile measures them all, the quick profile one cell of each.',
     notes,
     series: kept,
     table: {
@@ -254,6 +256,7 @@ export function gzipChart(headline: Record<string, Headline>): ChartSpec {
     xTitle: 'Wire',
     yTitle: 'gzip ÷ identity (server CPU per request, log scale)',
     ...RATIO_BARS,
+    emptyText: 'This run has no gzip cell paired with an uncompressed one.',
     notes: ratioNotes(GZIP_HEADLINES.map((g) => g.label), hs, 'this run has no gzip cell paired with an uncompressed one'),
     series,
     table: {
