@@ -5,7 +5,6 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 from . import stats
-from .overload import goal_status
 from .cpu import KINDS as THREAD_KINDS
 
 DASHBOARD_LINE = "Open the dashboard: make dashboard  →  http://127.0.0.1:5173"
@@ -175,6 +174,7 @@ def hot_path_goal(h: dict | None, key: str, cells) -> tuple[str, str]:
         return "undecided", "the bench flagged every window it could come from"
     if h.get("low") is None or h.get("high") is None:
         return "undecided", "no interval to decide it"
+    from .overload import goal_status   # here: overload needs numpy, which the report does not otherwise
     status = goal_status(h["value"], h["low"], h["high"], bound, at_most)
     near, far = ("at or below", "above") if at_most else ("at or above", "below")
     if status == "met":
