@@ -174,8 +174,7 @@ def hot_path_goal(h: dict | None, key: str, cells) -> tuple[str, str]:
         return "undecided", "the bench flagged every window it could come from"
     if h.get("low") is None or h.get("high") is None:
         return "undecided", "no interval to decide it"
-    from .overload import goal_status   # here: overload needs numpy, which the report does not otherwise
-    status = goal_status(h["value"], h["low"], h["high"], bound, at_most)
+    status = stats.goal_status(h["value"], h["low"], h["high"], bound, at_most)
     near, far = ("at or below", "above") if at_most else ("at or above", "below")
     if status == "met":
         return status, f"the whole 95 % interval is {near} {bound:g}"
