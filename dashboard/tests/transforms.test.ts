@@ -8,6 +8,7 @@ import {
   estimate,
   fitValue,
   flagReason,
+  keptFlags,
   flagsText,
   INFORMATIONAL_FLAGS,
   isFlagged,
@@ -59,6 +60,10 @@ describe('flags', () => {
     expect(isFlagged(informational)).toBe(false);
     expect(flagReason(informational)).toBeNull();
     expect(allFlags(informational)).toBe('o; f; j');
+    // shown: the Cells table printed nothing for such a cell, where the end-of-run text's flags column names them
+    expect(keptFlags(informational)).toBe('o; f; j');
+    expect(keptFlags(hello)).toBeNull(); // greyed: flagReason already names every flag
+    expect(keptFlags(A.cells[0])).toBeNull();
     expect(isFlagged(A.cells[0])).toBe(false);
     expect(flagReason(A.cells[0])).toBeNull();
     expect(flagReason(cell({ headlineEligible: false }))).toBe('left out of the headline ratios by the bench');

@@ -266,6 +266,15 @@ export function flagReason(c: Cell): string | null {
   return flagsSummary(c.flags) ?? 'left out of the headline ratios by the bench';
 }
 
+/**
+ * The flags of a cell that is not greyed (other-cpu, few-samples, jit: the bench keeps their windows
+ * in the headline), in short, or null: shown beside the cell as the end-of-run text's flags column
+ * names them, not greyed. A greyed cell's flagReason already names every flag.
+ */
+export function keptFlags(c: Cell): string | null {
+  return isFlagged(c) ? null : flagsSummary(c.flags);
+}
+
 /** Flags in short: each code once ("start 1 round 1: …"), with how many more windows share it; or null. */
 export function flagsSummary(flags: Flag[]): string | null {
   if (flags.length === 0) return null;
