@@ -34,6 +34,7 @@ const RUN_A = '20261124T100000Z-quick-1111111';
 const RUN_B = '20261125T090000Z-quick-2222222';
 const RUN_NEWER = '20261123T070000Z-quick-b000000';
 const RUN_OLDER = '20261122T070000Z-quick-a262159';
+const RUN_WATCH = '20261119T060000Z-watch-3333333';
 
 const results = [];
 function record(name, error) {
@@ -377,6 +378,31 @@ async function main() {
       // a run without overload cells says how to get them
       await page.goto(`${base}/#/overload?run=${RUN_B}`);
       await page.waitForSelector('[data-testid=no-overload]', { timeout: 10000 });
+    });
+
+    await test('a watch run (no cells): the Overview says where its records are, the Watches view charts and lists them', async () => {
+      await page.goto(`${base}/#/overview?run=${RUN_WATCH}`);
+      const notice = await (await page.waitForSelector('[data-testid=has-watch]', { timeout: 10000 })).textContent();
+      assert(/4 WatchGroup records and no other cells/.test(notice), notice);
+      await page.click('[data-testid=has-watch] a');
+      const { stats } = await checkView(page, base, {
+        hash: `#/watch?run=${RUN_WATCH}`, shot: '3-watch', charts: 1,
+        legend: { 'watch-latency': ['REST p50', 'REST p99', 'gRPC p50', 'gRPC p99'] },
+        noErrorBars: ['watch-latency'],
+      });
+      assert(stats['watch-latency'].greyPx > 20, 'the record that missed changes is not greyed');
+      const rows = await page.$$eval('section[data-chart="watch-latency"] table.data tbody tr', (trs) => trs.map((tr) => ({
+        cells: [...tr.querySelectorAll('td')].map((td) => td.textContent), title: tr.getAttribute('title') })));
+      assert(rows.length === 4, `watch rows: ${JSON.stringify(rows)}`);
+      // p99 and max as the end-of-run text prints them (half away from zero: 344.5 is 345); none below 1,000 changes
+      assert(JSON.stringify(rows.map((r) => [r.cells[9], r.cells[10], r.cells[11]])) === JSON.stringify([['73.3', '247', '585'], ['77', '171', '345'], ['126', '—', '452'], ['65.4', '153', '296']]),
+        JSON.stringify(rows.map((r) => r.cells)));
+      assert(rows[2].title === 'greyed: 3 changes missed, 1 error', JSON.stringify(rows[2]));
+      const notes = await chartNotes(page, 'watch-latency');
+      assert(notes.some((n) => /no p99 — 960 changes, a p99 needs 1,000/.test(n)), notes.join(' | '));
+      // a run without watches says how to get them
+      await page.goto(`${base}/#/watch?run=${RUN_B}`);
+      await page.waitForSelector('[data-testid=no-watch]', { timeout: 10000 });
     });
 
     await test('over time: p50/p99 per 250 ms slice, one line per window, a flagged window greyed with its reason', async () => {

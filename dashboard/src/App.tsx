@@ -16,6 +16,7 @@ import { Overload } from './views/Overload';
 import { Overview } from './views/Overview';
 import { PayloadScaling } from './views/PayloadScaling';
 import { Timeline } from './views/Timeline';
+import { Watch } from './views/Watch';
 
 /** The URL hash as state: reading follows back/forward, writing replaces the hash. */
 function useHashState(): [UrlState, (next: UrlState) => void] {
@@ -174,6 +175,7 @@ export function App() {
         {state.view === 'concurrency' && <Concurrency {...props} />}
         {state.view === 'latency' && <Latency {...props} />}
         {state.view === 'overload' && <Overload {...props} />}
+        {state.view === 'watch' && <Watch {...props} />}
         {state.view === 'timeline' && <Timeline {...props} />}
         {state.view === 'cells' && <Cells {...props} />}
         {state.view === 'payload' && <PayloadScaling {...props} />}

@@ -357,3 +357,48 @@ export function makeV1Run({ runId, startedAt, gitCommit }) {
     notes: ['Fixture: a run recorded by the older bench (schemaVersion 1).'],
   };
 }
+
+// ---------- a watch run (the watch profile: WatchGroup records, no other cell) ----------
+
+/** A WatchGroup record as the bench writes one (run.json `watch`), its windows' figures made up. */
+function watchRecord({ protocol, client, writeRate, changes, p50, p99, max, missed = 0, errors = 0 }) {
+  const half = Math.floor(changes / 2);
+  const window = (start, n, shift) => ({
+    start, round: 0, order: start * 4 + (protocol === 'rest' ? 1 : 2) + (writeRate ? 2 : 0), seconds: 60.2, changes: n, missed: start === 0 ? missed : 0,
+    loadWrites: Math.round(writeRate * 60), achievedWriteRate: writeRate,
+    // a window alone holds fewer than the 1,000 changes a p99 needs
+    latencyMs: { n, p50: p50 + shift, p99: null, max: max - 10 * start },
+    fromRequestMs: { n, p50: p50 + 40 + shift, p99: null, max: max + 50 },
+    errors: start === 0 && errors ? [`${errors} watch stream(s) ended early`] : [],
+  });
+  return {
+    id: `${protocol}-${client}-WatchGroup-hybrid-c4-w${writeRate}`, protocol, client, cacheMode: 'hybrid', watchers: 4, writeRate, pauseMs: 200,
+    durationSeconds: 60, starts: 2, repetitions: 1,
+    windows: [window(0, half, -1.5), window(1, changes - half, 1.5)],
+    summary: {
+      changes, missed, errors, achievedWriteRate: writeRate,
+      latencyMs: { n: changes, p50, p99, max }, fromRequestMs: { n: changes, p50: p50 + 40, p99: p99 === null ? null : p99 + 60, max: max + 50 },
+      windowP50Ms: { min: p50 - 1.5, max: p50 + 1.5 },
+    },
+  };
+}
+
+export function makeWatchRun({ runId, startedAt, gitCommit }) {
+  const base = makeRun({ runId, startedAt, seed: 3, grpcSpeed: 1, gitCommit });
+  // every headline missing: a watch run pairs no cells
+  const headline = Object.fromEntries(Object.entries(base.headline).map(([k, h]) => [k,
+    { description: h.description, value: null, low: null, high: null, verdict: 'missing', reason: 'no pair of matching cells in this run', pairs: [] }]));
+  return {
+    ...base,
+    profile: { ...base.profile, name: 'watch', description: 'Fixture profile: WatchGroup on both wires, without and with 200 load writes/s', tools: [] },
+    cells: [], sweeps: [], fits: [], headline,
+    watch: [
+      watchRecord({ protocol: 'rest', client: 'sse', writeRate: 0, changes: 1976, p50: 73.3, p99: 246.9, max: 585.3 }),
+      watchRecord({ protocol: 'grpc', client: 'grpcurl', writeRate: 0, changes: 2306, p50: 77, p99: 170.9, max: 344.5 }),
+      // the changes a p99 needs, less the ones missed: no p99, and greyed for what it missed
+      watchRecord({ protocol: 'rest', client: 'sse', writeRate: 200, changes: 960, p50: 126, p99: null, max: 451.5, missed: 3, errors: 1 }),
+      watchRecord({ protocol: 'grpc', client: 'grpcurl', writeRate: 200, changes: 2433, p50: 65.4, p99: 152.5, max: 296.1 }),
+    ],
+    notes: ['Fixture data for the dashboard tests: made-up WatchGroup records shaped like a watch run (schemaVersion 2).'],
+  };
+}

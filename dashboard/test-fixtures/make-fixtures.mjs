@@ -15,13 +15,15 @@
 //   20261122T070000Z-quick-a262159  a schemaVersion 1 run (the older bench): listed, not read
 //   20261121T070000Z-quick-broken   run A truncated (not valid JSON)
 //   20261120T080000Z-partial        run A with a cell missing its summary
+//   20261119T060000Z-watch-3333333  a watch run: four WatchGroup records (one with no p99, missed
+//                                   changes and an error), no other cell, every headline missing
 // empty/ has no index.json. The numbers are made up but shaped like a bench run (spec-run-v2.md)
 // and valid against loadtest/schema/run.schema.json: they follow a simple queueing model
 // (fixture-cells.mjs), assembled into runs as the bench does (fixture-runs.mjs); not measurements.
 import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeRun, makeV1Run } from './fixture-runs.mjs';
+import { makeRun, makeV1Run, makeWatchRun } from './fixture-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -47,13 +49,14 @@ const partial = structuredClone(runA);
 partial.runId = '20261120T080000Z-partial';
 partial.startedAt = '2026-11-20T08:00:00Z';
 delete partial.cells[3].summary;
+const watch = makeWatchRun({ runId: '20261119T060000Z-watch-3333333', startedAt: '2026-11-19T06:00:00Z', gitCommit: '3333333' });
 
 const entry = (run, extra = {}) => ({
   runId: run.runId, path: `${run.runId}/run.json`, startedAt: run.startedAt, profile: run.profile.name,
   gitCommit: run.environment?.gitCommit ?? null, cellCount: run.cells?.length ?? 0, ...extra,
 });
 
-for (const run of [runA, runB, newer, older, partial]) write(join(results, run.runId, 'run.json'), JSON.stringify(run));
+for (const run of [runA, runB, newer, older, partial, watch]) write(join(results, run.runId, 'run.json'), JSON.stringify(run));
 const text = JSON.stringify(runA);
 write(join(results, malformedId, 'run.json'), text.slice(0, Math.floor(text.length / 3)));
 write(
@@ -68,6 +71,7 @@ write(
         entry(older),
         entry(runA, { runId: malformedId, path: `${malformedId}/run.json`, startedAt: '2026-11-21T07:00:00Z' }),
         entry(partial),
+        entry(watch),
       ],
     },
     null,

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { gapShares, goalStatus, goalText, goalVerdict, gzipChart, hasDecomposition, HOT_PATH_GOALS, STEP_FIGURES, stepChart } from '../src/data/decomposition';
-import type { Headline } from '../src/data/types';
+import type { Cell, Headline } from '../src/data/types';
 import { readRun, RUN_A, RUN_B } from './helpers';
 
 const h = (value: number | null, low: number | null, high: number | null, verdict: Headline['verdict'] = 'finding'): Headline => ({
@@ -38,12 +41,21 @@ describe('step charts', () => {
   it('plots each step as run.json has it, on a log scale around 1, REST steps apart from the gRPC one', () => {
     const spec = stepChart(headline, cpu);
     expect(spec.yLog && spec.referenceY === 1 && spec.barBase === 1 && spec.errorBars && spec.skipNull).toBe(true);
+    // the axis says so, as every other log axis does: 0.8× and 1.25× draw as bars of one length
+    expect(spec.yTitle).toMatch(/log scale/);
+    expect(gzipChart({}).yTitle).toMatch(/log scale/);
     expect(spec.categories).toEqual(['JSON → Protobuf', 'HTTP/1.1 → HTTP/2', 'REST → gRPC']);
     const [rest, grpc] = spec.series;
     expect(rest.protocol).toBe('rest');
     expect(rest.data.map((d) => d?.y ?? null)).toEqual([0.9, 0.97, null]);
     expect(grpc.data.map((d) => d?.y ?? null)).toEqual([null, null, 0.5]);
     expect(rest.data[0]).toMatchObject({ low: 0.85, high: 0.95, flag: null });
+  });
+
+  it('says a run has no steps, not that filters (the view has none) matched no cells', () => {
+    // results/20261202T055350Z-hotpath-974a617: no step pairs; both step charts said "No cells in this run match the filters"
+    expect(stepChart({}, cpu).emptyText).toMatch(/no pair of cells for these steps/);
+    expect(gzipChart({}).emptyText).toMatch(/no gzip cell/);
   });
 
   it('greys a step that is not a finding and says why', () => {
@@ -146,5 +158,24 @@ describe('the hot path goals', () => {
     expect(goalStatus(leftOut, users, [failing(num, 0), failing(den, 0), failing(A.cells[2], 5)])).toBe('met');
     // a goal that does not ask for it ignores errors
     expect(goalStatus(withPairs, { ...users, noErrors: false }, [failing(num, 7), failing(den, 0)])).toBe('met');
+  });
+});
+
+// The end-of-run text judges the same goals (report.py hot_path_goal_lines): both read these goals and
+// cases, so a goal's bound or its verdict cannot differ between the text and the cards.
+describe('the hot path goals as the end-of-run text judges them', () => {
+  const file = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'loadtest', 'tests', 'fixtures', 'hot-path-goals.json'), 'utf8')) as {
+    goals: { key: string; bound: number; atMost: boolean; noErrors: boolean }[];
+    cases: { goal: string; headline: Headline | null; failedCells: string[]; status: string }[];
+  };
+  it('has the same goals, bounds and sides', () => {
+    expect(HOT_PATH_GOALS.map((g) => ({ key: g.key, bound: g.bound, atMost: g.atMost, noErrors: g.noErrors ?? false }))).toEqual(file.goals);
+  });
+  it.each(file.cases.map((c, i) => [i, c] as const))('case %i', (_, c) => {
+    const goal = HOT_PATH_GOALS.find((g) => g.key === c.goal)!;
+    const headline = c.headline === null ? undefined : ({ ...c.headline, description: '' } as Headline);
+    const ids = new Set((c.headline?.pairs ?? []).flatMap((p) => [p.numeratorCellId, p.denominatorCellId]));
+    const cells = [...ids].map((id) => ({ id, summary: { errors: c.failedCells.includes(id) ? 3 : 0 } }) as unknown as Cell);
+    expect(goalVerdict(headline, goal, cells).status).toBe(c.status);
   });
 });

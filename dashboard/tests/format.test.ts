@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   decimalsFor,
@@ -14,6 +17,7 @@ import {
   percentileLabel,
   roundSig,
   withUnit,
+  type Bounded,
 } from '../src/data/format';
 
 describe('formatNumber: three significant digits', () => {
@@ -98,24 +102,24 @@ describe('counts, units, fractions, bytes', () => {
 
 describe('formatInterval: a value with its 95 % interval', () => {
   it('prints the headline example', () => {
-    expect(formatInterval({ value: 0.83, low: 0.78, high: 0.9 }, '×')).toBe('0.83× [0.78–0.90]');
+    expect(formatInterval({ value: 0.83, low: 0.78, high: 0.9 }, '×')).toBe('0.83× [0.78–0.9]');
   });
 
-  it('gives the bounds the decimals the three need, at most the value’s three digits', () => {
+  it('gives the value and each bound three significant digits of their own', () => {
     expect(formatInterval({ value: 3983.4, low: 3900.2, high: 4050.7 }, 'req/s')).toBe('3,980 req/s [3,900–4,050]');
-    expect(formatInterval({ value: 0.8, low: 0.78, high: 0.83 }, 'ms')).toBe('0.80 ms [0.78–0.83]');
-    expect(formatInterval({ value: 12.3, low: 9.87, high: 15.1 }, 'ms')).toBe('12.3 ms [9.9–15.1]');
-    expect(formatInterval({ value: 1, low: 0.95, high: 1.05 }, '×')).toBe('1.00× [0.95–1.05]');
+    expect(formatInterval({ value: 0.8, low: 0.78, high: 0.83 }, 'ms')).toBe('0.8 ms [0.78–0.83]');
+    expect(formatInterval({ value: 12.3, low: 9.87, high: 15.1 }, 'ms')).toBe('12.3 ms [9.87–15.1]');
+    expect(formatInterval({ value: 1, low: 0.95, high: 1.05 }, '×')).toBe('1× [0.95–1.05]');
     expect(formatInterval({ value: 45.6, low: 1.2, high: 301 }, 'ms')).toBe('45.6 ms [1.2–301]');
-    expect(formatInterval({ value: 1.3488720723413612, low: 1.2, high: 1.51 }, '×')).toBe('1.35× [1.20–1.51]');
+    expect(formatInterval({ value: 1.3488720723413612, low: 1.2, high: 1.51 }, '×')).toBe('1.35× [1.2–1.51]');
   });
 
   it('never prints a ratio that is not 1 as 1: a bound beside "the interval excludes 1" keeps the digits that say so', () => {
     expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, '×')).toBe('1.01× [1.004–1.02]');
-    expect(formatInterval({ value: 0.99, low: 0.984, high: 0.9996 }, '×')).toBe('0.990× [0.984–0.9996]');
-    expect(formatInterval({ value: 0.9996, low: 0.9991, high: 0.9999 }, '×')).toBe('0.9996× [0.9991–0.9999]');
-    // 1 itself stays "1.00" (the test above), and other units keep three digits
-    expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, 'ms')).toBe('1.01 ms [1.00–1.02]');
+    expect(formatInterval({ value: 0.99, low: 0.984, high: 0.9996 }, '×')).toBe('0.99× [0.984–0.9996]');
+    expect(formatInterval({ value: 0.9996, low: 0.9991, high: 0.9999 }, '×')).toBe('0.9996× [0.999–0.9999]');
+    // 1 itself stays "1" (the test above), and other units keep three digits
+    expect(formatInterval({ value: 1.01, low: 1.004, high: 1.016 }, 'ms')).toBe('1.01 ms [1–1.02]');
   });
 
   it('keeps a figure off the marks it is read against (a goal\'s bound) as a ratio is kept off 1', () => {
@@ -125,7 +129,7 @@ describe('formatInterval: a value with its 95 % interval', () => {
     expect(formatInterval({ value: 0.96996, low: null, high: null }, '', [0.97])).toBe('0.96996');
     // the mark itself, and figures that do not round onto it, print as before
     expect(formatInterval({ value: 0.97, low: null, high: null }, '', [0.97])).toBe('0.97');
-    expect(formatInterval({ value: 0.8, low: 0.78, high: 0.83 }, 'ms', [0.9])).toBe('0.80 ms [0.78–0.83]');
+    expect(formatInterval({ value: 0.8, low: 0.78, high: 0.83 }, 'ms', [0.9])).toBe('0.8 ms [0.78–0.83]');
   });
 
   it('prints only the value without bounds (fewer than 2 windows), a dash without a value', () => {
@@ -135,7 +139,7 @@ describe('formatInterval: a value with its 95 % interval', () => {
   });
 
   it('gives just the bounds', () => {
-    expect(formatBounds({ value: 0.83, low: 0.78, high: 0.9 })).toBe('[0.78–0.90]');
+    expect(formatBounds({ value: 0.83, low: 0.78, high: 0.9 })).toBe('[0.78–0.9]');
     expect(formatBounds({ value: 0.83, low: null, high: null })).toBe('');
   });
 });
@@ -149,5 +153,24 @@ describe('formatCell: table cells', () => {
     expect(formatCell(0.99971234, 'text')).toBe('0.99971234');
     expect(formatCell(null)).toBe('—');
     expect(formatCell(true)).toBe('true');
+  });
+});
+
+// The end-of-run text (loadtest/tandem_bench/report.py) prints the same figures: both test suites read
+// these cases, so what a run prints and what the dashboard shows cannot drift apart.
+describe('figures print as the end-of-run text prints them', () => {
+  const cases = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'loadtest', 'tests', 'fixtures', 'figures-as-text.json'), 'utf8')) as {
+    numbers: [number, string, string?][];
+    intervals: [Bounded, string, string?][];
+    ratios: [Bounded, string, string?][];
+  };
+  it.each(cases.numbers)('%s → %s', (value, text) => {
+    expect(formatNumber(value)).toBe(text);
+  });
+  it.each(cases.intervals)('%o → %s', (iv, text) => {
+    expect(formatInterval(iv, '')).toBe(text);
+  });
+  it.each(cases.ratios)('ratio %o → %s', (iv, text) => {
+    expect(formatInterval(iv, '×')).toBe(text);
   });
 });

@@ -13,6 +13,7 @@ export const RUN_NEWER = '20261123T070000Z-quick-b000000';
 export const RUN_OLDER = '20261122T070000Z-quick-a262159';
 export const RUN_BROKEN = '20261121T070000Z-quick-broken';
 export const RUN_PARTIAL = '20261120T080000Z-partial';
+export const RUN_WATCH = '20261119T060000Z-watch-3333333';
 
 export function readText(path: string): string {
   return readFileSync(path, 'utf8');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadIndex, loadRun, runFileUrl } from '../src/data/load';
-import { FIXTURES, RUN_A, RUN_B, RUN_BROKEN, RUN_NEWER, RUN_OLDER, RUN_PARTIAL, readText } from './helpers';
+import { FIXTURES, RUN_A, RUN_B, RUN_BROKEN, RUN_NEWER, RUN_OLDER, RUN_PARTIAL, readText, RUN_WATCH } from './helpers';
 
 /** A fetch that serves the fixture results folder (or nothing). */
 function fixtureFetch(files: Record<string, string | null>): typeof fetch {
@@ -50,6 +50,7 @@ describe('loadIndex and loadRun', () => {
       [RUN_OLDER, 'older'],
       [RUN_BROKEN, 'unreadable'],
       [RUN_PARTIAL, 'unreadable'],
+      [RUN_WATCH, 'ok'],
     ]);
     const older = runs.find((r) => r.status === 'older');
     expect(older).toMatchObject({ schemaVersion: 1, reason: 'recorded by an older bench (schema 1): re-run make bench to see it' });

@@ -172,7 +172,7 @@ describe('overload pairs', () => {
     expect(rows).toHaveLength(10);
     expect(rows[0]).toMatchObject({ wire: 'rest', colour: PROTOCOL_COLOURS.rest, bound: '≥ 0.8' });
     expect(rows[0].goal.status).toBe('undecided');
-    expect(rows[0].figure).toMatch(/^\d\.\d+ \[\d\.\d+–\d\.\d+\]$/);
+    expect(rows[0].figure).toMatch(/^\d(\.\d+)? \[\d(\.\d+)?–\d(\.\d+)?\]$/);
     const flushes = rows.find((r) => r.wire === 'grpc' && r.goal.key === 'l1Flushes')!;
     expect([flushes.bound, flushes.figure, flushes.goal.status]).toEqual(['≤ 0', '2', 'not met']);
     expect(new Set(rows.map((r) => r.goal.status))).toEqual(new Set(['met', 'not met', 'undecided']));
@@ -191,7 +191,7 @@ describe('overload pairs', () => {
     };
     const rows = goalRows(near);
     expect(rows.find((r) => r.goal.key === 'minWarmHitRatio')!.figure).toBe('0.96996');
-    expect(rows.find((r) => r.goal.key === 'p99At2xOverUnloaded')!.figure).toBe('7.50 [5.21–10.02]');
+    expect(rows.find((r) => r.goal.key === 'p99At2xOverUnloaded')!.figure).toBe('7.5 [5.21–10.02]');
   });
 
   it('a goodput goal whose interval reaches above 1 was decided by the older rule, and says so', () => {

@@ -8,6 +8,7 @@ import {
   estimate,
   fitValue,
   flagReason,
+  keptFlags,
   flagsText,
   INFORMATIONAL_FLAGS,
   isFlagged,
@@ -59,6 +60,10 @@ describe('flags', () => {
     expect(isFlagged(informational)).toBe(false);
     expect(flagReason(informational)).toBeNull();
     expect(allFlags(informational)).toBe('o; f; j');
+    // shown: the Cells table printed nothing for such a cell, where the end-of-run text's flags column names them
+    expect(keptFlags(informational)).toBe('o; f; j');
+    expect(keptFlags(hello)).toBeNull(); // greyed: flagReason already names every flag
+    expect(keptFlags(A.cells[0])).toBeNull();
     expect(isFlagged(A.cells[0])).toBe(false);
     expect(flagReason(A.cells[0])).toBeNull();
     expect(flagReason(cell({ headlineEligible: false }))).toBe('left out of the headline ratios by the bench');
@@ -140,6 +145,31 @@ describe('grouping', () => {
     expect(toolLabel('ghz', A.cells)).toBe('ghz (gRPC)');
     expect(toolLabel('oha', A.cells)).toBe('oha (REST)');
     expect(toolLabel('h2load', A.cells)).toBe('h2load');
+  });
+});
+
+describe('the default tool', () => {
+  it('shows both wires when no tool drove both: a run of native generators (hotpath, protocols) charts REST and gRPC', () => {
+    // results/20261202T055350Z-hotpath-974a617: h2load drove gRPC, oha REST, no k6 cell. Picking the first
+    // tool charted gRPC alone in every view until the reader found the Tool filter.
+    const cells = [
+      cell({ protocol: 'grpc', tool: 'h2load', cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50 }),
+      cell({ protocol: 'rest', tool: 'oha', cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50 }),
+    ];
+    const r = resolveFilters(cells, DEFAULT_FILTERS);
+    expect(r.tool).toBe('all');
+    expect(selectCells(cells, r).map((c) => c.protocol).sort()).toEqual(['grpc', 'rest']);
+  });
+
+  it('keeps a tool that drove both wires when the asked one is absent, and a tool the reader chose', () => {
+    const cells = [
+      cell({ protocol: 'grpc', tool: 'ghz' }),
+      cell({ protocol: 'grpc', tool: 'h2load' }),
+      cell({ protocol: 'rest', tool: 'h2load' }),
+    ];
+    expect(resolveFilters(cells, DEFAULT_FILTERS).tool).toBe('h2load');
+    expect(resolveFilters(cells, { ...DEFAULT_FILTERS, tool: 'ghz' }).tool).toBe('ghz');
+    expect(resolveFilters([cell({ protocol: 'grpc', tool: 'ghz' })], DEFAULT_FILTERS).tool).toBe('ghz');
   });
 });
 

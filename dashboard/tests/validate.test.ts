@@ -175,7 +175,7 @@ describe('validateIndex', () => {
     const r = validateIndex(JSON.parse(readText(join(FIXTURES, 'index.json'))));
     expect(r.ok).toBe(true);
     if (r.ok) {
-      expect(r.value.runs).toHaveLength(6);
+      expect(r.value.runs).toHaveLength(7);
       expect(r.value.runs[0]).toMatchObject({ runId: RUN_B, path: `${RUN_B}/run.json`, profile: 'quick' });
     }
   });

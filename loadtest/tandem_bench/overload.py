@@ -77,6 +77,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import pooled, windows
+from .stats import goal_status  # the rule the hot path's goals are judged by too (report.py)
 
 DOUBLE = 2.0                      # "2× the saturating rate": the goals' step offered at least this × the peak goodput
 GOODPUT_KEPT = 0.8                # goodput at 2× ÷ peak, at least
@@ -87,20 +88,6 @@ SERVED = 0.95                     # a step whose goodput is at least this share 
 WIRES = ("rest", "grpc")
 REFUSAL_FIT_SHARE = 0.05          # the saturated steps must refuse at least this share of their requests to fit r
 CAPPED = (*windows.SERVICE_NAMES.values(), "balancer")   # the processes the profile's CPU cap holds (cpu_quota.py)
-
-
-def goal_status(value, low, high, bound: float, at_most: bool) -> str:
-    """met / not met / undecided / missing, as the dashboard's goalStatus."""
-    if value is None:
-        return "missing"
-    if low is None or high is None:
-        return "undecided"
-    within = (lambda x: x <= bound) if at_most else (lambda x: x >= bound)
-    if within(low) and within(high):
-        return "met"
-    if not within(low) and not within(high):
-        return "not met"
-    return "undecided"
 
 
 def _goal(key: str, label: str, bound: float, at_most: bool, value, low=None, high=None, *,

@@ -2,6 +2,8 @@
 headline ratios recomputed from the cells, the run's notes, and how to open the dashboard."""
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 from . import stats
 from .cpu import KINDS as THREAD_KINDS
 
@@ -12,17 +14,19 @@ CACHE_ORDER = {"none": 0, "local": 1, "redis": 2, "hybrid": 3}
 TEMP_ORDER = {"none": 0, "cold": 1, "warm": 2}
 
 def sig(v, digits: int = 3) -> str:
-    """A figure to `digits` significant digits (thousands separated), '-' when absent."""
+    """A figure to `digits` significant digits, thousands separated, trailing zeros dropped, no
+    exponent, '-' when absent: as the dashboard prints it (format.ts formatNumber; both test against
+    tests/fixtures/figures-as-text.json). Half away from zero on the figure's exact value, as
+    JavaScript's toPrecision rounds: '%.3g' rounds half to even, which printed a watch p99 of 334.5 ms
+    as 334 where the dashboard showed 335, and printed 24,136 req/s whole where it showed 24,100."""
     if v is None:
         return "-"
     if v == 0:
         return "0"
-    text = f"{v:.{digits}g}"
-    if "e" in text:
-        text = f"{v:.0f}" if abs(v) >= 1 else text
-    if abs(v) >= 1000:
-        text = f"{float(text):,.0f}"
-    return text
+    exact = Decimal(v)   # a float's exact binary value, so a tie is a tie only when it is one
+    rounded = exact.quantize(Decimal(1).scaleb(exact.adjusted() - digits + 1), rounding=ROUND_HALF_UP)
+    text = f"{rounded:,f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def sig_apart(v, mark, digits: int = 3) -> str:
@@ -31,16 +35,17 @@ def sig_apart(v, mark, digits: int = 3) -> str:
     which beside "finding" (the interval excludes 1) said the opposite. As the dashboard's
     format.ts awayFromOne."""
     text = sig(v, digits)
-    if v is None or mark is None or v == mark:
+    marks = () if mark is None else tuple(mark) if isinstance(mark, (tuple, list)) else (mark,)
+    if v is None:
         return text
-    while float(text.replace(",", "")) == mark and digits < 12:
+    while any(float(text.replace(",", "")) == m != v for m in marks) and digits < 12:
         digits += 1
         text = sig(v, digits)
     return text
 
 
 def interval(iv: dict | None) -> str:
-    """'3,980 [3,900–4,050]' from an Interval."""
+    """'3,980 [3,900–4,050]' from an Interval: the value and each bound to three digits of its own."""
     if not iv or iv.get("value") is None:
         return "-"
     if iv.get("low") is None:
@@ -48,8 +53,19 @@ def interval(iv: dict | None) -> str:
     return f"{sig(iv['value'])} [{sig(iv['low'])}–{sig(iv['high'])}]"
 
 
+def ratio(iv: dict, marks=(1,)) -> str:
+    """'1.08× [0.997–1.09]': a ratio, read against 1 (its verdict; a goal's also against its bound),
+    with its interval; no figure prints as a mark it is not (sig_apart), as the dashboard's cards."""
+    if iv.get("value") is None:
+        return "-"
+    text = f"{sig_apart(iv['value'], marks)}×"
+    if iv.get("low") is not None:
+        text += f" [{sig_apart(iv['low'], marks)}–{sig_apart(iv['high'], marks)}]"
+    return text
+
+
 def _pct(v):
-    return "-" if v is None else f"{v * 100:.3g}"
+    return "-" if v is None else sig(v * 100)
 
 
 COLUMNS = [
@@ -72,8 +88,8 @@ COLUMNS = [
     ("err %", True, lambda c: _pct(c["summary"]["errorRate"])),
     ("server µs/req", True, lambda c: interval(c["summary"]["cpuUsPerRequest"]["server"])),
     ("sys %", True, lambda c: _pct((c["summary"].get("serviceThreads") or {}).get("systemShare"))),
-    ("csw/req", True, lambda c: sig((c["summary"].get("serviceThreads") or {}).get("contextSwitchesPerRequest"), 2)),
-    ("gen cores", True, lambda c: sig(c["summary"]["generatorCores"], 2)),
+    ("csw/req", True, lambda c: sig((c["summary"].get("serviceThreads") or {}).get("contextSwitchesPerRequest"))),
+    ("gen cores", True, lambda c: sig(c["summary"]["generatorCores"])),
     ("hit %", True, lambda c: _pct(c["summary"]["hitRatio"]["overall"])),
     ("rows/req", True, lambda c: sig(c["summary"]["db"]["rowsReadPerRequest"], 2)),
     ("flags", False, lambda c: ",".join(sorted({f["code"] for f in c["flags"]})) or "-"),
@@ -131,6 +147,58 @@ def thread_lines(cells) -> list[str]:
             "  " + line(header), "  " + line(["-" * w for w in widths]), *("  " + line(r) for r in rows)]
 
 
+# The hot path's goals (issue 14), each a headline ratio: key, bound, at most (else at least), and
+# whether a failed request of a cell it compares fails the goal. As the dashboard's goal cards
+# (decomposition.ts HOT_PATH_GOALS, goalVerdict); both test against tests/fixtures/hot-path-goals.json.
+HOT_PATH_GOALS = tuple(
+    goal for suffix in ("Rest", "Grpc") for goal in (
+        (f"getGroupOverHelloServerCpu{suffix}", 1.1, True, False),
+        (f"getGroupOverHelloP50{suffix}", 1.15, True, False),
+        (f"users500Over50Throughput{suffix}", 0.9, False, True))
+) + (("users500Over50ThroughputMultiplexedGrpc", 0.9, False, True),)
+
+
+def hot_path_goal(h: dict | None, key: str, cells) -> tuple[str, str]:
+    """met / not met / undecided / missing, and why: the verdict a headline's 1 is not (a goal met
+    with an interval holding 1 is a result; one undecided whose interval excludes 1 is not)."""
+    _, bound, at_most, no_errors = next(g for g in HOT_PATH_GOALS if g[0] == key)
+    if not h or h.get("value") is None:
+        return "missing", (h or {}).get("reason") or "no pair of cells for it in this run"
+    if no_errors:
+        used = [p for p in h["pairs"] if not p.get("excluded")] or h["pairs"]
+        ids = {i for p in used for i in (p["numeratorCellId"], p["denominatorCellId"])}
+        failed = [c["id"] for c in cells if c["id"] in ids and c["summary"]["errors"] > 0]
+        if failed:
+            return "not met", f"{', '.join(failed)} failed requests"
+    if h["verdict"] == "flagged":
+        return "undecided", "the bench flagged every window it could come from"
+    if h.get("low") is None or h.get("high") is None:
+        return "undecided", "no interval to decide it"
+    status = stats.goal_status(h["value"], h["low"], h["high"], bound, at_most)
+    near, far = ("at or below", "above") if at_most else ("at or above", "below")
+    if status == "met":
+        return status, f"the whole 95 % interval is {near} {bound:g}"
+    if status == "not met":
+        return status, f"the whole 95 % interval is {far} {bound:g}"
+    return status, f"the 95 % interval [{sig_apart(h['low'], bound)}–{sig_apart(h['high'], bound)}] holds {bound:g}"
+
+
+def hot_path_goal_lines(head: dict, cells) -> list[str]:
+    """Each hot path goal the run has a headline for, with its figure and status (none for other runs)."""
+    goals = [g for g in HOT_PATH_GOALS if g[0] in head]
+    if not goals:
+        return []
+    width = max(len(g[0]) for g in goals)
+    lines = ["Hot path goals (met: the whole 95 % interval on the goal's side of its bound):"]
+    for key, bound, at_most, no_errors in goals:
+        h = head[key]
+        status, why = hot_path_goal(h, key, cells)
+        value = ratio(h, (1, bound)) if h.get("value") is not None else "-"
+        goal = f"{'≤' if at_most else '≥'} {bound:g}{' with no errors' if no_errors else ''}"
+        lines.append(f"  {key.ljust(width)}  {goal:<22} {value:<24} {status} — {why}")
+    return lines
+
+
 # headlines whose brackets are the lowest and highest over what they pair (headline.py _body_headline)
 RANGE_HEADLINES = ("jsonOverProtobufBodyBytes",)
 
@@ -140,9 +208,7 @@ def headline_lines(head: dict) -> list[str]:
     lines = []
     for name, h in head.items():
         # a ratio read against 1 (its verdict): no figure that is not 1 prints as 1
-        value = "-" if h["value"] is None else (
-            f"{sig_apart(h['value'], 1)}×"
-            + (f" [{sig_apart(h['low'], 1)}–{sig_apart(h['high'], 1)}]" if h["low"] is not None else ""))
+        value = ratio(h)
         if name in RANGE_HEADLINES and h["low"] is not None:
             value += " min–max"   # not a bootstrap interval, whatever the heading says of the others
         why = f" — {h['reason']}" if h["reason"] else ""
@@ -188,6 +254,7 @@ def summary(run: dict) -> str:
         "",
         "Headline (geometric mean over pairs of cells that differ only in what is compared, bootstrap 95 % interval):",
         *headline_lines(run["headline"]),
+        *(["", *lines] if (lines := hot_path_goal_lines(run["headline"], cells)) else []),
     ]
     for pair in run.get("overload") or []:
         parts += ["", *overload_lines(pair)]
@@ -230,7 +297,7 @@ def overload_lines(pair: dict) -> list[str]:
                      + ("" if "doubleStep" not in wire else
                         "; no step offered twice the peak" if wire["doubleStep"] is None else
                         f"; 2×: the {sig(wire['doubleStep']['step'])} % step, "
-                        f"{wire['doubleStep']['offeredOverPeak']:.2f}× the peak offered")
+                        f"{sig(wire['doubleStep']['offeredOverPeak'])}× the peak offered")
                      + ("" if "firstSaturatedStep" not in wire else
                         "; no step saturated it" if wire["firstSaturatedStep"] is None else
                         f"; saturated from {sig(wire['firstSaturatedStep'])} %"))
@@ -243,9 +310,9 @@ def overload_lines(pair: dict) -> list[str]:
                  "-" if st["l1Flushes"] is None else
                  (", ".join(f"{k} {v:g}" for k, v in st["l1Flushes"].items()) or "0"),
                  sig(st["admissionLimit"]),
-                 "-" if st.get("serviceCores") is None else f"{st['serviceCores']:.2f}",
+                 sig(st.get("serviceCores")),
                  _pct(st.get("capThrottledShare")),
-                 sig(st.get("ioOverCarrier"), 2),
+                 sig(st.get("ioOverCarrier")),
                  ",".join(st["flags"]) or "-"] for st in wire["steps"]]
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
         lines.append("    " + "  ".join(h.rjust(w) for h, w in zip(header, widths)).rstrip())

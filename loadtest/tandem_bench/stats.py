@@ -127,3 +127,19 @@ def percentile_nearest_rank(sorted_values: Sequence[float], percent: float | str
         raise ValueError(f"percent must be in (0, 100], got {percent}")
     rank = math.ceil(p * n / 100)
     return sorted_values[max(rank, 1) - 1]
+
+
+def goal_status(value, low, high, bound: float, at_most: bool) -> str:
+    """met / not met / undecided / missing, as the dashboard's goalStatus: met when the whole interval
+    is on the bound's side, not met when all of it is on the other. The overload goals and the hot
+    path's (report.py) are judged by it."""
+    if value is None:
+        return "missing"
+    if low is None or high is None:
+        return "undecided"
+    within = (lambda x: x <= bound) if at_most else (lambda x: x >= bound)
+    if within(low) and within(high):
+        return "met"
+    if not within(low) and not within(high):
+        return "not met"
+    return "undecided"

@@ -781,7 +781,7 @@ def test_a_step_records_its_service_s_io_threads_cpu_over_its_carriers_and_the_s
     n = len(next(r for r in runs.values() if r.plan.protocol == "grpc" and r.plan.step == 200).windows)
     assert step["ioOverCarrier"] == pytest.approx(np.median([i + 2.0 for i in range(n)]))
     text = "\n".join(report.overload_lines(pair))
-    assert "io÷carrier" in text and report.sig(step["ioOverCarrier"], 2) in text
+    assert "io÷carrier" in text and report.sig(step["ioOverCarrier"]) in text
     # a run before it, or a window whose carriers did nothing: unknown
     [plain] = records(pair_runs())
     assert all(s["ioOverCarrier"] is None for w in plain["wires"] for s in w["steps"])

@@ -55,16 +55,30 @@ def test_where_each_service_spent_its_cpu_is_printed_by_thread_for_the_cells_tha
     assert not lines[start + 4].strip()   # only the cell that has it
 
 
-@pytest.mark.parametrize("value, text", [
-    (1.3488720723413612, "1.35"), (0.27335075000000003, "0.273"), (12345.6, "12,346"), (123456.0, "123,456"),
-    (0.000123, "0.000123"), (None, "-"), (0, "0")])
-def test_figures_are_printed_to_three_significant_digits(value, text):
+# The dashboard prints the same figures (format.ts); both read these cases, so the two texts agree.
+AS_TEXT = json.loads((FIXTURES / "figures-as-text.json").read_text())
+
+
+@pytest.mark.parametrize("case", AS_TEXT["numbers"], ids=lambda c: repr(c[0]))
+def test_figures_are_printed_to_three_significant_digits_as_the_dashboard_prints_them(case):
+    value, text = case[:2]
     assert report.sig(value) == text
 
 
-def test_intervals_print_value_and_bounds():
-    assert report.interval({"value": 4012.3, "low": 3950.0, "high": 4100.9}) == "4,012 [3,950–4,101]"
-    assert report.interval({"value": 0.5, "low": None, "high": None}) == "0.5"
+@pytest.mark.parametrize("case", AS_TEXT["intervals"], ids=lambda c: c[1])
+def test_intervals_print_value_and_bounds_each_to_three_digits_as_the_dashboard_does(case):
+    iv, text = case[:2]
+    assert report.interval(iv) == text
+
+
+@pytest.mark.parametrize("case", AS_TEXT["ratios"], ids=lambda c: c[1])
+def test_ratios_print_as_the_dashboard_prints_them_never_as_1_when_they_are_not(case):
+    iv, text = case[:2]
+    assert report.ratio(iv) == text
+
+
+def test_an_absent_figure_prints_as_a_dash():
+    assert report.sig(None) == "-"
     assert report.interval(None) == "-"
 
 
@@ -104,3 +118,32 @@ def test_a_fit_over_server_cpu_is_printed_under_its_p50_fit_with_its_r2():
     assert len(lines) == 2
     assert "server CPU  A = 30.1 µs  B = 0.0551 µs/row  R² = 0.9971" in lines[1]
     assert report.fit_lines([{**fit, "serverCpu": None}]) == lines[:1]
+
+
+# The dashboard's goal cards judge the same goals (decomposition.ts goalVerdict): both read these.
+HOT_PATH = json.loads((FIXTURES / "hot-path-goals.json").read_text())
+
+
+def test_the_text_has_the_hot_path_goals_the_dashboard_has():
+    assert [{"key": k, "bound": b, "atMost": at_most, "noErrors": no_errors}
+            for k, b, at_most, no_errors in report.HOT_PATH_GOALS] == HOT_PATH["goals"]
+
+
+@pytest.mark.parametrize("case", HOT_PATH["cases"], ids=lambda c: f"{c['goal']}-{c['status']}-{c.get('why', c.get('run'))}")
+def test_a_hot_path_goal_is_judged_as_the_dashboard_judges_it(case):
+    ids = {i for p in (case["headline"] or {}).get("pairs", []) for i in (p["numeratorCellId"], p["denominatorCellId"])}
+    cells = [{"id": i, "summary": {"errors": 3 if i in case["failedCells"] else 0}} for i in ids]
+    status, _ = report.hot_path_goal(case["headline"], case["goal"], cells)
+    assert status == case["status"]
+
+
+def test_the_summary_prints_each_hot_path_goal_with_its_status():
+    run = example()
+    assert "Hot path goals" not in report.summary(run)   # a run without the hot path's headlines
+    [case] = [c for c in HOT_PATH["cases"] if c.get("run") and c["goal"] == "users500Over50ThroughputGrpc"]
+    run["headline"]["users500Over50ThroughputGrpc"] = {"description": "d", **case["headline"]}
+    lines = report.summary(run).splitlines()
+    start = lines.index("Hot path goals (met: the whole 95 % interval on the goal's side of its bound):")
+    assert lines[start + 1].split()[:2] == ["users500Over50ThroughputGrpc", "≥"]
+    assert "≥ 0.9 with no errors" in lines[start + 1] and "0.635× [0.616–0.854]" in lines[start + 1]
+    assert lines[start + 1].endswith("not met — the whole 95 % interval is below 0.9")

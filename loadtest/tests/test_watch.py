@@ -95,4 +95,5 @@ def test_records_pool_every_change_of_the_cell_and_the_report_prints_them():
     assert s["windowP50Ms"] == {"min": 300.0, "max": 900.0}
     lines = report.watch_lines([record])
     assert lines[0].startswith("Change to client")
-    assert lines[2].split()[:4] == ["gRPC", "grpcurl", "hybrid", "4"] and "1,188" in lines[2]
+    # the p99 of 1,188 ms to three digits, as every figure (and the dashboard) prints it
+    assert lines[2].split()[:4] == ["gRPC", "grpcurl", "hybrid", "4"] and "1,190" in lines[2]

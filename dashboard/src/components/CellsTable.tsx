@@ -1,7 +1,7 @@
 import { toCsv } from '../data/csv';
 import { formatCount, formatFraction, formatInterval, formatNumber, formatValue } from '../data/format';
 import { cellsTable, THREAD_KINDS } from '../data/tables';
-import { flagReason } from '../data/transforms';
+import { flagReason, keptFlags } from '../data/transforms';
 import type { Cell } from '../data/types';
 import { downloadText } from '../download';
 
@@ -24,7 +24,7 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
           <h3>Cells</h3>
           <p className="subtitle">
             All {cells.length} cells of the run (closed model: a fixed number of users; open model: a target arrival rate). Intervals are 95 % bootstrap intervals over the windows; a cell id opens its
-            windows over time. Greyed: flagged by the bench, with its reason under the id (every reason in the CSV).
+            windows over time. Greyed: flagged by the bench, with its reason under the id (every reason in the CSV); a flag the bench keeps in the headline (other-cpu, few-samples, jit) is named under the id, not greyed.
           </p>
         </div>
         <div className="card-actions">
@@ -58,12 +58,14 @@ export function CellsTable({ cells, cellHref, runId }: { cells: Cell[]; cellHref
             {cells.map((c) => {
               const s = c.summary;
               const flag = flagReason(c);
+              const kept = keptFlags(c);
               const cpu = s.cpuUsPerRequest;
               return (
                 <tr key={c.id} data-cell={c.id} className={flag ? 'flagged' : undefined} title={flag ? `greyed: ${flag}` : undefined}>
                   <th scope="row">
                     <a href={cellHref(c.id)}>{c.id}</a>
                     {flag && <div className="flag-reason">greyed: {flag}</div>}
+                    {kept && <div className="flag-reason kept" data-testid="kept-flags">flagged, kept in the headline: {kept}</div>}
                   </th>
                   <td>{c.role}</td>
                   <td className="num">{formatCount(c.concurrency)}</td>

@@ -44,11 +44,11 @@ export interface StepFigure {
 
 export const STEP_FIGURES: StepFigure[] = [
   {
-    key: 'ServerCpu', title: 'Server CPU per request, step by step', yTitle: 'after ÷ before (server CPU per request)',
+    key: 'ServerCpu', title: 'Server CPU per request, step by step', yTitle: 'after ÷ before (server CPU per request, log scale)',
     direct: 'stepDirectServerCpu', allPairs: 'grpcOverRestServerCpuPerRequest', reading: 'below 1: the step saves the server work',
   },
   {
-    key: 'Throughput', title: 'Throughput, step by step', yTitle: 'after ÷ before (successful requests per second)',
+    key: 'Throughput', title: 'Throughput, step by step', yTitle: 'after ÷ before (successful requests per second, log scale)',
     direct: 'stepDirectThroughput', allPairs: 'grpcOverRestThroughputWarm', reading: 'above 1: the step serves more',
   },
 ];
@@ -225,6 +225,8 @@ export function stepChart(headline: Record<string, Headline>, figure: StepFigure
     xTitle: 'Step',
     yTitle: figure.yTitle,
     ...RATIO_BARS,
+    // the view has no filters: an empty chart means the run has no step pairs
+    emptyText: 'This run has no pair of cells for these steps: the protocols profile measures them all, the quick profile one cell of each.',
     notes,
     series: kept,
     table: {
@@ -252,8 +254,9 @@ export function gzipChart(headline: Record<string, Headline>): ChartSpec {
     kind: 'bar',
     categories: GZIP_HEADLINES.map((g) => g.label),
     xTitle: 'Wire',
-    yTitle: 'gzip ÷ identity (server CPU per request)',
+    yTitle: 'gzip ÷ identity (server CPU per request, log scale)',
     ...RATIO_BARS,
+    emptyText: 'This run has no gzip cell paired with an uncompressed one.',
     notes: ratioNotes(GZIP_HEADLINES.map((g) => g.label), hs, 'this run has no gzip cell paired with an uncompressed one'),
     series,
     table: {

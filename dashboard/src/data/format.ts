@@ -81,12 +81,14 @@ export function formatValue(x: number | null | undefined, unit: string): string 
 }
 
 /**
- * A value with its 95 % interval: "0.83× [0.78–0.90]", "3,980 req/s [3,900–4,050]".
- * The bounds share the value's decimals (three significant digits of the value), dropping the
- * decimals none of the three needs: 0.8 [0.78–0.83] → "0.80 [0.78–0.83]", 12.3 [9.87–15.1] →
- * "12.3 [9.9–15.1]". A ratio (×) that is not 1 gets the digits that keep it off 1: "1.01× [1.004–1.02]";
- * likewise a figure read against other marks (`marks`: a goal's bound) that it is not: 1.1004 beside
- * ≤ 1.1 is "1.1004", not "1.10". Without bounds (fewer than 2 windows) just the value.
+ * A value with its 95 % interval: "0.83× [0.78–0.9]", "3,980 req/s [3,900–4,050]": the value and
+ * each bound to three significant digits of its own, as the end-of-run text prints them
+ * (report.py interval; both test against loadtest/tests/fixtures/figures-as-text.json). Bounds
+ * rounded to the value's decimals printed a server CPU of 96.9 µs as "97" beside the text's "96.9",
+ * and a ratio of 1.8 as "1.80× [1.68–2.00]" beside the text's "1.8× [1.68–2]". A ratio (×) that is
+ * not 1 gets the digits that keep it off 1: "1.01× [1.004–1.02]"; likewise a figure read against
+ * other marks (`marks`: a goal's bound) that it is not: 1.1004 beside ≤ 1.1 is "1.1004", not "1.1".
+ * Without bounds (fewer than 2 windows) just the value.
  */
 export function formatInterval(
   iv: Bounded | null | undefined,
@@ -94,17 +96,12 @@ export function formatInterval(
   marks: readonly number[] = unit === UNITS.ratio ? [1] : [],
 ): string {
   if (!iv || !finite(iv.value)) return '—';
-  const bounded = finite(iv.low) && finite(iv.high);
-  const needed = Math.max(...[iv.value, ...(bounded ? [iv.low, iv.high] : [])].map((x) => decimalsFor(x)));
-  const d = Math.min(sigDecimals(iv.value), needed);
-  // each at three significant digits at most ("301", not "301.0", beside "45.6")
-  const shown = (x: number) => fixed(roundSig(x), Math.min(d, sigDecimals(x)));
   // a ratio is read against 1, a goal's figure against its bound: one that is not the mark never
-  // prints as the mark (a bound of 1.004 as "1.00" would contradict "the interval excludes 1" beside it)
-  const show = (x: number) => awayFrom(x, shown(x), marks);
+  // prints as the mark (a bound of 1.004 as "1" would contradict "the interval excludes 1" beside it)
+  const show = (x: number) => awayFrom(x, formatNumber(x), marks);
   const value = withUnit(show(iv.value), unit);
-  if (!bounded) return value;
-  return `${value} [${show(iv.low!)}–${show(iv.high!)}]`;
+  if (!(finite(iv.low) && finite(iv.high))) return value;
+  return `${value} [${show(iv.low)}–${show(iv.high)}]`;
 }
 
 /** `text` (x printed), or x with the fewest more significant digits that do not round it onto a mark it is not: 1.004 → "1.004" beside 1. */
@@ -116,12 +113,6 @@ function awayFrom(x: number, text: string, marks: readonly number[]): string {
     if (!onAMark(r)) return fixed(r, decimalsFor(r, digits));
   }
   return text;
-}
-
-/** Decimals of x at three significant digits, trailing zeros kept (0.9 → 3: "0.900"). */
-function sigDecimals(x: number): number {
-  if (x === 0) return 0;
-  return Math.max(0, SIG_DIGITS - 1 - Math.floor(Math.log10(Math.abs(roundSig(x)))));
 }
 
 /** Just the bracketed bounds, "[0.78–0.90]", or "" without them (kept off `marks`: formatInterval). */

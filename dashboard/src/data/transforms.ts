@@ -95,7 +95,11 @@ export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
   const models = distinct(cells.map((c) => c.model)).sort();
   const model = models.includes(f.model) ? f.model : (models[0] ?? 'closed');
   const tools = distinct(cells.map((c) => c.tool)).sort(byOrder(TOOLS));
-  const tool = f.tool === 'all' || tools.includes(f.tool) ? f.tool : (tools[0] ?? 'k6');
+  // the asked tool (k6 by default) when it ran; else one that drove both wires; else all of them:
+  // the first tool alone charted one wire only in a run of native generators (h2load for gRPC, oha
+  // for REST: the hotpath and protocols profiles), REST nowhere until the reader found this filter
+  const bothWires = tools.find((t) => PROTOCOLS.every((p) => cells.some((c) => c.tool === t && c.protocol === p)));
+  const tool = f.tool === 'all' || tools.includes(f.tool) ? f.tool : (bothWires ?? (tools.length > 1 ? 'all' : (tools[0] ?? 'k6')));
 
   const ofOp = cells.filter((c) => c.operation === operation && c.model === model);
   const pageSizes = distinct(ofOp.flatMap((c) => (c.pageSize === null ? [] : [c.pageSize]))).sort((a, b) => a - b);
@@ -260,6 +264,15 @@ export function isFlagged(c: Cell): boolean {
 export function flagReason(c: Cell): string | null {
   if (!isFlagged(c)) return null;
   return flagsSummary(c.flags) ?? 'left out of the headline ratios by the bench';
+}
+
+/**
+ * The flags of a cell that is not greyed (other-cpu, few-samples, jit: the bench keeps their windows
+ * in the headline), in short, or null: shown beside the cell as the end-of-run text's flags column
+ * names them, not greyed. A greyed cell's flagReason already names every flag.
+ */
+export function keptFlags(c: Cell): string | null {
+  return isFlagged(c) ? null : flagsSummary(c.flags);
 }
 
 /** Flags in short: each code once ("start 1 round 1: …"), with how many more windows share it; or null. */

@@ -5,7 +5,7 @@
 // per second, sizes in bytes, CPU in seconds or cores. A figure that could not be measured is null.
 import type * as Schema from './run.generated';
 
-export type { Cell, Fit, Flag, Interval, OverloadGoal, OverloadPair, OverloadStep, OverloadWire, Summary, Sweep } from './run.generated';
+export type { Cell, Fit, Flag, Interval, OverloadGoal, OverloadPair, OverloadStep, OverloadWire, Summary, Sweep, WatchCell } from './run.generated';
 
 /** One headline figure (a ratio, its interval and verdict); the schema's `headline` holds them by name. */
 export type Headline = Schema.HeadlineFigure;

@@ -1,7 +1,7 @@
 // The view and filters live in the URL hash (#/view?key=value), so a link reproduces a page.
 import { MODELS, OPERATIONS, TOOLS, type LoadModel, type Operation, type Tool } from './types';
 
-export const VIEWS = ['overview', 'decomposition', 'concurrency', 'latency', 'overload', 'timeline', 'cells', 'payload', 'cache', 'compare'] as const;
+export const VIEWS = ['overview', 'decomposition', 'concurrency', 'latency', 'overload', 'watch', 'timeline', 'cells', 'payload', 'cache', 'compare'] as const;
 export type View = (typeof VIEWS)[number];
 
 export const VIEW_TITLES: Record<View, string> = {
@@ -10,6 +10,7 @@ export const VIEW_TITLES: Record<View, string> = {
   concurrency: 'Concurrency',
   latency: 'Latency',
   overload: 'Under overload',
+  watch: 'Watches',
   timeline: 'Over time',
   cells: 'Cells & CPU',
   payload: 'Payload scaling',

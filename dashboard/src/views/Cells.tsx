@@ -15,8 +15,9 @@ export function Cells({ run, resolved, onFilters, cellHref }: ViewProps) {
         interval; the table under the chart breaks it down (the service’s own, and of it what its carriers, where each
         request’s code runs, and its I/O threads used) and gives the load generator’s share. The second chart stacks the
         service’s own CPU by thread: the carriers, the I/O threads (Tomcat’s poller, Netty’s event loops) and the rest
-        (Lettuce, the collector, the compilers); the threads’ sum can fall short of the service’s figure by what threads
-        that ended during a window used. The table of all cells below is not filtered.
+        (Lettuce, the collector, the compilers). The threads are read over the generator’s whole run and the service’s
+        figure over the measured span only, so their sum differs from it a little either way (threads that ended during
+        a window are left out of it). The table of all cells below is not filtered.
       </p>
       <div className="grid">
         <ChartCard spec={cpuPerRequestChart(cells, describeFilters(resolved))} />

@@ -5,6 +5,7 @@ import { latencyByCacheState, payloadSize, throughputByCacheState } from '../dat
 import { DECOMPOSITION_HEADLINES } from '../data/decomposition';
 import { describeFilters, isFlagged, selectCells } from '../data/transforms';
 import type { Run } from '../data/types';
+import { formatHash, parseHash } from '../data/urlState';
 import type { ViewProps } from './viewProps';
 
 export const HEADLINES: { key: string; label: string; hint: string }[] = [
@@ -55,6 +56,14 @@ export function Overview({ run, resolved, onFilters }: ViewProps) {
         <strong> finding</strong> is a result: an interval that includes 1, flagged cells or a missing pair are shown
         muted, with the bench’s reason.
       </p>
+      {(run.watch?.length ?? 0) > 0 && (
+        // a watch run measures nothing else: its headlines are all missing, its figures are in the Watches view
+        <p className="notice" data-testid="has-watch">
+          This run holds {run.watch!.length} WatchGroup record{run.watch!.length > 1 ? 's' : ''}
+          {run.cells.length === 0 ? ' and no other cells' : ''}: their change-to-client latency is in the{' '}
+          <a href={formatHash({ ...parseHash(window.location.hash), run: run.runId, view: 'watch' })}>Watches</a> view.
+        </p>
+      )}
       <Headlines run={run} />
       {flagged > 0 && (
         <p className="notice warn" data-testid="flagged-summary">
