@@ -1,5 +1,6 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.StallingProxy;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,38 @@ class CacheRestartTest {
         Await.until("the restarted follower to read the newest row", Duration.ofSeconds(20),
                 () -> instance.cache.follower().highestSeen() >= newest);
         instance.close();
+    }
+
+    /**
+     * A row committed while the cache is stopped is read by the first pass after its start, from the
+     * position it stopped at: the write shows within the bound, with no flush of L1.
+     */
+    @Test
+    void aWriteCommittedWhileStoppedIsAppliedOnceStartedWithoutAFlush() {
+        Instance reference = Instance.reference();
+        Instance writer = Instance.named("hybrid-a", CacheMode.HYBRID);
+        Instance restarted = Instance.named("restarted-behind-" + System.nanoTime(), CacheMode.HYBRID);
+        try {
+            writer.resetData();
+            restarted.awaitHealthy();
+            GroupView before = restarted.groups.get(1);
+            assertThat(restarted.cache.l1().size()).as("L1 holds the group").isPositive();
+            Map<String, Double> flushes = restarted.cache.metrics().flushCounts();
+            long seenBefore = restarted.cache.follower().highestSeen();
+
+            restarted.cache.stop();
+            writer.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(reference, 1));
+            GroupView after = reference.groups.get(1);
+            assertThat(after).isNotEqualTo(before);
+            restarted.cache.start();
+
+            assertThat(Await.within(Duration.ofSeconds(10), () -> restarted.groups.get(1).equals(after)))
+                    .as("the restarted instance shows the write committed while it was stopped").isTrue();
+            assertThat(restarted.cache.follower().highestSeen()).isGreaterThan(seenBefore);
+            assertThat(restarted.cache.metrics().flushCounts()).as("L1 flushes").isEqualTo(flushes);
+        } finally {
+            restarted.close();
+        }
     }
 
     /**
