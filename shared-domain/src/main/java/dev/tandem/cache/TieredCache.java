@@ -420,6 +420,10 @@ public class TieredCache implements SmartLifecycle {
         return follower;
     }
 
+    WritePath writes() {
+        return writes;
+    }
+
     CacheProperties properties() {
         return properties;
     }
