@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * transaction's afterCompletion, before the transaction manager hands the connection back, so every
  * such write kept a pool connection; once as many writes as the pool has connections waited there,
  * every other request of the instance waited for a connection too, and failed after the pool's
- * connection timeout (3 s). The default command timeout (100 ms) and the breaker, which refuses
- * calls once five have failed, keep that short; a longer command timeout did not.
+ * connection timeout (3 s). At the defaults the wait is short (a relay waits at most the 100 ms
+ * command timeout, and the breaker refuses calls once five have failed), so the test lengthens both
+ * timeouts that bound it, tandem.cache.redis.command-timeout and spring.data.redis.timeout.
  */
 class StalledRedisTest {
 
@@ -29,8 +30,8 @@ class StalledRedisTest {
     void writesWhoseRelayWaitsOnASilentRedisLeaveTheDatabaseConnectionsToOtherRequests() throws Exception {
         int redisPort = Instance.reference().context.getEnvironment().getRequiredProperty("spring.data.redis.port", Integer.class);
         try (StallingProxy proxy = new StallingProxy(redisPort)) {
-            // A command timeout longer than the pool's connection timeout: what a relay waits
-            // for then outlasts what a request waits for a connection.
+            // Both timeouts longer than the pool's connection timeout: what a relay waits for then
+            // outlasts what a request waits for a connection.
             Instance instance = Instance.named("hybrid-stalled-redis-" + System.nanoTime(), CacheMode.HYBRID,
                     List.of("--spring.data.redis.port=" + proxy.port(), "--tandem.cache.redis.command-timeout=10s",
                             "--spring.data.redis.timeout=10s"));
