@@ -8,6 +8,7 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.annotation.AnnotationTransactionAttributeSource;
+import org.springframework.transaction.interceptor.TransactionAttribute;
 import org.springframework.transaction.interceptor.TransactionAttributeSource;
 
 import java.lang.reflect.Method;
@@ -30,15 +31,17 @@ final class RelayAfterRelease implements MethodInterceptor {
 
     /**
      * The advisor: the methods that have a transaction attribute, as the transaction interceptor
-     * reads them, and an order just before that interceptor's (@EnableTransactionManagement's
-     * default, the lowest precedence), which puts this one around it.
+     * reads them, but not a read-only one (its transaction cannot log an invalidation, and the
+     * reads' misses need not pay for this), and an order just before that interceptor's
+     * (@EnableTransactionManagement's default, the lowest precedence), which puts this one around it.
      */
     static Advisor advisor(ObjectProvider<TieredCache> cache) {
         TransactionAttributeSource transactions = new AnnotationTransactionAttributeSource();
         StaticMethodMatcherPointcut transactional = new StaticMethodMatcherPointcut() {
             @Override
             public boolean matches(Method method, Class<?> targetClass) {
-                return transactions.getTransactionAttribute(method, targetClass) != null;
+                TransactionAttribute attribute = transactions.getTransactionAttribute(method, targetClass);
+                return attribute != null && !attribute.isReadOnly();
             }
         };
         DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(transactional, new RelayAfterRelease(cache));
