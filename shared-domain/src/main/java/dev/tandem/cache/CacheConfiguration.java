@@ -7,12 +7,15 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.Delay;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -75,6 +78,18 @@ public class CacheConfiguration {
 
     /** How long the log follower's connection may stay silent during a statement (Connector/J's socketTimeout). */
     static final Duration FOLLOWER_SOCKET_TIMEOUT = Duration.ofSeconds(10);
+
+    /**
+     * A write's relay runs once its transaction's connection is back in the pool, not in
+     * afterCompletion while the connection is still held ({@link RelayAfterRelease}). Static and
+     * infrastructure: the auto-proxy creator asks for advisors before it proxies the beans, and
+     * the one @EnableTransactionManagement registers takes infrastructure advisors only.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static Advisor tandemCacheRelayAfterRelease(ObjectProvider<TieredCache> cache) {
+        return RelayAfterRelease.advisor(cache);
+    }
 
     @Bean
     CacheEndpoint cacheEndpoint(TieredCache cache) {

@@ -236,13 +236,38 @@ final class CacheMetrics {
         return out;
     }
 
-    /** Hits since the last {@link #resetBaseline()}. */
-    long hits(CacheName<?> cache, Level level) {
+    /**
+     * Hits since the last {@link #resetBaseline()}. Under the reset's lock: a count read before a
+     * reset and the baseline after it would subtract the newer baseline from the older count (a
+     * negative count, a hit ratio outside [0, 1]; CacheMetricsTest).
+     */
+    synchronized long hits(CacheName<?> cache, Level level) {
         return Math.round(hits[cache.index()][level.ordinal()].count() - hitBaseline[cache.index()][level.ordinal()]);
     }
 
-    long misses(CacheName<?> cache, Level level) {
+    synchronized long misses(CacheName<?> cache, Level level) {
         return Math.round(misses[cache.index()][level.ordinal()].count() - missBaseline[cache.index()][level.ordinal()]);
+    }
+
+    /** Hits and misses of one cache and level, both since the same reset. */
+    record Window(long hits, long misses) {
+    }
+
+    /**
+     * Every cache's hits and misses per level (indexed by {@link Level#ordinal()}) since the last
+     * reset, all read under one lock: a reset between two reads would give a hit ratio of hits from
+     * one window over misses from the next, and totals summed across windows.
+     */
+    synchronized Map<CacheName<?>, Window[]> windows() {
+        Map<CacheName<?>, Window[]> out = new java.util.LinkedHashMap<>();
+        for (CacheName<?> cache : catalog.all()) {
+            Window[] levels = new Window[Level.values().length];
+            for (Level level : Level.values()) {
+                levels[level.ordinal()] = new Window(hits(cache, level), misses(cache, level));
+            }
+            out.put(cache, levels);
+        }
+        return out;
     }
 
     synchronized void resetBaseline() {

@@ -21,11 +21,13 @@ final class CacheStatus {
         out.put("stalenessBoundMs", cache.stalenessBound().toMillis());
         Map<String, Object> caches = new LinkedHashMap<>();
         long[] totals = new long[4];
+        // One window for every cache and level: a reset in between would mix two in the totals.
+        Map<CacheName<?>, CacheMetrics.Window[]> windows = metrics.windows();
         for (CacheName<?> name : cache.catalog().all()) {
             Map<String, Object> levels = new LinkedHashMap<>();
             for (CacheMetrics.Level level : CacheMetrics.Level.values()) {
-                long hits = metrics.hits(name, level);
-                long misses = metrics.misses(name, level);
+                long hits = windows.get(name)[level.ordinal()].hits();
+                long misses = windows.get(name)[level.ordinal()].misses();
                 totals[level.ordinal() * 2] += hits;
                 totals[level.ordinal() * 2 + 1] += misses;
                 levels.put(level.tag(), counts(hits, misses));

@@ -259,6 +259,9 @@ public class TieredCache implements SmartLifecycle {
             running = true;
             return;
         }
+        // A stop that was interrupted while it waited may have left the last pass running: one loop
+        // at a time over the follower's state, which only its own thread touches.
+        awaitFollowerEnded();
         watchForFailovers();
         // A platform thread of its own and a connection of its own: a saturated request pool or
         // executor must not delay the passes that keep L1 trusted. The kernel schedules it beside
@@ -316,11 +319,28 @@ public class TieredCache implements SmartLifecycle {
         }
         if (followerThread != null) {
             followerThread.shutdownNow();
-            try {
-                followerThread.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            awaitFollowerEnded();
+        }
+    }
+
+    /**
+     * Waits until the follower's pass in progress has ended, however long that takes: returned
+     * earlier (it gave up after 5 s), stop() left the pass to apply, flush, purge and notify on a
+     * stopped cache, and a start() then ran a second loop beside it (CacheRestartTest). A pass cannot
+     * wait for ever: its Redis calls time out (command-timeout), its statements on a silent
+     * connection too ({@link CacheConfiguration#FOLLOWER_SOCKET_TIMEOUT}), and so does a wait for
+     * the follower's connection. Interrupted, it stops waiting; start() waits again.
+     */
+    private void awaitFollowerEnded() {
+        if (followerThread == null) {
+            return;
+        }
+        try {
+            while (!followerThread.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("Waiting for the invalidation log follower's pass in progress to end before the cache stops or starts");
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -398,6 +418,10 @@ public class TieredCache implements SmartLifecycle {
 
     LogFollower follower() {
         return follower;
+    }
+
+    WritePath writes() {
+        return writes;
     }
 
     CacheProperties properties() {

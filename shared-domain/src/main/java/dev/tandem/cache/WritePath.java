@@ -6,6 +6,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * What a write made stale, from the write's transaction to every cache level.
  *
@@ -29,6 +32,14 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>No lock is held across a Redis round trip: the log, not a publisher's sequence, orders the
  * invalidations, so writers relay concurrently.
+ *
+ * <p><b>Nor a connection.</b> Spring runs afterCompletion before it hands the transaction's
+ * connection back to the pool, so a relay made there kept the connection for as long as Redis took
+ * to answer or time out: with Redis silent, a pool's worth of writes waiting there left every other
+ * request without a connection (StalledRedisTest). So a transactional method called through its
+ * proxy relays its commits when it returns, with the connection back in the pool
+ * ({@link RelayAfterRelease}); a transaction begun otherwise (a TransactionTemplate) still relays in
+ * afterCompletion. Either way the relay is made before the write returns to its caller.
  */
 final class WritePath {
 
@@ -41,6 +52,12 @@ final class WritePath {
     private final L2Tier l2;
     private final LogFollower follower;
     private final CacheMetrics metrics;
+
+    /**
+     * The relays of the commits made during the innermost transactional call under way on this
+     * thread ({@link #relayingOnReturn}), made when it returns; null: none under way, relay at once.
+     */
+    private final ThreadLocal<List<Runnable>> relaysOnReturn = new ThreadLocal<>();
 
     WritePath(CacheMode mode, CacheCatalog catalog, InvalidationLog invalidationLog, L1Tier l1, L2Tier l2,
               LogFollower follower, CacheMetrics metrics) {
@@ -83,6 +100,46 @@ final class WritePath {
             TransactionSynchronizationManager.registerSynchronization(pending);
         }
         pending.invalidation.and(invalidation);
+    }
+
+    /**
+     * Runs {@code call} (a transactional method, the transaction interceptor inside it) and then the
+     * relays of the commits made during it, once that interceptor has released their connection. The
+     * call's own result or exception is returned or thrown after them.
+     */
+    <T> T relayingOnReturn(Call<T> call) throws Throwable {
+        List<Runnable> outer = relaysOnReturn.get();
+        List<Runnable> relays = new ArrayList<>();
+        relaysOnReturn.set(relays);
+        try {
+            return call.run();
+        } finally {
+            relaysOnReturn.set(outer);
+            for (Runnable relay : relays) {
+                try {
+                    relay.run();
+                } catch (RuntimeException e) {
+                    // as Spring does with a failing afterCompletion: logged, not the caller's failure
+                    log.error("Relaying a committed invalidation failed", e);
+                }
+            }
+        }
+    }
+
+    /** A transactional method's invocation, as {@link #relayingOnReturn} runs it. */
+    @FunctionalInterface
+    interface Call<T> {
+        T run() throws Throwable;
+    }
+
+    /** {@code relay} now, or when the transactional call under way returns (see {@link #relayingOnReturn}). */
+    private void relayOnceTheConnectionIsBack(Runnable relay) {
+        List<Runnable> relays = relaysOnReturn.get();
+        if (relays == null) {
+            relay.run();
+        } else {
+            relays.add(relay);
+        }
     }
 
     /** A flush of every level of every instance: logged like a write, then applied here at once. */
@@ -184,7 +241,8 @@ final class WritePath {
                     log.warn("The commit's outcome is unknown (it may have been applied): invalidating {}", invalidation);
                 }
                 if ((status == STATUS_COMMITTED || ambiguous) && row != null) {
-                    committed(row, invalidation, !ambiguous);
+                    InvalidationLog.Appended committedRow = row;
+                    relayOnceTheConnectionIsBack(() -> committed(committedRow, invalidation, !ambiguous));
                 }
             } finally {
                 TransactionSynchronizationManager.unbindResourceIfPossible(WritePath.this);

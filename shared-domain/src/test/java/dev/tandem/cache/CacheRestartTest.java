@@ -1,9 +1,16 @@
 package dev.tandem.cache;
 
+import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.StallingProxy;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A cache stopped and started again (Spring's test framework pauses an idle context and restarts
@@ -25,5 +32,85 @@ class CacheRestartTest {
         Await.until("the restarted follower to read the newest row", Duration.ofSeconds(20),
                 () -> instance.cache.follower().highestSeen() >= newest);
         instance.close();
+    }
+
+    /**
+     * A row committed while the cache is stopped is read by the first pass after its start, from the
+     * position it stopped at: the write shows within the bound, with no flush of L1.
+     */
+    @Test
+    void aWriteCommittedWhileStoppedIsAppliedOnceStartedWithoutAFlush() {
+        Instance reference = Instance.reference();
+        Instance writer = Instance.named("hybrid-a", CacheMode.HYBRID);
+        Instance restarted = Instance.named("restarted-behind-" + System.nanoTime(), CacheMode.HYBRID);
+        try {
+            writer.resetData();
+            restarted.awaitHealthy();
+            GroupView before = restarted.groups.get(1);
+            assertThat(restarted.cache.l1().size()).as("L1 holds the group").isPositive();
+            Map<String, Double> flushes = restarted.cache.metrics().flushCounts();
+            long seenBefore = restarted.cache.follower().highestSeen();
+
+            restarted.cache.stop();
+            writer.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(reference, 1));
+            GroupView after = reference.groups.get(1);
+            assertThat(after).isNotEqualTo(before);
+            restarted.cache.start();
+
+            assertThat(Await.within(Duration.ofSeconds(10), () -> restarted.groups.get(1).equals(after)))
+                    .as("the restarted instance shows the write committed while it was stopped").isTrue();
+            assertThat(restarted.cache.follower().highestSeen()).isGreaterThan(seenBefore);
+            assertThat(restarted.cache.metrics().flushCounts()).as("L1 flushes").isEqualTo(flushes);
+        } finally {
+            restarted.close();
+        }
+    }
+
+    /**
+     * A stop while a pass waits on a database that does not answer: the pass ends only when its
+     * statement times out (the follower connection's socket timeout, 10 s). Had stop() returned
+     * before that, the pass would go on after it (applying, flushing, purging on a stopped cache),
+     * and a start() then would run a second loop beside it over the same follower state, which only
+     * its own thread may touch.
+     */
+    @Test
+    void aStopReturnsOnlyOnceThePassInProgressHasEnded() throws Exception {
+        Instance reference = Instance.reference();
+        int databasePort = reference.context.getEnvironment().getRequiredProperty("tandem.db.port", Integer.class);
+        try (StallingProxy proxy = new StallingProxy(databasePort)) {
+            Instance instance = Instance.named("restarted-stalled-" + System.nanoTime(), CacheMode.HYBRID,
+                    List.of("--tandem.db.port=" + proxy.port()));
+            try {
+                proxy.stall();
+                Thread stuck = Await.value("the follower's pass to wait on the silent connection", Duration.ofSeconds(30),
+                        CacheRestartTest::followerWaitingOnTheDatabase);
+                instance.cache.stop();
+                assertThat(stuck.isAlive()).as("the stopped cache's follower thread, still in its pass").isFalse();
+
+                proxy.resume();
+                instance.cache.start();
+                instance.cache.flushAll("test-restart");
+                long newest = instance.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+                Await.until("the restarted follower to read the newest row", Duration.ofSeconds(30),
+                        () -> instance.cache.follower().highestSeen() >= newest);
+            } finally {
+                proxy.resume();
+                instance.close();
+            }
+        }
+    }
+
+    /** The log follower thread (of whichever instance) that is in a pass reading from a socket, if any. */
+    private static Thread followerWaitingOnTheDatabase() {
+        for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
+            List<String> frames = Arrays.stream(thread.getValue())
+                    .map(f -> f.getClassName() + "." + f.getMethodName()).toList();
+            if (thread.getKey().getName().equals("tandem-cache-log")
+                    && frames.contains(LogFollower.class.getName() + ".pass")
+                    && frames.stream().anyMatch(f -> f.contains("SocketInputStream.read") || f.contains("NioSocketImpl.read"))) {
+                return thread.getKey();
+            }
+        }
+        return null;
     }
 }
