@@ -269,7 +269,7 @@ public class TieredCache implements SmartLifecycle {
         // hint: HotSpot on Linux ignores it unless -XX:ThreadPriorityPolicy=1 and the right to
         // lower a nice value; /proc shows the thread at nice 0 under the bench.)
         followerThread = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
-                .priority(Thread.MAX_PRIORITY).name("tandem-cache-log").factory());
+                .priority(Thread.MAX_PRIORITY).name("tandem-cache-log-" + properties.instanceId()).factory());
         followerThread.scheduleWithFixedDelay(follower::pass, 0, properties.log().pollInterval().toNanos(),
                 TimeUnit.NANOSECONDS);
         running = true;

@@ -83,9 +83,10 @@ class CacheRestartTest {
             try {
                 proxy.stall();
                 Thread stuck = Await.value("the follower's pass to wait on the silent connection", Duration.ofSeconds(30),
-                        CacheRestartTest::followerWaitingOnTheDatabase);
+                        () -> followerWaitingOnTheDatabase(instance.cache.instanceId()));
                 instance.cache.stop();
-                assertThat(stuck.isAlive()).as("the stopped cache's follower thread, still in its pass").isFalse();
+                // Its pass, not the thread: the executor reports termination a moment before its thread is gone.
+                assertThat(inAPass(stuck.getStackTrace())).as("the stopped cache's follower thread, still in its pass").isFalse();
 
                 proxy.resume();
                 instance.cache.start();
@@ -100,17 +101,20 @@ class CacheRestartTest {
         }
     }
 
-    /** The log follower thread (of whichever instance) that is in a pass reading from a socket, if any. */
-    private static Thread followerWaitingOnTheDatabase() {
+    /** The log follower thread of instance {@code instanceId} while it is in a pass reading from a socket, if it is. */
+    private static Thread followerWaitingOnTheDatabase(String instanceId) {
         for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
-            List<String> frames = Arrays.stream(thread.getValue())
-                    .map(f -> f.getClassName() + "." + f.getMethodName()).toList();
-            if (thread.getKey().getName().equals("tandem-cache-log")
-                    && frames.contains(LogFollower.class.getName() + ".pass")
-                    && frames.stream().anyMatch(f -> f.contains("SocketInputStream.read") || f.contains("NioSocketImpl.read"))) {
+            if (thread.getKey().getName().equals("tandem-cache-log-" + instanceId) && inAPass(thread.getValue())
+                    && Arrays.stream(thread.getValue()).map(StackTraceElement::getClassName)
+                            .anyMatch(name -> name.endsWith("SocketInputStream") || name.endsWith("NioSocketImpl"))) {
                 return thread.getKey();
             }
         }
         return null;
+    }
+
+    private static boolean inAPass(StackTraceElement[] frames) {
+        return Arrays.stream(frames).anyMatch(f ->
+                f.getClassName().equals(LogFollower.class.getName()) && f.getMethodName().equals("pass"));
     }
 }
