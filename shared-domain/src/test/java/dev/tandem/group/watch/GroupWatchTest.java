@@ -51,8 +51,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @UseTestDatabase
 class GroupWatchTest {
 
-    /** Not a timing assertion: only a bound so that a lost event fails the test instead of hanging it. */
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    /**
+     * Not a timing assertion: only a bound so that a lost event fails the test instead of hanging it.
+     * Above the log's hole timeout (30 s): a follower that starts while the log's first row is young
+     * (this class deletes rows, and so leaves one for the next context) waits that long for the numbers
+     * below it (LogFollower.startingFloor), and the positions it hands to watches stay behind meanwhile;
+     * a bound of 30 s raced it, and two tests waiting for a position failed in make test.
+     */
+    private static final Duration WAIT = Duration.ofSeconds(60);
 
     @Autowired GroupWatch watch;
     @Autowired GroupService groups;
