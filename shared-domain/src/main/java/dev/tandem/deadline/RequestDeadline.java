@@ -169,42 +169,39 @@ public final class RequestDeadline implements AutoCloseable {
             // Flyway's too), so it would wait for hours holding this request's thread and a pooled
             // connection. Aborting the connection closes its socket: the read fails at once, the
             // request gets its error and Hikari discards the connection.
-            timer.schedule(() -> cancels.execute(() -> abortIfStillRunning(statement)),
-                    ABORT_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+            abortLater(running, statement, "statement", statement::getConnection);
         }
         // A commit cannot be killed, and it waits on the same unanswered read; once sent it may have
         // been applied, and the JDBC listener reports its failure as an unknown outcome.
         for (Connection connection : commits) {
-            timer.schedule(() -> cancels.execute(() -> abortIfStillCommitting(connection)),
-                    ABORT_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+            abortLater(committing, connection, "commit", () -> connection);
         }
     }
 
-    private synchronized void abortIfStillCommitting(Connection connection) {
-        if (!committing.contains(connection)) {
-            return;
-        }
-        try {
-            log.warn("A commit was still running {} after its request's deadline (the database does not answer): "
-                    + "aborting its connection", ABORT_AFTER);
-            connection.abort(cancels);
-        } catch (Exception e) {
-            log.debug("Could not abort the connection of a commit past its request's deadline", e);
-        }
+    /** The connection a statement or commit runs on. */
+    @FunctionalInterface
+    private interface ConnectionOf {
+        Connection get() throws Exception;
     }
 
-    // Under the lock, so that the statement cannot end (and its request go on with the connection)
-    // between the check and the abort; abort only hands the closing to the executor.
-    private synchronized void abortIfStillRunning(Statement statement) {
-        if (!running.contains(statement)) {
+    /** In {@link #ABORT_AFTER}, aborts the connection of {@code call} if it is still in {@code registry}. */
+    private <T> void abortLater(Set<T> registry, T call, String what, ConnectionOf connection) {
+        timer.schedule(() -> cancels.execute(() -> abortIfStillIn(registry, call, what, connection)),
+                ABORT_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    // Under the lock, so that the statement or commit cannot end (and its request go on with the
+    // connection) between the check and the abort; abort only hands the closing to the executor.
+    private synchronized <T> void abortIfStillIn(Set<T> registry, T call, String what, ConnectionOf connection) {
+        if (!registry.contains(call)) {
             return;
         }
         try {
-            log.warn("A statement was still running {} after its request's deadline (the database does not answer): "
-                    + "aborting its connection", ABORT_AFTER);
-            statement.getConnection().abort(cancels);
+            log.warn("A {} was still running {} after its request's deadline (the database does not answer): "
+                    + "aborting its connection", what, ABORT_AFTER);
+            connection.get().abort(cancels);
         } catch (Exception e) {
-            log.debug("Could not abort the connection of a statement past its request's deadline", e);
+            log.debug("Could not abort the connection of a {} past its request's deadline", what, e);
         }
     }
 
