@@ -118,14 +118,39 @@ class DeadlineJdbcTest {
         assertThat(RequestDeadline.current()).isEmpty();
     }
 
-    /** {@code pool} as a pool of one connection to the test database through {@code proxy}. */
-    private void onePoolThrough(HikariDataSource pool, String name, int databasePort, StallingProxy proxy) {
-        pool.setPoolName(name);
-        pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url")
-                .replace(":" + databasePort + "/", ":" + proxy.port() + "/"));
-        pool.setUsername(environment.getProperty("spring.datasource.username"));
-        pool.setPassword(environment.getProperty("spring.datasource.password"));
-        pool.setMaximumPoolSize(1);
+    /** What a test does on a connection to the test database through {@code proxy}. */
+    @FunctionalInterface
+    private interface ThroughAProxy {
+        void run(StallingProxy proxy, Connection connection, ExecutorService requests) throws Exception;
+    }
+
+    /**
+     * Runs {@code test} on the one connection of a pool of its own, guarded as the application's
+     * pool is, to the test database through a StallingProxy, with an executor for its requests.
+     */
+    private void throughAProxy(String name, ThroughAProxy test) throws Exception {
+        int databasePort = environment.getRequiredProperty("tandem.db.port", Integer.class);
+        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
+        StallingProxy proxy = new StallingProxy(databasePort);
+        HikariDataSource pool = new HikariDataSource();
+        Connection connection = null;
+        try {
+            pool.setPoolName(name);
+            pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url")
+                    .replace(":" + databasePort + "/", ":" + proxy.port() + "/"));
+            pool.setUsername(environment.getProperty("spring.datasource.username"));
+            pool.setPassword(environment.getProperty("spring.datasource.password"));
+            pool.setMaximumPoolSize(1);
+            connection = ((DataSource) guard.postProcessAfterInitialization(pool, name)).getConnection();
+            test.run(proxy, connection, requests);
+        } finally {
+            // First: a read still blocked (the failure) ends when the proxy drops its sockets; the
+            // connection's close would otherwise wait for it.
+            proxy.close();
+            closeDeadConnection(connection);
+            pool.close();
+            requests.shutdownNow();
+        }
     }
 
     /**
@@ -138,16 +163,7 @@ class DeadlineJdbcTest {
      */
     @Test
     void aStatementOnADatabaseThatStopsAnsweringEndsAfterTheDeadline() throws Exception {
-        int port = environment.getRequiredProperty("tandem.db.port", Integer.class);
-        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
-        StallingProxy proxy = new StallingProxy(port);
-        HikariDataSource pool = new HikariDataSource();
-        Connection connection = null;
-        try {
-            onePoolThrough(pool, "deadline-stalled-path", port, proxy);
-            DataSource guarded = (DataSource) guard.postProcessAfterInitialization(pool, "stalledPath");
-            connection = guarded.getConnection();
-            Connection stalled = connection;
+        throughAProxy("deadline-stalled-path", (proxy, stalled, requests) -> {
             proxy.stall();
             CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
                 try (RequestDeadline deadline = deadlines.open(Duration.ofMillis(500));
@@ -163,14 +179,7 @@ class DeadlineJdbcTest {
             Throwable thrown = catchThrowable(() -> outcome.get(30, TimeUnit.SECONDS));
             assertThat(thrown).as("the statement still blocked 30 s after its 500 ms deadline").isNull();
             assertThat(outcome.join()).as("the statement failed").isInstanceOf(SQLException.class);
-        } finally {
-            // First: a read still blocked (the failure) ends when the proxy drops its sockets; the
-            // connection's close would otherwise wait for it.
-            proxy.close();
-            closeDeadConnection(connection);
-            pool.close();
-            requests.shutdownNow();
-        }
+        });
     }
 
     /**
@@ -179,16 +188,7 @@ class DeadlineJdbcTest {
      */
     @Test
     void aCommitToADatabaseThatStopsAnsweringEndsAfterTheDeadlineWithItsOutcomeUnknown() throws Exception {
-        int port = environment.getRequiredProperty("tandem.db.port", Integer.class);
-        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
-        StallingProxy proxy = new StallingProxy(port);
-        HikariDataSource pool = new HikariDataSource();
-        Connection connection = null;
-        try {
-            onePoolThrough(pool, "deadline-stalled-commit", port, proxy);
-            DataSource guarded = (DataSource) guard.postProcessAfterInitialization(pool, "stalledCommit");
-            connection = guarded.getConnection();
-            Connection stalled = connection;
+        throughAProxy("deadline-stalled-commit", (proxy, stalled, requests) -> {
             String email = "stalled-commit-" + UUID.randomUUID() + "@example.test";
             CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
                 try (RequestDeadline deadline = deadlines.open(Duration.ofSeconds(5));
@@ -211,12 +211,7 @@ class DeadlineJdbcTest {
             assertThat(thrown).as("the commit still blocked 60 s after it was sent (deadline 5 s)").isNull();
             assertThat(outcome.join()).as("the commit failed, its outcome unknown")
                     .isInstanceOf(CommitOutcomeUnknownException.class);
-        } finally {
-            proxy.close();
-            closeDeadConnection(connection);
-            pool.close();
-            requests.shutdownNow();
-        }
+        });
     }
 
     /** Closes a connection whose server went away: Hikari's rollback on close fails then, as expected. */
