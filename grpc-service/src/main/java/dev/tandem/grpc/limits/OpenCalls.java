@@ -98,13 +98,7 @@ public class OpenCalls {
                 onConnection.decrementAndGet();
                 return refuse(call, "the server has " + maxOnServer + " calls open already (tandem.limits.max-open-calls)");
             }
-            AtomicBoolean released = new AtomicBoolean();
-            Runnable release = () -> {
-                if (released.compareAndSet(false, true)) {
-                    onConnection.decrementAndGet();
-                    openOnServer.decrementAndGet();
-                }
-            };
+            Release release = new Release(onConnection);
             ServerCall<Q, R> counted = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
                 @Override
                 public void close(Status status, Metadata trailers) {
@@ -142,6 +136,23 @@ public class OpenCalls {
                     }
                 }
             };
+        }
+
+        /** Gives a call's two places back once, however the call ends (close, cancel, complete, a failed start). */
+        private final class Release extends AtomicBoolean {
+
+            private final AtomicInteger onConnection;
+
+            Release(AtomicInteger onConnection) {
+                this.onConnection = onConnection;
+            }
+
+            void run() {
+                if (compareAndSet(false, true)) {
+                    onConnection.decrementAndGet();
+                    openOnServer.decrementAndGet();
+                }
+            }
         }
 
         private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, String why) {
