@@ -52,6 +52,8 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+source scripts/test-env.sh
+drop_service_settings
 export PATH="$ROOT/.tools/bin:$PATH"
 export CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}   # for the dashboard's browser test
 
