@@ -5,6 +5,7 @@ import dev.tandem.auth.DevTokens;
 import dev.tandem.group.GroupService;
 import dev.tandem.group.NewGroup;
 import dev.tandem.rest.RestIntegrationTest;
+import dev.tandem.rest.deadline.RequestTimeout;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.RowLock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +15,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
 
 import tools.jackson.databind.JsonNode;
@@ -131,6 +133,26 @@ class AdmissionRestTest extends RestIntegrationTest {
             anonymous.get().uri("/api/v1/groups/{id}", 2).header(HttpHeaders.AUTHORIZATION, bearer(token)).exchange()
                     .expectStatus().isEqualTo(HttpStatus.OK);
         }
+    }
+
+    /**
+     * A request that met its deadline (504) ran into a limit further down, here a row lock: a drop,
+     * which Vegas shrinks on, as a gRPC call's DEADLINE_EXCEEDED is (AdmissionGrpcTest).
+     */
+    @Test
+    void aRequestThatMeetsItsDeadlineIsADrop() throws Exception {
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        long completed = admission.ended(AdmissionControl.Ending.COMPLETED);
+        long dropped = admission.ended(AdmissionControl.Ending.DROPPED);
+        try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            http.patch().uri("/api/v1/groups/1").header(RequestTimeout.HEADER, "1000").contentType(MediaType.APPLICATION_JSON)
+                    .body("""
+                            {"group":{"name":"Renamed too late"},"updateMask":"name","expectedVersion":%d}""".formatted(version))
+                    .exchange().expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+        }
+        Await.until("the permit back", BOUND, () -> admission.inFlight() == 0);
+        assertThat(admission.ended(AdmissionControl.Ending.DROPPED) - dropped).as("requests dropped").isEqualTo(1);
+        assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("requests sampled").isZero();
     }
 
     /**
