@@ -45,8 +45,9 @@ import java.util.function.Supplier;
  *
  * <p>The wires ask {@link #tryAdmit()} where a request enters (a Tomcat valve, a server
  * interceptor) and report how it ended on the {@link Permit}. What is never limited is the wires'
- * business too: the actuator and gRPC health (so a saturated instance still answers its probes and
- * its metrics), and long-lived streams (they have their own limit).
+ * business too: the actuator and gRPC health (so an instance at its limit still answers its probes
+ * and its metrics; that they are not starved of CPU is where they run, README "Under overload"), and
+ * long-lived streams (they have their own limit).
  */
 public final class AdmissionControl {
 

@@ -1,8 +1,11 @@
 package dev.tandem.cache;
 
 import dev.tandem.group.GroupCaches;
+import dev.tandem.group.GroupChanges;
+import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.HeldCarriers;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -11,6 +14,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,6 +77,36 @@ class StalenessBoundTest {
         long l1Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
         assertThat(b.groups.get(1)).isEqualTo(truth);
         assertThat(b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1)).isEqualTo(l1Hits + 1);
+    }
+
+    /**
+     * The follower runs on a platform thread of its own (TieredCache.start), where request load
+     * cannot starve it: with every carrier held by virtual threads that never yield, as on an
+     * instance whose requests have saturated its CPU, B still reads the log through, takes A's write
+     * and keeps serving L1, without a flush. On a virtual thread it would wait for a carrier as long
+     * as the hold lasts, and B's position would not move.
+     */
+    @Test
+    void aFollowerReadsTheLogThroughWhileEveryCarrierIsHeld() throws Exception {
+        Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
+        Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
+        a.resetData();
+        b.awaitHealthy();
+        assertThat(b.groups.get(1)).as("in B's L1").isNotNull();
+        double flushesBefore = flushes(b);
+        Duration bound = b.cache.stalenessBound();
+        String renamed = "Renamed while the carriers are held";
+
+        try (HeldCarriers ignored = HeldCarriers.hold()) {
+            long position = b.cache.logPosition();
+            a.groups.update(new GroupChanges(1, new GroupFields(renamed, null, null, 0), Set.of("name"),
+                    CacheModeParityTest.version(a, 1)));
+            assertThat(Await.within(bound.multipliedBy(3), () -> b.cache.logPosition() > position))
+                    .as("B's follower read A's write while the carriers were held").isTrue();
+            assertThat(b.groups.get(1).name()).isEqualTo(renamed);
+            assertThat(b.cache.l1Trusted()).as("B serves L1").isTrue();
+        }
+        assertThat(flushes(b)).as("no L1 flush: nothing was missed").isEqualTo(flushesBefore);
     }
 
     /**

@@ -198,10 +198,7 @@ class StalenessUnderLoadTest {
 
     /** Reads of the group cache that skipped L1 because the log was not read through in time (Prometheus). */
     private static double groupBypasses(String url) {
-        return get(url).lines()
-                .filter(line -> line.startsWith("tandem_cache_l1_bypasses_total{") && line.contains("cache=\"group\""))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-                .sum();
+        return PrometheusText.sum(url, "tandem_cache_l1_bypasses_total", "cache=\"group\"");
     }
 
     /** {L1 hits, L1 misses, L2 hits} of the group cache, from an instance's /actuator/cache. */
@@ -209,21 +206,6 @@ class StalenessUnderLoadTest {
         com.google.protobuf.Struct status = CacheStatus.at(url);
         return new double[]{CacheStatus.counter(status, "group", "l1", "hits"), CacheStatus.counter(status, "group", "l1", "misses"),
                 CacheStatus.counter(status, "group", "l2", "hits")};
-    }
-
-    private static String get(String url) {
-        try {
-            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as("GET " + url).isEqualTo(200);
-            return response.body();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     private static dev.tandem.proto.v1.GetGroupRequest get(long id) {

@@ -10,11 +10,14 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.Status;
+import io.grpc.health.v1.HealthGrpc;
 import org.jspecify.annotations.Nullable;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -38,18 +41,32 @@ import java.util.concurrent.atomic.AtomicReference;
  * leaves nothing behind. The permit is also released when that context ends, so it comes back even
  * when an earlier interceptor (the metadata check) closes the call before admission sees it.
  *
+ * <p>Health checks ({@code grpc.health.v1}) are sent to two platform threads of their own, not to the
+ * call executor: the admitted calls can saturate the CPU (that is when admission refuses), and a
+ * virtual thread then waits for a carrier behind every queued call, so a health check ran out of its
+ * deadline on an instance that was only busy. The kernel schedules platform threads beside the
+ * carriers. A check reads a status held in memory, so two threads are plenty.
+ *
  * <p>Installed only when admission control is on: off, the server keeps its executor as it was and
- * no call pays for any of this.
+ * no call pays for any of this (nor are health checks moved off the call executor then).
  */
-public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
+public final class AdmissionAtArrival implements ServerCallExecutorSupplier, AutoCloseable {
 
     private final AdmissionControl admission;
     private final Executor calls;
+    private final ExecutorService healthChecks =
+            Executors.newFixedThreadPool(2, Thread.ofPlatform().daemon().name("grpc-health-", 0).factory());
     private final Map<Context, Admitted> admitted = new ConcurrentHashMap<>();
 
     public AdmissionAtArrival(AdmissionControl admission, Executor calls) {
         this.admission = admission;
         this.calls = calls;
+    }
+
+    /** Closed with the context, after the gRPC server has stopped. */
+    @Override
+    public void close() {
+        healthChecks.shutdownNow();
     }
 
     /** What admission control limits: unary calls of the API (not health, reflection or streams). */
@@ -60,7 +77,7 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
     @Override
     public <Q, R> @Nullable Executor getExecutor(ServerCall<Q, R> call, Metadata headers) {
         if (!limits(call.getMethodDescriptor())) {
-            return calls;
+            return HealthGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName()) ? healthChecks : calls;
         }
         AdmissionControl.Permit permit = admission.tryAdmit();
         if (permit == null) {

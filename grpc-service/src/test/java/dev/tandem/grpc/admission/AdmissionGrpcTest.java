@@ -9,6 +9,7 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.HeldCarriers;
 import dev.tandem.testsupport.RowLock;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -84,14 +85,9 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
 
     @Test
     void aCallOverTheLimitIsRefusedWithRetryInfoWhileHealthIsStillAnswered() throws Exception {
-        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
         CompletableFuture<Group> update;
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
-            update = CompletableFuture.supplyAsync(() -> api().updateGroup(UpdateGroupRequest.newBuilder()
-                    .setId(1).setGroup(Group.newBuilder().setName("Renamed once admitted"))
-                    .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
-                    .setExpectedVersion(version).build()));
-            assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
+            update = updateHoldingThePermit(lock, "Renamed once admitted");
 
             StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
                     () -> api().getGroup(GetGroupRequest.newBuilder().setId(2).build()));
@@ -123,6 +119,26 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
         awaitInFlight(0);
         assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId())
                 .as("admitted again once the permit is back").isEqualTo(2);
+    }
+
+    /**
+     * Health is never starved by the calls: with every carrier held, as on an instance whose CPU the
+     * admitted calls have saturated, an API call is never run while grpc.health.v1 is still answered.
+     * Failed before: health calls went to the calls' virtual threads and ran out of their deadline.
+     */
+    @Test
+    void healthIsAnsweredWhileTheCallsWaitForACarrier() throws Exception {
+        try (HeldCarriers ignored = HeldCarriers.hold()) {
+            StatusRuntimeException starved = catchThrowableOfType(StatusRuntimeException.class,
+                    () -> api().withDeadlineAfter(2, TimeUnit.SECONDS).getGroup(GetGroupRequest.newBuilder().setId(2).build()));
+            assertThat(starved.getStatus().getCode()).as("an admitted call while the carriers are held")
+                    .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+
+            HealthCheckResponse health = HealthGrpc.newBlockingStub(channel).withDeadlineAfter(BOUND.toSeconds(), TimeUnit.SECONDS)
+                    .check(HealthCheckRequest.getDefaultInstance());
+            assertThat(health.getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+        }
+        awaitInFlight(0);
     }
 
     @Test
@@ -280,6 +296,46 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
 
         assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("calls sampled").isEqualTo(4);
         assertThat(admission.ended(AdmissionControl.Ending.IGNORED) - ignored).as("calls ignored").isZero();
+    }
+
+    /**
+     * A call refused at the limit takes nothing from its client's rate: admission is asked before the
+     * rate limit, so a client whose calls were refused while the instance was full still has its whole
+     * burst (3) once a permit is free, as on REST (AdmissionRestTest).
+     */
+    @Test
+    void aRefusalTakesNothingFromItsClientsRate() throws Exception {
+        String token = DevTokens.mintFor("refused-" + System.nanoTime(), DevTokens.DEV_SECRET, Duration.ofHours(1));
+        var limited = anonymousApi().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(authorization("Bearer " + token)));
+        CompletableFuture<Group> update;
+        try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            update = updateHoldingThePermit(lock, "Renamed once admitted");
+            for (int i = 0; i < 3; i++) {
+                StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+                        () -> limited.getGroup(GetGroupRequest.newBuilder().setId(2).build()));
+                assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+            }
+        }
+        assertThat(update.get(BOUND.toSeconds(), TimeUnit.SECONDS).getName()).isEqualTo("Renamed once admitted");
+        for (int i = 0; i < 3; i++) {
+            awaitInFlight(0);
+            assertThat(limited.getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId())
+                    .as("call %d of the burst", i + 1).isEqualTo(2);
+        }
+    }
+
+    /**
+     * An update of group 1 (renamed {@code name}) that holds the one permit: admitted, it waits for
+     * the row lock {@code lock} holds. Its answer, once the lock is gone.
+     */
+    private CompletableFuture<Group> updateHoldingThePermit(RowLock lock, String name) {
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        CompletableFuture<Group> update = CompletableFuture.supplyAsync(() -> api().updateGroup(UpdateGroupRequest.newBuilder()
+                .setId(1).setGroup(Group.newBuilder().setName(name))
+                .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
+                .setExpectedVersion(version).build()));
+        assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
+        return update;
     }
 
     private void awaitInFlight(int calls) {

@@ -5,6 +5,7 @@ import dev.tandem.auth.DevTokens;
 import dev.tandem.group.GroupService;
 import dev.tandem.group.NewGroup;
 import dev.tandem.rest.RestIntegrationTest;
+import dev.tandem.rest.deadline.RequestTimeout;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.RowLock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +15,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
 
 import tools.jackson.databind.JsonNode;
@@ -59,14 +61,10 @@ class AdmissionRestTest extends RestIntegrationTest {
 
     @Test
     void aRequestOverTheLimitIsRefusedWithRetryAfterWhileTheActuatorStillAnswers() throws Exception {
-        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
         CompletableFuture<Integer> update;
         JsonNode refusal;
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
-            update = CompletableFuture.supplyAsync(() -> patch("/api/v1/groups/1", """
-                    {"group":{"name":"Renamed once admitted"},"updateMask":"name","expectedVersion":%d}"""
-                    .formatted(version)).returnResult().getStatus().value());
-            assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
+            update = updateHoldingThePermit(lock, "Renamed once admitted");
 
             expectProblem(get("/api/v1/groups/{id}", 2), HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE")
                     .jsonPath("$.detail").value((String detail) -> assertThat(detail).contains("limit of 1 requests in flight"))
@@ -114,6 +112,50 @@ class AdmissionRestTest extends RestIntegrationTest {
     }
 
     /**
+     * A request refused at the limit takes nothing from its client's rate: the valve is asked before
+     * the rate limit, so a client whose requests were refused while the instance was full still has
+     * its whole burst (3) once a permit is free, as on gRPC (AdmissionGrpcTest).
+     */
+    @Test
+    void aRefusalTakesNothingFromItsClientsRate() throws Exception {
+        String token = DevTokens.mintFor("refused-" + System.nanoTime(), DevTokens.DEV_SECRET, Duration.ofHours(1));
+        CompletableFuture<Integer> update;
+        try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            update = updateHoldingThePermit(lock, "Renamed once admitted");
+            for (int i = 0; i < 3; i++) {
+                anonymous.get().uri("/api/v1/groups/{id}", 2).header(HttpHeaders.AUTHORIZATION, bearer(token)).exchange()
+                        .expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+            }
+        }
+        assertThat(update.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo(200);
+        for (int i = 0; i < 3; i++) {
+            Await.until("the permit back", BOUND, () -> admission.inFlight() == 0);
+            anonymous.get().uri("/api/v1/groups/{id}", 2).header(HttpHeaders.AUTHORIZATION, bearer(token)).exchange()
+                    .expectStatus().isEqualTo(HttpStatus.OK);
+        }
+    }
+
+    /**
+     * A request that met its deadline (504) ran into a limit further down, here a row lock: a drop,
+     * which Vegas shrinks on, as a gRPC call's DEADLINE_EXCEEDED is (AdmissionGrpcTest).
+     */
+    @Test
+    void aRequestThatMeetsItsDeadlineIsADrop() throws Exception {
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        long completed = admission.ended(AdmissionControl.Ending.COMPLETED);
+        long dropped = admission.ended(AdmissionControl.Ending.DROPPED);
+        try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            http.patch().uri("/api/v1/groups/1").header(RequestTimeout.HEADER, "1000").contentType(MediaType.APPLICATION_JSON)
+                    .body("""
+                            {"group":{"name":"Renamed too late"},"updateMask":"name","expectedVersion":%d}""".formatted(version))
+                    .exchange().expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+        }
+        Await.until("the permit back", BOUND, () -> admission.inFlight() == 0);
+        assertThat(admission.ended(AdmissionControl.Ending.DROPPED) - dropped).as("requests dropped").isEqualTo(1);
+        assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("requests sampled").isZero();
+    }
+
+    /**
      * A request that fails inside the server (500) says nothing of the instance's capacity and is no
      * sample, as INTERNAL is none on gRPC (AdmissionAtArrival). Failed before: sampled as completed.
      */
@@ -133,13 +175,9 @@ class AdmissionRestTest extends RestIntegrationTest {
      */
     @Test
     void aStreamOpensWhileEveryPermitIsHeld() throws Exception {
-        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
         CompletableFuture<Integer> update;
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
-            update = CompletableFuture.supplyAsync(() -> patch("/api/v1/groups/1", """
-                    {"group":{"name":"Renamed once admitted"},"updateMask":"name","expectedVersion":%d}"""
-                    .formatted(version)).returnResult().getStatus().value());
-            assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
+            update = updateHoldingThePermit(lock, "Renamed once admitted");
 
             // by its path (curl -N sends Accept: */*), and a stream named in Accept lets no other request by
             expectProblem(http.get().uri("/api/v1/groups/{id}", 2).header("Accept", "application/json, text/event-stream")
@@ -177,7 +215,6 @@ class AdmissionRestTest extends RestIntegrationTest {
     @Test
     void aStreamTheServerEndsIsNotRefusedOnItsWayOut() throws Exception {
         long doomed = groups.create(new NewGroup("Doomed group", "physics", "", 5, 1)).id();
-        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
         HttpRequest watch = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/groups/" + doomed + "/events"))
                 .header("Accept", "text/event-stream").build();
         HttpResponse<InputStream> stream = HttpClient.newHttpClient().send(watch, HttpResponse.BodyHandlers.ofInputStream());
@@ -186,10 +223,7 @@ class AdmissionRestTest extends RestIntegrationTest {
         double refusedBefore;
         try (InputStream events = stream.body(); RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
             assertThat(events.read()).as("the stream is set up and sending").isNotEqualTo(-1);
-            update = CompletableFuture.supplyAsync(() -> patch("/api/v1/groups/1", """
-                    {"group":{"name":"Renamed while a stream ends"},"updateMask":"name","expectedVersion":%d}"""
-                    .formatted(version)).returnResult().getStatus().value());
-            assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
+            update = updateHoldingThePermit(lock, "Renamed while a stream ends");
             refusedBefore = refused();
             groups.delete(doomed, 0);   // the domain's own call: no request, no permit
             ending = new String(events.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
@@ -197,6 +231,19 @@ class AdmissionRestTest extends RestIntegrationTest {
         assertThat(ending).contains("event:deleted").doesNotContain("\"status\":503");
         assertThat(refused()).as("refusals while the stream ended").isEqualTo(refusedBefore);
         assertThat(update.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo(200);
+    }
+
+    /**
+     * An update of group 1 (renamed {@code name}) that holds the one permit: admitted, it waits for
+     * the row lock {@code lock} holds. Its status, once the lock is gone.
+     */
+    private CompletableFuture<Integer> updateHoldingThePermit(RowLock lock, String name) {
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        CompletableFuture<Integer> update = CompletableFuture.supplyAsync(() -> patch("/api/v1/groups/1", """
+                {"group":{"name":"%s"},"updateMask":"name","expectedVersion":%d}"""
+                .formatted(name, version)).returnResult().getStatus().value());
+        assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update holds the only permit").isTrue();
+        return update;
     }
 
     private double refused() {
