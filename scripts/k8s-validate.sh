@@ -133,6 +133,10 @@ EOF
 expect_reject "workload without probes" "container x: no readinessProbe" check "$bad/policy.yaml"
 expect_reject "workload without requests" "container x: no resources.requests.cpu" check "$bad/policy.yaml"
 
+# REST probed on its API port, where a saturated pod's probe waits behind the requests
+mutate deploy/k8s/rest-service.yaml "$bad/probe-port.yaml" '0,/port: management$/s/port: management$/port: http/'
+expect_reject "probe on the API port" "startupProbe should use the port named management" check "$bad/probe-port.yaml"
+
 mutate deploy/k8s/redis.yaml "$bad/redis.yaml" 's/"--maxmemory", "384mb", //'
 expect_reject "Redis without maxmemory" "Redis has no --maxmemory" check "$bad/redis.yaml"
 

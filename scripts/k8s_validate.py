@@ -10,7 +10,9 @@ schemas of Kubernetes 1.25 ... 1.37, so nothing is fetched at run time).
         * workload policy: every container has cpu and memory requests and a memory limit; the
           long-running ones (Deployment, StatefulSet) have readiness and liveness probes, a
           Deployment's also a startup probe; Tandem's own containers probe
-          /actuator/health/readiness and /actuator/health/liveness; a Redis container evicts
+          /actuator/health/readiness and /actuator/health/liveness on their port named
+          management (the actuator's own port: on the API port a probe of a saturated pod waits
+          behind its requests, and liveness restarts a pod that is only busy); a Redis container evicts
           (--maxmemory at most 0.8 of its memory limit, an allkeys- policy) instead of being
           OOM-killed
       --rendered: each FILE is a whole kustomize output, so references must resolve inside it:
@@ -137,6 +139,11 @@ def check_policy(where: str, doc: dict) -> None:
                 got = ((c.get(p) or {}).get("httpGet") or {}).get("path")
                 if p in c and got != path:
                     error(where, f"container {c.get('name')}: {p} should GET {path}, not {got}")
+            for p in probes:
+                port = ((c.get(p) or {}).get("httpGet") or {}).get("port")
+                if p in c and port != "management":
+                    error(where, f"container {c.get('name')}: {p} should use the port named management "
+                                 f"(the actuator's own, on platform threads), not {port!r}")
 
 
 BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
