@@ -2,6 +2,7 @@ package dev.tandem.rest;
 
 import com.google.protobuf.util.Timestamps;
 import dev.tandem.error.DomainException;
+import dev.tandem.error.FieldViolation;
 
 import java.text.ParseException;
 import java.time.Instant;
@@ -59,22 +60,9 @@ public final class ProtoJson {
         for (String path : value.split(",")) {
             String trimmed = path.trim();
             if (!trimmed.isEmpty()) {
-                paths.add(snakeCase(trimmed));
+                paths.add(FieldViolation.protoPath(trimmed));
             }
         }
         return paths;
-    }
-
-    /** lowerCamelCase to the proto field name: ownerId -> owner_id; snake_case is unchanged. */
-    public static String snakeCase(String name) {
-        StringBuilder out = new StringBuilder(name.length() + 4);
-        for (char c : name.toCharArray()) {
-            if (Character.isUpperCase(c)) {
-                out.append('_').append(Character.toLowerCase(c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }
