@@ -65,9 +65,9 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @ParameterizedTest(name = "{0} = {1}")
     @MethodSource("invalidGroups")
     void createRejectsEachInvalidFieldAndStoresNothing(String field, String value, String violation) {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups", group(field, value)), violation);
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     static Stream<Arguments> wrongJsonTypes() {
@@ -85,27 +85,27 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @ParameterizedTest(name = "{0} = {1}")
     @MethodSource("wrongJsonTypes")
     void createRejectsWrongJsonTypesNamingTheField(String field, String value, String violation) {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups", group(field, value)), violation);
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
     void createRejectsUnknownFieldsByName() {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups", """
                 {"name": "Graph theory night", "subject": "algorithms", "capacity": 12, "ownerId": 7, "colour": "red"}
                 """), "colour");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"{\"name\": \"x\"", "{name: 'x'}", "not json", "{\"name\": \"x\",}"})
     void createRejectsMalformedJson(String body) {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectProblem(post("/api/v1/groups", body), HttpStatus.BAD_REQUEST, "INVALID_ARGUMENT")
                 .jsonPath("$.detail").value((String detail) -> assertThat(detail).contains("not valid JSON"));
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
@@ -125,12 +125,12 @@ class GroupWritesRestTest extends RestIntegrationTest {
 
     @Test
     void createWithAnotherContentTypeIsUnsupported() {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectProblem(http.post().uri("/api/v1/groups").contentType(MediaType.TEXT_PLAIN).body(VALID_GROUP).exchange(),
                 HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
         expectProblem(http.post().uri("/api/v1/groups").contentType(MediaType.APPLICATION_FORM_URLENCODED)
                 .body("name=x").exchange(), HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     // ---- PATCH /api/v1/groups/{id} -------------------------------------------------------------
@@ -197,21 +197,21 @@ class GroupWritesRestTest extends RestIntegrationTest {
     void deleteTakesTheExpectedVersionByItsJsonNameToo() {
         patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}")
                 .expectStatus().isOk();
-        List<Long> before = allCounts();
+        var before = allRows();
 
         expectProblem(delete("/api/v1/groups/12?expectedVersion=8"), HttpStatus.CONFLICT, "ABORTED");
 
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
         assertThat(groupRow(12)).containsEntry("name", "Version one");
         delete("/api/v1/groups/12?expectedVersion=2").expectStatus().isNoContent();
     }
 
     @Test
     void deleteWithBadParametersChangesNothing() {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(delete("/api/v1/groups/abc"), "id");
         expectInvalid(delete("/api/v1/groups/12?expected_version=latest"), "expected_version");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     // ---- If-Match on PATCH and DELETE (RFC 9110 13.1.1) -----------------------------------------
@@ -228,7 +228,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
         String tag = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
         String before = read("/api/v1/groups/8");
         Map<String, Object> row = groupRow(8);
-        List<Long> counts = allCounts();
+        var rows = allRows();
         // another tag; the current one weak (If-Match compares strongly); a list of others
         for (String ifMatch : List.of("\"not-current\"", "W/" + tag, "\"other\", \"more\"")) {
             expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", ifMatch)
@@ -238,7 +238,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
                     HttpStatus.PRECONDITION_FAILED, "FAILED_PRECONDITION");
         }
         assertThat(groupRow(8)).isEqualTo(row);
-        assertThat(allCounts()).isEqualTo(counts);
+        assertThat(allRows()).isEqualTo(rows);
         assertThat(read("/api/v1/groups/8")).isEqualTo(before);
     }
 
