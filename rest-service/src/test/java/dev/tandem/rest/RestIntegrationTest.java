@@ -126,15 +126,6 @@ public abstract class RestIntegrationTest {
         return SeededRows.database(jdbc);
     }
 
-    /**
-     * The stored row of a group, read from MariaDB itself: a GET may be answered from the cache,
-     * so "nothing changed" is checked here as well.
-     */
-    protected Map<String, Object> groupRow(long id) {
-        return jdbc.sql("SELECT name, subject, description, capacity, owner_id, version FROM study_groups WHERE id = ?")
-                .param(id).query().singleRow();
-    }
-
     protected long memberCount(long groupId) {
         return jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = ?").param(groupId).query(Long.class).single();
     }

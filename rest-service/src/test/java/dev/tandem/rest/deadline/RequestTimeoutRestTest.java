@@ -51,7 +51,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
     void updateWaitingForALockedGroupIsCutShortByTheRequestTimeout() throws Exception {
         assertThat(deadlines.requestTimeout()).as("the server's own cap must not be what cuts the statement")
                 .isGreaterThan(GONE_WITHIN);
-        Map<String, Object> before = groupRow(1);
+        Map<String, Object> before = SeededRows.groupRow(jdbc, 1);
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
             CompletableFuture<RestTestClient.ResponseSpec> response = CompletableFuture.supplyAsync(() ->
                     http.patch().uri("/api/v1/groups/{id}", 1)
@@ -67,7 +67,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
                     .as("the service's UPDATE/SELECT ... FOR UPDATE is no longer running").isTrue();
         }
-        assertThat(groupRow(1)).as("the timed-out update was rolled back").isEqualTo(before);
+        assertThat(SeededRows.groupRow(jdbc, 1)).as("the timed-out update was rolled back").isEqualTo(before);
     }
 
     @Test
