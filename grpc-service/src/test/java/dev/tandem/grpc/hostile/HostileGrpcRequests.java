@@ -289,9 +289,6 @@ final class HostileGrpcRequests {
         cases.add(new Hostile("page_token of 100 KB (above the message limit)", GrpcOperation.LIST_GROUPS,
                 rows -> ListGroupsRequest.newBuilder().setPageToken("A".repeat(100 * 1024)).build().toByteArray(),
                 Map.of(), Expect.tooLarge()));
-        cases.add(new Hostile("page_size 1001 names the configured maximum", GrpcOperation.LIST_GROUPS,
-                rows -> ListGroupsRequest.newBuilder().setPageSize(1001).build().toByteArray(), Map.of(),
-                new Expect(INVALID_ARGUMENT, List.of("page_size"), "between 1 and 1000", false)));
         return cases;
     }
 
