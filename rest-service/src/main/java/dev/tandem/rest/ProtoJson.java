@@ -11,16 +11,13 @@ import java.util.Set;
 
 /**
  * The parts of protobuf's JSON mapping that request bodies need, so that a JSON request means
- * exactly what the same request means over gRPC: an absent field is the proto default (0 or ""),
- * a Timestamp is an RFC 3339 string, a FieldMask is one comma-separated string of paths.
+ * exactly what the same request means over gRPC: an absent field is the proto default (0 here, ""
+ * through ProtoValues.orEmpty as the protobuf mappings make it), a Timestamp is an RFC 3339
+ * string, a FieldMask is one comma-separated string of paths.
  */
 public final class ProtoJson {
 
     private ProtoJson() {
-    }
-
-    public static String orEmpty(String value) {
-        return value == null ? "" : value;
     }
 
     public static int orZero(Integer value) {
