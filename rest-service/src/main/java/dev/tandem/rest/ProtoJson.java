@@ -2,6 +2,7 @@ package dev.tandem.rest;
 
 import com.google.protobuf.util.Timestamps;
 import dev.tandem.error.DomainException;
+import dev.tandem.error.FieldViolation;
 
 import java.text.ParseException;
 import java.time.Instant;
@@ -10,16 +11,13 @@ import java.util.Set;
 
 /**
  * The parts of protobuf's JSON mapping that request bodies need, so that a JSON request means
- * exactly what the same request means over gRPC: an absent field is the proto default (0 or ""),
- * a Timestamp is an RFC 3339 string, a FieldMask is one comma-separated string of paths.
+ * exactly what the same request means over gRPC: an absent field is the proto default (0 here, ""
+ * through ProtoValues.orEmpty as the protobuf mappings make it), a Timestamp is an RFC 3339
+ * string, a FieldMask is one comma-separated string of paths.
  */
 public final class ProtoJson {
 
     private ProtoJson() {
-    }
-
-    public static String orEmpty(String value) {
-        return value == null ? "" : value;
     }
 
     public static int orZero(Integer value) {
@@ -59,22 +57,9 @@ public final class ProtoJson {
         for (String path : value.split(",")) {
             String trimmed = path.trim();
             if (!trimmed.isEmpty()) {
-                paths.add(snakeCase(trimmed));
+                paths.add(FieldViolation.protoPath(trimmed));
             }
         }
         return paths;
-    }
-
-    /** lowerCamelCase to the proto field name: ownerId -> owner_id; snake_case is unchanged. */
-    public static String snakeCase(String name) {
-        StringBuilder out = new StringBuilder(name.length() + 4);
-        for (char c : name.toCharArray()) {
-            if (Character.isUpperCase(c)) {
-                out.append('_').append(Character.toLowerCase(c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

@@ -2,6 +2,7 @@ package dev.tandem.rest;
 
 import dev.tandem.auth.DevTokens;
 import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.SeededRows;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -117,19 +118,12 @@ public abstract class RestIntegrationTest {
         return jdbc.sql("SELECT COUNT(*) FROM " + table).query(Long.class).single();
     }
 
-    /** Row counts of every table, to show that a rejected write changed nothing. */
-    protected List<Long> allCounts() {
-        return List.of(count("users"), count("study_groups"), count("group_members"), count("study_sessions"),
-                count("ratings"));
-    }
-
     /**
-     * The stored row of a group, read from MariaDB itself: a GET may be answered from the cache,
-     * so "nothing changed" is checked here as well.
+     * Every row of every table ({@link SeededRows#database}), to show that a rejected write changed
+     * nothing: row counts alone would miss a rejected write that changed a row in place.
      */
-    protected Map<String, Object> groupRow(long id) {
-        return jdbc.sql("SELECT name, subject, description, capacity, owner_id, version FROM study_groups WHERE id = ?")
-                .param(id).query().singleRow();
+    protected Map<String, List<Map<String, Object>>> allRows() {
+        return SeededRows.database(jdbc);
     }
 
     protected long memberCount(long groupId) {

@@ -13,10 +13,10 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import javax.sql.DataSource;
@@ -36,28 +36,29 @@ public class CacheConfiguration {
     TieredCache tieredCache(CacheProperties properties, CacheCatalog catalog,
                             ObjectProvider<RedisConnectionFactory> redis, ObjectProvider<MeterRegistry> registry,
                             ObjectProvider<DomainObservations> observations, Clock clock, DataSource dataSource,
-                            Environment environment) {
+                            DataSourceProperties database) {
         // The services' actuator provides the registry that /actuator/prometheus scrapes; the
         // domain alone (tests, make seed) has none, and then the meters are only kept locally.
         boolean cached = properties.mode() != CacheMode.NONE;
         return new TieredCache(properties, catalog, properties.mode().usesL2() ? redis.getObject() : null,
                 registry.getIfAvailable(SimpleMeterRegistry::new),
                 observations.getIfAvailable(DomainObservations::off).registry(), clock, dataSource,
-                cached ? followerConnection(environment) : null);
+                cached ? followerConnection(database) : null);
     }
 
     /**
-     * The log follower's own connection to the primary (spring.datasource.url), in a pool of one:
+     * The log follower's own connection to the primary (spring.datasource.url, username and password
+     * as Boot binds them for the application's pool), in a pool of one:
      * not a bean, so it is neither the application's DataSource nor wrapped by its request deadlines,
      * and a saturated request pool cannot delay it. Connecting is lazy: a database that is down at
      * start-up fails the start through the main pool (and Flyway), not here.
      */
-    private static HikariDataSource followerConnection(Environment environment) {
+    private static HikariDataSource followerConnection(DataSourceProperties database) {
         HikariDataSource pool = new HikariDataSource();
         pool.setPoolName("tandem-cache-log");
-        pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url"));
-        pool.setUsername(environment.getProperty("spring.datasource.username"));
-        pool.setPassword(environment.getProperty("spring.datasource.password"));
+        pool.setJdbcUrl(database.determineUrl());
+        pool.setUsername(database.determineUsername());
+        pool.setPassword(database.determinePassword());
         pool.setMaximumPoolSize(1);
         pool.setMinimumIdle(1);
         pool.setAutoCommit(true);

@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -34,11 +35,11 @@ import java.util.function.ToDoubleFunction;
 public class ReplicaConfiguration {
 
     @Bean
-    DataSource primaryDataSource(Environment environment) {
+    DataSource primaryDataSource(Environment environment, DataSourceProperties primary) {
         HikariDataSource pool = hikari(environment);
-        pool.setJdbcUrl(environment.getRequiredProperty("spring.datasource.url"));
-        pool.setUsername(environment.getProperty("spring.datasource.username"));
-        pool.setPassword(environment.getProperty("spring.datasource.password"));
+        pool.setJdbcUrl(primary.determineUrl());
+        pool.setUsername(primary.determineUsername());
+        pool.setPassword(primary.determinePassword());
         pool.setPoolName("tandem-primary");
         return pool;
     }

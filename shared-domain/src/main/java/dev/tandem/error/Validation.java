@@ -33,7 +33,7 @@ public class Validation {
     public List<FieldViolation> violations(Object command, String prefix) {
         Set<ConstraintViolation<Object>> found = validator.validate(command);
         return found.stream()
-                .map(v -> new FieldViolation(prefix + snakeCase(v.getPropertyPath().toString()), v.getMessage()))
+                .map(v -> new FieldViolation(prefix + FieldViolation.protoPath(v.getPropertyPath().toString()), v.getMessage()))
                 .toList();
     }
 
@@ -44,17 +44,5 @@ public class Validation {
                     .sorted(Comparator.comparing(FieldViolation::field).thenComparing(FieldViolation::description))
                     .toList());
         }
-    }
-
-    static String snakeCase(String javaPath) {
-        StringBuilder out = new StringBuilder(javaPath.length() + 4);
-        for (char c : javaPath.toCharArray()) {
-            if (Character.isUpperCase(c)) {
-                out.append('_').append(Character.toLowerCase(c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

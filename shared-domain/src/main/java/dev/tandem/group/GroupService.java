@@ -10,7 +10,6 @@ import dev.tandem.limits.LimitsProperties;
 import dev.tandem.user.UserService;
 import io.micrometer.observation.annotation.Observed;
 import org.springframework.dao.DataIntegrityViolationException;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -53,15 +52,6 @@ public class GroupService {
     /** tandem.limits.max-page-size: a page costs one query of that many rows and a response that big. */
     private final int maxPageSize;
 
-    /** Without a cache, as before the cache existed. */
-    public GroupService(StudyGroupRepository groups, GroupMemberRepository members, RatingRepository ratings,
-                        StudySessionRepository sessions, GroupQueries queries, UserService users,
-                        Validation validation, Clock clock) {
-        this(groups, members, ratings, sessions, queries, users, validation, clock, TieredCache.disabled(),
-                LimitsProperties.defaults());
-    }
-
-    @Autowired
     public GroupService(StudyGroupRepository groups, GroupMemberRepository members, RatingRepository ratings,
                         StudySessionRepository sessions, GroupQueries queries, UserService users,
                         Validation validation, Clock clock, TieredCache cache, LimitsProperties limits) {

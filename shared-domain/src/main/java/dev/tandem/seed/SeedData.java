@@ -3,7 +3,6 @@ package dev.tandem.seed;
 
 import dev.tandem.cache.TieredCache;
 import dev.tandem.group.StudyGroup;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -60,11 +59,6 @@ public class SeedData {
     private final TransactionTemplate transactions;
     private final TieredCache cache;
 
-    public SeedData(JdbcTemplate jdbc, TransactionTemplate transactions) {
-        this(jdbc, transactions, TieredCache.disabled());
-    }
-
-    @Autowired
     public SeedData(JdbcTemplate jdbc, TransactionTemplate transactions, TieredCache cache) {
         this.jdbc = jdbc;
         this.transactions = transactions;

@@ -5,7 +5,6 @@ import dev.tandem.error.DomainException;
 import dev.tandem.error.Validation;
 import dev.tandem.config.Timestamps;
 import io.micrometer.observation.annotation.Observed;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -24,12 +23,6 @@ public class UserService {
     private final Clock clock;
     private final TieredCache cache;
 
-    /** Without a cache, as before the cache existed. */
-    public UserService(UserRepository users, Validation validation, Clock clock) {
-        this(users, validation, clock, TieredCache.disabled());
-    }
-
-    @Autowired
     public UserService(UserRepository users, Validation validation, Clock clock, TieredCache cache) {
         this.users = users;
         this.validation = validation;

@@ -76,7 +76,7 @@ class AmbiguousCommitTest {
         proxy.cutNextWriteCommit();
         Throwable failure = catchThrowable(() -> writer.groups.update(new GroupChanges(id,
                 new GroupFields("Renamed while the line went dead", null, null, 0), Set.of("name"),
-                CacheModeParityTest.version(reference, id))));
+                reference.version(id))));
         // The writer took the commit for made and invalidated before the write returned (its count of
         // rows sent rose, and its relay did not fail): its row carries no marker, so every follower
         // relays and applies it too (this one's within a poll interval), and the levels below alone
@@ -120,7 +120,7 @@ class AmbiguousCommitTest {
 
         proxy.holdNextWriteCommit();
         Throwable failure = catchThrowable(() -> writer.groups.update(new GroupChanges(id,
-                new GroupFields(name, null, null, 0), Set.of("name"), CacheModeParityTest.version(reference, id))));
+                new GroupFields(name, null, null, 0), Set.of("name"), reference.version(id))));
         assertThat(new DataAccessFailures().classify(failure)).as("the outcome is unknown: %s", failure)
                 .hasValueSatisfying(answer -> assertThat(answer.metadata()).containsEntry(DataAccessFailures.COMMIT_OUTCOME, "unknown"));
         // meanwhile MySQL still has the old row, and a read fills both levels with it
@@ -148,7 +148,7 @@ class AmbiguousCommitTest {
 
         new TransactionTemplate(writer.context.getBean(PlatformTransactionManager.class)).executeWithoutResult(tx -> {
             writer.groups.update(new GroupChanges(id, new GroupFields("Never committed", null, null, 0), Set.of("name"),
-                    CacheModeParityTest.version(reference, id)));
+                    reference.version(id)));
             tx.setRollbackOnly();
         });
 

@@ -291,7 +291,7 @@ class CacheBehaviourTest {
 
         r.awaitHealthy();
         gets = l2Gets(r);
-        try (java.sql.Connection lock = StalenessBoundTest.dataSource(r).getConnection();
+        try (java.sql.Connection lock = r.dataSource().getConnection();
              java.sql.Statement sql = lock.createStatement()) {
             sql.execute("LOCK TABLES cache_invalidations WRITE");
             try {

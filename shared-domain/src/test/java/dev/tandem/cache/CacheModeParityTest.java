@@ -42,18 +42,18 @@ class CacheModeParityTest {
         tested.resetData();
         tested.cache.resetCounters();
 
-        long joiner = firstUserWhere(reference, "id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)");
-        long rater = firstUserWhere(reference, "id NOT IN (SELECT user_id FROM ratings WHERE group_id = 1)");
+        long joiner = reference.firstUserWhere("id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)");
+        long rater = reference.firstUserWhere("id NOT IN (SELECT user_id FROM ratings WHERE group_id = 1)");
         List<Step> steps = List.of(
                 new Step("seeded", i -> { }),
                 new Step("join group 1", i -> i.groups.join(1, joiner)),
                 new Step("rate group 1", i -> i.groups.rate(new NewRating(1, rater, 5, "great"))),
                 new Step("rename group 1", i -> i.groups.update(new GroupChanges(1,
-                        new GroupFields("Renamed circle", null, null, 0), Set.of("name"), version(i, 1)))),
+                        new GroupFields("Renamed circle", null, null, 0), Set.of("name"), i.version(1)))),
                 new Step("move group 11 to biology", i -> i.groups.update(new GroupChanges(11,
-                        new GroupFields(null, "biology", null, 0), Set.of("subject"), version(i, 11)))),
+                        new GroupFields(null, "biology", null, 0), Set.of("subject"), i.version(11)))),
                 new Step("describe group 2", i -> i.groups.update(new GroupChanges(2,
-                        new GroupFields(null, null, "new words", 0), Set.of("description"), version(i, 2)))),
+                        new GroupFields(null, null, "new words", 0), Set.of("description"), i.version(2)))),
                 new Step("schedule a session first in group 3", i -> i.groups.schedule(new NewSession(3, "Warm-up",
                         Instant.parse("2029-06-01T10:00:00Z"), 60, "Online"))),
                 new Step("leave group 1", i -> i.groups.leave(1, joiner)),
@@ -82,13 +82,5 @@ class CacheModeParityTest {
         // The equal answers above came (in part) from the cache, not from MySQL every time.
         assertThat(l1Hits > 0).as("L1 hits in %s", mode).isEqualTo(mode.usesL1());
         assertThat(l2Hits > 0).as("L2 hits in %s", mode).isEqualTo(mode == CacheMode.REDIS);
-    }
-
-    static long version(Instance i, long group) {
-        return i.jdbc.sql("SELECT version FROM study_groups WHERE id = ?").param(group).query(Long.class).single();
-    }
-
-    static long firstUserWhere(Instance i, String condition) {
-        return i.jdbc.sql("SELECT MIN(id) FROM users WHERE " + condition).query(Long.class).single();
     }
 }

@@ -2,6 +2,7 @@ package dev.tandem.cache;
 
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.SeededRows;
 import dev.tandem.testsupport.StallingProxy;
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +53,7 @@ class CacheRestartTest {
             long seenBefore = restarted.cache.follower().highestSeen();
 
             restarted.cache.stop();
-            writer.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(reference, 1));
+            writer.groups.join(1, SeededRows.nonMember(reference.jdbc, 1));
             GroupView after = reference.groups.get(1);
             assertThat(after).isNotEqualTo(before);
             restarted.cache.start();

@@ -4,6 +4,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.SeededRows;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -129,7 +130,7 @@ class ClaimedFillTest {
                     return Optional.of(stale);
                 }), runnable -> Thread.ofPlatform().daemon().start(runnable));
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
-        r.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(r, 1));
+        r.groups.join(1, SeededRows.nonMember(r.jdbc, 1));
         GroupView fresh = reference.groups.get(1);
         assertThat(fresh).isNotEqualTo(stale);
         // Every follower must have passed the write's row first: one that reads it after an eviction

@@ -161,12 +161,12 @@ class ConcurrentStressTest {
                     case 2 -> i.groups.leave(group, anyMember(i, group));
                     case 3 -> i.groups.rate(new NewRating(group, user, 1 + random.nextInt(5), ""));
                     case 4 -> i.groups.update(new GroupChanges(group, new GroupFields("Circle " + random.nextInt(1000),
-                            null, null, 0), Set.of("name"), CacheModeParityTest.version(i, group)));
+                            null, null, 0), Set.of("name"), i.version(group)));
                     // A move takes the group out of one subject's lists and leaderboards and into
                     // another's, while joins, leaves and ratings of the group invalidate by subject.
                     case 5 -> i.groups.update(new GroupChanges(group, new GroupFields(null,
                             MOVE_TO.get(random.nextInt(MOVE_TO.size())), null, 0), Set.of("subject"),
-                            CacheModeParityTest.version(i, group)));
+                            i.version(group)));
                     default -> i.groups.schedule(new NewSession(group, "Stress",
                             Instant.parse("2029-01-01T00:00:00Z").plusSeconds(random.nextInt(86_400 * 30)), 30, ""));
                 }

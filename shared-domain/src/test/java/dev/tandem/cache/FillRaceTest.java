@@ -5,6 +5,7 @@ import dev.tandem.group.GroupPage;
 import dev.tandem.group.GroupView;
 import dev.tandem.group.GroupsPageKey;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.SeededRows;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -54,7 +55,7 @@ class FillRaceTest {
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
         lease.set(r.cache.redis().get(key));
         assertThat(isClaim(lease.get())).as("the read left a lease").isTrue();
-        r.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(r, 1));
+        r.groups.join(1, SeededRows.nonMember(r.jdbc, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupView fresh = reference.groups.get(1);
@@ -73,7 +74,7 @@ class FillRaceTest {
         Instance reference = Instance.reference();
         r.resetData();
         String key = r.cache.l2().keyedKey(GroupCaches.GROUP, 1L);
-        long user = TwoInstanceCoherenceTest.firstNonMember(r, 1);
+        long user = SeededRows.nonMember(r.jdbc, 1);
         r.groups.join(1, user);
         byte[] first = r.cache.redis().get(key);
         assertThat(isClaim(first)).isTrue();
@@ -107,7 +108,7 @@ class FillRaceTest {
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
         // The read has started the subject's generation; the write ends it.
         assertThat(r.cache.redis().get(generation)).isNotNull();
-        r.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(r, 1));
+        r.groups.join(1, SeededRows.nonMember(r.jdbc, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupPage fresh = reference.groups.list("algorithms", 3, "");
@@ -131,7 +132,7 @@ class FillRaceTest {
         var read = racingRead(b, GroupCaches.GROUP, 1L, stale, loaded,
                 () -> b.cache.l1().invalidationCount(GroupCaches.GROUP, 1L) != invalidations);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
-        a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+        a.groups.join(1, SeededRows.nonMember(a.jdbc, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupView fresh = reference.groups.get(1);
@@ -159,7 +160,7 @@ class FillRaceTest {
         var read = racingRead(b, GroupCaches.GROUPS_PAGE, key, stale, loaded,
                 () -> b.cache.l1().invalidationCount(GroupCaches.GROUPS_PAGE, "algorithms") != invalidations);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
-        a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+        a.groups.join(1, SeededRows.nonMember(a.jdbc, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupPage fresh = reference.groups.list("algorithms", 3, "");
@@ -181,7 +182,7 @@ class FillRaceTest {
         // so the loader returns as soon as the commit is visible.
         var read = racingRead(h, GroupCaches.GROUP, 1L, stale, loaded, () -> countMembers(reference, 1) != before);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
-        h.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(h, 1));
+        h.groups.join(1, SeededRows.nonMember(h.jdbc, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
 
         GroupView fresh = reference.groups.get(1);

@@ -13,6 +13,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import javax.sql.DataSource;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -315,6 +317,26 @@ final class Instance {
         if (!healthy) {
             throw new AssertionError(this + " did not become healthy: " + cache.status());
         }
+    }
+
+    /** The group's version as stored: what an UpdateGroup through this instance must expect. */
+    long version(long group) {
+        return jdbc.sql("SELECT version FROM study_groups WHERE id = ?").param(group).query(Long.class).single();
+    }
+
+    /** The first user that {@code condition} (SQL over users) holds for. */
+    long firstUserWhere(String condition) {
+        return jdbc.sql("SELECT MIN(id) FROM users WHERE " + condition).query(Long.class).single();
+    }
+
+    /** L1 flushes of this instance so far, whatever their reason. */
+    double flushes() {
+        return cache.metrics().flushCounts().values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    /** This instance's DataSource, for a connection of its own pool (to hold a lock beside it). */
+    DataSource dataSource() {
+        return context.getBean(DataSource.class);
     }
 
     /** Stops this instance (e.g. before what it was started against goes away); named() starts it afresh. */

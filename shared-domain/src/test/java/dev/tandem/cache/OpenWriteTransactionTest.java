@@ -6,6 +6,7 @@ import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.CommitCuttingProxy;
+import dev.tandem.testsupport.SeededRows;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -52,7 +53,7 @@ class OpenWriteTransactionTest {
 
                 proxy.holdNextWriteCommit();
                 Throwable failure = catchThrowable(() -> writer.groups.update(new GroupChanges(2,
-                        new GroupFields(HELD_NAME, null, null, 0), Set.of("name"), CacheModeParityTest.version(reference, 2))));
+                        new GroupFields(HELD_NAME, null, null, 0), Set.of("name"), reference.version(2))));
                 assertThat(failure).as("the writer lost its connection during the COMMIT").isNotNull();
                 assertThat(proxy.commitsCut()).as("the proxy holds the COMMIT").isEqualTo(1);
                 // The open row was inserted before now, so it is older than the retention from here on.
@@ -63,7 +64,7 @@ class OpenWriteTransactionTest {
                 // follower notes itself right after) or still running.
                 Await.until("a purge of the follower's after the open row passed its retention", Duration.ofSeconds(30),
                         () -> noteAfter(follower, pastRetention) != null || purging(follower));
-                long user = TwoInstanceCoherenceTest.firstNonMember(follower, 1);
+                long user = SeededRows.nonMember(follower.jdbc, 1);
                 assertTimeoutPreemptively(Duration.ofSeconds(30), () -> follower.groups.join(1, user),
                         "another write while the COMMIT is held (its log row waited behind the purges)");
                 GroupView joined = reference.groups.get(1);

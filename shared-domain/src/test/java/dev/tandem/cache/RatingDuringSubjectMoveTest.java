@@ -41,8 +41,7 @@ class RatingDuringSubjectMoveTest {
         long id = 1;
         String from = reference.groups.get(id).subject();
         String to = from.equals("biology") ? "chemistry" : "biology";
-        long user = CacheModeParityTest.firstUserWhere(reference,
-                "id NOT IN (SELECT user_id FROM ratings WHERE group_id = " + id + ")");
+        long user = reference.firstUserWhere("id NOT IN (SELECT user_id FROM ratings WHERE group_id = " + id + ")");
         List<Long> groups = List.of(id);
         List<Long> users = List.of(user);
         List<String> subjects = List.of("", from, to);
@@ -63,7 +62,7 @@ class RatingDuringSubjectMoveTest {
             try {
                 assertThat(afterReadingTheGroup.awaitReached(PATIENCE)).as("the rating read the group").isTrue();
                 move = pool.submit(() -> mover.groups.update(new GroupChanges(id,
-                        new GroupFields(null, to, null, 0), Set.of("subject"), CacheModeParityTest.version(reference, id))));
+                        new GroupFields(null, to, null, 0), Set.of("subject"), reference.version(id))));
                 assertThat(Await.within(PATIENCE, () -> move.isDone() || waitsForARowLock(reference)))
                         .as("the move committed or waits for the rating's lock").isTrue();
                 System.out.printf("[rating vs move] while the rating was held after reading the group, the move %s%n",

@@ -4,6 +4,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.LocalRedisCluster;
+import dev.tandem.testsupport.SeededRows;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.ClassOrderer;
@@ -142,7 +143,7 @@ class RedisClusterCacheTest {
             a.resetData();
             Reads.all(a, GROUPS, USERS, SUBJECTS);
             Reads.all(b, GROUPS, USERS, SUBJECTS);
-            long user = TwoInstanceCoherenceTest.firstNonMember(a, 1);
+            long user = SeededRows.nonMember(a.jdbc, 1);
             FailoverTraffic traffic = new FailoverTraffic(a, b, reference, user, GROUPS, USERS, SUBJECTS);
             try {
                 FailoverTraffic.awaitWrites(traffic, FailoverTraffic.WRITES_PER_PHASE, "writes before the failover");

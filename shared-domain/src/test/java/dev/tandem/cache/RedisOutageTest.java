@@ -4,6 +4,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.LocalServers;
+import dev.tandem.testsupport.SeededRows;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,7 +75,7 @@ class RedisOutageTest {
         b.awaitHealthy();
         Reads.all(a, GROUPS, USERS, SUBJECTS);
         Reads.all(b, GROUPS, USERS, SUBJECTS);
-        long user = TwoInstanceCoherenceTest.firstNonMember(a, 1);
+        long user = SeededRows.nonMember(a.jdbc, 1);
 
         // Traffic runs some writes before, during and after the outage; the waits are on those
         // writes (each one checked by the traffic), bounded generously, never on a clock.
@@ -85,7 +86,7 @@ class RedisOutageTest {
         int unseen;
         try (FailoverTraffic traffic = new FailoverTraffic(a, b, reference, user, GROUPS, USERS, SUBJECTS)) {
             FailoverTraffic.awaitWrites(traffic, FailoverTraffic.WRITES_PER_PHASE, "writes before the outage");
-            flushesBefore = StalenessBoundTest.flushes(b);
+            flushesBefore = b.flushes();
             long l1HitsBefore = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
             servers.stop("redis");
             int writesBefore = traffic.writes();
@@ -106,7 +107,7 @@ class RedisOutageTest {
         assertThat(unseen).as("writes B did not see within the bound").isZero();
         assertThat(writesWhileDown).as("writes succeeded while Redis was down").isPositive();
         assertThat(l1HitsWhileDown).as("B kept serving its L1 while Redis was down").isPositive();
-        assertThat(StalenessBoundTest.flushes(b)).as("no L1 flush").isEqualTo(flushesBefore);
+        assertThat(b.flushes()).as("no L1 flush").isEqualTo(flushesBefore);
         Map<String, Object> truth = Reads.all(reference, GROUPS, USERS, SUBJECTS);
         assertThat(Reads.all(a, GROUPS, USERS, SUBJECTS)).isEqualTo(truth);
         assertThat(Reads.all(b, GROUPS, USERS, SUBJECTS)).isEqualTo(truth);
@@ -137,7 +138,7 @@ class RedisOutageTest {
         GroupView old = b.groups.get(1);
         GroupView other = b.groups.get(2);
         assertThat(b.cache.l2().read(GroupCaches.GROUP, 1L).value).isEqualTo(old);
-        double flushesBefore = StalenessBoundTest.flushes(b);
+        double flushesBefore = b.flushes();
         long newest = newestRow(a);
         if (markersOfAnEarlierLog) {
             // under the next numbers (this class's instances alone write to its database's log now)
@@ -147,7 +148,7 @@ class RedisOutageTest {
         }
         try {
             a.cache.redis().breaker().transitionToForcedOpenState();
-            a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+            a.groups.join(1, SeededRows.nonMember(a.jdbc, 1));
             assertThat(newestRow(a)).as("A's row took one of the next numbers").isBetween(newest + 1, newest + 100);
             GroupView fresh = reference.groups.get(1);
             assertThat(a.cache.l2Readable()).as("A does not read L2 while its relay is pending").isFalse();
@@ -162,7 +163,7 @@ class RedisOutageTest {
             assertThat(b.cache.metrics().relayedForOthers.count() + relayedByOthers(b))
                     .as("some follower relayed A's row").isPositive();
             assertThat(b.cache.l2().read(GroupCaches.GROUP, 2L).value).as("no flush: other entries stay").isEqualTo(other);
-            assertThat(StalenessBoundTest.flushes(b)).isEqualTo(flushesBefore);
+            assertThat(b.flushes()).isEqualTo(flushesBefore);
         } finally {
             a.cache.redis().breaker().transitionToClosedState();
         }
@@ -194,7 +195,7 @@ class RedisOutageTest {
         List<Instance> cut = Instance.runningWithCache().stream().filter(i -> i.cache.redis() != null).toList();
         try {
             cut.forEach(i -> i.cache.redis().breaker().transitionToForcedOpenState());
-            a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+            a.groups.join(1, SeededRows.nonMember(a.jdbc, 1));
             GroupView fresh = reference.groups.get(1);
             assertThat(Await.within(b.cache.stalenessBound(), () -> b.cache.follower().pendingRelays() > 0))
                     .as("B learnt of the unrelayed write from the log").isTrue();
@@ -237,10 +238,10 @@ class RedisOutageTest {
             long joined;
             try {
                 cut.forEach(i -> i.cache.redis().breaker().transitionToForcedOpenState());
-                writer.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(writer, 1));
+                writer.groups.join(1, SeededRows.nonMember(writer.jdbc, 1));
                 joined = newestRow(writer);
                 // a newer row: the newest is never purged, whatever its age
-                writer.groups.join(2, TwoInstanceCoherenceTest.firstNonMember(writer, 2));
+                writer.groups.join(2, SeededRows.nonMember(writer.jdbc, 2));
                 // A purge of the writer's (every 5 s) once the row is older than its retention: the
                 // follower notes itself right after each purge, by the database's clock. The first
                 // note past that moment may follow a purge just before it: the second follows one after.
@@ -286,7 +287,7 @@ class RedisOutageTest {
         assertThat(Await.within(Duration.ofSeconds(10), late.cache::l1Trusted)).isTrue();
         assertThat(late.cache.l2Readable()).isFalse();
         assertThat(Reads.all(late, GROUPS, USERS, SUBJECTS)).isEqualTo(Reads.all(reference, GROUPS, USERS, SUBJECTS));
-        late.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(late, 1));
+        late.groups.join(1, SeededRows.nonMember(late.jdbc, 1));
         assertThat(late.groups.get(1)).isEqualTo(reference.groups.get(1));
 
         servers.start("redis");

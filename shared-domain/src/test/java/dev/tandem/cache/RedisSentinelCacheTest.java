@@ -4,6 +4,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.LocalRedisCluster;
 import dev.tandem.testsupport.LocalRedisSentinel;
+import dev.tandem.testsupport.SeededRows;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,7 +73,7 @@ class RedisSentinelCacheTest {
         assertThat(LocalRedisCluster.cli(oldMaster, "EXISTS", a.cache.l2().keyedKey(GroupCaches.GROUP, 1L)).trim())
                 .as("L2 lives on the master the sentinels name").isEqualTo("1");
         Reads.all(b, GROUPS, USERS, SUBJECTS);
-        long user = TwoInstanceCoherenceTest.firstNonMember(a, 1);
+        long user = SeededRows.nonMember(a.jdbc, 1);
         FailoverTraffic traffic = new FailoverTraffic(a, b, reference, user, GROUPS, USERS, SUBJECTS);
         try {
             FailoverTraffic.awaitWrites(traffic, FailoverTraffic.WRITES_PER_PHASE, "writes before the failover");

@@ -6,9 +6,9 @@ import dev.tandem.group.GroupFields;
 import dev.tandem.group.GroupView;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.HeldCarriers;
+import dev.tandem.testsupport.SeededRows;
 import org.junit.jupiter.api.Test;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -46,10 +46,10 @@ class StalenessBoundTest {
         GroupView truth = reference.groups.get(1);
         assertThat(b.groups.get(1)).isEqualTo(truth);
         assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).contains(truth);
-        double flushesBefore = flushes(b);
+        double flushesBefore = b.flushes();
         Duration bound = b.cache.stalenessBound();
 
-        try (Connection lock = dataSource(reference).getConnection(); Statement sql = lock.createStatement()) {
+        try (Connection lock = reference.dataSource().getConnection(); Statement sql = lock.createStatement()) {
             sql.execute("LOCK TABLES cache_invalidations WRITE");
             try {
                 assertThat(Await.within(bound.multipliedBy(3), () -> !b.cache.l1Trusted()))
@@ -72,7 +72,7 @@ class StalenessBoundTest {
         }
 
         assertThat(Await.within(bound.multipliedBy(3), b.cache::l1Trusted)).as("B serves L1 again").isTrue();
-        assertThat(flushes(b)).as("no L1 flush: nothing was missed").isEqualTo(flushesBefore);
+        assertThat(b.flushes()).as("no L1 flush: nothing was missed").isEqualTo(flushesBefore);
         assertThat(b.cache.l1().getIfPresent(GroupCaches.GROUP, 1L)).as("the entry is still there").contains(truth);
         long l1Hits = b.cache.metrics().hits(GroupCaches.GROUP, CacheMetrics.Level.L1);
         assertThat(b.groups.get(1)).isEqualTo(truth);
@@ -93,20 +93,20 @@ class StalenessBoundTest {
         a.resetData();
         b.awaitHealthy();
         assertThat(b.groups.get(1)).as("in B's L1").isNotNull();
-        double flushesBefore = flushes(b);
+        double flushesBefore = b.flushes();
         Duration bound = b.cache.stalenessBound();
         String renamed = "Renamed while the carriers are held";
 
         try (HeldCarriers ignored = HeldCarriers.hold()) {
             long position = b.cache.logPosition();
             a.groups.update(new GroupChanges(1, new GroupFields(renamed, null, null, 0), Set.of("name"),
-                    CacheModeParityTest.version(a, 1)));
+                    a.version(1)));
             assertThat(Await.within(bound.multipliedBy(3), () -> b.cache.logPosition() > position))
                     .as("B's follower read A's write while the carriers were held").isTrue();
             assertThat(b.groups.get(1).name()).isEqualTo(renamed);
             assertThat(b.cache.l1Trusted()).as("B serves L1").isTrue();
         }
-        assertThat(flushes(b)).as("no L1 flush: nothing was missed").isEqualTo(flushesBefore);
+        assertThat(b.flushes()).as("no L1 flush: nothing was missed").isEqualTo(flushesBefore);
     }
 
     /**
@@ -122,20 +122,20 @@ class StalenessBoundTest {
         a.resetData();
         b.awaitHealthy();
         b.groups.get(1);
-        double flushesBefore = flushes(b);
+        double flushesBefore = b.flushes();
         long connection = b.cache.follower().connectionId();
         assertThat(connection).isPositive();
 
-        try (Connection c = dataSource(reference).getConnection(); Statement sql = c.createStatement()) {
+        try (Connection c = reference.dataSource().getConnection(); Statement sql = c.createStatement()) {
             sql.execute("KILL " + connection);
         }
-        a.groups.join(1, TwoInstanceCoherenceTest.firstNonMember(a, 1));
+        a.groups.join(1, SeededRows.nonMember(a.jdbc, 1));
         GroupView fresh = reference.groups.get(1);
         assertThat(Await.within(b.cache.stalenessBound(), () -> b.groups.get(1).equals(fresh)))
                 .as("B sees the write within the bound").isTrue();
         b.awaitHealthy();
         assertThat(b.cache.follower().connectionId()).as("a new connection").isNotEqualTo(connection);
-        assertThat(flushes(b)).isEqualTo(flushesBefore);
+        assertThat(b.flushes()).isEqualTo(flushesBefore);
     }
 
     /**
@@ -157,7 +157,7 @@ class StalenessBoundTest {
                 List.of("--tandem.cache.log.poll-interval=1s", "--tandem.cache.staleness-bound=" + bound.toSeconds() + "s",
                         "--tandem.cache.log.retention=" + retention.toSeconds() + "s", "--tandem.cache.log.hole-timeout=1s"));
         try {
-            double flushesBefore = flushes(behind);
+            double flushesBefore = behind.flushes();
             long retentionLessBound = retention.minus(bound).toMillis();
             byte[] harmless = Invalidation.create().add(GroupCaches.GROUP, 999_999_999L).encode();
             int perTenth = 125;
@@ -175,18 +175,10 @@ class StalenessBoundTest {
                     .isGreaterThan(retentionLessBound);
             long newest = behind.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
             Await.until("it to catch up", Duration.ofSeconds(90), () -> behind.cache.logPosition() >= newest);
-            assertThat(flushes(behind)).as("L1 flushes: %s", behind.cache.metrics().flushCounts()).isEqualTo(flushesBefore);
+            assertThat(behind.flushes()).as("L1 flushes: %s", behind.cache.metrics().flushCounts()).isEqualTo(flushesBefore);
         } finally {
             // its short retention would purge rows under the other tests' instances
             behind.close();
         }
-    }
-
-    static double flushes(Instance i) {
-        return i.cache.metrics().flushCounts().values().stream().mapToDouble(Double::doubleValue).sum();
-    }
-
-    static DataSource dataSource(Instance i) {
-        return i.context.getBean(DataSource.class);
     }
 }

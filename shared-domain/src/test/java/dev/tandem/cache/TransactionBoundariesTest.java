@@ -164,7 +164,7 @@ class TransactionBoundariesTest {
 
     private static void rename(Instance i, Instance reference, long id, String name) {
         i.groups.update(new GroupChanges(id, new GroupFields(name, null, null, 0), Set.of("name"),
-                CacheModeParityTest.version(reference, id)));
+                reference.version(id)));
     }
 
     /** Reads the group on each instance until it is in its L1 (and so in L2). */

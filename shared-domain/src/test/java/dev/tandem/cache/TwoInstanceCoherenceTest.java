@@ -7,6 +7,7 @@ import dev.tandem.group.LeaderboardView;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.SeededRows;
 import dev.tandem.user.NewUser;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
@@ -55,10 +56,8 @@ class TwoInstanceCoherenceTest {
         a.resetData();
         Duration bound = b.cache.stalenessBound();
 
-        long joiner = CacheModeParityTest.firstUserWhere(reference,
-                "id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)");
-        long rater = CacheModeParityTest.firstUserWhere(reference,
-                "id NOT IN (SELECT user_id FROM ratings WHERE group_id = 1)");
+        long joiner = reference.firstUserWhere("id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)");
+        long rater = reference.firstUserWhere("id NOT IN (SELECT user_id FROM ratings WHERE group_id = 1)");
         List<Case> cases = List.of(
                 new Case("GetGroup after a join", i -> Reads.answer(() -> i.groups.get(1)),
                         i -> i.groups.join(1, joiner)),
@@ -66,19 +65,18 @@ class TwoInstanceCoherenceTest {
                         i -> i.groups.rate(new NewRating(1, rater, 1, ""))),
                 new Case("ListGroups second page of all subjects after a join", i -> Reads.answer(() ->
                                 i.groups.list("", 20, Reads.token("", 20))),
-                        i -> i.groups.join(25, firstNonMember(i, 25))),
+                        i -> i.groups.join(25, SeededRows.nonMember(i.jdbc, 25))),
                 new Case("leaderboard after its leader is rated down", i -> Reads.answer(() -> i.groups.leaderboard("", 10)),
                         i -> {
                             long leader = i.groups.leaderboard("", 1).groups().getFirst().id();
-                            long user = CacheModeParityTest.firstUserWhere(i,
-                                    "id NOT IN (SELECT user_id FROM ratings WHERE group_id = " + leader + ")");
+                            long user = i.firstUserWhere("id NOT IN (SELECT user_id FROM ratings WHERE group_id = " + leader + ")");
                             i.groups.rate(new NewRating(leader, user, 1, ""));
                         }),
                 new Case("GetUser cached as not found, then created", i -> Reads.answer(() -> i.users.get(101)),
                         i -> i.users.create(new NewUser("Late Comer", "late.comer@example.test"))),
                 new Case("ListGroups page of the subject a group moves to", i -> Reads.answer(() -> i.groups.list("biology", 20, "")),
                         i -> i.groups.update(new GroupChanges(1, new GroupFields(null, "biology", null, 0),
-                                Set.of("subject"), CacheModeParityTest.version(i, 1)))),
+                                Set.of("subject"), i.version(1)))),
                 new Case("GetGroup after a session is scheduled", i -> Reads.answer(() -> i.groups.get(3)),
                         i -> i.groups.schedule(new NewSession(3, "Early bird", Instant.parse("2029-03-01T09:00:00Z"), 45, ""))),
                 new Case("GetGroup after the group is deleted", i -> Reads.answer(() -> i.groups.get(4)),
@@ -113,7 +111,7 @@ class TwoInstanceCoherenceTest {
         Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
         Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
         a.resetData();
-        long user = firstNonMember(a, 1);
+        long user = SeededRows.nonMember(a.jdbc, 1);
         long before = b.cache.metrics().invalidationLag.count();
         int writes = 300;
         List<Long> endToEnd = new ArrayList<>();
@@ -146,10 +144,5 @@ class TwoInstanceCoherenceTest {
         long beyondBound = endToEnd.stream().filter(nanos -> nanos > b.cache.stalenessBound().toNanos()).count();
         System.out.printf("[invalidation lag] A's write returned -> B's L1 entry gone, %d writes: p50=%d us p99=%d us max=%d us, %d beyond the bound%n",
                 writes, sorted[writes / 2] / 1000, sorted[(int) (writes * 0.99)] / 1000, sorted[writes - 1] / 1000, beyondBound);
-    }
-
-    static long firstNonMember(Instance i, long group) {
-        return CacheModeParityTest.firstUserWhere(i,
-                "id NOT IN (SELECT user_id FROM group_members WHERE group_id = " + group + ")");
     }
 }

@@ -1,8 +1,10 @@
 package dev.tandem.group;
 
+import com.google.protobuf.UnknownFieldSet;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.error.FieldViolation;
+import dev.tandem.proto.internal.PageToken;
 import dev.tandem.seed.SeedData;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.Concurrently;
@@ -18,12 +20,15 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -433,16 +438,35 @@ class GroupServiceTest {
         }
     }
 
+    /**
+     * Every way a page token can be other than one this service issued for this subject; here once,
+     * where PageTokens lives: the wires' hostile tables keep only what their transport does to a
+     * token (REST's request line, gRPC's message limit).
+     */
     @Test
     void foreignAndMalformedTokensAreInvalidArguments() {
         String physicsToken = groups.list("physics", 1, "").nextPageToken();
         assertThat(physicsToken).isNotEmpty();
-        for (String[] bad : new String[][]{{"history", physicsToken}, {"physics", "not-a-token!"},
-                {"physics", "AAAA"}, {"", physicsToken}}) {
-            assertThatThrownBy(() -> groups.list(bad[0], 1, bad[1]))
+        byte[] withUnknownField = PageToken.newBuilder().setSubject("physics").setAfterId(5).build().toBuilder()
+                .setUnknownFields(UnknownFieldSet.newBuilder()
+                        .addField(15, UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build())
+                .build().toByteArray();
+        byte[] randomBytes = new byte[48];
+        new Random(48).nextBytes(randomBytes); // seeded, so that a failure can be replayed
+        Base64.Encoder base64 = Base64.getUrlEncoder().withoutPadding();
+        for (String[] bad : new String[][]{{"history", physicsToken}, {"", physicsToken},
+                {"biology", PageTokens.encode("", 5)}, {"physics", PageTokens.encode("physics", -1)},
+                {"physics", PageTokens.encode("physics", 0)}, {"physics", base64.encodeToString(withUnknownField)},
+                {"physics", "not-a-token!"}, {"physics", "AAAA"}, {"physics", "%%%"},
+                {"physics", base64.encodeToString(randomBytes)},
+                {"physics", base64.encodeToString("{\"after_id\": 5}".getBytes(StandardCharsets.UTF_8))},
+                {"physics", "A".repeat(4096)}}) {
+            assertThatThrownBy(() -> groups.list(bad[0], 1, bad[1]), "%s under '%s'", bad[1], bad[0])
                     .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())
                             .extracting(FieldViolation::field).containsExactly("page_token"));
         }
+        assertThatThrownBy(() -> groups.list("history", 1, physicsToken))
+                .hasMessageContaining("issued for a different subject");
         for (int size : new int[]{-1, 1001}) {
             assertThatThrownBy(() -> groups.list("physics", size, ""))
                     .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations())

@@ -25,6 +25,15 @@ public final class SeededRows {
                 "ratings", rows(jdbc, "SELECT * FROM ratings ORDER BY group_id, user_id"));
     }
 
+    /**
+     * A group's stored row, read from MariaDB itself: a GET may be answered from the cache, so
+     * "nothing changed" is checked here as well.
+     */
+    public static Map<String, Object> groupRow(JdbcClient jdbc, long id) {
+        return jdbc.sql("SELECT name, subject, description, capacity, owner_id, version FROM study_groups WHERE id = ?")
+                .param(id).query().singleRow();
+    }
+
     /** The first group that another member can still join. */
     public static long groupWithRoom(JdbcClient jdbc) {
         return jdbc.sql("""

@@ -9,7 +9,8 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.StatusException;
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.grpc.server.autoconfigure.GrpcServerProperties;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.grpc.server.GlobalServerInterceptor;
@@ -17,6 +18,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * Refuses a call whose metadata is above {@code tandem.limits.max-header-bytes} with
@@ -46,12 +48,23 @@ public class MetadataLimitInterceptor implements ServerInterceptor {
     static final long TRANSPORT_MARGIN = 2048;
 
     /**
+     * grpc-java's own cap when spring.grpc.server.inbound.metadata.max-size is unset
+     * (GrpcUtil.DEFAULT_MAX_HEADER_LIST_SIZE, which is internal API).
+     */
+    static final DataSize GRPC_JAVA_DEFAULT_CAP = DataSize.ofKilobytes(8);
+
+    /** The transport's cap as Boot binds it for the server it builds (spring.grpc.server.inbound.metadata.max-size). */
+    @Autowired
+    public MetadataLimitInterceptor(LimitsProperties limits, GrpcServerProperties server) {
+        this(limits, Objects.requireNonNullElse(server.getInbound().getMetadata().getMaxSize(), GRPC_JAVA_DEFAULT_CAP));
+    }
+
+    /**
      * {@code transportCap}: the transport's own limit, which the service's must stay below, or
      * metadata between the two would reach clients as Netty's HTTP 431 (INTERNAL) and never as this
      * RESOURCE_EXHAUSTED; the service does not start otherwise.
      */
-    public MetadataLimitInterceptor(LimitsProperties limits,
-                                    @Value("${spring.grpc.server.inbound.metadata.max-size}") DataSize transportCap) {
+    MetadataLimitInterceptor(LimitsProperties limits, DataSize transportCap) {
         this.maxBytes = limits.maxHeaderBytes().toBytes();
         if (maxBytes + TRANSPORT_MARGIN > transportCap.toBytes()) {
             throw new IllegalStateException("tandem.limits.max-header-bytes (" + limits.maxHeaderBytes()

@@ -19,7 +19,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -61,7 +60,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
                 .isGreaterThan(GONE_WITHIN);
         long groupId = SeededRows.groupWithRoom(jdbc);
         long userId = SeededRows.nonMember(jdbc, groupId);
-        List<Long> counts = counts();
+        var rows = SeededRows.database(jdbc);
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
             CompletableFuture<?> join = CompletableFuture.supplyAsync(() ->
                     api().withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS).joinGroup(JoinGroupRequest.newBuilder()
@@ -73,12 +72,12 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
                     .as("the service's SELECT ... FOR UPDATE is no longer waiting for the lock").isTrue();
         }
         assertThat(SeededRows.isMember(jdbc, groupId, userId)).as("the join past its deadline was not applied").isFalse();
-        assertThat(counts()).isEqualTo(counts);
+        assertThat(SeededRows.database(jdbc)).isEqualTo(rows);
     }
 
     @Test
     void updateWaitingForALockedGroupIsCutShortByTheCallDeadline() throws Exception {
-        Map<String, Object> before = groupRow(1);
+        Map<String, Object> before = SeededRows.groupRow(jdbc, 1);
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
             CompletableFuture<?> update = CompletableFuture.supplyAsync(() ->
                     api().withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS).updateGroup(UpdateGroupRequest.newBuilder()
@@ -90,7 +89,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
             assertThat(failureOf(update).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
         }
-        assertThat(groupRow(1)).as("the update past its deadline was rolled back").isEqualTo(before);
+        assertThat(SeededRows.groupRow(jdbc, 1)).as("the update past its deadline was rolled back").isEqualTo(before);
     }
 
     @Test
@@ -123,7 +122,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
     void aDeadlineThatPassesBeforeTheHandlerRunsChangesNothing() {
         long groupId = SeededRows.groupWithRoom(jdbc);
         long userId = SeededRows.nonMember(jdbc, groupId);
-        List<Long> counts = counts();
+        var rows = SeededRows.database(jdbc);
 
         // Expired on arrival: grpc-java may notice first on the client, or the server's interceptor
         // refuses to start the handler; either way DEADLINE_EXCEEDED and nothing written.
@@ -133,7 +132,7 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
 
         assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         assertThat(SeededRows.isMember(jdbc, groupId, userId)).isFalse();
-        assertThat(counts()).isEqualTo(counts);
+        assertThat(SeededRows.database(jdbc)).isEqualTo(rows);
     }
 
     /**
@@ -169,15 +168,5 @@ class CallDeadlineGrpcTest extends GrpcIntegrationTest {
     /** How a call made in the background failed (it must fail, within 30 s). */
     private static Status failureOf(CompletableFuture<?> call) {
         return Status.fromThrowable(catchThrowableOfType(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS)).getCause());
-    }
-
-    private List<Long> counts() {
-        return List.of(count("users"), count("study_groups"), count("group_members"), count("study_sessions"),
-                count("ratings"));
-    }
-
-    private Map<String, Object> groupRow(long id) {
-        return jdbc.sql("SELECT name, subject, description, capacity, owner_id, version FROM study_groups WHERE id = ?")
-                .param(id).query().singleRow();
     }
 }

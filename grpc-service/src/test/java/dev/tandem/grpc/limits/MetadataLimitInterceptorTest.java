@@ -3,6 +3,7 @@ package dev.tandem.grpc.limits;
 import io.grpc.Metadata;
 import dev.tandem.limits.LimitsProperties;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.grpc.server.autoconfigure.GrpcServerProperties;
 import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,6 +50,22 @@ class MetadataLimitInterceptorTest {
         assertThatThrownBy(() -> new MetadataLimitInterceptor(limits(DataSize.ofBytes(cap.toBytes() - 100)), cap))
                 .isInstanceOf(IllegalStateException.class);
         new MetadataLimitInterceptor(limits(DataSize.ofKilobytes(8)), cap);
+    }
+
+    /**
+     * The cap is read from Boot's own binding of the server's properties, as the server it builds
+     * reads it; unset, it is grpc-java's default of 8 KiB, which leaves the default limit (8 KB) no
+     * room for the pseudo-headers, so the start stops and says what to raise.
+     */
+    @Test
+    void theCapIsTheServersBoundPropertyAndUnsetItIsGrpcJavasDefault() {
+        GrpcServerProperties server = new GrpcServerProperties();
+        server.getInbound().getMetadata().setMaxSize(DataSize.ofKilobytes(64));
+        new MetadataLimitInterceptor(LimitsProperties.defaults(), server);
+
+        server.getInbound().getMetadata().setMaxSize(null);
+        assertThatThrownBy(() -> new MetadataLimitInterceptor(LimitsProperties.defaults(), server))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("metadata.max-size (8192B)");
     }
 
     private static LimitsProperties limits(DataSize maxHeaderBytes) {

@@ -2,7 +2,6 @@ package dev.tandem.rest.error;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.tandem.error.FieldViolation;
-import dev.tandem.rest.ProtoJson;
 import dev.tandem.rest.StrictJson;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import tools.jackson.core.JacksonException;
@@ -92,7 +91,7 @@ final class JsonProblems {
             if (duplicate.matches()) {
                 // By its proto name, below the path of the object holding it.
                 String parent = path(malformed, false);
-                String name = ProtoJson.snakeCase(duplicate.group(1));
+                String name = FieldViolation.protoPath(duplicate.group(1));
                 return withField(parent.isEmpty() ? name : parent + "." + name, "appears more than once");
             }
             return new Described("the request body is not valid JSON" + where(malformed.getLocation()), List.of());
@@ -135,7 +134,7 @@ final class JsonProblems {
                 if (!out.isEmpty()) {
                     out.append('.');
                 }
-                out.append(asSent ? property : ProtoJson.snakeCase(property));
+                out.append(asSent ? property : FieldViolation.protoPath(property));
             } else if (reference.getIndex() >= 0) {
                 out.append('[').append(reference.getIndex()).append(']');
             }

@@ -29,7 +29,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import java.net.URI;
 
-import static dev.tandem.rest.ProtoJson.orEmpty;
+import static dev.tandem.config.ProtoValues.orEmpty;
 import static dev.tandem.rest.ProtoJson.orZero;
 import static dev.tandem.rest.representation.ProtobufRepresentation.PROTOBUF_VALUE;
 import static dev.tandem.rest.representation.ProtobufRepresentation.X_PROTOBUF_VALUE;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAlias;
 import dev.tandem.group.NewRating;
 import io.swagger.v3.oas.annotations.media.Schema;
 
-import static dev.tandem.rest.ProtoJson.orEmpty;
+import static dev.tandem.config.ProtoValues.orEmpty;
 import static dev.tandem.rest.ProtoJson.orZero;
 import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 

@@ -7,7 +7,7 @@ import dev.tandem.group.GroupFields;
 import dev.tandem.rest.ProtoJson;
 import io.swagger.v3.oas.annotations.media.Schema;
 
-import static dev.tandem.rest.ProtoJson.orEmpty;
+import static dev.tandem.config.ProtoValues.orEmpty;
 import static dev.tandem.rest.ProtoJson.orZero;
 import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 

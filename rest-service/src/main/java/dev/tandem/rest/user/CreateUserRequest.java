@@ -3,7 +3,7 @@ package dev.tandem.rest.user;
 import dev.tandem.user.NewUser;
 import io.swagger.v3.oas.annotations.media.Schema;
 
-import static dev.tandem.rest.ProtoJson.orEmpty;
+import static dev.tandem.config.ProtoValues.orEmpty;
 import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
 /**

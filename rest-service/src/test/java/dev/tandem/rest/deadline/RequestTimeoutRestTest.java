@@ -51,7 +51,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
     void updateWaitingForALockedGroupIsCutShortByTheRequestTimeout() throws Exception {
         assertThat(deadlines.requestTimeout()).as("the server's own cap must not be what cuts the statement")
                 .isGreaterThan(GONE_WITHIN);
-        Map<String, Object> before = groupRow(1);
+        Map<String, Object> before = SeededRows.groupRow(jdbc, 1);
         try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
             CompletableFuture<RestTestClient.ResponseSpec> response = CompletableFuture.supplyAsync(() ->
                     http.patch().uri("/api/v1/groups/{id}", 1)
@@ -67,14 +67,14 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN))
                     .as("the service's UPDATE/SELECT ... FOR UPDATE is no longer running").isTrue();
         }
-        assertThat(groupRow(1)).as("the timed-out update was rolled back").isEqualTo(before);
+        assertThat(SeededRows.groupRow(jdbc, 1)).as("the timed-out update was rolled back").isEqualTo(before);
     }
 
     @Test
     void joinWaitingForALockedGroupIsCutShortAndNotApplied() throws Exception {
         long groupId = SeededRows.groupWithRoom(jdbc);
         long userId = SeededRows.nonMember(jdbc, groupId);
-        List<Long> counts = allCounts();
+        var rows = allRows();
         try (RowLock lock = RowLock.studyGroup(url, user, password, groupId)) {
             CompletableFuture<RestTestClient.ResponseSpec> response = CompletableFuture.supplyAsync(() ->
                     http.post().uri("/api/v1/groups/{id}/members", groupId)
@@ -88,14 +88,14 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
             assertThat(lock.awaitNoStatementOnStudyGroups(GONE_WITHIN)).isTrue();
         }
         assertThat(SeededRows.isMember(jdbc, groupId, userId)).as("the timed-out join was not applied").isFalse();
-        assertThat(allCounts()).isEqualTo(counts);
+        assertThat(allRows()).isEqualTo(rows);
     }
 
     @Test
     void aZeroTimeoutIsAClientErrorThatTouchesNothing() {
         long groupId = SeededRows.groupWithRoom(jdbc);
         long userId = SeededRows.nonMember(jdbc, groupId);
-        List<Long> counts = allCounts();
+        var rows = allRows();
 
         RestTestClient.ResponseSpec response = http.post().uri("/api/v1/groups/{id}/members", groupId)
                 .header(RequestTimeout.HEADER, "0")
@@ -106,7 +106,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
         // The client's own mistake, not a deadline the server missed: 400 naming the header, never a 5xx.
         expectInvalid(response, RequestTimeout.HEADER);
         assertThat(SeededRows.isMember(jdbc, groupId, userId)).isFalse();
-        assertThat(allCounts()).isEqualTo(counts);
+        assertThat(allRows()).isEqualTo(rows);
     }
 
     @Test
@@ -122,7 +122,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
     /** What the OpenAPI fuzzer found: X-Request-Timeout: 0 answered 504 on every operation, OPTIONS included. */
     @Test
     void aTimeoutThatIsNotPositiveIsAClientErrorOnEveryMethod() {
-        List<Long> counts = allCounts();
+        var rows = allRows();
         for (String bad : List.of("0", "-1")) {
             expectInvalid(http.get().uri("/api/v1/groups").header(RequestTimeout.HEADER, bad).exchange(),
                     RequestTimeout.HEADER);
@@ -142,7 +142,7 @@ class RequestTimeoutRestTest extends RestIntegrationTest {
                     .expectStatus().isBadRequest()
                     .expectHeader().contentType(MediaType.APPLICATION_PROBLEM_JSON);
         }
-        assertThat(allCounts()).as("nothing was written").isEqualTo(counts);
+        assertThat(allRows()).as("nothing was written").isEqualTo(rows);
     }
 
     @Test

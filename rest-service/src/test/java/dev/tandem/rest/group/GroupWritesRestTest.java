@@ -1,6 +1,7 @@
 package dev.tandem.rest.group;
 
 import dev.tandem.rest.RestIntegrationTest;
+import dev.tandem.testsupport.SeededRows;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -65,9 +66,9 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @ParameterizedTest(name = "{0} = {1}")
     @MethodSource("invalidGroups")
     void createRejectsEachInvalidFieldAndStoresNothing(String field, String value, String violation) {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups", group(field, value)), violation);
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     static Stream<Arguments> wrongJsonTypes() {
@@ -85,27 +86,27 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @ParameterizedTest(name = "{0} = {1}")
     @MethodSource("wrongJsonTypes")
     void createRejectsWrongJsonTypesNamingTheField(String field, String value, String violation) {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups", group(field, value)), violation);
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
     void createRejectsUnknownFieldsByName() {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups", """
                 {"name": "Graph theory night", "subject": "algorithms", "capacity": 12, "ownerId": 7, "colour": "red"}
                 """), "colour");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"{\"name\": \"x\"", "{name: 'x'}", "not json", "{\"name\": \"x\",}"})
     void createRejectsMalformedJson(String body) {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectProblem(post("/api/v1/groups", body), HttpStatus.BAD_REQUEST, "INVALID_ARGUMENT")
                 .jsonPath("$.detail").value((String detail) -> assertThat(detail).contains("not valid JSON"));
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
@@ -125,12 +126,12 @@ class GroupWritesRestTest extends RestIntegrationTest {
 
     @Test
     void createWithAnotherContentTypeIsUnsupported() {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectProblem(http.post().uri("/api/v1/groups").contentType(MediaType.TEXT_PLAIN).body(VALID_GROUP).exchange(),
                 HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
         expectProblem(http.post().uri("/api/v1/groups").contentType(MediaType.APPLICATION_FORM_URLENCODED)
                 .body("name=x").exchange(), HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     // ---- PATCH /api/v1/groups/{id} -------------------------------------------------------------
@@ -161,10 +162,10 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @MethodSource("invalidUpdates")
     void updateRejectsInvalidInputAndLeavesTheRowAlone(String body, String violation) {
         String before = read("/api/v1/groups/8");
-        Map<String, Object> row = groupRow(8);
+        Map<String, Object> row = SeededRows.groupRow(jdbc, 8);
         expectInvalid(patch("/api/v1/groups/8", body), violation);
         assertThat(read("/api/v1/groups/8")).isEqualTo(before);
-        assertThat(groupRow(8)).isEqualTo(row);
+        assertThat(SeededRows.groupRow(jdbc, 8)).isEqualTo(row);
     }
 
     @Test
@@ -176,13 +177,13 @@ class GroupWritesRestTest extends RestIntegrationTest {
     @Test
     void updateWithMalformedJsonOrWrongContentTypeLeavesTheRowAlone() {
         String before = read("/api/v1/groups/8");
-        Map<String, Object> row = groupRow(8);
+        Map<String, Object> row = SeededRows.groupRow(jdbc, 8);
         expectProblem(patch("/api/v1/groups/8", "{\"group\": {"), HttpStatus.BAD_REQUEST, "INVALID_ARGUMENT");
         expectProblem(http.patch().uri("/api/v1/groups/8").contentType(MediaType.TEXT_PLAIN)
                         .body("{\"group\": {\"name\": \"ok name\"}, \"updateMask\": \"name\"}").exchange(),
                 HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
         assertThat(read("/api/v1/groups/8")).isEqualTo(before);
-        assertThat(groupRow(8)).isEqualTo(row);
+        assertThat(SeededRows.groupRow(jdbc, 8)).isEqualTo(row);
     }
 
     // ---- DELETE /api/v1/groups/{id} ------------------------------------------------------------
@@ -197,21 +198,21 @@ class GroupWritesRestTest extends RestIntegrationTest {
     void deleteTakesTheExpectedVersionByItsJsonNameToo() {
         patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}")
                 .expectStatus().isOk();
-        List<Long> before = allCounts();
+        var before = allRows();
 
         expectProblem(delete("/api/v1/groups/12?expectedVersion=8"), HttpStatus.CONFLICT, "ABORTED");
 
-        assertThat(allCounts()).isEqualTo(before);
-        assertThat(groupRow(12)).containsEntry("name", "Version one");
+        assertThat(allRows()).isEqualTo(before);
+        assertThat(SeededRows.groupRow(jdbc, 12)).containsEntry("name", "Version one");
         delete("/api/v1/groups/12?expectedVersion=2").expectStatus().isNoContent();
     }
 
     @Test
     void deleteWithBadParametersChangesNothing() {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(delete("/api/v1/groups/abc"), "id");
         expectInvalid(delete("/api/v1/groups/12?expected_version=latest"), "expected_version");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     // ---- If-Match on PATCH and DELETE (RFC 9110 13.1.1) -----------------------------------------
@@ -227,8 +228,8 @@ class GroupWritesRestTest extends RestIntegrationTest {
     void aWriteWhoseIfMatchIsFalseIsRefusedAndChangesNothing() {
         String tag = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
         String before = read("/api/v1/groups/8");
-        Map<String, Object> row = groupRow(8);
-        List<Long> counts = allCounts();
+        Map<String, Object> row = SeededRows.groupRow(jdbc, 8);
+        var rows = allRows();
         // another tag; the current one weak (If-Match compares strongly); a list of others
         for (String ifMatch : List.of("\"not-current\"", "W/" + tag, "\"other\", \"more\"")) {
             expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", ifMatch)
@@ -237,8 +238,8 @@ class GroupWritesRestTest extends RestIntegrationTest {
             expectProblem(http.delete().uri("/api/v1/groups/8").header("If-Match", ifMatch).exchange(),
                     HttpStatus.PRECONDITION_FAILED, "FAILED_PRECONDITION");
         }
-        assertThat(groupRow(8)).isEqualTo(row);
-        assertThat(allCounts()).isEqualTo(counts);
+        assertThat(SeededRows.groupRow(jdbc, 8)).isEqualTo(row);
+        assertThat(allRows()).isEqualTo(rows);
         assertThat(read("/api/v1/groups/8")).isEqualTo(before);
     }
 
@@ -252,12 +253,12 @@ class GroupWritesRestTest extends RestIntegrationTest {
         long user = jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = 8)")
                 .query(Long.class).single();
         post("/api/v1/groups/8/members", "{\"userId\": " + user + "}").expectStatus().isCreated();
-        Map<String, Object> row = groupRow(8);
+        Map<String, Object> row = SeededRows.groupRow(jdbc, 8);
 
         expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", tag)
                 .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.PRECONDITION_FAILED,
                 "FAILED_PRECONDITION");
-        assertThat(groupRow(8)).isEqualTo(row);
+        assertThat(SeededRows.groupRow(jdbc, 8)).isEqualTo(row);
     }
 
     @Test
@@ -266,12 +267,12 @@ class GroupWritesRestTest extends RestIntegrationTest {
         String json = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
         http.patch().uri("/api/v1/groups/8").header("If-Match", "\"other\", " + json)
                 .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange().expectStatus().isOk();
-        assertThat(groupRow(8)).containsEntry("name", "Renamed if current").containsEntry("version", 2L);
+        assertThat(SeededRows.groupRow(jdbc, 8)).containsEntry("name", "Renamed if current").containsEntry("version", 2L);
         String protobuf = tagOf("/api/v1/groups/8", MediaType.parseMediaType("application/x-protobuf"));
         assertThat(protobuf).endsWith(".pb\"");
         http.patch().uri("/api/v1/groups/8").header("If-Match", protobuf).contentType(MediaType.APPLICATION_JSON)
                 .body("{\"group\": {\"capacity\": 40}, \"updateMask\": \"capacity\", \"expectedVersion\": 2}").exchange().expectStatus().isOk();
-        assertThat(groupRow(8)).containsEntry("capacity", 40);
+        assertThat(SeededRows.groupRow(jdbc, 8)).containsEntry("capacity", 40);
         // the tag used before is stale now (412 comes before expected_version's 409)
         expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", json)
                 .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.PRECONDITION_FAILED,
@@ -300,13 +301,13 @@ class GroupWritesRestTest extends RestIntegrationTest {
         patch("/api/v1/groups/12", "{\"group\": {\"name\": \"Version one\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}")
                 .expectStatus().isOk();
         String tag = tagOf("/api/v1/groups/12", MediaType.APPLICATION_JSON);
-        Map<String, Object> row = groupRow(12);
+        Map<String, Object> row = SeededRows.groupRow(jdbc, 12);
         expectProblem(http.patch().uri("/api/v1/groups/12").header("If-Match", tag).contentType(MediaType.APPLICATION_JSON)
                 .body("{\"group\": {\"name\": \"Version two\"}, \"updateMask\": \"name\", \"expectedVersion\": 1}")
                 .exchange(), HttpStatus.CONFLICT, "ABORTED");
         expectProblem(http.delete().uri("/api/v1/groups/12?expected_version=4").header("If-Match", tag).exchange(),
                 HttpStatus.CONFLICT, "ABORTED");
-        assertThat(groupRow(12)).isEqualTo(row);
+        assertThat(SeededRows.groupRow(jdbc, 12)).isEqualTo(row);
         http.delete().uri("/api/v1/groups/12?expected_version=2").header("If-Match", tag).exchange().expectStatus().isNoContent();
     }
 
@@ -326,7 +327,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
                 .accept(MediaType.parseMediaType("application/x-protobuf")).contentType(MediaType.APPLICATION_JSON)
                 .body("{\"group\": {\"capacity\": 31}, \"updateMask\": \"capacity\", \"expectedVersion\": 2}").exchange().expectStatus().isOk()
                 .returnResult(byte[].class).getResponseHeaders().getETag();
-        assertThat(groupRow(14)).containsEntry("capacity", 31);
+        assertThat(SeededRows.groupRow(jdbc, 14)).containsEntry("capacity", 31);
         // the representation the answer was given in, as a GET's
         assertThat(second).endsWith(".pb\"").isEqualTo(tagOf("/api/v1/groups/14", MediaType.parseMediaType("application/x-protobuf")));
         // and a write answered by anything but the group's own representation has none

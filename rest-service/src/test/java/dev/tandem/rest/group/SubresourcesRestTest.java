@@ -47,7 +47,7 @@ class SubresourcesRestTest extends RestIntegrationTest {
     @Test
     void joinRejectsMalformedReferencesAndBodies() {
         long group = newGroup(10);
-        List<Long> before = allCounts();
+        var before = allRows();
 
         expectInvalid(post("/api/v1/groups/abc/members", "{\"userId\": 2}"), "group_id");
         expectInvalid(post("/api/v1/groups/{g}/members", "{\"userId\": \"two\"}", group), "user_id");
@@ -57,7 +57,7 @@ class SubresourcesRestTest extends RestIntegrationTest {
         expectProblem(http.post().uri("/api/v1/groups/{g}/members", group).contentType(MediaType.TEXT_PLAIN)
                 .body("{\"userId\": 2}").exchange(), HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
 
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
@@ -71,10 +71,10 @@ class SubresourcesRestTest extends RestIntegrationTest {
 
     @Test
     void leaveRejectsMalformedIds() {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(delete("/api/v1/groups/1/members/two"), "user_id");
         expectInvalid(delete("/api/v1/groups/one/members/2"), "group_id");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     // ---- ratings -------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ class SubresourcesRestTest extends RestIntegrationTest {
     @Test
     void ratingFieldsOnlyJsonCanGetWrongAreNamedAndNothingIsStored() {
         long user = unratedUser(4);
-        List<Long> before = allCounts();
+        var before = allRows();
 
         expectInvalid(post("/api/v1/groups/4/ratings", "{\"userId\": %d, \"stars\": 0}".formatted(user)), "stars");
         expectInvalid(post("/api/v1/groups/4/ratings", "{\"userId\": %d, \"stars\": \"five\"}".formatted(user)), "stars");
@@ -107,7 +107,7 @@ class SubresourcesRestTest extends RestIntegrationTest {
         expectProblem(http.post().uri("/api/v1/groups/4/ratings").contentType(MediaType.APPLICATION_XML)
                 .body("<rating/>").exchange(), HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
 
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     // ---- sessions ------------------------------------------------------------------------------
@@ -155,21 +155,21 @@ class SubresourcesRestTest extends RestIntegrationTest {
     @ParameterizedTest
     @MethodSource("sessionsOnlyJsonCanGetWrong")
     void sessionFieldsOnlyJsonCanGetWrongAreNamedAndNothingIsStored(String body, String violation) {
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups/3/sessions", body), violation);
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
     void scheduleRejectsAMalformedGroupAndUnreadableBodies() {
         String body = "{\"topic\": \"T\", \"startTime\": \"2031-01-01T00:00:00Z\", \"durationMinutes\": 60}";
-        List<Long> before = allCounts();
+        var before = allRows();
         expectInvalid(post("/api/v1/groups/x/sessions", body), "group_id");
         expectProblem(post("/api/v1/groups/3/sessions", "{\"topic\": "), HttpStatus.BAD_REQUEST,
                 "INVALID_ARGUMENT");
         expectProblem(http.post().uri("/api/v1/groups/3/sessions").contentType(MediaType.TEXT_PLAIN).body(body).exchange(),
                 HttpStatus.UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     /** A group owned by user 1, so users 2 and up are not yet members. */

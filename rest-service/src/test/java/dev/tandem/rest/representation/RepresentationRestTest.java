@@ -147,12 +147,12 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", "application/json;q=0, */*"))
                 .body()).getId()).isEqualTo(1);
         // a write whose answer the client would refuse is refused before it is performed
-        var before = allCounts();
+        var before = allRows();
         HttpResponse<String> refusedWrite = send(request("/api/v1/users").header("Accept", noRepresentation)
                 .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Never Made\",\"email\":\"never.made@example.test\"}")));
         assertThat(refusedWrite.statusCode()).isEqualTo(406);
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
         HttpResponse<byte[]> created = sendBytes(request("/api/v1/users").header("Accept", "application/json;q=0, */*")
                 .header("Content-Type", "application/json").header("Authorization", bearer(WRITER))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Binary Made\",\"email\":\"binary.made@example.test\"}")));
@@ -207,7 +207,7 @@ class RepresentationRestTest extends RestIntegrationTest {
 
     @Test
     void aProtobufBodyIsValidatedLikeJsonAndRefusalsStayProblemJson() throws Exception {
-        var before = allCounts();
+        var before = allRows();
         // no name, capacity or owner: the proto defaults, which the domain refuses naming each field
         CreateGroupRequest incomplete = CreateGroupRequest.newBuilder().setSubject("algorithms").build();
         HttpResponse<String> refused = send(request("/api/v1/groups").header("Accept", PROTOBUF)
@@ -218,12 +218,12 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(json.readTree(refused.body()).get("fieldViolations").findValuesAsString("field"))
                 .contains("name", "capacity", "owner_id");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
     void bytesThatAreNotTheRequestMessageAreABadRequestNamingIt() throws Exception {
-        var before = allCounts();
+        var before = allRows();
         HttpResponse<String> refused = send(request("/api/v1/users").header("Content-Type", PROTOBUF)
                 .header("Authorization", bearer(WRITER))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {(byte) 0x0a, (byte) 0xff, 0x01})));
@@ -232,12 +232,12 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(json.readTree(refused.body()).get("detail").asString())
                 .contains("not a valid protobuf encoding of tandem.v1.CreateUserRequest");
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test
     void whatTheJsonBodysReaderRefusesIsRefusedInItsProtobufTwinTooAsABadRequest() throws Exception {
-        var before = allCounts();
+        var before = allRows();
         // the group is the route's: a body naming it is refused (in JSON, groupId is an unknown field)
         JoinGroupRequest naming = JoinGroupRequest.newBuilder().setGroupId(1).setUserId(1).build();
         // a string over the JSON reader's 10,000-character limit (gRPC names the field too)
@@ -250,7 +250,7 @@ class RepresentationRestTest extends RestIntegrationTest {
             assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
             assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         }
-        assertThat(allCounts()).isEqualTo(before);
+        assertThat(allRows()).isEqualTo(before);
     }
 
     @Test

@@ -156,7 +156,7 @@ class ServerRestTest extends RestIntegrationTest {
         return rules;
     }
 
-    /** What an absent field becomes on its way to the domain: "" or 0 (ProtoJson.orEmpty/orZero), null for a timestamp. */
+    /** What an absent field becomes on its way to the domain: "" or 0 (ProtoValues.orEmpty, ProtoJson.orZero), null for a timestamp. */
     private static Object protoDefault(Class<?> type) {
         if (type == String.class) {
             return "";
