@@ -26,7 +26,10 @@ public class RequestDeadlines implements DisposableBean {
         this.timer = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon().name("tandem-deadlines").factory());
         // Most requests finish before their deadline: their expiry tasks must not pile up in the queue.
         this.timer.setRemoveOnCancelPolicy(true);
-        this.cancels = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("tandem-deadline-cancel-", 0).factory());
+        // Platform threads: a deadline is due most when the instance is saturated, and then a virtual
+        // thread would wait for a carrier behind the very requests it is to cut short (as long as
+        // they hold the carriers). Cached: idle between deadlines, as many as deadlines fall at once.
+        this.cancels = Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("tandem-deadline-cancel-", 0).factory());
     }
 
     /**

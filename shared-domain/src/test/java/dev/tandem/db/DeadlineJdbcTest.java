@@ -5,6 +5,8 @@ import dev.tandem.deadline.RequestDeadline;
 import dev.tandem.deadline.RequestDeadlines;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.HeldCarriers;
+import dev.tandem.testsupport.RowLock;
 import dev.tandem.testsupport.StallingProxy;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.Test;
@@ -23,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -107,6 +110,39 @@ class DeadlineJdbcTest {
                     assertThat(count.getInt(1)).as("the insert was not committed").isZero();
                 }
             }
+        }
+    }
+
+    /**
+     * A statement still running at its deadline is cancelled while every carrier thread is held, as
+     * on an instance whose requests saturate its CPU: the cancel (a KILL QUERY over a connection of
+     * its own, then the connection's abort) runs on a platform thread. On a virtual thread it waited
+     * for a carrier as long as the hold lasted, and the statement, here waiting for a row lock, went
+     * on past its deadline. The request itself runs on a platform thread, so the hold stops nothing
+     * but what runs on virtual threads; the 30-s wait bounds a hang, not a speed.
+     */
+    @Test
+    void aStatementIsCancelledAtItsDeadlineWhileEveryCarrierIsHeld() throws Exception {
+        ExecutorService request = Executors.newSingleThreadExecutor();
+        try (HeldCarriers ignored = HeldCarriers.hold();
+             RowLock lock = RowLock.studyGroup(environment.getRequiredProperty("spring.datasource.url"),
+                     environment.getProperty("spring.datasource.username"),
+                     environment.getProperty("spring.datasource.password"), 1);
+             Connection connection = dataSource.getConnection()) {
+            Future<Throwable> outcome = request.submit(() -> {
+                try (RequestDeadline deadline = deadlines.open(Duration.ofSeconds(1));
+                     RequestDeadline.Binding bound = deadline.bind();
+                     Statement statement = connection.createStatement()) {
+                    return catchThrowable(() -> statement.executeQuery("SELECT id FROM study_groups WHERE id = 1 FOR UPDATE"));
+                }
+            });
+            assertThat(lock.awaitLockingReadOfStudyGroups(Duration.ofSeconds(30))).as("the statement waits for the lock").isTrue();
+            // The driver's own exception for a statement its KILL QUERY ended (the services map it by the
+            // expired deadline); the lock is held far longer than this wait, so nothing else ends it.
+            assertThat(outcome.get(30, TimeUnit.SECONDS)).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("cancelled");
+        } finally {
+            request.shutdownNow();
         }
     }
 
