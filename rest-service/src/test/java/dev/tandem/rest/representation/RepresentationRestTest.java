@@ -160,6 +160,35 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(User.parseFrom(created.body()).getName()).isEqualTo("Binary Made");
     }
 
+    /**
+     * Accept is about the content of the answer (RFC 9110 12.5.1), and a DELETE's 204 has none, so
+     * no Accept makes it unacceptable: DeleteGroup and LeaveGroup are performed whatever the client
+     * accepts, and their failures are problem+json as everywhere. Failed before: both were refused
+     * with 406, nothing done, for {@code Accept: text/html} (a browser's) or for one rating every
+     * type the other routes send 0.
+     */
+    @Test
+    void aDeleteHasNoContentToNegotiateSoAnyAcceptTakesIt() throws Exception {
+        long member = jdbc.sql("SELECT MIN(user_id) FROM group_members WHERE group_id = 3").query(Long.class).single();
+        String noRepresentation = "application/json;q=0, application/x-protobuf;q=0, application/protobuf;q=0, */*";
+        for (var delete : List.of(Map.entry("/api/v1/groups/3/members/" + member, noRepresentation),
+                Map.entry("/api/v1/groups/4", "text/html"))) {
+            HttpResponse<String> done = send(request(delete.getKey()).header("Accept", delete.getValue())
+                    .header("Authorization", bearer(WRITER)).DELETE());
+            assertThat(done.statusCode()).as("%s: %s", delete.getKey(), done.body()).isEqualTo(204);
+            assertThat(done.body()).isEmpty();
+        }
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = 3 AND user_id = ?").param(member)
+                .query(Long.class).single()).isZero();
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM study_groups WHERE id = 4").query(Long.class).single()).isZero();
+        // a failure is still a problem, in the one type problems have
+        HttpResponse<String> missing = send(request("/api/v1/groups/4").header("Accept", "text/html")
+                .header("Authorization", bearer(WRITER)).DELETE());
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(missing.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(json.readTree(missing.body()).get("code").asString()).isEqualTo("NOT_FOUND");
+    }
+
     @Test
     void jsonStaysTheDefault() throws Exception {
         assertThat(send(request("/api/v1/groups/1")).headers().firstValue("Content-Type")).hasValue("application/json");
