@@ -52,7 +52,7 @@ class ResponseCompressionGrpcTest extends GrpcIntegrationTest {
     private static final Metadata.Key<String> GRPC_ENCODING = Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
 
     /** What one call received: its grpc-encoding header and the sizes of its response message. */
-    private static final class Received implements ClientInterceptor {
+    static final class Received implements ClientInterceptor {
         final AtomicReference<String> encoding = new AtomicReference<>();
         final AtomicLong wire = new AtomicLong();
         final AtomicLong uncompressed = new AtomicLong();
