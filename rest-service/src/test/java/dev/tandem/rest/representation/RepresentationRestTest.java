@@ -552,13 +552,15 @@ class RepresentationRestTest extends RestIntegrationTest {
     }
 
     @Test
-    void aJoinChangesTheTagAndBothRepresentationsThoughNotTheGroupsVersion() throws Exception {
+    void aJoinChangesTheTagsOfTheGroupAndItsPageThoughNotTheGroupsVersion() throws Exception {
         // the group's version column would be the wrong validator: joins, ratings and sessions
         // change the read model without a new version
         HttpResponse<String> before = send(request("/api/v1/groups/1"));
         String tag = before.headers().firstValue("ETag").orElseThrow();
         // both representations of the cached read model are encoded before the write
         Group binaryBefore = Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).body());
+        // and the page that lists it, whose weak tag must change with its member count too
+        String pageTag = send(request("/api/v1/groups?page_size=5")).headers().firstValue("ETag").orElseThrow();
         long user = jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)")
                 .query(Long.class).single();
         assertThat(send(request("/api/v1/groups/1/members").header("Content-Type", "application/json")
@@ -575,6 +577,11 @@ class RepresentationRestTest extends RestIntegrationTest {
         // and neither is served from the old read model's bytes
         assertThat(Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).body())
                 .getMemberCount()).isEqualTo(binaryBefore.getMemberCount() + 1);
+        HttpResponse<String> page = send(request("/api/v1/groups?page_size=5").header("If-None-Match", pageTag));
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("ETag")).isPresent().get().isNotEqualTo(pageTag);
+        assertThat(json.readTree(page.body()).get("groups").get(0).get("memberCount").asLong())
+                .isEqualTo(json.readTree(after.body()).get("memberCount").asLong());
     }
 
     @Test
