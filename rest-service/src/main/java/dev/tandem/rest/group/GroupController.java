@@ -53,10 +53,11 @@ public class GroupController {
             + "Checked as well as expected_version.";
 
     /**
-     * What a route that answers 204 produces: anything, so that no Accept refuses it. Accept is about
-     * the answer's content (RFC 9110 12.5.1) and a 204 has none; under the class's types a DELETE
-     * sent with a browser's {@code Accept: text/html} was refused with 406 and not performed. Its
-     * failures are problem+json whatever was asked, as every route's are.
+     * What a route that answers 204 produces: anything, so that only an Accept refusing everything
+     * ({@code *}{@code /*;q=0}) refuses it. Accept is about the answer's content (RFC 9110 12.5.1) and
+     * a 204 has none; under the class's types a DELETE sent with a browser's {@code Accept: text/html}
+     * was refused with 406 and not performed. Its failures are problem+json whatever was asked, as
+     * every route's are.
      */
     private static final String NO_CONTENT_TO_NEGOTIATE = MediaType.ALL_VALUE;
 

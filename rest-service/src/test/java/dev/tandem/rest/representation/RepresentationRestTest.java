@@ -243,8 +243,8 @@ class RepresentationRestTest extends RestIntegrationTest {
 
     /**
      * Accept is about the content of the answer (RFC 9110 12.5.1), and a DELETE's 204 has none, so
-     * no Accept makes it unacceptable: DeleteGroup and LeaveGroup are performed whatever the client
-     * accepts, and their failures are problem+json as everywhere. Failed before: both were refused
+     * DeleteGroup and LeaveGroup are performed whatever types the client accepts, unless it accepts
+     * none at all; their failures are problem+json as everywhere. Failed before: both were refused
      * with 406, nothing done, for {@code Accept: text/html} (a browser's) or for one rating every
      * type the other routes send 0.
      */
@@ -262,6 +262,11 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = 3 AND user_id = ?").param(member)
                 .query(Long.class).single()).isZero();
         assertThat(jdbc.sql("SELECT COUNT(*) FROM study_groups WHERE id = 4").query(Long.class).single()).isZero();
+        // only an Accept that refuses everything refuses it, before it is performed
+        HttpResponse<String> nothing = send(request("/api/v1/groups/5").header("Accept", "*/*;q=0")
+                .header("Authorization", bearer(WRITER)).DELETE());
+        assertThat(nothing.statusCode()).isEqualTo(406);
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM study_groups WHERE id = 5").query(Long.class).single()).isOne();
         // a failure is still a problem, in the one type problems have
         HttpResponse<String> missing = send(request("/api/v1/groups/4").header("Accept", "text/html")
                 .header("Authorization", bearer(WRITER)).DELETE());
