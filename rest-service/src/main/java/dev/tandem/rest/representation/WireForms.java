@@ -49,6 +49,12 @@ final class WireForms {
         return responses.containsKey(view);
     }
 
+    /** The kind of entity tag a GET answering {@code view} carries: NONE for a type no feature declared. */
+    Representations.EntityTag entityTagOf(Class<?> view) {
+        Representations.Response declared = responses.get(view);
+        return declared == null ? Representations.EntityTag.NONE : declared.tag();
+    }
+
     /**
      * The Content-Type a wire form is sent under when {@code selected} chose it: the type without
      * parameters. Spring selects the client's Accept range itself when it has more parameters than
