@@ -137,6 +137,21 @@ class MalformedRequestGrpcTest extends GrpcIntegrationTest {
                 .getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
     }
 
+    /**
+     * A request compressed with an encoding the server does not have is UNIMPLEMENTED naming it, as
+     * gRPC's compression spec asks (grpc-java answers it before any interceptor; the spec's
+     * grpc-accept-encoding on that answer it does not send). The client here is a raw peer: grpc-java
+     * and grpc-go clients send only the encodings they link.
+     */
+    @Test
+    void aRequestEncodingTheServerDoesNotHaveIsUnimplemented() throws Exception {
+        RawHttp2Call.Trailers answer = RawHttp2Call.unary(grpcPort(), "/tandem.v1.StudyGroupService/GetGroup",
+                java.util.Map.of("grpc-encoding", "snappy"), GetGroupRequest.newBuilder().setId(1).build().toByteArray());
+
+        assertThat(answer.grpcStatus()).as("grpc-status of %s", answer.headers()).isEqualTo(Status.Code.UNIMPLEMENTED.value());
+        assertThat(String.valueOf(answer.headers().get("grpc-message"))).contains("snappy");
+    }
+
     /** How a call that sends {@code messages} as they are, then half-closes, ends. */
     private Status rawCall(MethodDescriptor<?, ?> method, List<byte[]> messages) throws Exception {
         MethodDescriptor<byte[], byte[]> raw = method.toBuilder(RAW_BYTES, RAW_BYTES).build();

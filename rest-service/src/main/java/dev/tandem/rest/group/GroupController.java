@@ -52,6 +52,15 @@ public class GroupController {
             + "its ETags (GetGroup's, JSON or protobuf), or * (it exists). Otherwise 412 FAILED_PRECONDITION, nothing done. "
             + "Checked as well as expected_version.";
 
+    /**
+     * What a route that answers 204 produces: anything, so that only an Accept refusing everything
+     * ({@code *}{@code /*;q=0}) refuses it. Accept is about the answer's content (RFC 9110 12.5.1) and
+     * a 204 has none; under the class's types a DELETE sent with a browser's {@code Accept: text/html}
+     * was refused with 406 and not performed. Its failures are problem+json whatever was asked, as
+     * every route's are.
+     */
+    private static final String NO_CONTENT_TO_NEGOTIATE = MediaType.ALL_VALUE;
+
     private final GroupService groups;
     private final IfMatch ifMatch;
 
@@ -98,7 +107,7 @@ public class GroupController {
     /** Without {@code expected_version} (or with 0) the group is deleted whatever its version. */
     @Operation(operationId = "DeleteGroup")
     @ResponseStatus(HttpStatus.NO_CONTENT)
-    @DeleteMapping("/groups/{id}")
+    @DeleteMapping(path = "/groups/{id}", produces = NO_CONTENT_TO_NEGOTIATE)
     public ResponseEntity<Void> delete(@PathVariable long id,
                                        @RequestParam(name = "expected_version", required = false) Long expectedVersion,
                                        @RequestParam(name = "expectedVersion", required = false) Long expectedVersionCamel,
@@ -121,7 +130,7 @@ public class GroupController {
 
     @Operation(operationId = "LeaveGroup")
     @ResponseStatus(HttpStatus.NO_CONTENT)
-    @DeleteMapping("/groups/{group_id}/members/{user_id}")
+    @DeleteMapping(path = "/groups/{group_id}/members/{user_id}", produces = NO_CONTENT_TO_NEGOTIATE)
     public ResponseEntity<Void> leave(@PathVariable("group_id") long groupId, @PathVariable("user_id") long userId) {
         groups.leave(groupId, userId);
         return ResponseEntity.noContent().build();

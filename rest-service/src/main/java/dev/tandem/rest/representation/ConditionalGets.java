@@ -29,7 +29,7 @@ import java.util.Enumeration;
  * member count, rating and next sessions, which change without a new version, so a version tag
  * would answer 304 to a client holding a stale member count. The tag hashes the view's tandem.v1
  * message (the canonical content) and names the representation it was selected for, because a strong
- * tag must differ between representations whose bytes differ (JSON, protobuf).
+ * tag must differ between representations (JSON, protobuf under either of its two types).
  *
  * <p>It runs after content negotiation (this is where the selected media type is known) and before
  * the body is written, so a 304 costs no serialisation. The whole header value (hash,
@@ -73,7 +73,7 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
                 // reading again. Other writes answer another resource (a membership, a rating) or
                 // one at another URI (a 201's Location), so they carry none.
                 String tag = HttpMethod.PATCH.matches(http.getMethod()) && servlet.getStatus() == HttpServletResponse.SC_OK
-                        ? forms.entityTag(body, isProtobuf(contentType)) : null;
+                        ? forms.entityTag(body, WireForms.Representation.of(contentType)) : null;
                 if (tag != null) {
                     servlet.setHeader(HttpHeaders.ETAG, tag);
                 }
@@ -84,7 +84,7 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
         // 304 too (RFC 9110 15.4.5: the 200's Vary), where Tomcat, which adds the second to what it
         // may compress, does not: without them a cache could hand Protobuf to a JSON client.
         servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT + ", " + HttpHeaders.ACCEPT_ENCODING);
-        String tag = forms.entityTag(body, isProtobuf(contentType));
+        String tag = forms.entityTag(body, WireForms.Representation.of(contentType));
         if (tag == null) {
             return body;
         }
@@ -134,10 +134,5 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
             }
         }
         return false;
-    }
-
-    private static boolean isProtobuf(MediaType contentType) {
-        return contentType != null && (contentType.isCompatibleWith(ProtobufRepresentation.X_PROTOBUF)
-                || contentType.isCompatibleWith(ProtobufRepresentation.PROTOBUF));
     }
 }

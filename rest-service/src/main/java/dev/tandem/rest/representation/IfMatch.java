@@ -21,9 +21,9 @@ import java.util.function.Consumer;
  * before any condition), or names, compared strongly, one of the resource's current tags, the
  * {@code ETag} a GET answers ({@link ConditionalGets}). The tag hashes everything the resource
  * shows, so it changes with a join or a rating, not only with the {@code version} an
- * {@code expected_version} compares: both conditions are checked when both are sent. Either
- * representation's tag is accepted (the JSON and the protobuf tag name the same content hash), so a
- * client may read in one and write in the other. A weak tag never matches (13.1.1 compares
+ * {@code expected_version} compares: both conditions are checked when both are sent. Any
+ * representation's tag is accepted (the JSON and the protobuf tags name the same content hash), so a
+ * client may read in one and write in another. A weak tag never matches (13.1.1 compares
  * strongly), nor does a field that holds no entity tag at all.
  */
 public final class IfMatch {
@@ -48,7 +48,8 @@ public final class IfMatch {
             return current -> { };
         }
         return current -> {
-            for (String tag : new String[] {forms.entityTag(current, false), forms.entityTag(current, true)}) {
+            for (WireForms.Representation representation : WireForms.Representation.values()) {
+                String tag = forms.entityTag(current, representation);
                 if (tag != null && named.stream().anyMatch(sent -> sent.compare(ETag.create(tag), true))) {
                     return;
                 }

@@ -17,8 +17,8 @@ import java.util.Map;
 /**
  * Joins every feature's {@link Representations}: their views' {@link WireForms}, written by the JSON
  * and protobuf representations among the server's message converters (ahead of Jackson's), and the
- * conditional GETs of the views that declare an entity tag and the If-Match of writes to them, and the
- * reading of an empty protobuf body;
+ * conditional GETs of the views that declare an entity tag (and their documentation in /v3/api-docs) and
+ * the If-Match of writes to them, and the reading of an empty protobuf body;
  * and the reading of Accept that chooses between the representations ({@link AcceptRanges}).
  */
 @Configuration(proxyBeanMethods = false)
@@ -53,6 +53,11 @@ class RepresentationConfiguration {
     @Bean
     ConditionalGets conditionalGets(WireForms forms) {
         return new ConditionalGets(forms);
+    }
+
+    @Bean
+    ConditionalGetsOpenApi conditionalGetsOpenApi(WireForms forms) {
+        return new ConditionalGetsOpenApi(forms);
     }
 
     @Bean

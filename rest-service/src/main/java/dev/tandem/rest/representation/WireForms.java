@@ -31,9 +31,43 @@ final class WireForms {
         volatile byte[] json;
         volatile byte[] protobuf;
         volatile String contentHash;
-        /** The ETag header values, quoted (and W/ when weak), one per representation. */
+        /** The ETag header values, quoted (and W/ when weak), one per {@link Representation}. */
         volatile String jsonTag;
+        volatile String xProtobufTag;
         volatile String protobufTag;
+    }
+
+    /**
+     * The representations a view is sent in, each named in its entity tags. The protobuf bytes go
+     * under two Content-Types, as the client asked: two representations, whose strong tags must
+     * differ (RFC 9110 8.8.3), or a cache holding both could answer one client's revalidation with
+     * the other's stored response, labelled with a type that client did not accept.
+     */
+    enum Representation {
+        JSON("json"),
+        /** application/x-protobuf, the name most clients send (the bench's too). */
+        X_PROTOBUF("pb"),
+        /** application/protobuf, the standard name. */
+        PROTOBUF("protobuf");
+
+        private final String tagName;
+
+        Representation(String tagName) {
+            this.tagName = tagName;
+        }
+
+        /** The representation a body labelled {@code contentType} is; JSON for anything else. */
+        static Representation of(MediaType contentType) {
+            if (contentType != null && "application".equals(contentType.getType())) {
+                if (ProtobufRepresentation.X_PROTOBUF.getSubtype().equals(contentType.getSubtype())) {
+                    return X_PROTOBUF;
+                }
+                if (ProtobufRepresentation.PROTOBUF.getSubtype().equals(contentType.getSubtype())) {
+                    return PROTOBUF;
+                }
+            }
+            return JSON;
+        }
     }
 
     private final Map<Class<?>, Representations.Response> responses;
@@ -47,6 +81,12 @@ final class WireForms {
 
     boolean declares(Class<?> view) {
         return responses.containsKey(view);
+    }
+
+    /** The kind of entity tag a GET answering {@code view} carries: NONE for a type no feature declared. */
+    Representations.EntityTag entityTagOf(Class<?> view) {
+        Representations.Response declared = responses.get(view);
+        return declared == null ? Representations.EntityTag.NONE : declared.tag();
     }
 
     /**
@@ -64,25 +104,29 @@ final class WireForms {
     }
 
     /**
-     * The ETag header value of a GET answering {@code view} in the JSON or the protobuf
-     * representation: the content hash, the representation's name, quoted, W/ when the view's
-     * tag is weak. Null for a view whose type declares no tag (or that no feature declared).
-     * Made once per view and representation, so a warm read only looks it up.
+     * The ETag header value of a GET answering {@code view} in {@code representation}: the content
+     * hash, the representation's name, quoted, W/ when the view's tag is weak. Null for a view whose
+     * type declares no tag (or that no feature declared). Made once per view and representation, so
+     * a warm read only looks it up.
      */
-    String entityTag(Object view, boolean protobufRepresentation) {
+    String entityTag(Object view, Representation representation) {
         Representations.Response declared = responses.get(view.getClass());
         if (declared == null || declared.tag() == Representations.EntityTag.NONE) {
             return null;
         }
         Forms known = forms.of(view);
-        String tag = protobufRepresentation ? known.protobufTag : known.jsonTag;
+        String tag = switch (representation) {
+            case JSON -> known.jsonTag;
+            case X_PROTOBUF -> known.xProtobufTag;
+            case PROTOBUF -> known.protobufTag;
+        };
         if (tag == null) {
             tag = (declared.tag() == Representations.EntityTag.WEAK ? "W/\"" : "\"") + contentHash(view) + "."
-                    + (protobufRepresentation ? "pb" : "json") + "\"";
-            if (protobufRepresentation) {
-                known.protobufTag = tag;
-            } else {
-                known.jsonTag = tag;
+                    + representation.tagName + "\"";
+            switch (representation) {
+                case JSON -> known.jsonTag = tag;
+                case X_PROTOBUF -> known.xProtobufTag = tag;
+                case PROTOBUF -> known.protobufTag = tag;
             }
         }
         return tag;

@@ -263,7 +263,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
 
     @Test
     void aWriteWhoseIfMatchNamesTheCurrentTagOrAnyIsApplied() {
-        // the JSON representation's tag, or the protobuf one's: both name the group as it is
+        // the JSON representation's tag, or a protobuf one's: each names the group as it is
         String json = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);
         http.patch().uri("/api/v1/groups/8").header("If-Match", "\"other\", " + json)
                 .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange().expectStatus().isOk();
@@ -273,13 +273,19 @@ class GroupWritesRestTest extends RestIntegrationTest {
         http.patch().uri("/api/v1/groups/8").header("If-Match", protobuf).contentType(MediaType.APPLICATION_JSON)
                 .body("{\"group\": {\"capacity\": 40}, \"updateMask\": \"capacity\", \"expectedVersion\": 2}").exchange().expectStatus().isOk();
         assertThat(SeededRows.groupRow(jdbc, 8)).containsEntry("capacity", 40);
+        // and the standard name's, a tag of its own (the same bytes under another Content-Type)
+        String standard = tagOf("/api/v1/groups/8", MediaType.parseMediaType("application/protobuf"));
+        assertThat(standard).endsWith(".protobuf\"");
+        http.patch().uri("/api/v1/groups/8").header("If-Match", standard).contentType(MediaType.APPLICATION_JSON)
+                .body("{\"group\": {\"capacity\": 39}, \"updateMask\": \"capacity\", \"expectedVersion\": 3}").exchange().expectStatus().isOk();
+        assertThat(SeededRows.groupRow(jdbc, 8)).containsEntry("capacity", 39);
         // the tag used before is stale now (412 comes before expected_version's 409)
         expectProblem(http.patch().uri("/api/v1/groups/8").header("If-Match", json)
                 .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.PRECONDITION_FAILED,
                 "FAILED_PRECONDITION");
         // "*": true whenever the group exists
         http.patch().uri("/api/v1/groups/8").header("If-Match", "*").contentType(MediaType.APPLICATION_JSON)
-                .body("{\"group\": {\"capacity\": 41}, \"updateMask\": \"capacity\", \"expectedVersion\": 3}").exchange().expectStatus().isOk();
+                .body("{\"group\": {\"capacity\": 41}, \"updateMask\": \"capacity\", \"expectedVersion\": 4}").exchange().expectStatus().isOk();
         http.delete().uri("/api/v1/groups/9").header("If-Match", "*").exchange().expectStatus().isNoContent();
         // a missing group is 404 whatever the condition (RFC 9110 13.2.1: that failure comes first)
         expectProblem(http.delete().uri("/api/v1/groups/9").header("If-Match", "*").exchange(), HttpStatus.NOT_FOUND, "NOT_FOUND");

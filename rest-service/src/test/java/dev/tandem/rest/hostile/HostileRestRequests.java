@@ -34,6 +34,7 @@ final class HostileRestRequests {
     static final int MAX_NUMBER_LENGTH = 50;
 
     static final String JSON = "application/json";
+    static final String PROTOBUF = "application/x-protobuf";
 
     /**
      * What the service must answer.
@@ -101,6 +102,7 @@ final class HostileRestRequests {
         for (RestOperation operation : RestOperation.values()) {
             if (operation.hasBody()) {
                 all.addAll(bodies(operation));
+                all.addAll(protobufBodies(operation));
                 all.addAll(contentTypes(operation));
                 for (Field field : operation.fields) {
                     all.addAll(fieldValues(operation, field));
@@ -193,6 +195,47 @@ final class HostileRestRequests {
         String allNull = op.bodyWith(op.fields.stream().collect(Collectors.toMap(Field::json, f -> "null")));
         cases.add(body(op, "every field null", allNull, Expect.invalid(op.requiredFields().toArray(String[]::new))));
         return cases;
+    }
+
+    /**
+     * A body in the protobuf representation (README, "Protobuf over REST") that is not the request
+     * message is refused as a JSON body that is not JSON: 400 naming the message it is not. The empty
+     * body is the empty message (protobuf encodes it so), and a field the message does not have is
+     * skipped, so both are the request without its fields; and the size limit is the same.
+     */
+    private static List<Hostile> protobufBodies(RestOperation op) {
+        List<Hostile> cases = new ArrayList<>();
+        String notTheMessage = "not a valid protobuf encoding of tandem.v1." + java.util.Arrays.stream(op.name().split("_"))
+                .map(word -> word.charAt(0) + word.substring(1).toLowerCase(java.util.Locale.ROOT))
+                .collect(Collectors.joining()) + "Request";
+        String[] required = op.requiredFields().toArray(String[]::new);
+        cases.add(protobuf(op, "empty body", new byte[0], Framing.CONTENT_LENGTH, Expect.invalid(required)));
+        cases.add(protobuf(op, "only an unknown field (99 = 1)", new byte[] {(byte) 0x98, 0x06, 0x01},
+                Framing.CONTENT_LENGTH, Expect.invalid(required)));
+        cases.add(protobuf(op, "a length-delimited field 1 whose length runs past the end", new byte[] {0x0a, 0x05, 'a'},
+                Framing.CONTENT_LENGTH, Expect.invalidBecause(notTheMessage)));
+        cases.add(protobuf(op, "a varint that never ends", new byte[] {0x08, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+                Framing.CONTENT_LENGTH, Expect.invalidBecause(notTheMessage)));
+        cases.add(protobuf(op, "an end-group tag that no group opened", new byte[] {0x0c}, Framing.CONTENT_LENGTH,
+                Expect.invalidBecause(notTheMessage)));
+        cases.add(protobuf(op, "field 0 (no field has number 0)", new byte[] {0x00, 0x01}, Framing.CONTENT_LENGTH,
+                Expect.invalidBecause(notTheMessage)));
+        cases.add(protobuf(op, "a length of 2^31 - 1 declared in field 1", new byte[] {0x0a, -1, -1, -1, -1, 0x07},
+                Framing.CONTENT_LENGTH, Expect.invalidBecause(notTheMessage)));
+        // an unknown bytes field (99) holding the rest: one byte over the limit, as sent and while read
+        byte[] overLimit = new byte[MAX_REQUEST_BYTES + 1];
+        byte[] head = {(byte) 0x9a, 0x06, (byte) 0xfc, (byte) 0xff, 0x03};   // field 99, wire type 2, length 65532
+        System.arraycopy(head, 0, overLimit, 0, head.length);
+        cases.add(protobuf(op, "an unknown field's bytes past the limit, Content-Length", overLimit, Framing.CONTENT_LENGTH,
+                Expect.tooLarge()));
+        cases.add(protobuf(op, "an unknown field's bytes past the limit, chunked", overLimit, Framing.CHUNKED,
+                Expect.tooLarge()));
+        return cases;
+    }
+
+    private static Hostile protobuf(RestOperation op, String name, byte[] body, Framing framing, Expect expect) {
+        return new Hostile("protobuf: " + name, op, op.method, op.validTarget(), List.of("Content-Type: " + PROTOBUF),
+                body, framing, expect);
     }
 
     private static List<Hostile> contentTypes(RestOperation op) {

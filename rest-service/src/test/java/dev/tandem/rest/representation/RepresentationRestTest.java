@@ -8,6 +8,7 @@ import dev.tandem.proto.v1.CreateUserRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.HelloResponse;
 import dev.tandem.proto.v1.JoinGroupRequest;
+import dev.tandem.proto.v1.Leaderboard;
 import dev.tandem.proto.v1.ListGroupsResponse;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
@@ -42,15 +43,100 @@ class RepresentationRestTest extends RestIntegrationTest {
 
     @LocalServerPort int port;
 
+    /** What an answer's ETag is: none, a strong tag (a resource read by id) or a weak one (a page). */
+    private enum Tag { NONE, STRONG, WEAK }
+
+    /**
+     * Every read operation of the REST wire (README, "The API on both wires"; WatchGroup's events
+     * are a stream, GroupEventsRestTest), with the tag its answer carries. The bodies of GetGroup,
+     * ListGroups and GetLeaderboard are over the 1KB compression threshold
+     * ({@link #everyReadNegotiatesCompressesAndRevalidatesAsTheReadmeSays} makes group 2 so).
+     */
+    private record Read(String operation, String path, Message message, Tag tag) {
+    }
+
+    private static final List<Read> READS = List.of(
+            new Read("GetGroup", "/api/v1/groups/2", Group.getDefaultInstance(), Tag.STRONG),
+            new Read("ListGroups", "/api/v1/groups?page_size=50", ListGroupsResponse.getDefaultInstance(), Tag.WEAK),
+            new Read("GetUser", "/api/v1/users/1", User.getDefaultInstance(), Tag.STRONG),
+            new Read("GetLeaderboard", "/api/v1/leaderboard?limit=50", Leaderboard.getDefaultInstance(), Tag.NONE),
+            new Read("Hello", "/api/v1/hello", HelloResponse.getDefaultInstance(), Tag.NONE));
+
+    // ---- every read operation ------------------------------------------------------------------
+
+    /**
+     * Each read, in each representation: the type asked for, Vary on the 200 and on the 304, the tag
+     * of its kind (differing per representation, RFC 9110 8.8.3: application/protobuf and
+     * application/x-protobuf are the same bytes under two Content-Types, so two tags; failed before,
+     * when both had the one ".pb" tag and either's 304 answered for the other), a 304 without a body on GET and
+     * HEAD for the current tag and a 200 for the other representation's, and gzip for a client that
+     * asks when the body is over the threshold — but never on a strong tag, which Tomcat leaves
+     * uncompressed (README, "Conditional GET on REST").
+     */
+    @Test
+    void everyReadNegotiatesCompressesAndRevalidatesAsTheReadmeSays() throws Exception {
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 2").query(Long.class).single();
+        assertThat(send(request("/api/v1/groups/2").header("Content-Type", "application/json")
+                .header("Authorization", bearer(WRITER)).method("PATCH", HttpRequest.BodyPublishers.ofString(
+                        "{\"group\":{\"description\":\"" + "d".repeat(1000) + "\"},\"updateMask\":\"description\",\"expectedVersion\":"
+                                + version + "}"))).statusCode()).isEqualTo(200);
+        SoftAssertions each = new SoftAssertions();
+        for (Read read : READS) {
+            Map<String, String> tags = new java.util.HashMap<>();
+            for (String type : List.of("application/json", PROTOBUF, "application/protobuf")) {
+                String what = read.operation() + " as " + type;
+                HttpResponse<byte[]> plain = sendBytes(request(read.path()).header("Accept", type));
+                each.assertThat(plain.statusCode()).as(what).isEqualTo(200);
+                each.assertThat(plain.headers().firstValue("Content-Type")).as(what).hasValue(type);
+                each.assertThat(varyFields(plain)).as(what).contains("accept", "accept-encoding");
+                String tag = plain.headers().firstValue("ETag").orElse(null);
+                tags.put(type, tag);
+                switch (read.tag()) {
+                    case NONE -> each.assertThat(tag).as(what).isNull();
+                    case STRONG -> each.assertThat(tag).as(what).startsWith("\"");
+                    case WEAK -> each.assertThat(tag).as(what).startsWith("W/\"");
+                }
+
+                HttpResponse<byte[]> gzip = sendBytes(request(read.path()).header("Accept", type).header("Accept-Encoding", "gzip"));
+                boolean compressible = plain.body().length >= 1024 && read.tag() != Tag.STRONG;
+                each.assertThat(gzip.headers().firstValue("Content-Encoding")).as(what + ", gzip accepted")
+                        .isEqualTo(compressible ? java.util.Optional.of("gzip") : java.util.Optional.empty());
+                each.assertThat(compressible ? gunzip(gzip.body()) : gzip.body()).as(what + ", gzip accepted").isEqualTo(plain.body());
+                each.assertThat(gzip.headers().firstValue("ETag")).as(what + ", gzip accepted")
+                        .isEqualTo(java.util.Optional.ofNullable(tag));
+
+                if (tag != null) {
+                    for (String method : List.of("GET", "HEAD")) {
+                        HttpResponse<byte[]> current = sendBytes(request(read.path()).header("Accept", type)
+                                .header("Accept-Encoding", "gzip").header("If-None-Match", tag)
+                                .method(method, HttpRequest.BodyPublishers.noBody()));
+                        each.assertThat(current.statusCode()).as("%s, %s, current tag", what, method).isEqualTo(304);
+                        each.assertThat(current.body()).as("%s, %s, current tag", what, method).isEmpty();
+                        each.assertThat(current.headers().firstValue("ETag")).as("%s, %s, current tag", what, method).hasValue(tag);
+                        each.assertThat(current.headers().firstValue("Cache-Control")).as("%s, %s", what, method).hasValue("no-cache");
+                        each.assertThat(varyFields(current)).as("%s, %s, current tag", what, method)
+                                .contains("accept", "accept-encoding");
+                    }
+                }
+            }
+            if (read.tag() != Tag.NONE) {
+                // three representations (the protobuf bytes under two types), three tags
+                each.assertThat(java.util.Set.copyOf(tags.values())).as(read.operation() + ": " + tags).hasSize(3);
+                HttpResponse<byte[]> other = sendBytes(request(read.path()).header("Accept", PROTOBUF)
+                        .header("If-None-Match", tags.get("application/json")));
+                each.assertThat(other.statusCode()).as(read.operation() + ": the JSON tag asked of protobuf").isEqualTo(200);
+            }
+        }
+        each.assertAll();
+    }
+
     // ---- protobuf ------------------------------------------------------------------------------
 
     @Test
     void aClientThatAcceptsProtobufGetsTheMessageItsJsonDescribes() throws Exception {
-        for (String path : new String[] {"/api/v1/groups/1", "/api/v1/groups?page_size=5", "/api/v1/users/1",
-                "/api/v1/hello"}) {
-            Message.Builder expected = path.startsWith("/api/v1/groups/") ? Group.newBuilder()
-                    : path.startsWith("/api/v1/groups") ? ListGroupsResponse.newBuilder()
-                    : path.startsWith("/api/v1/users") ? User.newBuilder() : HelloResponse.newBuilder();
+        for (Read read : READS) {
+            String path = read.path();
+            Message.Builder expected = read.message().newBuilderForType();
             Message.Builder fromBinary = expected.clone();
             JsonFormat.parser().merge(send(request(path).header("Accept", "application/json")).body(), expected);
 
@@ -75,9 +161,7 @@ class RepresentationRestTest extends RestIntegrationTest {
      */
     @Test
     void theContentTypeDescribesTheBodyNotTheAcceptRangeThatChoseIt() throws Exception {
-        List<String> reads = List.of("/api/v1/groups/1", "/api/v1/groups?page_size=5", "/api/v1/users/1",
-                "/api/v1/leaderboard", "/api/v1/hello");
-        for (String path : reads) {
+        for (String path : READS.stream().map(Read::path).toList()) {
             HttpResponse<byte[]> plain = sendBytes(request(path).header("Accept", "application/json"));
             HttpResponse<byte[]> utf16 = sendBytes(request(path).header("Accept", "application/json;charset=utf-16"));
             assertThat(utf16.statusCode()).as(path).isEqualTo(200);
@@ -123,7 +207,7 @@ class RepresentationRestTest extends RestIntegrationTest {
     @Test
     void aTypeTheClientRatesZeroIsNeverServed() throws Exception {
         String noRepresentation = "application/json;q=0, application/x-protobuf;q=0, application/protobuf;q=0, */*";
-        for (String path : List.of("/api/v1/groups/1", "/api/v1/groups?page_size=5", "/api/v1/hello")) {
+        for (String path : READS.stream().map(Read::path).toList()) {
             for (String accept : List.of(PROTOBUF + ";q=0", "text/html, application/json;q=0", "*/*;q=0", noRepresentation)) {
                 HttpResponse<String> refused = send(request(path).header("Accept", accept));
                 assertThat(refused.statusCode()).as("%s %s", path, accept).isEqualTo(406);
@@ -144,8 +228,8 @@ class RepresentationRestTest extends RestIntegrationTest {
             assertThat(sendBytes(request(path).header("Accept", "application/json, " + PROTOBUF)).headers()
                     .firstValue("Content-Type")).as(path).hasValue("application/json");
         }
-        assertThat(Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", "application/json;q=0, */*"))
-                .body()).getId()).isEqualTo(1);
+        assertThat(Group.parseFrom(sendBytes(request("/api/v1/groups/2").header("Accept", "application/json;q=0, */*"))
+                .body()).getId()).isEqualTo(2);
         // a write whose answer the client would refuse is refused before it is performed
         var before = allRows();
         HttpResponse<String> refusedWrite = send(request("/api/v1/users").header("Accept", noRepresentation)
@@ -158,6 +242,40 @@ class RepresentationRestTest extends RestIntegrationTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Binary Made\",\"email\":\"binary.made@example.test\"}")));
         assertThat(created.statusCode()).isEqualTo(201);
         assertThat(User.parseFrom(created.body()).getName()).isEqualTo("Binary Made");
+    }
+
+    /**
+     * Accept is about the content of the answer (RFC 9110 12.5.1), and a DELETE's 204 has none, so
+     * DeleteGroup and LeaveGroup are performed whatever types the client accepts, unless it accepts
+     * none at all; their failures are problem+json as everywhere. Failed before: both were refused
+     * with 406, nothing done, for {@code Accept: text/html} (a browser's) or for one rating every
+     * type the other routes send 0.
+     */
+    @Test
+    void aDeleteHasNoContentToNegotiateSoAnyAcceptTakesIt() throws Exception {
+        long member = jdbc.sql("SELECT MIN(user_id) FROM group_members WHERE group_id = 3").query(Long.class).single();
+        String noRepresentation = "application/json;q=0, application/x-protobuf;q=0, application/protobuf;q=0, */*";
+        for (var delete : List.of(Map.entry("/api/v1/groups/3/members/" + member, noRepresentation),
+                Map.entry("/api/v1/groups/4", "text/html"))) {
+            HttpResponse<String> done = send(request(delete.getKey()).header("Accept", delete.getValue())
+                    .header("Authorization", bearer(WRITER)).DELETE());
+            assertThat(done.statusCode()).as("%s: %s", delete.getKey(), done.body()).isEqualTo(204);
+            assertThat(done.body()).isEmpty();
+        }
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM group_members WHERE group_id = 3 AND user_id = ?").param(member)
+                .query(Long.class).single()).isZero();
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM study_groups WHERE id = 4").query(Long.class).single()).isZero();
+        // only an Accept that refuses everything refuses it, before it is performed
+        HttpResponse<String> nothing = send(request("/api/v1/groups/5").header("Accept", "*/*;q=0")
+                .header("Authorization", bearer(WRITER)).DELETE());
+        assertThat(nothing.statusCode()).isEqualTo(406);
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM study_groups WHERE id = 5").query(Long.class).single()).isOne();
+        // a failure is still a problem, in the one type problems have
+        HttpResponse<String> missing = send(request("/api/v1/groups/4").header("Accept", "text/html")
+                .header("Authorization", bearer(WRITER)).DELETE());
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(missing.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(json.readTree(missing.body()).get("code").asString()).isEqualTo("NOT_FOUND");
     }
 
     @Test
@@ -221,19 +339,8 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(allRows()).isEqualTo(before);
     }
 
-    @Test
-    void bytesThatAreNotTheRequestMessageAreABadRequestNamingIt() throws Exception {
-        var before = allRows();
-        HttpResponse<String> refused = send(request("/api/v1/users").header("Content-Type", PROTOBUF)
-                .header("Authorization", bearer(WRITER))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {(byte) 0x0a, (byte) 0xff, 0x01})));
-
-        assertThat(refused.statusCode()).isEqualTo(400);
-        assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(json.readTree(refused.body()).get("detail").asString())
-                .contains("not a valid protobuf encoding of tandem.v1.CreateUserRequest");
-        assertThat(allRows()).isEqualTo(before);
-    }
+    // Bytes that are not the request message, empty bodies and the size limit, on every write: the
+    // hostile table (HostileRestRequests#protobufBodies).
 
     @Test
     void whatTheJsonBodysReaderRefusesIsRefusedInItsProtobufTwinTooAsABadRequest() throws Exception {
@@ -304,16 +411,7 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(gzip.headers().firstValue("Content-Encoding")).hasValue("gzip");
         assertThat(gzip.body().length).isLessThan(identity.body().length / 3);
         assertThat(gunzip(gzip.body())).isEqualTo(identity.body());
-
-        // protobuf too
-        HttpResponse<byte[]> binary = sendBytes(request(path).header("Accept", PROTOBUF).header("Accept-Encoding", "gzip"));
-        assertThat(binary.headers().firstValue("Content-Encoding")).hasValue("gzip");
-        assertThat(ListGroupsResponse.parseFrom(gunzip(binary.body())).getGroupsCount()).isEqualTo(50);
-
-        // below tandem.compression.min-response-size (1KB) a body goes as it is
-        HttpResponse<byte[]> small = sendBytes(request("/api/v1/hello").header("Accept-Encoding", "gzip"));
-        assertThat(small.headers().firstValue("Content-Encoding")).isEmpty();
-        assertThat(new String(small.body(), StandardCharsets.UTF_8)).isEqualTo("{\"message\":\"hello\"}");
+        // each read in each representation, and the threshold: everyReadNegotiatesCompressesAndRevalidatesAsTheReadmeSays
     }
 
     /**
@@ -407,26 +505,18 @@ class RepresentationRestTest extends RestIntegrationTest {
         assertThat(revalidated.statusCode()).isEqualTo(304);
         assertThat(revalidated.body()).isEmpty();
         assertThat(revalidated.headers().firstValue("ETag")).hasValue(tag);
-        // a 304 carries the 200's Vary (RFC 9110 15.4.5), and an untagged answer varies as well
-        // (before: the 304 lacked Accept-Encoding, the leaderboard sent no Vary)
-        assertThat(String.join(",", revalidated.headers().allValues("Vary"))).containsIgnoringCase("Accept-Encoding");
-        assertThat(String.join(",", send(request("/api/v1/leaderboard")).headers().allValues("Vary")))
-                .containsIgnoringCase("Accept").containsIgnoringCase("Accept-Encoding");
+        // a 304 carries the 200's Vary (RFC 9110 15.4.5); before, it lacked Accept-Encoding (and the
+        // leaderboard sent no Vary: every read's answers are in the table test)
+        assertThat(varyFields(revalidated)).contains("accept", "accept-encoding");
         // a list of tags, one of them current
         assertThat(send(request("/api/v1/groups/1").header("If-None-Match", "\"other\", " + tag)).statusCode())
                 .isEqualTo(304);
-        // another representation is another strong tag
-        String binaryTag = sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).headers()
-                .firstValue("ETag").orElseThrow();
-        assertThat(binaryTag).endsWith(".pb\"").isNotEqualTo(tag);
-        assertThat(send(request("/api/v1/groups/1").header("Accept", PROTOBUF).header("If-None-Match", tag))
-                .statusCode()).isEqualTo(200);
-        // HEAD as GET (RFC 9110 9.3.2, 13.1.2): the same tag, and 304 for a current copy (before: a
-        // bare 200 without the tag)
+        // the protobuf representation's tag is another one
+        assertThat(sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).headers().firstValue("ETag"))
+                .hasValueSatisfying(binaryTag -> assertThat(binaryTag).endsWith(".pb\"").isNotEqualTo(tag));
+        // HEAD, and the other reads: everyReadNegotiatesCompressesAndRevalidatesAsTheReadmeSays
         HttpResponse<String> head = send(request("/api/v1/groups/1").method("HEAD", HttpRequest.BodyPublishers.noBody()));
         assertThat(head.headers().firstValue("ETag")).hasValue(tag);
-        assertThat(send(request("/api/v1/groups/1").header("If-None-Match", tag)
-                .method("HEAD", HttpRequest.BodyPublishers.noBody())).statusCode()).isEqualTo(304);
     }
 
     /**
@@ -470,13 +560,15 @@ class RepresentationRestTest extends RestIntegrationTest {
     }
 
     @Test
-    void aJoinChangesTheTagAndBothRepresentationsThoughNotTheGroupsVersion() throws Exception {
+    void aJoinChangesTheTagsOfTheGroupAndItsPageThoughNotTheGroupsVersion() throws Exception {
         // the group's version column would be the wrong validator: joins, ratings and sessions
         // change the read model without a new version
         HttpResponse<String> before = send(request("/api/v1/groups/1"));
         String tag = before.headers().firstValue("ETag").orElseThrow();
         // both representations of the cached read model are encoded before the write
         Group binaryBefore = Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).body());
+        // and the page that lists it, whose weak tag must change with its member count too
+        String pageTag = send(request("/api/v1/groups?page_size=5")).headers().firstValue("ETag").orElseThrow();
         long user = jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = 1)")
                 .query(Long.class).single();
         assertThat(send(request("/api/v1/groups/1/members").header("Content-Type", "application/json")
@@ -493,26 +585,26 @@ class RepresentationRestTest extends RestIntegrationTest {
         // and neither is served from the old read model's bytes
         assertThat(Group.parseFrom(sendBytes(request("/api/v1/groups/1").header("Accept", PROTOBUF)).body())
                 .getMemberCount()).isEqualTo(binaryBefore.getMemberCount() + 1);
+        HttpResponse<String> page = send(request("/api/v1/groups?page_size=5").header("If-None-Match", pageTag));
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("ETag")).isPresent().get().isNotEqualTo(pageTag);
+        assertThat(json.readTree(page.body()).get("groups").get(0).get("memberCount").asLong())
+                .isEqualTo(json.readTree(after.body()).get("memberCount").asLong());
     }
 
     @Test
-    void pagesCarryAWeakTagAndUsersAStrongOneAndWritesNone() throws Exception {
+    void pagesCarryAWeakTagAndWritesNone() throws Exception {
         HttpResponse<String> page = send(request("/api/v1/groups?page_size=5"));
         String weak = page.headers().firstValue("ETag").orElseThrow();
         assertThat(weak).startsWith("W/\"");
         assertThat(send(request("/api/v1/groups?page_size=5").header("If-None-Match", weak)).statusCode()).isEqualTo(304);
         assertThat(send(request("/api/v1/groups?page_size=6").header("If-None-Match", weak)).statusCode()).isEqualTo(200);
 
-        String user = send(request("/api/v1/users/1")).headers().firstValue("ETag").orElseThrow();
-        assertThat(user).startsWith("\"");
-        assertThat(send(request("/api/v1/users/1").header("If-None-Match", user)).statusCode()).isEqualTo(304);
-
         HttpResponse<String> created = send(request("/api/v1/users").header("Content-Type", "application/json")
                 .header("Authorization", bearer(WRITER))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"Tag Less\",\"email\":\"tag.less@example.test\"}")));
         assertThat(created.statusCode()).isEqualTo(201);
         assertThat(created.headers().firstValue("ETag")).isEmpty();
-        assertThat(send(request("/api/v1/hello")).headers().firstValue("ETag")).isEmpty();
     }
 
     // ---- helpers -------------------------------------------------------------------------------

@@ -71,6 +71,27 @@ class Http2RestTest {
         assertThat(plain.body()).isEqualTo(upgraded.body());
     }
 
+    /**
+     * The representations the bench measures over HTTP/2 are those of HTTP/1.1 (RepresentationRestTest):
+     * protobuf by Accept, gzip by Accept-Encoding over the threshold, a tag and a 304 that keep Vary.
+     */
+    @Test
+    void protobufGzipAndConditionalGetsHoldOverH2c() throws Exception {
+        String page = "http://127.0.0.1:" + port + "/api/v1/groups?page_size=50";
+        List<String> binary = curl("--http2-prior-knowledge", "-s", "-D", "-", "-o", "/dev/null",
+                "-H", "Accept: application/x-protobuf", "-H", "Accept-Encoding: gzip", page);
+        assertThat(binary.getFirst().strip()).isEqualTo("HTTP/2 200");
+        assertThat(binary).contains("content-type: application/x-protobuf", "content-encoding: gzip");
+        assertThat(binary).anySatisfy(line -> assertThat(line).startsWith("vary: ").contains("accept-encoding"));
+        String tag = binary.stream().filter(line -> line.startsWith("etag: ")).findFirst().orElseThrow().substring(6);
+
+        List<String> revalidated = curl("--http2-prior-knowledge", "-s", "-D", "-", "-o", "/dev/null",
+                "-H", "Accept: application/x-protobuf", "-H", "Accept-Encoding: gzip", "-H", "If-None-Match: " + tag, page);
+        assertThat(revalidated.getFirst().strip()).isEqualTo("HTTP/2 304");
+        assertThat(revalidated).contains("etag: " + tag).doesNotContain("content-encoding: gzip");
+        assertThat(revalidated).anySatisfy(line -> assertThat(line).isEqualToIgnoringCase("vary: Accept, Accept-Encoding"));
+    }
+
     @Test
     void theTlsPortNegotiatesH2ByAlpn() throws Exception {
         HttpResponse<String> response;

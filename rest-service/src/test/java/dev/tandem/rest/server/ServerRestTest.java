@@ -64,6 +64,28 @@ class ServerRestTest extends RestIntegrationTest {
     }
 
     /**
+     * The conditional GETs are in the document as If-Match is: each read whose answer carries an
+     * ETag (GetGroup, GetUser, ListGroups) takes If-None-Match and may answer 304, and its 200 names
+     * the ETag header; a read without a tag has none of the three. Failed before: no operation
+     * mentioned If-None-Match, ETag or 304, so a client generated from the document could not revalidate.
+     */
+    @Test
+    void openApiDocumentsTheConditionalGetsOfTheTaggedReads() {
+        JsonNode paths = readJson("/v3/api-docs").get("paths");
+        for (String tagged : List.of("/api/v1/groups/{id}", "/api/v1/users/{id}", "/api/v1/groups")) {
+            JsonNode get = paths.get(tagged).get("get");
+            assertThat(get.get("parameters").findValuesAsString("name")).as(tagged).contains("If-None-Match");
+            assertThat(get.get("responses").has("304")).as(tagged).isTrue();
+            assertThat(get.at("/responses/200/headers").has("ETag")).as(tagged).isTrue();
+        }
+        for (String untagged : List.of("/api/v1/leaderboard", "/api/v1/hello")) {
+            JsonNode get = paths.get(untagged).get("get");
+            assertThat(get.path("parameters").findValuesAsString("name")).as(untagged).doesNotContain("If-None-Match");
+            assertThat(get.get("responses").has("304")).as(untagged).isFalse();
+        }
+    }
+
+    /**
      * The request bodies' schemas state the domain's rules, so that a client (and the OpenAPI fuzzer,
      * scripts/api-fuzz.sh) can tell a valid request: each bound, pattern and "required" in the
      * document is read off the Bean Validation constraints of the domain record it is checked by,

@@ -1,0 +1,54 @@
+package dev.tandem.rest.representation;
+
+import io.swagger.v3.oas.models.Operation;
+import io.swagger.v3.oas.models.headers.Header;
+import io.swagger.v3.oas.models.media.StringSchema;
+import io.swagger.v3.oas.models.parameters.HeaderParameter;
+import io.swagger.v3.oas.models.responses.ApiResponse;
+import org.springdoc.core.customizers.OperationCustomizer;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.method.HandlerMethod;
+
+/**
+ * Documents {@link ConditionalGets} in /v3/api-docs, as the writes' If-Match is documented by their
+ * parameters: a GET whose view declares an entity tag takes If-None-Match, may answer 304, and its
+ * 200 carries the ETag. Read off the views' declarations ({@link WireForms}), so the document names
+ * exactly the reads that revalidate; without it a client generated from the document could not.
+ */
+final class ConditionalGetsOpenApi implements OperationCustomizer {
+
+    private final WireForms forms;
+
+    ConditionalGetsOpenApi(WireForms forms) {
+        this.forms = forms;
+    }
+
+    @Override
+    public Operation customize(Operation operation, HandlerMethod handler) {
+        Representations.EntityTag tag = handler.hasMethodAnnotation(GetMapping.class)
+                ? forms.entityTagOf(handler.getReturnType().getParameterType()) : Representations.EntityTag.NONE;
+        if (tag == Representations.EntityTag.NONE || operation.getResponses() == null) {
+            return operation;
+        }
+        String kind = tag == Representations.EntityTag.STRONG
+                ? "a strong tag, one per representation (JSON, protobuf)"
+                : "a weak tag (W/), one per representation (JSON, protobuf)";
+        operation.addParametersItem(new HeaderParameter()
+                .name(HttpHeaders.IF_NONE_MATCH)
+                .required(false)
+                .description("The ETag(s) of the copy the client holds, or *: when one is current the answer is 304 "
+                        + "with no body (weak comparison, RFC 9110 13.1.2).")
+                .schema(new StringSchema()));
+        ApiResponse ok = operation.getResponses().get("200");
+        if (ok != null) {
+            ok.addHeaderObject(HttpHeaders.ETAG, new Header()
+                    .description("The answer's entity tag: " + kind + "; sent with Cache-Control: no-cache.")
+                    .schema(new StringSchema()));
+        }
+        operation.getResponses().addApiResponse("304", new ApiResponse()
+                .description("Not Modified: the If-None-Match named the current ETag (or *); no body, the ETag, "
+                        + "Cache-Control and Vary of the 200."));
+        return operation;
+    }
+}
