@@ -128,6 +128,25 @@ class GroupEventsRestTest extends RestIntegrationTest {
     }
 
     /**
+     * The stream is text/event-stream only: curl's and an EventSource's Accept get it, one without
+     * it is a 406 problem+json (INVALID_ARGUMENT, as every 406), and no watch is opened for it.
+     */
+    @Test
+    void anAcceptWithoutTheEventStreamIs406AndOpensNoWatch() throws Exception {
+        for (String accept : List.of("*/*", "text/event-stream", "text/*, application/json;q=0.5")) {
+            Events events = open("/api/v1/groups/" + GROUP + "/events", Map.of("Accept", accept));
+            assertThat(events.status).as(accept).isEqualTo(200);
+            assertThat(events.contentType).as(accept).startsWith("text/event-stream");
+            events.close();
+        }
+        for (String accept : List.of("application/json", "application/x-protobuf", "text/event-stream;q=0, */*")) {
+            expectProblem(http.get().uri("/api/v1/groups/{id}/events", GROUP).header("Accept", accept).exchange(),
+                    HttpStatus.NOT_ACCEPTABLE, "INVALID_ARGUMENT");
+        }
+        Await.until("the accepted watches to be released", Duration.ofSeconds(10), () -> watch.watching() == 0);
+    }
+
+    /**
      * A HEAD of the stream answers the headers a GET starts it with and opens no watch. Failed
      * before: Spring answered HEAD with the GET handler, whose watch no send could end (the
      * container drops a HEAD answer's body), so each HEAD held a place until its group was deleted,
@@ -203,7 +222,7 @@ class GroupEventsRestTest extends RestIntegrationTest {
     private Events open(int port, String path, Map<String, String> headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("Accept", "text/event-stream");
-        headers.forEach(request::header);
+        headers.forEach(request::setHeader);
         HttpResponse<InputStream> response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
         Events events = new Events(response);
         opened.add(events);
