@@ -140,6 +140,23 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
         Await.until("the cancelled watch to be released", java.time.Duration.ofSeconds(10), () -> watch.watching() == 0);
     }
 
+    /**
+     * No request deadline applies to a watch, but the client's own does (README, "Limits and
+     * shutdown"): the call ends with DEADLINE_EXCEEDED, after the messages sent until then, and
+     * the watch gives its place back.
+     */
+    @Test
+    void theClientsOwnDeadlineEndsItsWatchAndFreesItsPlace() {
+        Stream stream = watch(channel, WatchGroupRequest.newBuilder().setId(GROUP).build(), 2);
+        stream.next(WatchGroupResponse::hasGroup);
+
+        StatusRuntimeException ended = catchThrowableOfType(StatusRuntimeException.class, () -> stream.next(m -> false));
+
+        assertThat(ended).as("the call's end").isNotNull();
+        assertThat(ended.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+        Await.until("the watch past its deadline to be released", java.time.Duration.ofSeconds(10), () -> watch.watching() == 0);
+    }
+
     // ---- helpers -----------------------------------------------------------------------------
 
     private Stream watch(WatchGroupRequest request) {
@@ -148,8 +165,12 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
 
     /** A watch by the client that {@code client} sends as (its token, if any; all from 127.0.0.1). */
     private Stream watch(Channel client, WatchGroupRequest request) {
+        return watch(client, request, 60);
+    }
+
+    private Stream watch(Channel client, WatchGroupRequest request, int deadlineSeconds) {
         ClientCall<WatchGroupRequest, WatchGroupResponse> call = client.newCall(StudyGroupServiceGrpc.getWatchGroupMethod(),
-                CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
+                CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds, TimeUnit.SECONDS));
         Stream stream = new Stream(call, ClientCalls.blockingServerStreamingCall(call, request));
         streams.add(stream);
         return stream;
