@@ -32,12 +32,18 @@ import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.proto.v1.StudySession;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
+import dev.tandem.proto.v1.WatchGroupRequest;
+import dev.tandem.proto.v1.WatchGroupResponse;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,7 +84,7 @@ final class GrpcWire implements Wire, AutoCloseable {
 
     /** The codes the API reports for what a request asks (rather than for outages). */
     private static final Set<String> API_CODES = Set.of("INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS",
-            "FAILED_PRECONDITION", "ABORTED", "UNAVAILABLE");
+            "FAILED_PRECONDITION", "ABORTED", "UNAVAILABLE", "RESOURCE_EXHAUSTED", "UNIMPLEMENTED");
 
     /**
      * The failure as a client library decodes it from the trailers. Every failure of API_CODES
@@ -143,6 +149,35 @@ final class GrpcWire implements Wire, AutoCloseable {
     @Override public User createUser(CreateUserRequest r) { return call(() -> stub.createUser(r)); }
     @Override public User getUser(GetUserRequest r) { return call(() -> stub.getUser(r)); }
     @Override public HelloResponse hello(HelloRequest r) { return call(() -> hello.hello(r)); }
+
+    /** On the channel itself, without the writer's token: an anonymous watcher. */
+    @Override
+    public Watch watchGroup(WatchGroupRequest r) {
+        ClientCall<WatchGroupRequest, WatchGroupResponse> call =
+                channel.newCall(StudyGroupServiceGrpc.getWatchGroupMethod(), CallOptions.DEFAULT);
+        Watch watch = new Watch(() -> call.cancel("the client leaves", null));
+        ClientCalls.asyncServerStreamingCall(call, r, new StreamObserver<>() {
+            @Override
+            public void onNext(WatchGroupResponse message) {
+                watch.received(message);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                try {
+                    watch.failed(t instanceof StatusRuntimeException e ? failure(e) : t);
+                } catch (AssertionError malformed) {
+                    watch.failed(malformed);
+                }
+            }
+
+            @Override
+            public void onCompleted() {
+                watch.ended();
+            }
+        });
+        return watch;
+    }
 
     @Override
     public void close() throws InterruptedException {

@@ -14,6 +14,8 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.GetLeaderboardRequest;
 import dev.tandem.proto.v1.GetUserRequest;
 import dev.tandem.proto.v1.Group;
+import dev.tandem.proto.v1.GroupDeleted;
+import dev.tandem.proto.v1.Heartbeat;
 import dev.tandem.proto.v1.HelloRequest;
 import dev.tandem.proto.v1.HelloResponse;
 import dev.tandem.proto.v1.JoinGroupRequest;
@@ -28,8 +30,12 @@ import dev.tandem.proto.v1.ScheduleSessionRequest;
 import dev.tandem.proto.v1.StudySession;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
+import dev.tandem.proto.v1.WatchGroupRequest;
+import dev.tandem.proto.v1.WatchGroupResponse;
+import dev.tandem.testsupport.ServerSentEvents;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -41,6 +47,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The REST wire, driven as a REST client would drive it from the API's google.api.http mapping, in
@@ -158,6 +165,106 @@ final class RestWire implements Wire {
         return get("/hello", HelloResponse.newBuilder());
     }
 
+    /**
+     * GET .../events as an EventSource would read it (its representation is text/event-stream
+     * whatever this wire's encoding), each block read back as the message it stands for: its
+     * {@code id:} the position; {@code event:group} with GetGroup's JSON as {@code data:}; a
+     * {@code :heartbeat} comment; {@code event:deleted} with {@code {"id":...}}; and
+     * {@code event:reconnect}, which ends the stream as gRPC's UNAVAILABLE does. A block that is
+     * none of these, or has no position, fails the test.
+     */
+    @Override
+    public Watch watchGroup(WatchGroupRequest r) {
+        String path = "/groups/" + r.getId() + "/events" + (r.getSince().isEmpty() ? "" : "?since=" + encode(r.getSince()));
+        // The timeout bounds the wait for the response's head, not the stream.
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .header("Accept", "text/event-stream").GET().build();
+        try {
+            HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+            String type = response.headers().firstValue("Content-Type").orElse("");
+            if (response.statusCode() >= 400) {
+                String text;
+                try (InputStream body = response.body()) {
+                    text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
+                }
+                throw failure(response.statusCode(), type, retryAfter(response), text);
+            }
+            if (response.statusCode() != 200 || !type.startsWith("text/event-stream")) {
+                response.body().close();
+                throw new AssertionError("GET " + path + " answered " + response.statusCode() + " " + type
+                        + ", expected 200 text/event-stream");
+            }
+            AtomicBoolean left = new AtomicBoolean();
+            Watch watch = new Watch(() -> {
+                left.set(true);
+                try {
+                    response.body().close();
+                } catch (IOException e) {
+                    // closed already
+                }
+            });
+            Thread.ofVirtual().name("sse-" + path).start(() -> readEvents(response.body(), watch, left));
+            return watch;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Reads the stream's blocks into {@code watch} until the response ends; a response cut short
+     * (the connection broke before its last chunk) fails the test unless the client {@code left}.
+     */
+    private static void readEvents(InputStream body, Watch watch, AtomicBoolean left) {
+        try {
+            ServerSentEvents.read(body, block -> watch.received(message(block)));
+            watch.ended();
+        } catch (IOException broken) {
+            if (left.get()) {
+                watch.ended();
+            } else {
+                watch.failed(new AssertionError("the event stream broke instead of ending", broken));
+            }
+        } catch (Wire.Failure | AssertionError e) {
+            watch.failed(e);
+        }
+    }
+
+    /** The message an SSE block stands for; event:reconnect, which ends the stream, is thrown as gRPC's UNAVAILABLE. */
+    private static WatchGroupResponse message(ServerSentEvents.Event block) {
+        String id = block.id(), event = block.name(), data = block.data(), comment = block.comment();
+        if (id == null) {
+            throw new AssertionError("an SSE block without its position (id:): " + block);
+        }
+        WatchGroupResponse.Builder message = WatchGroupResponse.newBuilder().setPosition(id);
+        if (event == null && data == null && "heartbeat".equals(comment)) {
+            return message.setHeartbeat(Heartbeat.getDefaultInstance()).build();
+        }
+        if (data == null || comment != null) {
+            throw new AssertionError("an SSE block that is no event of a watch: " + block);
+        }
+        try {
+            switch (event == null ? "" : event) {
+                case "group" -> {
+                    Group.Builder group = Group.newBuilder();
+                    PARSER.merge(data, group);
+                    return message.setGroup(group).build();
+                }
+                case "deleted" -> {
+                    GroupDeleted.Builder deleted = GroupDeleted.newBuilder();
+                    PARSER.merge(data, deleted);
+                    return message.setDeleted(deleted).build();
+                }
+                case "reconnect" -> throw new Failure("UNAVAILABLE", List.of(), null, null, null, data);
+                default -> throw new AssertionError("an SSE event the stream does not send: " + block);
+            }
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError("an SSE data: that is not the proto's JSON: " + block, e);
+        }
+    }
+
     private <T extends Message> T get(String path, Message.Builder into) {
         return send("GET", path, null, 200, into);
     }
@@ -181,8 +288,7 @@ final class RestWire implements Wire {
             String text = new String(response.body(), StandardCharsets.UTF_8);
             if (response.statusCode() >= 400) {
                 throw failure(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
-                        response.headers().firstValue("Retry-After").map(s -> Duration.ofSeconds(Long.parseLong(s))).orElse(null),
-                        text);
+                        retryAfter(response), text);
             }
             if (response.statusCode() != expectedStatus) {
                 throw new AssertionError(method + " " + path + " answered " + response.statusCode()
@@ -211,10 +317,14 @@ final class RestWire implements Wire {
         }
     }
 
+    private static Duration retryAfter(HttpResponse<?> response) {
+        return response.headers().firstValue("Retry-After").map(s -> Duration.ofSeconds(Long.parseLong(s))).orElse(null);
+    }
+
     /** The HTTP status each gRPC code the API reports is answered with (RestErrors' mapping). */
     private static final Map<String, Integer> HTTP_STATUS = Map.of(
             "INVALID_ARGUMENT", 400, "NOT_FOUND", 404, "ALREADY_EXISTS", 409, "FAILED_PRECONDITION", 409, "ABORTED", 409,
-            "UNAVAILABLE", 503);
+            "UNAVAILABLE", 503, "RESOURCE_EXHAUSTED", 429, "UNIMPLEMENTED", 501);
 
     /**
      * The problem+json answer as a failure. Every problem has the HTTP status of its code (in the

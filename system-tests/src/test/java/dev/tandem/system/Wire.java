@@ -22,10 +22,16 @@ import dev.tandem.proto.v1.ScheduleSessionRequest;
 import dev.tandem.proto.v1.StudySession;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.proto.v1.User;
+import dev.tandem.proto.v1.WatchGroupRequest;
+import dev.tandem.proto.v1.WatchGroupResponse;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * StudyGroupService (and the bench's hello-world, HelloService) as a client sees it, whichever wire carries it. The same request object goes
@@ -60,6 +66,96 @@ interface Wire {
     User getUser(GetUserRequest request);
 
     HelloResponse hello(HelloRequest request);
+
+    /**
+     * WatchGroup, without a token (as curl and grpcurl watch in the README): the stream of the
+     * group's events, each read back as the WatchGroupResponse it stands for. A refusal before the
+     * stream starts is a {@link Failure}, thrown here or by the first {@link Watch#next} (gRPC: the
+     * status may be the call's first answer). Close the watch when done: it is the client leaving.
+     */
+    Watch watchGroup(WatchGroupRequest request);
+
+    /**
+     * One open WatchGroup stream, filled by the wire's reader as its messages arrive: each message,
+     * then the end (REST: the response ends; gRPC: status OK), or the {@link Failure} (or the
+     * AssertionError of a message the wire should not have sent) that ended it.
+     */
+    final class Watch implements AutoCloseable {
+        private static final Object END = new Object();
+
+        private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+        private final Runnable cancel;
+        private boolean ended;
+
+        /** {@code cancel}: how the client leaves (closes the response, cancels the call). */
+        Watch(Runnable cancel) {
+            this.cancel = cancel;
+        }
+
+        void received(WatchGroupResponse message) {
+            received.add(message);
+        }
+
+        /** The stream ended with {@code failure} (a Failure, or an AssertionError about what the wire sent). */
+        void failed(Throwable failure) {
+            received.add(failure);
+        }
+
+        void ended() {
+            received.add(END);
+        }
+
+        /**
+         * The next message within {@code bound}; null when the stream ended instead. Throws the
+         * failure that ended it, and fails the test when nothing comes within the bound.
+         */
+        WatchGroupResponse next(Duration bound) {
+            if (ended) {
+                throw new AssertionError("read past the end of the stream");
+            }
+            Object item;
+            try {
+                item = received.poll(bound.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            if (item == null) {
+                throw new AssertionError("no message within " + bound);
+            }
+            if (item == END) {
+                ended = true;
+                return null;
+            }
+            if (item instanceof Throwable failure) {
+                ended = true;
+                if (failure instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                throw failure instanceof Error error ? error : new AssertionError("the stream broke", failure);
+            }
+            return (WatchGroupResponse) item;
+        }
+
+        /** The next message that is {@code wanted} within {@code bound}, skipping others; fails at the end. */
+        WatchGroupResponse next(Predicate<WatchGroupResponse> wanted, Duration bound) {
+            long until = System.nanoTime() + bound.toNanos();
+            while (true) {
+                WatchGroupResponse message = next(Duration.ofNanos(Math.max(0, until - System.nanoTime())));
+                if (message == null) {
+                    throw new AssertionError("the stream ended before the message wanted");
+                }
+                if (wanted.test(message)) {
+                    return message;
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            cancel.run();
+        }
+    }
 
     /**
      * A failed call, reduced to what both wires must agree on: the status name, the fields named and

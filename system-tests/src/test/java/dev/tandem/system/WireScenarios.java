@@ -103,6 +103,8 @@ final class WireScenarios {
 
         final Wire setup;
         final TestDatabase database;
+        /** The other instance's wire than the one under test's: where a change a watcher must hear of is made. */
+        final Wire other;
         /** The row's group, as the setup wire last answered it. */
         Group group;
         /** The ids of every group the row made, in order. */
@@ -110,9 +112,10 @@ final class WireScenarios {
         StudySession session;
         String subject;
 
-        Given(Wire setup, TestDatabase database) {
+        Given(Wire setup, TestDatabase database, Wire other) {
             this.setup = setup;
             this.database = database;
+            this.other = other;
         }
 
         long id() {
@@ -254,10 +257,12 @@ final class WireScenarios {
         return GetLeaderboardRequest.newBuilder().setSubject(subject).setLimit(limit).build();
     }
 
-    // ---- the table: its rows are in GroupScenarios, SubresourceScenarios and UserScenarios ----
+    // ---- the table: its rows are in GroupScenarios, SubresourceScenarios, UserScenarios and WatchScenarios ----
 
+    /** The rows for services without a cache (WatchScenarios.rows() needs the log: see its runner). */
     static List<Scenario> all() {
         return Stream.of(GroupScenarios.rows(), SubresourceScenarios.rows(), UserScenarios.rows(),
+                WatchScenarios.withoutTheLog(),
                 Stream.of(ok("Hello: says hello", NOTHING, (w, g) -> w.hello(HelloRequest.getDefaultInstance()),
                         (HelloResponse hello, Wire w, Given g) -> assertThat(hello.getMessage()).isEqualTo("hello"))))
                 .flatMap(s -> s).toList();

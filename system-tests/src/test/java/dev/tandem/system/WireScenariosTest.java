@@ -23,7 +23,9 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 /**
  * Runs every row of {@link WireScenarios} on gRPC, REST JSON and REST protobuf, one test per row and
- * wire, against the service processes {@link WireParityTest} uses too.
+ * wire, against the service processes {@link WireParityTest} uses too; and every row of
+ * {@link WatchScenarios} on gRPC and REST (whose stream is text/event-stream in either
+ * representation) against the pair that follows the invalidation log.
  */
 @ExtendWith(BothServices.Extension.class)
 class WireScenariosTest {
@@ -40,19 +42,30 @@ class WireScenariosTest {
                     + " ORDER BY group_id, user_id");
 
     static BothServices services;
+    static BothServices followingTheLog;
 
     @BeforeAll
-    static void connect(BothServices both) {
+    static void connect(BothServices both, @BothServices.FollowingTheLog BothServices watchable) {
         services = both;
+        followingTheLog = watchable;
     }
 
     @TestFactory
     Stream<DynamicNode> everyScenarioOnEveryWire() {
-        return WireScenarios.all().stream().map(row -> dynamicContainer(row.name(), services.wires().stream()
+        return tests(WireScenarios.all(), services, services.wires());
+    }
+
+    @TestFactory
+    Stream<DynamicNode> everyWatchScenarioOnBothWires() {
+        return tests(WatchScenarios.rows(), followingTheLog, List.of(followingTheLog.grpc, followingTheLog.rest));
+    }
+
+    private static Stream<DynamicNode> tests(List<Scenario> rows, BothServices pair, List<Wire> wires) {
+        return rows.stream().map(row -> dynamicContainer(row.name(), wires.stream()
                 .filter(row::runsOn)
                 .map(wire -> dynamicTest(row.nameOn(wire), () -> {
                     try {
-                        run(row, wire);
+                        run(row, wire, pair);
                     } catch (AssertionError | RuntimeException e) {
                         // Surefire's reports name dynamic tests by index: the message names the row and the wire.
                         throw new AssertionError(row.nameOn(wire) + ": " + e.getMessage(), e);
@@ -60,10 +73,10 @@ class WireScenariosTest {
                 }))));
     }
 
-    static void run(Scenario row, Wire wire) {
-        Given given = new Given(services.grpc, services.database);
+    static void run(Scenario row, Wire wire, BothServices pair) {
+        Given given = new Given(pair.grpc, pair.database, pair.otherThan(wire));
         row.given().accept(given);
-        Map<String, List<String>> tablesBefore = row.expected() instanceof Fails ? tables(services.database) : null;
+        Map<String, List<String>> tablesBefore = row.expected() instanceof Fails ? tables(pair.database) : null;
         Group groupBefore = row.expected() instanceof Fails && given.group != null ? readGroup(wire, given) : null;
 
         Object answer = null;
@@ -88,7 +101,7 @@ class WireScenariosTest {
                 assertThat(failure.resourceName).as("resource name of %s", failure)
                         .isEqualTo(fails.resourceType() == null ? null : fails.resourceName().apply(given));
                 // Writes nothing: every domain table as it was, and the row's group reads as before.
-                assertThat(tables(services.database)).as("the domain tables after the failed call").isEqualTo(tablesBefore);
+                assertThat(tables(pair.database)).as("the domain tables after the failed call").isEqualTo(tablesBefore);
                 if (groupBefore != null) {
                     assertThat(readGroup(wire, given)).as("the group after the failed call").isEqualTo(groupBefore);
                 }

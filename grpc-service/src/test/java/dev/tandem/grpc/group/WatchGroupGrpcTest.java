@@ -6,13 +6,8 @@ import com.google.rpc.ErrorInfo;
 import com.google.rpc.RetryInfo;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.group.watch.GroupWatch;
-import dev.tandem.grpc.GrpcFailure;
 import dev.tandem.grpc.GrpcIntegrationTest;
 import dev.tandem.grpc.RawHttp2Call;
-import dev.tandem.proto.v1.DeleteGroupRequest;
-import dev.tandem.proto.v1.GetGroupRequest;
-import dev.tandem.proto.v1.Group;
-import dev.tandem.proto.v1.JoinGroupRequest;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.proto.v1.WatchGroupRequest;
 import dev.tandem.proto.v1.WatchGroupResponse;
@@ -41,9 +36,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * WatchGroup on the gRPC wire: how GroupWatch's events and refusals look as a server stream (the
- * watch rule itself is GroupWatchTest's). Heartbeat 500 ms, at most 4 watches and 3 per client
- * (GrpcIntegrationTest); the channel's calls without a token are all one client, 127.0.0.1.
+ * WatchGroup on the gRPC wire: what only a server stream shows (flow control: a client that takes
+ * nothing; cancellation) and the watcher limits, which need GrpcIntegrationTest's small ones (at
+ * most 4 watches and 3 per client; heartbeat 500 ms). What both wires promise alike (the first
+ * state, changes, resume, deletion ending with OK, heartbeats, NOT_FOUND, a bad since) is a row
+ * of the system tests' WatchScenarios, run on both; the watch rule itself is GroupWatchTest's. The
+ * channel's calls without a token are all one client, 127.0.0.1.
  */
 class WatchGroupGrpcTest extends GrpcIntegrationTest {
 
@@ -59,64 +57,6 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
     void cancelStreams() {
         streams.forEach(s -> s.call.cancel("test over", null));
         Await.until("every watch to be released", java.time.Duration.ofSeconds(10), () -> watch.watching() == 0);
-    }
-
-    @Test
-    void theFirstMessageIsTheGroupAndAWriteSendsItsNewState() {
-        Stream stream = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
-        WatchGroupResponse first = stream.next(WatchGroupResponse::hasGroup);
-        assertThat(first.getGroup()).isEqualTo(api().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()));
-        assertThat(first.getPosition()).matches("[0-9]+");
-
-        api().joinGroup(JoinGroupRequest.newBuilder().setGroupId(GROUP).setUserId(outsider()).build());
-
-        int members = first.getGroup().getMemberCount();
-        WatchGroupResponse changed = stream.next(m -> m.hasGroup() && m.getGroup().getMemberCount() != members);
-        assertThat(changed.getGroup().getMemberCount()).isEqualTo(members + 1);
-        assertThat(Long.parseLong(changed.getPosition())).isGreaterThanOrEqualTo(Long.parseLong(first.getPosition()));
-    }
-
-    @Test
-    void aWatchResumedFromItsLastPositionStartsWithTheChangeItMissed() {
-        Stream first = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
-        String seen = first.next(WatchGroupResponse::hasGroup).getPosition();
-        first.call.cancel("away", null);
-        api().joinGroup(JoinGroupRequest.newBuilder().setGroupId(GROUP).setUserId(outsider()).build());
-
-        Stream resumed = watch(WatchGroupRequest.newBuilder().setId(GROUP).setSince(seen).build());
-
-        assertThat(resumed.next(WatchGroupResponse::hasGroup).getGroup())
-                .isEqualTo(api().getGroup(GetGroupRequest.newBuilder().setId(GROUP).build()));
-    }
-
-    @Test
-    void deletionSendsDeletedAndEndsTheStreamWithOk() {
-        Stream stream = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
-        long version = stream.next(WatchGroupResponse::hasGroup).getGroup().getVersion();
-
-        api().deleteGroup(DeleteGroupRequest.newBuilder().setId(GROUP).setExpectedVersion(version).build());
-
-        WatchGroupResponse last = stream.next(WatchGroupResponse::hasDeleted);
-        assertThat(last.getDeleted().getId()).isEqualTo(GROUP);
-        assertThat(stream.messages.hasNext()).as("the stream ends (OK) after deleted").isFalse();
-    }
-
-    @Test
-    void anIdleStreamGetsHeartbeats() {
-        Stream stream = watch(WatchGroupRequest.newBuilder().setId(GROUP).build());
-        assertThat(stream.next(WatchGroupResponse::hasHeartbeat).getPosition()).matches("[0-9]+");
-    }
-
-    @Test
-    void anUnknownGroupIsNotFound() {
-        GrpcFailure.of(() -> watch(WatchGroupRequest.newBuilder().setId(999_999).build()).messages.hasNext())
-                .assertCode(Status.Code.NOT_FOUND);
-    }
-
-    @Test
-    void aSinceThatIsNoPositionIsInvalid() {
-        GrpcFailure.of(() -> watch(WatchGroupRequest.newBuilder().setId(GROUP).setSince("yesterday").build())
-                .messages.hasNext()).assertInvalid("since");
     }
 
     /** The instance's places taken by two clients, each under its own cap: a third is refused. */
@@ -200,13 +140,24 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
         Await.until("the cancelled watch to be released", java.time.Duration.ofSeconds(10), () -> watch.watching() == 0);
     }
 
-    // ---- helpers -----------------------------------------------------------------------------
+    /**
+     * No request deadline applies to a watch, but the client's own does (README, "Limits and
+     * shutdown"): the call ends with DEADLINE_EXCEEDED, after the messages sent until then, and
+     * the watch gives its place back.
+     */
+    @Test
+    void theClientsOwnDeadlineEndsItsWatchAndFreesItsPlace() {
+        Stream stream = watch(channel, WatchGroupRequest.newBuilder().setId(GROUP).build(), 2);
+        stream.next(WatchGroupResponse::hasGroup);
 
-    /** A user of the seed who is not a member of group 1. */
-    private long outsider() {
-        return jdbc.sql("SELECT MIN(id) FROM users WHERE id NOT IN (SELECT user_id FROM group_members WHERE group_id = ?)")
-                .param(GROUP).query(Long.class).single();
+        StatusRuntimeException ended = catchThrowableOfType(StatusRuntimeException.class, () -> stream.next(m -> false));
+
+        assertThat(ended).as("the call's end").isNotNull();
+        assertThat(ended.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+        Await.until("the watch past its deadline to be released", java.time.Duration.ofSeconds(10), () -> watch.watching() == 0);
     }
+
+    // ---- helpers -----------------------------------------------------------------------------
 
     private Stream watch(WatchGroupRequest request) {
         return watch(channel, request);
@@ -214,8 +165,12 @@ class WatchGroupGrpcTest extends GrpcIntegrationTest {
 
     /** A watch by the client that {@code client} sends as (its token, if any; all from 127.0.0.1). */
     private Stream watch(Channel client, WatchGroupRequest request) {
+        return watch(client, request, 60);
+    }
+
+    private Stream watch(Channel client, WatchGroupRequest request, int deadlineSeconds) {
         ClientCall<WatchGroupRequest, WatchGroupResponse> call = client.newCall(StudyGroupServiceGrpc.getWatchGroupMethod(),
-                CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
+                CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds, TimeUnit.SECONDS));
         Stream stream = new Stream(call, ClientCalls.blockingServerStreamingCall(call, request));
         streams.add(stream);
         return stream;

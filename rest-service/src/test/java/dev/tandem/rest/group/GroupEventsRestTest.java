@@ -6,6 +6,8 @@ import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.FreePort;
 import dev.tandem.testsupport.LocalBalancer;
+import dev.tandem.testsupport.ServerSentEvents;
+import dev.tandem.testsupport.ServerSentEvents.Event;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -13,17 +15,13 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
 import org.springframework.test.web.servlet.client.RestTestClient;
-import tools.jackson.databind.JsonNode;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,10 +34,13 @@ import java.util.function.Predicate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * GET /api/v1/groups/{id}/events: how GroupWatch's events and refusals look as Server-Sent Events
- * (the watch rule itself is GroupWatchTest's). Heartbeat 500 ms, at most 4 watches and 3 per client
- * (RestIntegrationTest). Read with the JDK's HTTP client, line by line, as a client would; its
- * watches without a token are all one client, 127.0.0.1.
+ * GET /api/v1/groups/{id}/events: what only the SSE stream shows (Last-Event-ID, HEAD, the
+ * heartbeat comment, the compose balancer's route, no request timeout) and the watcher limits,
+ * which need RestIntegrationTest's small ones (at most 4 watches and 3 per client; heartbeat 500
+ * ms). What both wires promise alike (the first state, changes, resume from since, deletion,
+ * heartbeats, 404, a bad since) is a row of the system tests' WatchScenarios, run on both; the
+ * watch rule itself is GroupWatchTest's. Read with the JDK's HTTP client, line by line, as a client
+ * would; its watches without a token are all one client, 127.0.0.1.
  */
 class GroupEventsRestTest extends RestIntegrationTest {
 
@@ -61,23 +62,6 @@ class GroupEventsRestTest extends RestIntegrationTest {
         Await.until("every watch to be released", Duration.ofSeconds(10), () -> watch.watching() == 0);
     }
 
-    @Test
-    void theFirstEventIsTheGroupAsGetGroupAnswersAndAWriteSendsItsNewState() throws Exception {
-        Events events = open("/api/v1/groups/" + GROUP + "/events", Map.of());
-        assertThat(events.status).isEqualTo(200);
-        assertThat(events.contentType).startsWith("text/event-stream");
-
-        Event first = events.next(e -> "group".equals(e.name));
-        assertThat(first.id).matches("[0-9]+");
-        assertThat(json.readTree(first.data)).isEqualTo(readJson("/api/v1/groups/{id}", GROUP));
-
-        int members = json.readTree(first.data).get("memberCount").asInt();
-        post("/api/v1/groups/{id}/members", "{\"userId\": " + outsider() + "}", GROUP).expectStatus().isCreated();
-
-        Event changed = events.next(e -> "group".equals(e.name) && json.readTree(e.data).get("memberCount").asInt() != members);
-        assertThat(json.readTree(changed.data).get("memberCount").asInt()).isEqualTo(members + 1);
-    }
-
     /**
      * The compose balancer's events route (deploy/compose/nginx.conf), outside its REST limit: a
      * watcher behind it gets the group and then each change as it is sent, on a stream nginx keeps
@@ -89,88 +73,77 @@ class GroupEventsRestTest extends RestIntegrationTest {
             Events events = open(balancer.restPort, "/api/v1/groups/" + GROUP + "/events", Map.of());
             assertThat(events.status).isEqualTo(200);
 
-            Event first = events.next(e -> "group".equals(e.name));
-            int members = json.readTree(first.data).get("memberCount").asInt();
+            Event first = events.next(e -> "group".equals(e.name()));
+            int members = json.readTree(first.data()).get("memberCount").asInt();
             post("/api/v1/groups/{id}/members", "{\"userId\": " + outsider() + "}", GROUP).expectStatus().isCreated();
 
-            Event changed = events.next(e -> "group".equals(e.name) && json.readTree(e.data).get("memberCount").asInt() != members);
-            assertThat(json.readTree(changed.data).get("memberCount").asInt()).isEqualTo(members + 1);
+            Event changed = events.next(e -> "group".equals(e.name()) && json.readTree(e.data()).get("memberCount").asInt() != members);
+            assertThat(json.readTree(changed.data()).get("memberCount").asInt()).isEqualTo(members + 1);
             events.close();
         }
     }
 
+    /**
+     * As an EventSource reconnects: the same URL (whose since is not even a position) and
+     * Last-Event-ID, which wins. (Resuming from ?since= is WatchScenarios', on both wires.)
+     */
     @Test
     void lastEventIdResumesWithTheChangeMissedAndWinsOverSince() throws Exception {
-        // As an EventSource reconnects: the same URL (whose since is not even a position) and Last-Event-ID.
-        assertResumesWithTheChangeMissed(seen -> open("/api/v1/groups/" + GROUP + "/events?since=stale",
-                Map.of("Last-Event-ID", seen)));
-    }
-
-    @Test
-    void sinceResumesToo() throws Exception {
-        assertResumesWithTheChangeMissed(seen -> open("/api/v1/groups/" + GROUP + "/events?since=" + seen, Map.of()));
-    }
-
-    private void assertResumesWithTheChangeMissed(Resume resume) throws Exception {
         Events first = open("/api/v1/groups/" + GROUP + "/events", Map.of());
-        String seen = first.next(e -> "group".equals(e.name)).id;
+        String seen = first.next(e -> "group".equals(e.name())).id();
         first.close();
         post("/api/v1/groups/{id}/members", "{\"userId\": " + outsider() + "}", GROUP).expectStatus().isCreated();
 
-        Events resumed = resume.from(seen);
+        Events resumed = open("/api/v1/groups/" + GROUP + "/events?since=stale", Map.of("Last-Event-ID", seen));
 
         assertThat(resumed.status).isEqualTo(200);
-        assertThat(json.readTree(resumed.next(e -> "group".equals(e.name)).data))
+        assertThat(json.readTree(resumed.next(e -> "group".equals(e.name())).data()))
                 .isEqualTo(readJson("/api/v1/groups/{id}", GROUP));
-    }
-
-    private interface Resume {
-        Events from(String seen) throws Exception;
-    }
-
-    @Test
-    void deletionSendsDeletedAndEndsTheStream() throws Exception {
-        Events events = open("/api/v1/groups/" + GROUP + "/events", Map.of());
-        events.next(e -> "group".equals(e.name));
-
-        delete("/api/v1/groups/{id}", GROUP).expectStatus().isNoContent();
-
-        Event deleted = events.next(e -> "deleted".equals(e.name));
-        assertThat(json.readTree(deleted.data).get("id").asLong()).isEqualTo(GROUP);
-        assertThat(events.next(e -> true)).as("the stream ends after deleted").isSameAs(Events.END);
     }
 
     @Test
     void anIdleStreamGetsHeartbeatCommentsThatCarryThePosition() throws Exception {
         Events events = open("/api/v1/groups/" + GROUP + "/events", Map.of());
-        Event beat = events.next(e -> "heartbeat".equals(e.comment));
-        assertThat(beat.id).matches("[0-9]+");
-        assertThat(beat.name).isNull();
+        Event beat = events.next(e -> "heartbeat".equals(e.comment()));
+        assertThat(beat.id()).matches("[0-9]+");
+        assertThat(beat.name()).isNull();
     }
 
     @Test
     void theStreamOutlivesTheRequestTimeout() throws Exception {
         Events events = open("/api/v1/groups/" + GROUP + "/events", Map.of("X-Request-Timeout", "1000"));
-        events.next(e -> "group".equals(e.name));
+        events.next(e -> "group".equals(e.name()));
         Await.sleep(1500);
         post("/api/v1/groups/{id}/members", "{\"userId\": " + outsider() + "}", GROUP).expectStatus().isCreated();
 
-        Event changed = events.next(e -> "group".equals(e.name));
-        assertThat(json.readTree(changed.data).get("id").asLong()).isEqualTo(GROUP);
+        Event changed = events.next(e -> "group".equals(e.name()));
+        assertThat(json.readTree(changed.data()).get("id").asLong()).isEqualTo(GROUP);
     }
 
+    /** A bad since is WatchScenarios' (both wires); a bad Last-Event-ID is named as such. */
     @Test
-    void anUnknownGroupIs404ProblemJson() throws Exception {
-        expectProblem(http.get().uri("/api/v1/groups/{id}/events", 999_999)
-                .header("Accept", "text/event-stream").exchange(), HttpStatus.NOT_FOUND, "NOT_FOUND");
-    }
-
-    @Test
-    void aPositionThatIsNotOneIs400NamingItsSource() {
-        expectInvalid(http.get().uri("/api/v1/groups/{id}/events?since=-3", GROUP)
-                .header("Accept", "text/event-stream").exchange(), "since");
+    void aLastEventIdThatIsNoPositionIs400NamingIt() {
         expectInvalid(http.get().uri("/api/v1/groups/{id}/events", GROUP)
                 .header("Accept", "text/event-stream").header("Last-Event-ID", "abc").exchange(), "Last-Event-ID");
+    }
+
+    /**
+     * The stream is text/event-stream only: curl's and an EventSource's Accept get it, one without
+     * it is a 406 problem+json (INVALID_ARGUMENT, as every 406), and no watch is opened for it.
+     */
+    @Test
+    void anAcceptWithoutTheEventStreamIs406AndOpensNoWatch() throws Exception {
+        for (String accept : List.of("*/*", "text/event-stream", "text/*, application/json;q=0.5")) {
+            Events events = open("/api/v1/groups/" + GROUP + "/events", Map.of("Accept", accept));
+            assertThat(events.status).as(accept).isEqualTo(200);
+            assertThat(events.contentType).as(accept).startsWith("text/event-stream");
+            events.close();
+        }
+        for (String accept : List.of("application/json", "application/x-protobuf", "text/event-stream;q=0, */*")) {
+            expectProblem(http.get().uri("/api/v1/groups/{id}/events", GROUP).header("Accept", accept).exchange(),
+                    HttpStatus.NOT_ACCEPTABLE, "INVALID_ARGUMENT");
+        }
+        Await.until("the accepted watches to be released", Duration.ofSeconds(10), () -> watch.watching() == 0);
     }
 
     /**
@@ -204,7 +177,7 @@ class GroupEventsRestTest extends RestIntegrationTest {
     void watchesBeyondTheLimitAre429WithRetryAfter() throws Exception {
         for (int i = 0; i < maxWatchers; i++) {
             Map<String, String> client = i < maxWatchersPerClient ? Map.of() : Map.of("Authorization", bearer(WRITER));
-            open("/api/v1/groups/" + GROUP + "/events", client).next(e -> "group".equals(e.name));
+            open("/api/v1/groups/" + GROUP + "/events", client).next(e -> "group".equals(e.name()));
         }
         expectTooManyWatches(anonymous.get().uri("/api/v1/groups/{id}/events", GROUP)
                 .header("Authorization", bearer(DevTokens.mintFor("third", DevTokens.DEV_SECRET, Duration.ofHours(1)))),
@@ -218,7 +191,7 @@ class GroupEventsRestTest extends RestIntegrationTest {
     @Test
     void aClientsWatchesBeyondItsOwnLimitAre429WithRetryAfter() throws Exception {
         for (int i = 0; i < maxWatchersPerClient; i++) {
-            open("/api/v1/groups/" + GROUP + "/events", Map.of()).next(e -> "group".equals(e.name));
+            open("/api/v1/groups/" + GROUP + "/events", Map.of()).next(e -> "group".equals(e.name()));
         }
         // The same client as the JDK's: no token, from 127.0.0.1 (localhost might be ::1, another client).
         expectTooManyWatches(anonymous.get().uri("http://127.0.0.1:" + port + "/api/v1/groups/{id}/events", GROUP),
@@ -249,15 +222,11 @@ class GroupEventsRestTest extends RestIntegrationTest {
     private Events open(int port, String path, Map<String, String> headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("Accept", "text/event-stream");
-        headers.forEach(request::header);
+        headers.forEach(request::setHeader);
         HttpResponse<InputStream> response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
         Events events = new Events(response);
         opened.add(events);
         return events;
-    }
-
-    /** One block of a text/event-stream: its fields (null when absent). */
-    record Event(String id, String name, String data, String comment) {
     }
 
     /** The events of one response, parsed by a virtual thread as they arrive. */
@@ -277,31 +246,8 @@ class GroupEventsRestTest extends RestIntegrationTest {
         }
 
         private void read() {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-                String id = null, name = null, comment = null;
-                StringBuilder data = null;
-                String line;
-                while ((line = lines.readLine()) != null) {
-                    if (line.isEmpty()) {
-                        if (id != null || name != null || data != null || comment != null) {
-                            events.add(new Event(id, name, data == null ? null : data.toString(), comment));
-                        }
-                        id = name = comment = null;
-                        data = null;
-                    } else if (line.startsWith(":")) {
-                        comment = line.substring(1);
-                    } else {
-                        int colon = line.indexOf(':');
-                        String field = colon < 0 ? line : line.substring(0, colon);
-                        String value = colon < 0 ? "" : line.substring(colon + 1).replaceFirst("^ ", "");
-                        switch (field) {
-                            case "id" -> id = value;
-                            case "event" -> name = value;
-                            case "data" -> data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
-                            default -> { }
-                        }
-                    }
-                }
+            try {
+                ServerSentEvents.read(body, events::add);
             } catch (IOException e) {
                 // closed by the test
             }
