@@ -68,7 +68,7 @@ public class ReplicaConfiguration {
                                         ObjectProvider<MeterRegistry> registries) throws SQLException {
         boolean autoCommit = primary.unwrap(HikariDataSource.class).isAutoCommit();
         ReplicaRoutingDataSource routing = new ReplicaRoutingDataSource(primary, replica,
-                GtidDialect.forProduct(db.product()), properties.maxWait(), autoCommit);
+                GtidDialect.forProduct(db.product()), properties.maxWait(), properties.connectionTimeout(), autoCommit);
         registries.ifAvailable(registry -> {
             count(registry, routing, "replica", "fenced", r -> r.reads().replica());
             count(registry, routing, "primary", "replica-behind", r -> r.reads().primaryReplicaBehind());
