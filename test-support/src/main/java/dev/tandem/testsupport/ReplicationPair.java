@@ -1,8 +1,5 @@
 package dev.tandem.testsupport;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -144,28 +141,14 @@ public final class ReplicationPair implements AutoCloseable {
             stop(false);
         }
 
-        /**
-         * SIGSTOP: the server is frozen, as a hung host or a network that drops its packets would
-         * leave it: connections to it stay open and connects are accepted by the kernel, but nothing
-         * answers, nothing is refused. Until {@link #resume()}.
-         */
+        /** SIGSTOP: the server is frozen ({@link LocalProcesses#signal}) until {@link #resume()}. */
         public void pause() {
-            signal("STOP");
+            LocalProcesses.signal(runDir.resolve("mariadb/mariadb.pid"), "STOP");
         }
 
         /** SIGCONT after {@link #pause()}. */
         public void resume() {
-            signal("CONT");
-        }
-
-        private void signal(String name) {
-            String pid;
-            try {
-                pid = Files.readString(runDir.resolve("mariadb/mariadb.pid")).trim();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            run(List.of("kill", "-" + name, pid), Map.of());
+            LocalProcesses.signal(runDir.resolve("mariadb/mariadb.pid"), "CONT");
         }
 
         /** Runs {@code statements} as root; the output without column names, tab-separated, trimmed. */
