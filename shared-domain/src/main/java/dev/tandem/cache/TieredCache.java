@@ -329,7 +329,7 @@ public class TieredCache implements SmartLifecycle {
      * A pass ends within milliseconds unless a statement of it waits on a database that stopped
      * answering, which only the connection's socket timeout would end, 10 s later: a shutdown then
      * overran its bound (drain delay + grace period + a few seconds) by that much, on every instance
-     * of a database that hung (StalledDatabaseTest). Such a pass is cut short by aborting its
+     * of a database that hung (CacheRestartTest). Such a pass is cut short by aborting its
      * connection: it fails as it would at the timeout, and nothing it has not applied is lost (the
      * log keeps it for the instances that follow on, and a restarted cache reads on from its position).
      */

@@ -54,34 +54,4 @@ class StalledDatabaseTest {
             }
         }
     }
-
-    /**
-     * A shutdown while MySQL does not answer: the cache stops (after the servers, before the pools
-     * close) without waiting out the follower's statement on the silent connection. It waited for
-     * the pass in progress to end, which only the connection's socket timeout ended, 10 s later:
-     * time a shutdown's bound (drain delay + grace period + a few seconds) has no room for.
-     */
-    @Test
-    void anInstanceWhoseDatabaseStopsAnsweringStopsWithoutWaitingOutTheFollowersSocketTimeout() throws Exception {
-        Instance reference = Instance.reference();
-        int databasePort = reference.context.getEnvironment().getRequiredProperty("tandem.db.port", Integer.class);
-        try (StallingProxy proxy = new StallingProxy(databasePort)) {
-            Instance stalled = Instance.named("hybrid-stalled-db-stop-" + System.nanoTime(), CacheMode.HYBRID,
-                    List.of("--tandem.db.port=" + proxy.port()));
-            try {
-                stalled.awaitHealthy();
-                proxy.stall();
-                Await.until("the follower's pass to hang on the silent connection", Duration.ofSeconds(30),
-                        () -> !stalled.cache.l1Trusted());
-                long asked = System.nanoTime();
-                stalled.cache.stop();
-                Duration took = Duration.ofNanos(System.nanoTime() - asked);
-                assertThat(took).as("the cache's stop while its follower waits on a silent connection")
-                        .isLessThan(CacheConfiguration.FOLLOWER_SOCKET_TIMEOUT.dividedBy(2));
-            } finally {
-                proxy.resume();
-                stalled.close();
-            }
-        }
-    }
 }
