@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The read replica against real replication: a MariaDB primary and a MariaDB replica of it (GTID
@@ -251,6 +252,21 @@ class ReadReplicaTest {
         }
         pair.awaitCaughtUp();
         assertThat(servedByReplica(reader, () -> reader.groups.get(group.id()), evict).name()).isEqualTo(group.name());
+    }
+
+    @Test
+    void aReplicaOverAPrimaryWithoutBinaryLogStopsTheStartNamingWhatIsMissing() {
+        // The project's own MariaDB runs without --log-bin: no position to fence replica reads at.
+        // The service started, and every read that missed the cache failed with an internal error.
+        SpringApplicationBuilder service = new SpringApplicationBuilder(DomainTestApplication.class)
+                .web(WebApplicationType.NONE);
+        assertThatThrownBy(() -> service.run(
+                "--tandem.db.name=" + System.getProperty("tandem.test.db-name", "tandem_test"),
+                "--tandem.db.replica.host=127.0.0.1",
+                "--tandem.seed.mode=off",
+                "--tandem.cache.mode=none",
+                "--spring.main.banner-mode=off").close())
+                .hasRootCauseMessage("tandem.db.replica is set but the primary has no binary log (start it with --log-bin)");
     }
 
     /**
