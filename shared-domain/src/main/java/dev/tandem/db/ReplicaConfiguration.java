@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.function.ToDoubleFunction;
 
@@ -67,8 +68,15 @@ public class ReplicaConfiguration {
                                         DatabaseProperties db,
                                         ObjectProvider<MeterRegistry> registries) throws SQLException {
         boolean autoCommit = primary.unwrap(HikariDataSource.class).isAutoCommit();
+        GtidDialect dialect = GtidDialect.forProduct(db.product());
+        // A primary without GTIDs in a binary log gives no position to fence replica reads at: found
+        // here, it stops the start naming what is missing; found by the first read, the service
+        // started and answered every read that missed the cache with an internal error.
+        try (Connection connection = primary.getConnection()) {
+            dialect.primaryPosition(connection);
+        }
         ReplicaRoutingDataSource routing = new ReplicaRoutingDataSource(primary, replica,
-                GtidDialect.forProduct(db.product()), properties.maxWait(), autoCommit);
+                dialect, properties.maxWait(), properties.connectionTimeout(), autoCommit);
         registries.ifAvailable(registry -> {
             count(registry, routing, "replica", "fenced", r -> r.reads().replica());
             count(registry, routing, "primary", "replica-behind", r -> r.reads().primaryReplicaBehind());

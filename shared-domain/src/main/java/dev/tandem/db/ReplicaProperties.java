@@ -16,8 +16,9 @@ import java.time.Duration;
  * @param poolSize          the replica pool's maximum size (defaults to the primary's)
  * @param maxWait           how long a read waits for the replica to apply the primary's position
  *                          before it reads the primary instead
- * @param connectionTimeout how long a read waits for a replica connection before it reads the
- *                          primary instead (kept short: a dead replica must not slow every read down)
+ * @param connectionTimeout how long a read waits for a replica connection, and for the fence's
+ *                          answer beyond maxWait, before it reads the primary instead (kept short: a
+ *                          dead replica must not slow every read down)
  */
 @ConfigurationProperties("tandem.db.replica")
 public record ReplicaProperties(String host, String url, String user, String password, int poolSize,

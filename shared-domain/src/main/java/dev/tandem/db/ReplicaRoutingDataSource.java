@@ -55,6 +55,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Failure</h2>
  * A replica that is down or lagging degrades reads to the primary (counted, see {@link #reads()};
+ * one that accepts connections but does not answer — a frozen host, a network that drops its
+ * packets, where nothing is refused and TCP waits for minutes — counts as down once the fence has
+ * waited max-wait plus the replica's connection timeout for its answer;
  * the {@code db} health check shows the replica's state but stays UP, since every request can
  * still be served). The primary being down fails reads as it does without a replica: a replica
  * read cannot be fenced without the primary, and an unfenced one could be stale.
@@ -78,15 +81,17 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
      * @param replica   the replica's (guarded) pool
      * @param dialect   the GTID SQL of the database product
      * @param maxWait   how long a read waits for the replica to catch up
+     * @param answerWithin how much longer than {@code maxWait} the fence waits for the replica to answer
+     *                   at all before it takes the replica for unavailable
      * @param autoCommit the pools' auto-commit default (so that the proxy need not borrow a
      *                   connection at start-up to find it out)
      */
     ReplicaRoutingDataSource(DataSource primary, DataSource replica, GtidDialect dialect, Duration maxWait,
-                             boolean autoCommit) {
+                             Duration answerWithin, boolean autoCommit) {
         this.primary = primary;
         this.replica = replica;
         setTargetDataSource(primary);
-        setReadOnlyDataSource(new FencedReplica(dialect, maxWait));
+        setReadOnlyDataSource(new FencedReplica(dialect, maxWait, maxWait.plus(answerWithin)));
         setDefaultAutoCommit(autoCommit);
         // MariaDB's and MySQL's default; only consulted when a transaction asks for an isolation level.
         setDefaultTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -110,10 +115,12 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
 
         private final GtidDialect dialect;
         private final Duration maxWait;
+        private final int fenceNetworkTimeoutMillis;
 
-        FencedReplica(GtidDialect dialect, Duration maxWait) {
+        FencedReplica(GtidDialect dialect, Duration maxWait, Duration fenceNetworkTimeout) {
             this.dialect = dialect;
             this.maxWait = maxWait;
+            this.fenceNetworkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, fenceNetworkTimeout.toMillis());
         }
 
         @Override
@@ -134,7 +141,7 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
             }
             boolean applied;
             try {
-                applied = dialect.awaitApplied(connection, position, maxWait);
+                applied = awaitApplied(connection, position);
             } catch (DeadlineExceededException e) {
                 connection.close();
                 throw e;
@@ -151,6 +158,24 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
             }
             replicaReads.incrementAndGet();
             return connection;
+        }
+
+        /**
+         * The fence on {@code replica} under a socket timeout of its own: a replica that stopped
+         * answering without closing its connections (SIGSTOP, a dead host) left the wait blocked in a
+         * socket read until the request's deadline aborted it, failing the read instead of moving it
+         * to the primary, and a read without a deadline (a refresh ahead) for as long as TCP kept the
+         * connection. Connector/J closes a connection whose read timed out, so the pool drops it.
+         * The read after the fence runs without the timeout (heavy queries may take long; the
+         * request deadline bounds them).
+         */
+        private boolean awaitApplied(Connection connection, String position) throws SQLException {
+            int before = connection.getNetworkTimeout();
+            // JDBC lets a driver apply the timeout on the executor it is given: a direct one, so it is set before the wait.
+            connection.setNetworkTimeout(Runnable::run, fenceNetworkTimeoutMillis);
+            boolean applied = dialect.awaitApplied(connection, position, maxWait);
+            connection.setNetworkTimeout(Runnable::run, before);
+            return applied;
         }
 
         /**

@@ -68,11 +68,13 @@ class CacheRestartTest {
     }
 
     /**
-     * A stop while a pass waits on a database that does not answer: the pass ends only when its
-     * statement times out (the follower connection's socket timeout, 10 s). Had stop() returned
-     * before that, the pass would go on after it (applying, flushing, purging on a stopped cache),
-     * and a start() then would run a second loop beside it over the same follower state, which only
-     * its own thread may touch.
+     * A stop while a pass waits on a database that does not answer: left to itself, the pass ends
+     * only when its statement times out (the follower connection's socket timeout, 10 s). Had stop()
+     * returned before the pass ended, the pass would go on after it (applying, flushing, purging on a
+     * stopped cache), and a start() then would run a second loop beside it over the same follower
+     * state, which only its own thread may touch. Nor does stop() wait out the timeout: it aborts the
+     * hanging pass's connection, as a shutdown's bound (drain delay + grace period + a few seconds)
+     * has no room for those 10 s.
      */
     @Test
     void aStopReturnsOnlyOnceThePassInProgressHasEnded() throws Exception {
@@ -85,7 +87,11 @@ class CacheRestartTest {
                 proxy.stall();
                 Thread stuck = Await.value("the follower's pass to wait on the silent connection", Duration.ofSeconds(30),
                         () -> followerWaitingOnTheDatabase(instance.cache.instanceId()));
+                long asked = System.nanoTime();
                 instance.cache.stop();
+                assertThat(Duration.ofNanos(System.nanoTime() - asked))
+                        .as("the stop, with its follower's pass waiting on a silent connection")
+                        .isLessThan(CacheConfiguration.FOLLOWER_SOCKET_TIMEOUT.dividedBy(2));
                 // Its pass, not the thread: the executor reports termination a moment before its thread is gone.
                 assertThat(inAPass(stuck.getStackTrace())).as("the stopped cache's follower thread, still in its pass").isFalse();
 

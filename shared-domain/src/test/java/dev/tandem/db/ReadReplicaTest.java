@@ -28,9 +28,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The read replica against real replication: a MariaDB primary and a MariaDB replica of it (GTID
@@ -222,6 +227,46 @@ class ReadReplicaTest {
         assertThat(servedByReplica(reader, () -> reader.groups.get(group.id()),
                 () -> reader.cache.invalidateAfterCommit(GroupCaches.group(group.id()))).name())
                 .isEqualTo(group.name());
+    }
+
+    @Test
+    void aReplicaThatHangsDegradesReadsToThePrimaryInsteadOfHangingThem() throws Exception {
+        GroupView group = newGroup("replica-hung");
+        Runnable evict = () -> reader.cache.invalidateAfterCommit(GroupCaches.group(group.id()));
+        // A replica connection just used goes back to the pool and is handed out again unchecked
+        // (Hikari checks only a connection idle for 0.5 s): the next fence runs on it at once.
+        servedByReplica(reader, () -> reader.groups.get(group.id()), evict);
+        evict.run();
+        long unavailable = reader.routing.reads().primaryReplicaUnavailable();
+        pair.replica.pause();
+        ExecutorService readers = Executors.newSingleThreadExecutor();
+        try {
+            // No request deadline here, as for a refresh ahead: only the fence's own bound ends the wait.
+            Future<GroupView> read = readers.submit(() -> reader.groups.get(group.id()));
+            assertThat(read.get(15, TimeUnit.SECONDS).name())
+                    .as("a frozen replica (SIGSTOP) is skipped like a stopped one").isEqualTo(group.name());
+            assertThat(reader.routing.reads().primaryReplicaUnavailable()).isGreaterThan(unavailable);
+        } finally {
+            pair.replica.resume();
+            readers.shutdownNow();
+        }
+        pair.awaitCaughtUp();
+        assertThat(servedByReplica(reader, () -> reader.groups.get(group.id()), evict).name()).isEqualTo(group.name());
+    }
+
+    @Test
+    void aReplicaOverAPrimaryWithoutBinaryLogStopsTheStartNamingWhatIsMissing() {
+        // The project's own MariaDB runs without --log-bin: no position to fence replica reads at.
+        // The service started, and every read that missed the cache failed with an internal error.
+        SpringApplicationBuilder service = new SpringApplicationBuilder(DomainTestApplication.class)
+                .web(WebApplicationType.NONE);
+        assertThatThrownBy(() -> service.run(
+                "--tandem.db.name=" + System.getProperty("tandem.test.db-name", "tandem_test"),
+                "--tandem.db.replica.host=127.0.0.1",
+                "--tandem.seed.mode=off",
+                "--tandem.cache.mode=none",
+                "--spring.main.banner-mode=off").close())
+                .hasRootCauseMessage("tandem.db.replica is set but the primary has no binary log (start it with --log-bin)");
     }
 
     /**

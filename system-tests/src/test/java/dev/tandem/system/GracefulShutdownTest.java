@@ -57,6 +57,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GracefulShutdownTest {
 
     private static final Duration STEP = Duration.ofSeconds(30);
+    /** The "few seconds" of closing the README allows beyond drain delay + grace period. */
+    private static final Duration FEW_SECONDS = Duration.ofSeconds(5);
     /**
      * The drain lasts 10 s here, not the default 2: the test makes two or three requests inside it
      * after seeing it begin, which a loaded 2-core machine can push past 2 s. The request in flight
@@ -241,6 +243,89 @@ class GracefulShutdownTest {
                     .isEqualTo(relayedBefore);
         } finally {
             channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The bound an orchestrator's kill timeout is set from: a request that does not finish within the
+     * grace period (here it waits for a row lock that is never released) does not hold the process
+     * beyond drain delay + grace period + a few seconds, the process still exits 0, and the request's
+     * write is not half applied: its transaction rolls back, the row keeps its old name. A second
+     * SIGTERM on the way changes none of it.
+     */
+    @Test
+    void restRequestOutlivingTheGracePeriodDoesNotHoldTheExitAndIsNotHalfWritten() throws Exception {
+        long groupId = 9;
+        int port = FreePort.pick();
+        Duration drain = Duration.ofSeconds(1);
+        Duration grace = Duration.ofSeconds(3);
+        String oldName = database.value("SELECT name FROM study_groups WHERE id = ?", groupId);
+        String version = database.value("SELECT version FROM study_groups WHERE id = ?", groupId);
+        try (ServiceProcess stopping = LocalServices.rest("shutdown-rest-stuck", servers, port, Map.of(
+                "TANDEM_CACHE_MODE", "hybrid", "TANDEM_LIMITS_REQUEST_TIMEOUT", "60s",
+                "TANDEM_SHUTDOWN_DRAIN_DELAY", drain.toMillis() + "ms",
+                "TANDEM_SHUTDOWN_GRACE_PERIOD", grace.toMillis() + "ms"));
+             RowLock lock = database.lockGroup(groupId)) {
+            CompletableFuture<HttpResponse<String>> stuck = http.sendAsync(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + "/api/v1/groups/" + groupId))
+                    .timeout(Duration.ofSeconds(90))
+                    .header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + Tokens.WRITER)
+                    .method("PATCH", HttpRequest.BodyPublishers.ofString(
+                            "{\"group\":{\"name\":\"Never written\"},\"updateMask\":\"name\",\"expectedVersion\":\""
+                                    + version + "\"}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            Await.until("the PATCH waits for the group's row lock", STEP, database::someoneWaitsForGroupLock);
+
+            long asked = System.nanoTime();
+            stopping.terminate();
+            // A second SIGTERM during the drain (an impatient operator, a supervisor that repeats
+            // itself) changes nothing: the same shutdown goes on, to the same exit status.
+            Await.sleep(drain.toMillis() / 2);
+            stopping.terminate();
+            Duration bound = drain.plus(grace).plus(FEW_SECONDS);
+            assertThat(stopping.awaitExit(bound)).as("exit status; see " + stopping.log()).isZero();
+            System.out.println("The REST instance exited " + Duration.ofNanos(System.nanoTime() - asked).toMillis()
+                    + " ms after SIGTERM with a request stuck in it");
+            Await.until("the stuck request is answered or its connection closed", STEP, stuck::isDone);
+        }
+        assertThat(database.value("SELECT name FROM study_groups WHERE id = ?", groupId)).isEqualTo(oldName);
+    }
+
+    /**
+     * The same bound when what the services close last does not answer: MariaDB and Redis frozen
+     * (SIGSTOP) as the services are asked to stop, so that the cache's follower, the pools and the
+     * Redis client close against servers that neither answer nor refuse. Both services exit 0 within
+     * drain delay + grace period + a few seconds.
+     */
+    @Test
+    void bothServicesStopWithinTheBoundWhileTheDatabaseAndRedisHang() {
+        Duration drain = Duration.ofSeconds(1);
+        Duration grace = Duration.ofSeconds(3);
+        Map<String, String> env = Map.of("TANDEM_CACHE_MODE", "hybrid",
+                "TANDEM_SHUTDOWN_DRAIN_DELAY", drain.toMillis() + "ms",
+                "TANDEM_SHUTDOWN_GRACE_PERIOD", grace.toMillis() + "ms");
+        int restOwnPort = FreePort.pick();
+        try (ServiceProcess restStopping = LocalServices.rest("shutdown-rest-hung-servers", servers, restOwnPort, env);
+             ServiceProcess grpcStopping = LocalServices.grpc("shutdown-grpc-hung-servers", servers, FreePort.pick(),
+                     FreePort.pick(), env)) {
+            assertThat(get("http://127.0.0.1:" + restOwnPort + "/api/v1/groups/1").statusCode()).isEqualTo(200);
+            servers.pause("mariadb");
+            servers.pause("redis");
+            try {
+                long asked = System.nanoTime();
+                restStopping.terminate();
+                grpcStopping.terminate();
+                Duration bound = drain.plus(grace).plus(FEW_SECONDS);
+                assertThat(restStopping.awaitExit(bound)).as("REST's exit status; see " + restStopping.log()).isZero();
+                assertThat(grpcStopping.awaitExit(bound.minus(Duration.ofNanos(System.nanoTime() - asked))))
+                        .as("gRPC's exit status; see " + grpcStopping.log()).isZero();
+                System.out.println("Both exited " + Duration.ofNanos(System.nanoTime() - asked).toMillis()
+                        + " ms after SIGTERM with MariaDB and Redis frozen");
+            } finally {
+                servers.resume("redis");
+                servers.resume("mariadb");
+            }
         }
     }
 

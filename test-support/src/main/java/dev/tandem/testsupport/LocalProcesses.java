@@ -128,4 +128,23 @@ public final class LocalProcesses {
             }
         }
     }
+
+    /**
+     * Sends {@code signal} ("STOP", "CONT") to the server whose pid file is {@code pidFile}, as
+     * scripts/servers.sh writes them. SIGSTOP freezes a server as a hung host or a network that drops
+     * its packets would: its connections stay open and the kernel still accepts connects, but nothing
+     * answers and nothing is refused.
+     */
+    public static void signal(Path pidFile, String signal) {
+        String pid;
+        try {
+            pid = Files.readString(pidFile).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Outcome sent = run(new ProcessBuilder("kill", "-" + signal, pid), Duration.ofSeconds(10));
+        if (!sent.succeeded()) {
+            throw new IllegalStateException("kill -" + signal + " " + pid + " (" + pidFile + "): " + sent.output());
+        }
+    }
 }

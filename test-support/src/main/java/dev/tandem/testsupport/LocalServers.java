@@ -62,6 +62,23 @@ public final class LocalServers implements AutoCloseable {
         run("stop", server);
     }
 
+    /**
+     * SIGSTOP: {@code server} ("mariadb" or "redis") is frozen ({@link LocalProcesses#signal}) until
+     * {@link #resume(String)}.
+     */
+    public void pause(String server) {
+        LocalProcesses.signal(pidFile(server), "STOP");
+    }
+
+    /** SIGCONT after {@link #pause(String)}. */
+    public void resume(String server) {
+        LocalProcesses.signal(pidFile(server), "CONT");
+    }
+
+    private Path pidFile(String server) {
+        return runDir.resolve(server).resolve(server + ".pid");
+    }
+
     /** After a test: starts again what it stopped and did not get to start. */
     public void startStopped() {
         for (String server : List.copyOf(stopped)) {

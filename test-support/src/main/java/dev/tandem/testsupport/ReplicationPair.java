@@ -141,6 +141,16 @@ public final class ReplicationPair implements AutoCloseable {
             stop(false);
         }
 
+        /** SIGSTOP: the server is frozen ({@link LocalProcesses#signal}) until {@link #resume()}. */
+        public void pause() {
+            LocalProcesses.signal(runDir.resolve("mariadb/mariadb.pid"), "STOP");
+        }
+
+        /** SIGCONT after {@link #pause()}. */
+        public void resume() {
+            LocalProcesses.signal(runDir.resolve("mariadb/mariadb.pid"), "CONT");
+        }
+
         /** Runs {@code statements} as root; the output without column names, tab-separated, trimmed. */
         public String sql(String statements) {
             return run(List.of("mariadb", "--no-defaults", "--protocol=socket",
