@@ -37,7 +37,8 @@ import java.util.regex.Pattern;
  * <p>The actuator is never limited, so an instance at its limit still answers its health probes and
  * its metrics. (Not refused is not served at once: on the API port a probe waits for a carrier thread
  * with the requests, so on a CPU-saturated instance it waits as long as they do; a management port
- * of its own runs on platform threads, dev.tandem.management.ManagementThreads.) Nor is a GET of an event stream's path ({@code streams}): streams have their own limit
+ * of its own runs on platform threads, dev.tandem.management.ManagementThreads.) Nor is a GET of an
+ * event stream's path ({@code streams}): streams have their own limit
  * (tandem.watch.max-watchers), and gRPC's admission never limits its streaming calls either. By the
  * path, not the Accept header: a header is the client's to send, and one naming a stream among other
  * types would let any request past the limit.
