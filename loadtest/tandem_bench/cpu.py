@@ -171,7 +171,7 @@ COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
 # serial collector the bench's one-core JVMs get, young collections run on the VM thread), the JIT's.
 THREAD_KINDS = (
     ("carrier", ("ForkJoinPool-",)),                      # the default virtual-thread scheduler's workers
-    ("io", ("http-nio-", "grpc-default-wo", "grpc-default-bo",   # Tomcat's poller and acceptor; Netty's loops
+    ("io", ("grpc-default-wo", "grpc-default-bo",                # Netty's loops
             "MasterPoller", "Read-Poller", "Write-Poller")),     # the JDK's pollers for virtual threads' sockets
     ("redis", ("lettuce-",)),
     ("gc", ("GC Thread", "G1 ", "VM Thread")),
@@ -179,11 +179,19 @@ THREAD_KINDS = (
 )
 OTHER_KIND = "other"
 KINDS = tuple(kind for kind, _ in THREAD_KINDS) + (OTHER_KIND,)
+# Tomcat's threads: its poller and acceptor, and on a management port its own pool of platform
+# threads (ManagementThreads). The kernel keeps "http-nio-127.0.0.1-18081-Poller" and
+# "…-18081-exec-1" as one name, so the service tells them apart: on REST they carry the requests
+# (io), on the gRPC service only its management port, probes and the bench's own scrapes (other).
+TOMCAT_THREADS = ("http-nio-",)
 
 
-def thread_kind(name: str) -> str:
+def thread_kind(name: str, servlet_is_io: bool = True) -> str:
     """The kind (THREAD_KINDS) of a thread with this name; 'other' for the rest (the cache's and the
-    watch's own threads, the pools of the database driver and of Micrometer, the JVM's housekeeping)."""
+    watch's own threads, the pools of the database driver and of Micrometer, the JVM's housekeeping).
+    servlet_is_io: whether the process's Tomcat serves the API (REST) or only management (gRPC)."""
+    if name.startswith(TOMCAT_THREADS):
+        return "io" if servlet_is_io else OTHER_KIND
     return next((kind for kind, prefixes in THREAD_KINDS if name.startswith(prefixes)), OTHER_KIND)
 
 
@@ -230,10 +238,11 @@ class ThreadTimes:
         self.threads = threads
 
     @classmethod
-    def read(cls, pid: int) -> "ThreadTimes | None":
-        """The process's threads now; None when it is gone."""
+    def read(cls, pid: int, servlet_is_io: bool = True) -> "ThreadTimes | None":
+        """The process's threads now (servlet_is_io as thread_kind's); None when it is gone."""
         try:
-            return cls({tid: (thread_kind(name), seconds) for tid, name, seconds in _thread_stats(pid)})
+            return cls({tid: (thread_kind(name, servlet_is_io), seconds)
+                        for tid, name, seconds in _thread_stats(pid)})
         except OSError:
             return None
 

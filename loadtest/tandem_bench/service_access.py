@@ -163,7 +163,7 @@ class ServiceAccess:
         return {"userCpuMs": times[0] * 1000 if times else None,
                 "systemCpuMs": times[1] * 1000 if times else None,
                 "contextSwitches": cpu.context_switches(pid) if pid else None,
-                "threadCpuMs": cpu.ThreadTimes.read(pid) if pid else None}
+                "threadCpuMs": cpu.ThreadTimes.read(pid, servlet_is_io=protocol == "rest") if pid else None}
 
     def compiler_cpu_ms(self, protocol: str) -> float | None:
         """CPU ms the service's JIT compiler threads have used (None against a target: its

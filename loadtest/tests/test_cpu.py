@@ -149,6 +149,14 @@ def test_threads_are_told_apart_by_the_names_the_services_give_them():
     assert {name: cpu.thread_kind(name) for name in kinds} == kinds
 
 
+def test_tomcat_threads_are_the_io_of_rest_but_only_management_on_the_grpc_service():
+    # Tomcat's poller and its own pool share one kernel name ("http-nio-127.0.0.1-18081-…" kept to 15
+    # characters); on the gRPC service that Tomcat serves only the management port (ManagementThreads)
+    assert cpu.thread_kind("http-nio-127.0.", servlet_is_io=True) == "io"
+    assert cpu.thread_kind("http-nio-127.0.", servlet_is_io=False) == "other"
+    assert cpu.thread_kind("grpc-default-wo", servlet_is_io=False) == "io"
+
+
 def test_thread_times_count_a_new_thread_from_zero_and_leave_an_ended_or_reused_one_out():
     before = cpu.ThreadTimes({1: ("carrier", 2.0), 2: ("io", 5.0), 3: ("gc", 1.0), 4: ("other", 9.0)})
     after = cpu.ThreadTimes({1: ("carrier", 2.5), 2: ("io", 5.25),          # ran 0.5 s and 0.25 s
