@@ -21,7 +21,9 @@ import java.util.Map;
  * With a read replica ({@link ReplicaRoutingDataSource}) the status is the primary's, and the
  * replica is checked the same way and reported under {@code replica}: a replica that is down leaves
  * the service UP (reads fall back to the primary, see the router) but shows as
- * {@code replica.status=DOWN} with its error, next to how many reads each source has served.
+ * {@code replica.status=DOWN} with its error, next to the state of the router's breaker around the
+ * replica ({@code replica.breaker}: CLOSED, OPEN while reads skip it, HALF_OPEN while one may try it)
+ * and how many reads each source has served.
  */
 @Component("dbHealthIndicator")
 public class DatabaseHealthIndicator extends AbstractHealthIndicator {
@@ -49,6 +51,7 @@ public class DatabaseHealthIndicator extends AbstractHealthIndicator {
             replica.put("status", Status.DOWN.getCode());
             replica.put("error", e.getClass().getName() + ": " + e.getMessage());
         }
+        replica.put("breaker", routing.breaker().getState().name());
         replica.put("reads", routing.reads());
         builder.withDetail("replica", replica);
     }

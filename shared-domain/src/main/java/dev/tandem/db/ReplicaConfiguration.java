@@ -2,6 +2,7 @@ package dev.tandem.db;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -76,11 +77,21 @@ public class ReplicaConfiguration {
             dialect.primaryPosition(connection);
         }
         ReplicaRoutingDataSource routing = new ReplicaRoutingDataSource(primary, replica,
-                dialect, properties.maxWait(), properties.connectionTimeout(), autoCommit);
+                dialect, properties.maxWait(), properties.connectionTimeout(),
+                ReplicaRoutingDataSource.breaker(properties.breaker()), autoCommit);
         registries.ifAvailable(registry -> {
             count(registry, routing, "replica", "fenced", r -> r.reads().replica());
             count(registry, routing, "primary", "replica-behind", r -> r.reads().primaryReplicaBehind());
             count(registry, routing, "primary", "replica-unavailable", r -> r.reads().primaryReplicaUnavailable());
+            count(registry, routing, "primary", "replica-breaker-open", r -> r.reads().primaryBreakerOpen());
+            // The same numbers as the cache's Redis breaker gauge (tandem.cache.redis.breaker.state).
+            Gauge.builder("tandem.db.replica.breaker.state", routing.breaker(), b -> switch (b.getState()) {
+                        case CLOSED -> 0;
+                        case HALF_OPEN -> 1;
+                        case OPEN -> 2;
+                        default -> 3;
+                    }).description("Circuit breaker around the read replica: 0 closed, 1 half-open, 2 open, 3 disabled/forced")
+                    .register(registry);
         });
         return routing;
     }

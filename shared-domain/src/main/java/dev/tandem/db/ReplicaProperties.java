@@ -19,10 +19,47 @@ import java.time.Duration;
  * @param connectionTimeout how long a read waits for a replica connection, and for the fence's
  *                          answer beyond maxWait, before it reads the primary instead (kept short: a
  *                          dead replica must not slow every read down)
+ * @param breaker           when reads stop trying a failing replica, and for how long
  */
 @ConfigurationProperties("tandem.db.replica")
 public record ReplicaProperties(String host, String url, String user, String password, int poolSize,
-                                Duration maxWait, Duration connectionTimeout) {
+                                Duration maxWait, Duration connectionTimeout, Breaker breaker) {
+
+    /**
+     * {@code tandem.db.replica.breaker.*}: the circuit breaker around the replica (see
+     * {@link ReplicaRoutingDataSource}). It judges the last {@code window} attempts to reach the
+     * replica (a connection and the fence's answer; a replica that answers "behind" answered): once
+     * at least {@code minimumCalls} were made and {@code failureRateThreshold} percent of them
+     * failed, it opens, and reads go to the primary without trying the replica for {@code openWait};
+     * then one read tries it again (half-open), which closes the breaker if the replica answers and
+     * opens it again if not.
+     *
+     * @param failureRateThreshold percent of failed attempts that opens the breaker, 1-100 (default 50)
+     * @param window               how many of the latest attempts are judged (default 10)
+     * @param minimumCalls         attempts needed before the breaker may open, at most {@code window}
+     *                             (default 5)
+     * @param openWait             how long reads skip the replica before one tries it again (default 5s)
+     */
+    public record Breaker(Integer failureRateThreshold, Integer window, Integer minimumCalls, Duration openWait) {
+
+        public Breaker {
+            failureRateThreshold = failureRateThreshold == null ? 50 : failureRateThreshold;
+            if (failureRateThreshold < 1 || failureRateThreshold > 100) {
+                throw new IllegalArgumentException(Settings.named("tandem.db.replica.breaker.failure-rate-threshold")
+                        + " must be a percentage from 1 to 100, got " + failureRateThreshold);
+            }
+            window = Settings.requireAtLeastOne(window == null ? 10 : window, "tandem.db.replica.breaker.window");
+            minimumCalls = Settings.requireAtLeastOne(minimumCalls == null ? 5 : minimumCalls,
+                    "tandem.db.replica.breaker.minimum-calls");
+            // Resilience4j would quietly take the window instead: the breaker could never open as configured.
+            if (minimumCalls > window) {
+                throw new IllegalArgumentException(Settings.named("tandem.db.replica.breaker.minimum-calls")
+                        + " must not exceed tandem.db.replica.breaker.window (" + window + "), got " + minimumCalls);
+            }
+            openWait = Settings.requirePositive(openWait == null ? Duration.ofSeconds(5) : openWait,
+                    "tandem.db.replica.breaker.open-wait");
+        }
+    }
 
     public ReplicaProperties {
         // Hikari takes 0 for "no limit": with the replica down, every read would wait for its
@@ -37,5 +74,6 @@ public record ReplicaProperties(String host, String url, String user, String pas
         }
         // Hikari refuses it too, but from inside the replica's DataSource bean, naming no setting.
         Settings.requireAtLeastOne(poolSize, "tandem.db.replica.pool-size");
+        breaker = breaker == null ? new Breaker(null, null, null, null) : breaker;
     }
 }

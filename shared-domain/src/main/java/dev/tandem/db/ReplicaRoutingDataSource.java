@@ -1,6 +1,9 @@
 package dev.tandem.db;
 
 import dev.tandem.deadline.DeadlineExceededException;
+import dev.tandem.deadline.RequestDeadline;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.AbstractDataSource;
@@ -10,6 +13,8 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -61,20 +66,49 @@ import java.util.concurrent.atomic.AtomicLong;
  * the {@code db} health check shows the replica's state but stays UP, since every request can
  * still be served). The primary being down fails reads as it does without a replica: a replica
  * read cannot be fenced without the primary, and an unfenced one could be stale.
+ *
+ * <h2>The breaker: a dead replica costs its timeout a few times, not on every miss</h2>
+ * Finding the replica down takes time: Hikari waits its connection timeout for a connection to a
+ * stopped server, and a frozen one is found out only by the fence's own bound. Paid on every cache
+ * miss, that made a dead replica a second-long stall of every read for as long as it stayed down. A
+ * Resilience4j {@link CircuitBreaker} ({@code tandem.db.replica.breaker.*}) judges each attempt to
+ * reach the replica — its connection and the fence's answer, not the read after it: a failure is
+ * the replica unavailable; an answer, "caught up" or "behind" alike, is a success (lag is normal and
+ * is the fence's business). Once enough attempts failed it opens, and reads go to the primary at
+ * once, without the primary's position query either (counted as skipped); after the open wait one
+ * read tries the replica again (half-open, the others keep skipping it), and its answer closes the
+ * breaker. The {@code db} health details and the {@code tandem.db.replica.breaker.state} gauge show
+ * the state.
+ * <p>
+ * An attempt that a request's deadline ended is no verdict on the replica: the deadline, not the
+ * replica, ran out (a fence cut short while the replica lags by more than the client allows is
+ * cancelled, and reads as a failed statement). Counted as failures, short-deadline clients would
+ * open the breaker over a healthy, lagging replica; ignored, they would never open it over a dead
+ * one, and every one of their misses would keep failing. So such an attempt is left out of the
+ * breaker's count and the replica is checked once more in the background under its own bounds
+ * (no deadline, at most one check at a time); that check's outcome is what the breaker records.
+ * A failure of the connection itself (SQL state class 08: the fence's own timeout on a frozen
+ * replica, a refused connection) is the replica's, deadline or not.
  */
 public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
 
     private static final Logger log = LoggerFactory.getLogger(ReplicaRoutingDataSource.class);
 
-    /** How many read-only connections were served by each source, and why the primary when it was. */
-    public record Reads(long replica, long primaryReplicaBehind, long primaryReplicaUnavailable) {
+    /**
+     * How many read-only connections were served by each source, and why the primary when it was:
+     * the replica behind, unavailable (tried and failed), or not tried at all (its breaker open).
+     */
+    public record Reads(long replica, long primaryReplicaBehind, long primaryReplicaUnavailable,
+                        long primaryBreakerOpen) {
     }
 
     private final DataSource primary;
     private final DataSource replica;
+    private final CircuitBreaker breaker;
     private final AtomicLong replicaReads = new AtomicLong();
     private final AtomicLong replicaBehind = new AtomicLong();
     private final AtomicLong replicaUnavailable = new AtomicLong();
+    private final AtomicLong breakerOpen = new AtomicLong();
 
     /**
      * @param primary   the primary's (guarded) pool
@@ -83,19 +117,38 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
      * @param maxWait   how long a read waits for the replica to catch up
      * @param answerWithin how much longer than {@code maxWait} the fence waits for the replica to answer
      *                   at all before it takes the replica for unavailable
+     * @param breaker   judges the attempts to reach the replica ({@link #breaker(ReplicaProperties.Breaker)})
      * @param autoCommit the pools' auto-commit default (so that the proxy need not borrow a
      *                   connection at start-up to find it out)
      */
     ReplicaRoutingDataSource(DataSource primary, DataSource replica, GtidDialect dialect, Duration maxWait,
-                             Duration answerWithin, boolean autoCommit) {
+                             Duration answerWithin, CircuitBreaker breaker, boolean autoCommit) {
         this.primary = primary;
         this.replica = replica;
+        this.breaker = breaker;
         setTargetDataSource(primary);
         setReadOnlyDataSource(new FencedReplica(dialect, maxWait, maxWait.plus(answerWithin)));
         setDefaultAutoCommit(autoCommit);
         // MariaDB's and MySQL's default; only consulted when a transaction asks for an isolation level.
         setDefaultTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         afterPropertiesSet();
+    }
+
+    /** The breaker around the replica, as {@code tandem.db.replica.breaker.*} configures it. */
+    static CircuitBreaker breaker(ReplicaProperties.Breaker settings) {
+        return CircuitBreaker.of("tandem-db-replica", CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(settings.window())
+                .minimumNumberOfCalls(settings.minimumCalls())
+                .failureRateThreshold(settings.failureRateThreshold())
+                .waitDurationInOpenState(settings.openWait())
+                // One read probes: against a replica still down it pays the timeout, and one answer
+                // is enough to know it is back.
+                .permittedNumberOfCallsInHalfOpenState(1)
+                // Half-open by itself after the wait (as the cache's Redis breaker), so that health
+                // and the gauge say a probe is due rather than OPEN until the next miss.
+                .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                .build());
     }
 
     public DataSource primary() {
@@ -106,8 +159,12 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
         return replica;
     }
 
+    public CircuitBreaker breaker() {
+        return breaker;
+    }
+
     public Reads reads() {
-        return new Reads(replicaReads.get(), replicaBehind.get(), replicaUnavailable.get());
+        return new Reads(replicaReads.get(), replicaBehind.get(), replicaUnavailable.get(), breakerOpen.get());
     }
 
     /** The read-only side: a replica connection once the replica has applied the primary's position. */
@@ -116,6 +173,7 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
         private final GtidDialect dialect;
         private final Duration maxWait;
         private final int fenceNetworkTimeoutMillis;
+        private final AtomicBoolean checking = new AtomicBoolean();
 
         FencedReplica(GtidDialect dialect, Duration maxWait, Duration fenceNetworkTimeout) {
             this.dialect = dialect;
@@ -125,13 +183,14 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
 
         @Override
         public Connection getConnection() throws SQLException {
-            String position;
-            try (Connection connection = primary.getConnection()) {
-                position = dialect.primaryPosition(connection);
+            if (!breaker.tryAcquirePermission()) {
+                breakerOpen.incrementAndGet();
+                return readOnlyPrimary();
             }
+            String position = primaryPosition();
             Connection connection;
             try {
-                connection = replica.getConnection();
+                connection = attempt(position);
             } catch (DeadlineExceededException e) {
                 throw e;
             } catch (SQLException e) {
@@ -139,25 +198,103 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
                 log.debug("Replica unavailable, reading the primary: {}", e.toString());
                 return readOnlyPrimary();
             }
-            boolean applied;
-            try {
-                applied = awaitApplied(connection, position);
-            } catch (DeadlineExceededException e) {
-                connection.close();
-                throw e;
-            } catch (SQLException e) {
-                connection.close();
-                replicaUnavailable.incrementAndGet();
-                log.debug("Replica failed, reading the primary: {}", e.toString());
-                return readOnlyPrimary();
-            }
-            if (!applied) {
-                connection.close();
+            if (connection == null) {
                 replicaBehind.incrementAndGet();
                 return readOnlyPrimary();
             }
             replicaReads.incrementAndGet();
             return connection;
+        }
+
+        /** The primary's current position; a failure gives the breaker's permission back (no attempt was made). */
+        private String primaryPosition() throws SQLException {
+            try (Connection connection = primary.getConnection()) {
+                return dialect.primaryPosition(connection);
+            } catch (SQLException | RuntimeException | Error e) {
+                breaker.releasePermission();
+                throw e;
+            }
+        }
+
+        /**
+         * One attempt to reach the replica, with the breaker's permission, its outcome recorded (see
+         * the class comment): a replica connection fenced at {@code position}, null when the replica
+         * is behind it, or the failure. One a request's deadline ended is thrown as
+         * {@link DeadlineExceededException}, unrecorded, and the replica is checked in the background.
+         */
+        private Connection attempt(String position) throws SQLException {
+            long started = System.nanoTime();
+            try {
+                Connection connection = fenced(position);
+                breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                return connection;
+            } catch (SQLException e) {
+                if (endedByDeadline(e)) {
+                    breaker.releasePermission();
+                    checkInBackground();
+                    throw e instanceof DeadlineExceededException deadline ? deadline
+                            : new DeadlineExceededException("the request's deadline passed while the replica was asked", e);
+                }
+                breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
+                throw e;
+            } catch (RuntimeException | Error e) {
+                breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
+                throw e;
+            }
+        }
+
+        /** A replica connection that has applied {@code position}; null (and no connection) when it is behind. */
+        private Connection fenced(String position) throws SQLException {
+            Connection connection = replica.getConnection();
+            try {
+                if (awaitApplied(connection, position)) {
+                    return connection;
+                }
+            } catch (SQLException | RuntimeException | Error e) {
+                connection.close();
+                throw e;
+            }
+            connection.close();
+            return null;
+        }
+
+        /**
+         * Whether the request's deadline, rather than the replica, ended the attempt: the deadline
+         * refused or interrupted it, or it has passed and the failure is not one of the connection
+         * (a fence the deadline cancelled fails as a statement, SQL state 70100 on MariaDB).
+         */
+        private static boolean endedByDeadline(SQLException failure) {
+            if (failure instanceof DeadlineExceededException) {
+                return true;
+            }
+            boolean connectionFailure = failure.getSQLState() != null && failure.getSQLState().startsWith("08");
+            return !connectionFailure && RequestDeadline.current().map(RequestDeadline::expired).orElse(false);
+        }
+
+        /**
+         * One attempt on a thread of its own, bound to no request's deadline, so that the replica's
+         * own bounds decide its outcome; skipped while another such check runs, or when the breaker
+         * lets no attempt through.
+         */
+        private void checkInBackground() {
+            if (!checking.compareAndSet(false, true)) {
+                return;
+            }
+            Thread.ofVirtual().name("tandem-replica-check").start(() -> {
+                try {
+                    if (!breaker.tryAcquirePermission()) {
+                        return;
+                    }
+                    Connection connection = attempt(primaryPosition());
+                    if (connection != null) {
+                        connection.close();
+                    }
+                } catch (Exception e) {
+                    log.debug("Replica check after a request's deadline: {}", e.toString());
+                } finally {
+                    checking.set(false);
+                }
+            });
         }
 
         /**

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** tandem.db and tandem.db.replica: values that would misbehave later stop the service at start, naming their variable. */
@@ -41,9 +42,9 @@ class DatabasePropertiesTest {
     /** 0 is "no limit" to Hikari: with the replica down every read waited for its deadline instead of falling back. */
     @Test
     void aReplicaConnectionTimeoutBelowHikarisFloorOrAWaitOfZeroIsRefused() {
-        assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, 4, null, Duration.ZERO))
+        assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, 4, null, Duration.ZERO, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_CONNECTION_TIMEOUT");
-        assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, 4, Duration.ofSeconds(-1), null))
+        assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, 4, Duration.ofSeconds(-1), null, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_MAX_WAIT");
     }
 
@@ -55,8 +56,30 @@ class DatabasePropertiesTest {
     @Test
     void aReplicaPoolOfNoConnectionsIsRefusedNamingItsVariable() {
         for (int poolSize : new int[]{0, -1}) {
-            assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, poolSize, null, null))
+            assertThatThrownBy(() -> new ReplicaProperties("replica", null, null, null, poolSize, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_POOL_SIZE");
         }
+    }
+
+    /**
+     * The replica's breaker: a percentage outside 1-100, an empty window, a minimum beyond the window
+     * (Resilience4j would quietly use the window) or an open wait of zero stop the start, naming
+     * their variable; unset, each has its default.
+     */
+    @Test
+    void aReplicaBreakerThatCouldNotWorkAsConfiguredIsRefusedNamingItsVariable() {
+        for (int threshold : new int[]{0, 101}) {
+            assertThatThrownBy(() -> new ReplicaProperties.Breaker(threshold, null, null, null))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("TANDEM_DB_REPLICA_BREAKER_FAILURE_RATE_THRESHOLD");
+        }
+        assertThatThrownBy(() -> new ReplicaProperties.Breaker(null, 0, 1, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_BREAKER_WINDOW");
+        assertThatThrownBy(() -> new ReplicaProperties.Breaker(null, 4, 5, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_BREAKER_MINIMUM_CALLS");
+        assertThatThrownBy(() -> new ReplicaProperties.Breaker(null, null, null, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TANDEM_DB_REPLICA_BREAKER_OPEN_WAIT");
+        assertThat(new ReplicaProperties("replica", null, null, null, 4, null, null, null).breaker())
+                .isEqualTo(new ReplicaProperties.Breaker(50, 10, 5, Duration.ofSeconds(5)));
     }
 }

@@ -2,6 +2,8 @@ package dev.tandem.db;
 
 import dev.tandem.DomainTestApplication;
 import dev.tandem.cache.TieredCache;
+import dev.tandem.deadline.RequestDeadline;
+import dev.tandem.deadline.RequestDeadlines;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
@@ -14,6 +16,9 @@ import dev.tandem.testsupport.ReplicationPair;
 import dev.tandem.user.NewUser;
 import dev.tandem.user.UserService;
 import dev.tandem.user.UserView;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,6 +60,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ReadReplicaTest {
 
     private static final String DB = "tandem_replicas_test";
+    private static final String REDIS_SCOPE = System.getProperty("tandem.test.db-name", "tandem_test") + "_replicas";
 
     private static ReplicationPair pair;
     private static final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
@@ -63,24 +69,27 @@ class ReadReplicaTest {
 
     /** One service instance. */
     record Node(GroupService groups, UserService users, TieredCache cache, ReplicaRoutingDataSource routing,
-                DatabaseHealthIndicator health) {
+                DatabaseHealthIndicator health, RequestDeadlines deadlines, MeterRegistry meters) {
         static Node start(String name, String cacheMode) {
             ConfigurableApplicationContext context = new SpringApplicationBuilder(DomainTestApplication.class)
                     .web(WebApplicationType.NONE)
-                    .run("--tandem.db.port=" + ReplicationPair.PRIMARY_PORT,
+                    .run("--tandem.db.port=" + pair.primary.port,
                             "--tandem.db.name=" + DB,
                             "--tandem.db.pool-size=4",
                             "--tandem.db.replica.host=127.0.0.1",
-                            "--tandem.db.replica.port=" + ReplicationPair.REPLICA_PORT,
+                            "--tandem.db.replica.port=" + pair.replica.port,
                             "--tandem.seed.mode=off",
                             "--tandem.cache.mode=" + cacheMode,
                             "--tandem.cache.instance-id=" + name + "-" + UUID.randomUUID(),
-                            "--tandem.cache.redis.key-prefix=tandem:cache:" + DB + ":",
+                            // The shared Redis: the key prefix is this checkout's (its test database's name),
+                            // so that another checkout running this test at the same time keeps its own keys.
+                            "--tandem.cache.redis.key-prefix=tandem:cache:" + REDIS_SCOPE + ":",
                             "--spring.main.banner-mode=off");
             contexts.add(context);
             return new Node(context.getBean(GroupService.class), context.getBean(UserService.class),
                     context.getBean(TieredCache.class), context.getBean(ReplicaRoutingDataSource.class),
-                    context.getBean(DatabaseHealthIndicator.class));
+                    context.getBean(DatabaseHealthIndicator.class), context.getBean(RequestDeadlines.class),
+                    context.getBean(MeterRegistry.class));
         }
     }
 
@@ -255,6 +264,97 @@ class ReadReplicaTest {
     }
 
     @Test
+    void aDeadReplicaOpensTheBreakerSoReadsGoStraightToThePrimaryUntilItIsBack() {
+        ReaderMiss miss = ReaderMiss.ofNewGroup("replica-breaker");
+        String name = miss.group().name();
+        pair.replica.stop();
+        try {
+            // Each miss waits for a replica connection (connection-timeout) and reads the primary,
+            // until enough of them failed for the breaker (a read then no longer counts as unavailable).
+            for (int tries = 0; tries < 15; tries++) {
+                long before = reader.routing.reads().primaryReplicaUnavailable();
+                assertThat(miss.get().name()).isEqualTo(name);
+                if (reader.routing.reads().primaryReplicaUnavailable() == before) {
+                    break;
+                }
+            }
+            long unavailable = reader.routing.reads().primaryReplicaUnavailable();
+            double skipped = readsSkippingTheReplica(reader);
+            for (int i = 0; i < 10; i++) {
+                assertThat(miss.get().name()).isEqualTo(name);
+            }
+            assertThat(reader.routing.reads().primaryReplicaUnavailable())
+                    .as("with the breaker open, reads no longer try the dead replica").isEqualTo(unavailable);
+            assertThat(readsSkippingTheReplica(reader)).as("each read skipped it").isEqualTo(skipped + 10);
+            assertThat(breakerState(reader)).as("the breaker's gauge (2: open)").isEqualTo(2);
+            assertThat(replicaHealth(reader)).as("health shows the open breaker")
+                    .containsEntry("status", "DOWN").containsEntry("breaker", "OPEN");
+        } finally {
+            pair.restartReplica();
+        }
+        pair.awaitCaughtUp();
+        // After the open wait the breaker lets a read try the replica (half-open); it answers, and
+        // the breaker closes: reads use the replica again.
+        assertThat(miss.servedByReplica().name()).isEqualTo(name);
+        assertThat(breakerState(reader)).as("closed again").isEqualTo(0);
+        assertThat(replicaHealth(reader)).containsEntry("status", "UP").containsEntry("breaker", "CLOSED");
+    }
+
+    /**
+     * A request's deadline ending a replica attempt says nothing about the replica: a lagging replica
+     * under clients with short deadlines must not open the breaker (and move every heavy read to the
+     * primary). The replica is then checked in the background under its own bounds instead, so a
+     * dead one opens the breaker even when every client's deadline is short, after which those
+     * clients are served by the primary at once instead of failing.
+     */
+    @Test
+    void aShortDeadlineEndingAReplicaAttemptDoesNotCountAgainstTheReplica() {
+        ReaderMiss miss = ReaderMiss.ofNewGroup("replica-deadline");
+        String name = miss.group().name();
+
+        pair.pauseApplying();
+        try {
+            newGroup("replica-deadline-lag"); // the replica lags behind this write from now on
+            long unavailable = reader.routing.reads().primaryReplicaUnavailable();
+            for (int i = 0; i < 15; i++) {
+                miss.evict().run(); // outside the deadline: it writes the invalidation log
+                // The fence waits max-wait (100 ms) for the lagging replica: the deadline ends it first.
+                assertThatThrownBy(() -> within(reader, Duration.ofMillis(40), miss.read())).as("read " + i)
+                        .isInstanceOf(RuntimeException.class);
+            }
+            assertThat(miss.get().name()).as("no deadline: the primary answers").isEqualTo(name);
+            assertThat(reader.routing.reads().primaryReplicaUnavailable())
+                    .as("a lagging replica is not unavailable").isEqualTo(unavailable);
+            assertThat(breakerState(reader)).as("the breaker stays closed").isEqualTo(0);
+        } finally {
+            pair.resumeApplying();
+        }
+        pair.awaitCaughtUp();
+        miss.servedByReplica();
+
+        pair.replica.stop();
+        try {
+            // Shorter than connection-timeout: every one of these reads ends waiting for a replica connection.
+            Await.until("short-deadline reads alone open the breaker", Duration.ofSeconds(60), () -> {
+                miss.evict().run();
+                try {
+                    within(reader, Duration.ofMillis(300), miss.read());
+                } catch (RuntimeException deadlineExceeded) {
+                    // expected until the breaker opens
+                }
+                return breakerState(reader) == 2;
+            });
+            miss.evict().run();
+            assertThat(within(reader, Duration.ofMillis(300), miss.read()).name())
+                    .as("the breaker open, a short-deadline read is served by the primary").isEqualTo(name);
+        } finally {
+            pair.restartReplica();
+        }
+        pair.awaitCaughtUp();
+        assertThat(miss.servedByReplica().name()).isEqualTo(name);
+    }
+
+    @Test
     void aReplicaOverAPrimaryWithoutBinaryLogStopsTheStartNamingWhatIsMissing() {
         // The project's own MariaDB runs without --log-bin: no position to fence replica reads at.
         // The service started, and every read that missed the cache failed with an internal error.
@@ -289,6 +389,56 @@ class ReadReplicaTest {
             evict.run();
             return null;
         });
+    }
+
+    /**
+     * A new group and the reader's read of it, whose cache entry {@code evict} removes so that the
+     * next read misses and asks the database; made once the reader has read it from the replica.
+     */
+    private record ReaderMiss(GroupView group, Runnable evict, Supplier<GroupView> read) {
+        static ReaderMiss ofNewGroup(String subject) {
+            GroupView group = newGroup(subject);
+            ReaderMiss miss = new ReaderMiss(group,
+                    () -> reader.cache.invalidateAfterCommit(GroupCaches.group(group.id())),
+                    () -> reader.groups.get(group.id()));
+            miss.servedByReplica();
+            return miss;
+        }
+
+        /** A read that misses the cache. */
+        GroupView get() {
+            evict.run();
+            return read.get();
+        }
+
+        GroupView servedByReplica() {
+            return ReadReplicaTest.servedByReplica(reader, read, evict);
+        }
+    }
+
+    /** {@code read} under a request deadline of {@code timeout}, as a client's would be. */
+    private static <T> T within(Node node, Duration timeout, Supplier<T> read) {
+        try (RequestDeadline deadline = node.deadlines.open(timeout);
+             RequestDeadline.Binding ignored = deadline.bind()) {
+            return read.get();
+        }
+    }
+
+    /** The replica breaker's gauge (0 closed, 1 half-open, 2 open); NaN without one. */
+    private static double breakerState(Node node) {
+        Gauge gauge = node.meters.find("tandem.db.replica.breaker.state").gauge();
+        return gauge == null ? Double.NaN : gauge.value();
+    }
+
+    /** Reads the primary served without trying the replica, its breaker being open; NaN without the counter. */
+    private static double readsSkippingTheReplica(Node node) {
+        FunctionCounter counter = node.meters.find("tandem.db.reads").tag("reason", "replica-breaker-open").functionCounter();
+        return counter == null ? Double.NaN : counter.count();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> replicaHealth(Node node) {
+        return (Map<String, Object>) node.health.health(true).getDetails().get("replica");
     }
 
     private static long primaryReadsWhileBehind() {
