@@ -5,6 +5,7 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.testsupport.HeldCarriers;
 import dev.tandem.testsupport.TlsExtraPort;
+import dev.tandem.tls.TlsProperties;
 import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -16,10 +17,12 @@ import io.grpc.health.v1.HealthGrpc;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
+import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +36,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * have saturated, an API call is never run while a health check with a deadline is still answered
  * SERVING. A Kubernetes gRPC probe that ran out of its timeout restarted an instance that was only
  * busy. Failed before with admission off (the default): health checks ran on the calls' virtual
- * threads and ran out of their deadline (with admission on they already had threads of their own).
+ * threads and ran out of their deadline, and on the TLS port the handshake itself waited for one
+ * (grpc-java runs its delegated tasks on the server's default executor) until Netty closed the
+ * connection. With admission on both already passed.
  */
 class HealthChecksGrpcTest {
 
@@ -42,41 +47,23 @@ class HealthChecksGrpcTest {
 
     @Nested
     class AdmissionOff extends WhileEveryCarrierIsHeld {
-
-        private static final TlsExtraPort TLS = TlsExtraPort.pick();
-
-        @DynamicPropertySource
-        static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
-            TLS.register(registry);
-        }
-
-        @Override
-        TlsExtraPort tls() {
-            return TLS;
-        }
     }
 
     @Nested
     @TestPropertySource(properties = "tandem.admission.enabled=true")
     class AdmissionOn extends WhileEveryCarrierIsHeld {
-
-        private static final TlsExtraPort TLS = TlsExtraPort.pick();
-
-        @DynamicPropertySource
-        static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
-            TLS.register(registry);
-        }
-
-        @Override
-        TlsExtraPort tls() {
-            return TLS;
-        }
     }
 
     /** The rule, for one admission setting; each setting is a context of its own, with its own extra port. */
     abstract static class WhileEveryCarrierIsHeld extends GrpcIntegrationTest {
 
-        abstract TlsExtraPort tls();
+        /** Called as each context starts: both stay open in the test context cache, so each has its own port. */
+        @DynamicPropertySource
+        static void tlsOnTheExtraPort(DynamicPropertyRegistry registry) {
+            TlsExtraPort.pick().register(registry);
+        }
+
+        @Autowired TlsProperties tls;
 
         @ParameterizedTest(name = "{0} port")
         @ValueSource(strings = {"plain", "TLS extra"})
@@ -100,8 +87,8 @@ class HealthChecksGrpcTest {
         }
 
         private ManagedChannel tlsChannel() throws IOException {
-            return Grpc.newChannelBuilderForAddress("127.0.0.1", tls().port(), TlsChannelCredentials.newBuilder()
-                    .trustManager(tls().certificate().certificate().toFile()).build()).build();
+            return Grpc.newChannelBuilderForAddress("127.0.0.1", tls.extraPort(), TlsChannelCredentials.newBuilder()
+                    .trustManager(new File(tls.certificate())).build()).build();
         }
     }
 }
