@@ -3,6 +3,7 @@ package dev.tandem.grpc.admission;
 import dev.tandem.admission.AdmissionControl;
 import dev.tandem.grpc.auth.WriteAuthInterceptor;
 import dev.tandem.grpc.deadline.CallDeadlineInterceptor;
+import dev.tandem.grpc.server.CallThreads;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Metadata;
@@ -10,14 +11,11 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.Status;
-import io.grpc.health.v1.HealthGrpc;
 import org.jspecify.annotations.Nullable;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -41,32 +39,20 @@ import java.util.concurrent.atomic.AtomicReference;
  * leaves nothing behind. The permit is also released when that context ends, so it comes back even
  * when an earlier interceptor (the metadata check) closes the call before admission sees it.
  *
- * <p>Health checks ({@code grpc.health.v1}) are sent to two platform threads of their own, not to the
- * call executor: the admitted calls can saturate the CPU (that is when admission refuses), and a
- * virtual thread then waits for a carrier behind every queued call, so a health check ran out of its
- * deadline on an instance that was only busy. The kernel schedules platform threads beside the
- * carriers. A check reads a status held in memory, so two threads are plenty.
- *
- * <p>Installed only when admission control is on: off, the server keeps its executor as it was and
- * no call pays for any of this (nor are health checks moved off the call executor then).
+ * <p>It decorates {@link CallThreads}, which chooses the threads of every call it does not refuse
+ * (health checks on platform threads of their own, the rest on the call executor); that part, and the
+ * direct default executor, are the server's whether admission is on or off. Installed only when
+ * admission control is on: off, no call pays for the permits and the context map.
  */
-public final class AdmissionAtArrival implements ServerCallExecutorSupplier, AutoCloseable {
+public final class AdmissionAtArrival implements ServerCallExecutorSupplier {
 
     private final AdmissionControl admission;
-    private final Executor calls;
-    private final ExecutorService healthChecks =
-            Executors.newFixedThreadPool(2, Thread.ofPlatform().daemon().name("grpc-health-", 0).factory());
+    private final CallThreads threads;
     private final Map<Context, Admitted> admitted = new ConcurrentHashMap<>();
 
-    public AdmissionAtArrival(AdmissionControl admission, Executor calls) {
+    public AdmissionAtArrival(AdmissionControl admission, CallThreads threads) {
         this.admission = admission;
-        this.calls = calls;
-    }
-
-    /** Closed with the context, after the gRPC server has stopped. */
-    @Override
-    public void close() {
-        healthChecks.shutdownNow();
+        this.threads = threads;
     }
 
     /** What admission control limits: unary calls of the API (not health, reflection or streams). */
@@ -77,7 +63,7 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier, Aut
     @Override
     public <Q, R> @Nullable Executor getExecutor(ServerCall<Q, R> call, Metadata headers) {
         if (!limits(call.getMethodDescriptor())) {
-            return HealthGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName()) ? healthChecks : calls;
+            return threads.getExecutor(call, headers);
         }
         AdmissionControl.Permit permit = admission.tryAdmit();
         if (permit == null) {
@@ -94,7 +80,7 @@ public final class AdmissionAtArrival implements ServerCallExecutorSupplier, Aut
                 unclaimed.release(cancelled(ended));
             }
         }, Runnable::run);
-        return calls;
+        return threads.getExecutor(call, headers);
     }
 
     /**

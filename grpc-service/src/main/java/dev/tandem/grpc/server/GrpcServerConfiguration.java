@@ -3,6 +3,7 @@ package dev.tandem.grpc.server;
 import dev.tandem.limits.LimitsProperties;
 import io.grpc.DecompressorRegistry;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.netty.NettyServerBuilder;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerExecutorProvider;
 import org.springframework.context.annotation.Bean;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
  * How the gRPC server runs handlers. Every RPC ends in blocking JDBC, so each call gets its own
  * virtual thread: a blocked call parks cheaply instead of holding one of a few platform threads,
  * and concurrency is bounded by the connection pool rather than by grpc-java's default pool.
+ * Health checks are the exception: they run on platform threads of their own ({@link CallThreads}).
  */
 @Configuration(proxyBeanMethods = false)
 public class GrpcServerConfiguration {
@@ -28,6 +30,25 @@ public class GrpcServerConfiguration {
     @Bean
     VirtualThreadCallExecutor grpcServerExecutorProvider() {
         return new VirtualThreadCallExecutor();
+    }
+
+    @Bean
+    CallThreads callThreads(GrpcServerExecutorProvider callExecutor) {
+        return new CallThreads(callExecutor.getExecutor());
+    }
+
+    /**
+     * The server's default executor becomes direct, so a call's method lookup (where the supplier is
+     * asked) runs on the transport thread, and the supplier sends each call to its threads: {@link
+     * CallThreads}, or, with admission control on, the {@code AdmissionAtArrival} that decorates it
+     * (the primary supplier then). Boot applies its executor before these customizers, so this wins;
+     * the TLS twin ({@code TlsExtraPort}) applies the same beans in the same order. The default
+     * executor also runs the TLS handshake's delegated tasks, which direct keeps on the event loop
+     * (off it, with every carrier busy, a handshake waited for a virtual thread: HealthChecksGrpcTest).
+     */
+    @Bean
+    <T extends ServerBuilder<T>> ServerBuilderCustomizer<T> callThreadsChosenAtArrival(ServerCallExecutorSupplier threads) {
+        return builder -> builder.directExecutor().callExecutor(threads);
     }
 
     /**

@@ -9,7 +9,6 @@ import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.testsupport.Await;
-import dev.tandem.testsupport.HeldCarriers;
 import dev.tandem.testsupport.RowLock;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -119,26 +118,6 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
         awaitInFlight(0);
         assertThat(api().getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId())
                 .as("admitted again once the permit is back").isEqualTo(2);
-    }
-
-    /**
-     * Health is never starved by the calls: with every carrier held, as on an instance whose CPU the
-     * admitted calls have saturated, an API call is never run while grpc.health.v1 is still answered.
-     * Failed before: health calls went to the calls' virtual threads and ran out of their deadline.
-     */
-    @Test
-    void healthIsAnsweredWhileTheCallsWaitForACarrier() throws Exception {
-        try (HeldCarriers ignored = HeldCarriers.hold()) {
-            StatusRuntimeException starved = catchThrowableOfType(StatusRuntimeException.class,
-                    () -> api().withDeadlineAfter(2, TimeUnit.SECONDS).getGroup(GetGroupRequest.newBuilder().setId(2).build()));
-            assertThat(starved.getStatus().getCode()).as("an admitted call while the carriers are held")
-                    .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-
-            HealthCheckResponse health = HealthGrpc.newBlockingStub(channel).withDeadlineAfter(BOUND.toSeconds(), TimeUnit.SECONDS)
-                    .check(HealthCheckRequest.getDefaultInstance());
-            assertThat(health.getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
-        }
-        awaitInFlight(0);
     }
 
     @Test
