@@ -19,11 +19,15 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 import java.util.Enumeration;
 
 /**
- * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
- * {@code ETag}, {@code Cache-Control: no-cache} (a client may keep the body but must revalidate) and
- * {@code Vary: Accept}; a request whose {@code If-None-Match} names the current tag gets 304 with no
- * body. gRPC has no equivalent. A write's answer gets its {@code Vary: Accept} here too, and a PATCH's
- * its new tag.
+ * Conditional GET (RFC 9110 13.1.2): a GET or HEAD answering a view declared with an
+ * {@link Representations.EntityTag} carries an {@code ETag}, {@code Cache-Control: no-cache} (a
+ * client may keep the body but must revalidate) and {@code Vary: Accept, Accept-Encoding}; a request
+ * whose {@code If-None-Match} names the current tag (weak comparison: {@code W/} or not, in a list or
+ * on several field lines) or is {@code *} gets 304 with no body and those same headers (15.4.5).
+ * Every read declares a tag: a view without one gets none of this, {@code *} included (so
+ * GetLeaderboard and Hello answered it with 200 and the body until they declared theirs), and
+ * ServerRestTest fails for a read whose OpenAPI operation has no 304. gRPC has no equivalent. A
+ * write's answer gets its {@code Vary: Accept} here too, and a PATCH's its new tag.
  *
  * <p>Why a hash of the content and not the group's version column: a group's read model holds its
  * member count, rating and next sessions, which change without a new version, so a version tag
@@ -112,8 +116,9 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
             }
             return null;
         }
-        // Spring's own evaluation of If-None-Match (lists, weak comparison); it sets the ETag
-        // header, and the status to 304 when the client's copy is current
+        // Spring's own evaluation of If-None-Match (lists, several field lines, weak comparison:
+        // RFC 9110 8.8.3.2); it sets the ETag header, and the status to 304 when the client's
+        // copy is current
         if (new ServletWebRequest(http, servlet).checkNotModified(tag)) {
             return null;
         }

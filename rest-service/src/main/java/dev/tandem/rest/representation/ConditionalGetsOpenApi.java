@@ -37,8 +37,9 @@ final class ConditionalGetsOpenApi implements OperationCustomizer {
         operation.addParametersItem(new HeaderParameter()
                 .name(HttpHeaders.IF_NONE_MATCH)
                 .required(false)
-                .description("The ETag(s) of the copy the client holds, or *: when one is current the answer is 304 "
-                        + "with no body (weak comparison, RFC 9110 13.1.2).")
+                .description("The ETag(s) of the copies the client holds, a comma-separated list, or * (any current "
+                        + "representation): when one is current the answer is 304 with no body. Weak comparison "
+                        + "(RFC 9110 13.1.2): a tag matches with or without W/; another representation's tag does not.")
                 .schema(new StringSchema()));
         ApiResponse ok = operation.getResponses().get("200");
         if (ok != null) {
@@ -47,8 +48,8 @@ final class ConditionalGetsOpenApi implements OperationCustomizer {
                     .schema(new StringSchema()));
         }
         operation.getResponses().addApiResponse("304", new ApiResponse()
-                .description("Not Modified: the If-None-Match named the current ETag (or *); no body, the ETag, "
-                        + "Cache-Control and Vary of the 200."));
+                .description("Not Modified, on GET and HEAD: the If-None-Match named the current ETag (or was *); "
+                        + "no body, and the ETag, Cache-Control and Vary the 200 would carry (RFC 9110 15.4.5)."));
         return operation;
     }
 }
