@@ -610,10 +610,7 @@ class RepresentationRestTest extends RestIntegrationTest {
                     each.assertThat(current).as("%s as %s: the 200's ETag", read.operation(), type).isNotNull();
                     String other = full.get(type.equals("application/json") ? PROTOBUF : "application/json")
                             .headers().firstValue("ETag").orElse("\"none\"");
-                    for (Conditional row : CONDITIONALS) {
-                        if (!row.field().equals("If-None-Match")) {
-                            continue;
-                        }
+                    for (Conditional row : conditionals("If-None-Match")) {
                         List<String> lines = row.form().lines(current == null ? "\"none\"" : current, other);
                         String what = "%s as %s, %s %s: %s".formatted(read.operation(), type, row.method(), row.field(), lines);
                         HttpRequest.Builder conditional = request(read.path()).header("Accept", type)
@@ -651,10 +648,7 @@ class RepresentationRestTest extends RestIntegrationTest {
     void everyConditionalWriteAnswersItsRowsStatus() throws Exception {
         SoftAssertions each = new SoftAssertions();
         try (HttpClient client = client()) {
-            for (Conditional row : CONDITIONALS) {
-                if (!row.field().equals("If-Match")) {
-                    continue;
-                }
+            for (Conditional row : conditionals("If-Match")) {
                 HttpResponse<String> created = client.send(request("/api/v1/groups").header("Content-Type", "application/json")
                         .header("Authorization", bearer(WRITER)).POST(HttpRequest.BodyPublishers.ofString(
                                 "{\"name\":\"Conditional\",\"subject\":\"algorithms\",\"capacity\":10,\"ownerId\":1}"))
@@ -810,6 +804,11 @@ class RepresentationRestTest extends RestIntegrationTest {
     }
 
     // ---- helpers -------------------------------------------------------------------------------
+
+    /** The rows of {@link #CONDITIONALS} that send {@code field}. */
+    private static List<Conditional> conditionals(String field) {
+        return CONDITIONALS.stream().filter(row -> row.field().equals(field)).toList();
+    }
 
     private HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(BOUND);
