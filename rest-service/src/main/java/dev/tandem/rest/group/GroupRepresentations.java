@@ -14,7 +14,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The group operations' representations: the messages the gRPC wire sends and receives, and the
- * entity tags of GetGroup (strong) and ListGroups (weak: a page is a listing, not an entity).
+ * entity tags of the reads: GetGroup's strong, ListGroups' and GetLeaderboard's weak (a page and a
+ * ranking are listings, not entities).
  */
 @Configuration(proxyBeanMethods = false)
 class GroupRepresentations {
@@ -27,7 +28,7 @@ class GroupRepresentations {
                 .response(MembershipView.class, GroupProto::membership)
                 .response(RatingView.class, GroupProto::rating)
                 .response(SessionView.class, GroupProto::session)
-                .response(LeaderboardView.class, GroupProto::leaderboard)
+                .response(LeaderboardView.class, GroupProto::leaderboard, EntityTag.WEAK)
                 .request(CreateGroupRequest.class, dev.tandem.proto.v1.CreateGroupRequest.getDefaultInstance())
                 .request(UpdateGroupRequest.class, dev.tandem.proto.v1.UpdateGroupRequest.getDefaultInstance())
                 .request(JoinGroupRequest.class, dev.tandem.proto.v1.JoinGroupRequest.getDefaultInstance())

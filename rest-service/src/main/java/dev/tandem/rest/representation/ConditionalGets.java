@@ -19,11 +19,16 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 import java.util.Enumeration;
 
 /**
- * Conditional GET: a GET answering a view declared with an {@link Representations.EntityTag} carries an
- * {@code ETag}, {@code Cache-Control: no-cache} (a client may keep the body but must revalidate) and
- * {@code Vary: Accept}; a request whose {@code If-None-Match} names the current tag gets 304 with no
- * body. gRPC has no equivalent. A write's answer gets its {@code Vary: Accept} here too, and a PATCH's
- * its new tag.
+ * Conditional GET (RFC 9110 13.1.2): a GET or HEAD answering a view declared with an
+ * {@link Representations.EntityTag} carries an {@code ETag}, {@code Cache-Control: no-cache} (a
+ * client may keep the body but must revalidate) and {@code Vary: Accept, Accept-Encoding}; a request
+ * whose {@code If-None-Match} names the current tag (weak comparison: {@code W/} or not, in a list or
+ * on several field lines) or is {@code *} gets 304 with no body and those same headers (15.4.5).
+ * A view that declares no tag (the hello-world, the bench's floor: it must not pay for the tag that
+ * GetGroup pays for) has no ETag and no Cache-Control, but it still has a current representation,
+ * so {@code *} gets 304 there too, with the Vary its 200 carries; a tag cannot name it, so any other
+ * If-None-Match gets 200 and the body. gRPC has no equivalent. A write's answer gets its
+ * {@code Vary: Accept} here too, and a PATCH's its new tag.
  *
  * <p>Why a hash of the content and not the group's version column: a group's read model holds its
  * member count, rating and next sessions, which change without a new version, so a version tag
@@ -86,6 +91,15 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
         servlet.addHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT + ", " + HttpHeaders.ACCEPT_ENCODING);
         String tag = forms.entityTag(body, WireForms.Representation.of(contentType));
         if (tag == null) {
+            // A read without a tag (Hello) is current all the same, so "*" is false on it (RFC 9110
+            // 13.1.2) as on a tagged read; a list of tags is true, none being its tag. Undeclared
+            // bodies (the OpenAPI document) are left alone. Without If-None-Match, which is the
+            // floor's every request, this costs the header lookup only.
+            if (http.getHeader(HttpHeaders.IF_NONE_MATCH) != null && servlet.getStatus() == HttpServletResponse.SC_OK
+                    && forms.declares(body.getClass()) && namesAnyTag(http)) {
+                servlet.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
+                return null;
+            }
             return body;
         }
         servlet.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
@@ -112,8 +126,9 @@ final class ConditionalGets implements ResponseBodyAdvice<Object> {
             }
             return null;
         }
-        // Spring's own evaluation of If-None-Match (lists, weak comparison); it sets the ETag
-        // header, and the status to 304 when the client's copy is current
+        // Spring's own evaluation of If-None-Match (lists, several field lines, weak comparison:
+        // RFC 9110 8.8.3.2); it sets the ETag header, and the status to 304 when the client's
+        // copy is current
         if (new ServletWebRequest(http, servlet).checkNotModified(tag)) {
             return null;
         }

@@ -12,8 +12,9 @@ import org.springframework.web.method.HandlerMethod;
 
 /**
  * Documents {@link ConditionalGets} in /v3/api-docs, as the writes' If-Match is documented by their
- * parameters: a GET whose view declares an entity tag takes If-None-Match, may answer 304, and its
- * 200 carries the ETag. Read off the views' declarations ({@link WireForms}), so the document names
+ * parameters: a GET answering a declared view takes If-None-Match and may answer 304, and its 200
+ * carries the ETag when the view declares a tag (the hello-world declares none: it answers only
+ * {@code *} with 304). Read off the views' declarations ({@link WireForms}), so the document names
  * exactly the reads that revalidate; without it a client generated from the document could not.
  */
 final class ConditionalGetsOpenApi implements OperationCustomizer {
@@ -26,9 +27,21 @@ final class ConditionalGetsOpenApi implements OperationCustomizer {
 
     @Override
     public Operation customize(Operation operation, HandlerMethod handler) {
-        Representations.EntityTag tag = handler.hasMethodAnnotation(GetMapping.class)
-                ? forms.entityTagOf(handler.getReturnType().getParameterType()) : Representations.EntityTag.NONE;
-        if (tag == Representations.EntityTag.NONE || operation.getResponses() == null) {
+        Class<?> view = handler.getReturnType().getParameterType();
+        if (!handler.hasMethodAnnotation(GetMapping.class) || !forms.declares(view) || operation.getResponses() == null) {
+            return operation;
+        }
+        Representations.EntityTag tag = forms.entityTagOf(view);
+        if (tag == Representations.EntityTag.NONE) {
+            operation.addParametersItem(new HeaderParameter()
+                    .name(HttpHeaders.IF_NONE_MATCH)
+                    .required(false)
+                    .description("* (any current representation) answers 304 with no body (RFC 9110 13.1.2); the "
+                            + "answer has no ETag, so a list of tags never matches and gets 200.")
+                    .schema(new StringSchema()));
+            operation.getResponses().addApiResponse("304", new ApiResponse()
+                    .description("Not Modified, on GET and HEAD: the If-None-Match was *; no body, and the Vary the "
+                            + "200 would carry (RFC 9110 15.4.5)."));
             return operation;
         }
         String kind = tag == Representations.EntityTag.STRONG
@@ -37,8 +50,9 @@ final class ConditionalGetsOpenApi implements OperationCustomizer {
         operation.addParametersItem(new HeaderParameter()
                 .name(HttpHeaders.IF_NONE_MATCH)
                 .required(false)
-                .description("The ETag(s) of the copy the client holds, or *: when one is current the answer is 304 "
-                        + "with no body (weak comparison, RFC 9110 13.1.2).")
+                .description("The ETag(s) of the copies the client holds, a comma-separated list, or * (any current "
+                        + "representation): when one is current the answer is 304 with no body. Weak comparison "
+                        + "(RFC 9110 13.1.2): a tag matches with or without W/; another representation's tag does not.")
                 .schema(new StringSchema()));
         ApiResponse ok = operation.getResponses().get("200");
         if (ok != null) {
@@ -47,8 +61,8 @@ final class ConditionalGetsOpenApi implements OperationCustomizer {
                     .schema(new StringSchema()));
         }
         operation.getResponses().addApiResponse("304", new ApiResponse()
-                .description("Not Modified: the If-None-Match named the current ETag (or *); no body, the ETag, "
-                        + "Cache-Control and Vary of the 200."));
+                .description("Not Modified, on GET and HEAD: the If-None-Match named the current ETag (or was *); "
+                        + "no body, and the ETag, Cache-Control and Vary the 200 would carry (RFC 9110 15.4.5)."));
         return operation;
     }
 }

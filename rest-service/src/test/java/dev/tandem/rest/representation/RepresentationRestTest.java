@@ -48,9 +48,13 @@ class RepresentationRestTest extends RestIntegrationTest {
 
     /**
      * Every read operation of the REST wire (README, "The API on both wires"; WatchGroup's events
-     * are a stream, GroupEventsRestTest), with the tag its answer carries. The bodies of GetGroup,
-     * ListGroups and GetLeaderboard are over the 1KB compression threshold
+     * are a stream, GroupEventsRestTest), with the tag its answer carries: strong for a resource
+     * read by id, weak for a listing (a page, a ranking), none for the hello-world (the bench's
+     * floor, README "The hot path against the framework's floor"). The bodies of
+     * GetGroup, ListGroups and GetLeaderboard are over the 1KB compression threshold
      * ({@link #everyReadNegotiatesCompressesAndRevalidatesAsTheReadmeSays} makes group 2 so).
+     * {@code ServerRestTest#openApiDocumentsTheConditionalGetsOfEveryRead} checks that the OpenAPI
+     * document has no other read.
      */
     private record Read(String operation, String path, Message message, Tag tag) {
     }
@@ -59,8 +63,117 @@ class RepresentationRestTest extends RestIntegrationTest {
             new Read("GetGroup", "/api/v1/groups/2", Group.getDefaultInstance(), Tag.STRONG),
             new Read("ListGroups", "/api/v1/groups?page_size=50", ListGroupsResponse.getDefaultInstance(), Tag.WEAK),
             new Read("GetUser", "/api/v1/users/1", User.getDefaultInstance(), Tag.STRONG),
-            new Read("GetLeaderboard", "/api/v1/leaderboard?limit=50", Leaderboard.getDefaultInstance(), Tag.NONE),
+            new Read("GetLeaderboard", "/api/v1/leaderboard?limit=50", Leaderboard.getDefaultInstance(), Tag.WEAK),
             new Read("Hello", "/api/v1/hello", HelloResponse.getDefaultInstance(), Tag.NONE));
+
+    /** The representations every read and write answers in, each with its own tags. */
+    private static final List<String> REPRESENTATIONS = List.of("application/json", PROTOBUF, "application/protobuf");
+
+    /**
+     * How a conditional request names what the client holds, made from the current tag of the
+     * representation it asks for (and of another representation of the same content).
+     */
+    private enum TagForm {
+        /** The ETag as the 200 sent it. */
+        CURRENT,
+        /** {@code *}: any current representation (RFC 9110 13.1.1, 13.1.2). */
+        ANY,
+        /** {@code "other", <current>}: a list naming it among others. */
+        LIST_WITH_CURRENT,
+        /** {@code "other", *} */
+        LIST_WITH_ANY,
+        /** {@code "other"} on one field line and the current tag on a second (RFC 9110 5.3: one list). */
+        TWO_LINES_WITH_CURRENT,
+        /** {@code W/} and the current tag's opaque-tag: equal to it under the weak comparison only. */
+        WEAK_FORM,
+        /** The current tag's opaque-tag without {@code W/}: equal to a weak tag under the weak comparison only. */
+        STRONG_FORM,
+        /** A tag the resource never had. */
+        OTHER,
+        /** The current tag of another representation (JSON's for protobuf, x-protobuf's for JSON). */
+        OTHER_REPRESENTATION;
+
+        /** The field lines that name this form, for a resource whose tags are {@code current} and {@code otherRepresentation}. */
+        List<String> lines(String current, String otherRepresentation) {
+            String opaque = current.startsWith("W/") ? current.substring(2) : current;
+            return switch (this) {
+                case CURRENT -> List.of(current);
+                case ANY -> List.of("*");
+                case LIST_WITH_CURRENT -> List.of("\"other\", " + current);
+                case LIST_WITH_ANY -> List.of("\"other\", *");
+                case TWO_LINES_WITH_CURRENT -> List.of("\"other\"", current);
+                case WEAK_FORM -> List.of("W/" + opaque);
+                case STRONG_FORM -> List.of(opaque);
+                case OTHER -> List.of("\"other\"");
+                case OTHER_REPRESENTATION -> List.of(otherRepresentation);
+            };
+        }
+
+        /** Whether the form names {@code *}: the only If-None-Match that a read without a tag can fail. */
+        boolean namesAny() {
+            return this == ANY || this == LIST_WITH_ANY;
+        }
+    }
+
+    /**
+     * One conditional request and the status it must get: {@code method} with {@code field} naming
+     * the resource's tag in {@code form}. GET and HEAD rows run on every read of {@link #READS} in every
+     * representation (If-None-Match: weak comparison, and {@code *} is false when the resource has
+     * a current representation: RFC 9110 13.1.2); PATCH and DELETE rows on UpdateGroup and
+     * DeleteGroup of a group of their own (If-Match: strong comparison, any representation's tag,
+     * RFC 9110 13.1.1; README, "Conditional writes on REST").
+     */
+    private record Conditional(String method, String field, TagForm form, int expected) {
+
+        /**
+         * The status this row gets on {@code read}: its own on a tagged read; on a read without a
+         * tag, which still has a current representation, 304 for a form naming {@code *} (false
+         * then, RFC 9110 13.1.2) and 200 for one naming only tags (none can be its current one).
+         */
+        int expectedOn(Read read) {
+            if (read.tag() != Tag.NONE) {
+                return expected;
+            }
+            return form.namesAny() ? 304 : 200;
+        }
+    }
+
+    private static final List<Conditional> CONDITIONALS = List.of(
+            new Conditional("GET", "If-None-Match", TagForm.CURRENT, 304),
+            new Conditional("GET", "If-None-Match", TagForm.ANY, 304),
+            new Conditional("GET", "If-None-Match", TagForm.LIST_WITH_CURRENT, 304),
+            new Conditional("GET", "If-None-Match", TagForm.LIST_WITH_ANY, 304),
+            new Conditional("GET", "If-None-Match", TagForm.TWO_LINES_WITH_CURRENT, 304),
+            new Conditional("GET", "If-None-Match", TagForm.WEAK_FORM, 304),
+            new Conditional("GET", "If-None-Match", TagForm.STRONG_FORM, 304),
+            new Conditional("GET", "If-None-Match", TagForm.OTHER, 200),
+            new Conditional("GET", "If-None-Match", TagForm.OTHER_REPRESENTATION, 200),
+            new Conditional("HEAD", "If-None-Match", TagForm.CURRENT, 304),
+            new Conditional("HEAD", "If-None-Match", TagForm.ANY, 304),
+            new Conditional("HEAD", "If-None-Match", TagForm.LIST_WITH_CURRENT, 304),
+            new Conditional("HEAD", "If-None-Match", TagForm.LIST_WITH_ANY, 304),
+            new Conditional("HEAD", "If-None-Match", TagForm.TWO_LINES_WITH_CURRENT, 304),
+            new Conditional("HEAD", "If-None-Match", TagForm.WEAK_FORM, 304),
+            new Conditional("HEAD", "If-None-Match", TagForm.STRONG_FORM, 304),
+            new Conditional("HEAD", "If-None-Match", TagForm.OTHER, 200),
+            new Conditional("HEAD", "If-None-Match", TagForm.OTHER_REPRESENTATION, 200),
+            new Conditional("PATCH", "If-Match", TagForm.CURRENT, 200),
+            new Conditional("PATCH", "If-Match", TagForm.ANY, 200),
+            new Conditional("PATCH", "If-Match", TagForm.LIST_WITH_CURRENT, 200),
+            new Conditional("PATCH", "If-Match", TagForm.TWO_LINES_WITH_CURRENT, 200),
+            new Conditional("PATCH", "If-Match", TagForm.OTHER_REPRESENTATION, 200),
+            new Conditional("PATCH", "If-Match", TagForm.WEAK_FORM, 412),
+            new Conditional("PATCH", "If-Match", TagForm.OTHER, 412),
+            new Conditional("DELETE", "If-Match", TagForm.CURRENT, 204),
+            new Conditional("DELETE", "If-Match", TagForm.ANY, 204),
+            new Conditional("DELETE", "If-Match", TagForm.LIST_WITH_CURRENT, 204),
+            new Conditional("DELETE", "If-Match", TagForm.TWO_LINES_WITH_CURRENT, 204),
+            new Conditional("DELETE", "If-Match", TagForm.OTHER_REPRESENTATION, 204),
+            new Conditional("DELETE", "If-Match", TagForm.WEAK_FORM, 412),
+            new Conditional("DELETE", "If-Match", TagForm.OTHER, 412));
+
+    /** The headers a 304 carries when its 200 does (RFC 9110 15.4.5); Date is checked apart, its value being the time. */
+    private static final List<String> NOT_MODIFIED_HEADERS = List.of("ETag", "Cache-Control", "Content-Location", "Expires");
 
     // ---- every read operation ------------------------------------------------------------------
 
@@ -492,6 +605,111 @@ class RepresentationRestTest extends RestIntegrationTest {
 
     // ---- conditional GET -----------------------------------------------------------------------
 
+    /**
+     * The If-None-Match rows of {@link #CONDITIONALS} on every read, in every representation: the
+     * status of the row ({@link Conditional#expectedOn}); a 304 with no body and what its 200 has of
+     * ETag, Cache-Control, Content-Location and Expires (none of the first two on Hello, which has
+     * no tag), the 200's Vary, a Date, and no Content-Length but the 200's (RFC 9110 8.6, 15.4.5); a
+     * 200 with the 200's tag (or none) and, on GET, its body. Failed before for GetLeaderboard,
+     * whose answer had no tag, so that even {@code *} got 200 and the body; and for Hello's
+     * {@code *} rows, which got 200 and the body while Hello has no tag.
+     */
+    @Test
+    void everyReadAnswersEachConditionalRowWithItsStatus() throws Exception {
+        SoftAssertions each = new SoftAssertions();
+        try (HttpClient client = client()) {
+            for (Read read : READS) {
+                Map<String, HttpResponse<byte[]>> full = new java.util.HashMap<>();
+                for (String type : REPRESENTATIONS) {
+                    full.put(type, client.send(request(read.path()).header("Accept", type).build(),
+                            HttpResponse.BodyHandlers.ofByteArray()));
+                }
+                for (String type : REPRESENTATIONS) {
+                    HttpResponse<byte[]> ok = full.get(type);
+                    String current = ok.headers().firstValue("ETag").orElse(null);
+                    if (read.tag() != Tag.NONE) {
+                        each.assertThat(current).as("%s as %s: the 200's ETag", read.operation(), type).isNotNull();
+                    }
+                    String other = full.get(type.equals("application/json") ? PROTOBUF : "application/json")
+                            .headers().firstValue("ETag").orElse("\"none\"");
+                    for (Conditional row : conditionals("If-None-Match")) {
+                        List<String> lines = row.form().lines(current == null ? "\"none\"" : current, other);
+                        String what = "%s as %s, %s %s: %s".formatted(read.operation(), type, row.method(), row.field(), lines);
+                        HttpRequest.Builder conditional = request(read.path()).header("Accept", type)
+                                .method(row.method(), HttpRequest.BodyPublishers.noBody());
+                        lines.forEach(line -> conditional.header(row.field(), line));
+                        HttpResponse<byte[]> answer = client.send(conditional.build(), HttpResponse.BodyHandlers.ofByteArray());
+                        each.assertThat(answer.statusCode()).as(what).isEqualTo(row.expectedOn(read));
+                        if (answer.statusCode() == 304) {
+                            each.assertThat(answer.body()).as(what).isEmpty();
+                            for (String header : NOT_MODIFIED_HEADERS) {
+                                each.assertThat(answer.headers().allValues(header)).as("%s: %s", what, header)
+                                        .isEqualTo(ok.headers().allValues(header));
+                            }
+                            each.assertThat(varyFields(answer)).as(what + ": Vary").isEqualTo(varyFields(ok));
+                            each.assertThat(answer.headers().firstValue("Date")).as(what + ": Date").isPresent();
+                            answer.headers().firstValueAsLong("Content-Length").ifPresent(length ->
+                                    each.assertThat(length).as(what + ": Content-Length").isIn(0L, (long) ok.body().length));
+                        } else if (answer.statusCode() == 200) {
+                            each.assertThat(answer.headers().firstValue("ETag")).as(what).isEqualTo(ok.headers().firstValue("ETag"));
+                            each.assertThat(answer.body()).as(what).isEqualTo(row.method().equals("HEAD") ? new byte[0] : ok.body());
+                        }
+                    }
+                }
+            }
+        }
+        each.assertAll();
+    }
+
+    /**
+     * The If-Match rows of {@link #CONDITIONALS}, each on a group of its own: a true condition lets
+     * the write be done, a false one is 412 FAILED_PRECONDITION with the group as it was (its tag
+     * unchanged). GroupWritesRestTest has the rest: If-Match with expected_version, a missing group.
+     */
+    @Test
+    void everyConditionalWriteAnswersItsRowsStatus() throws Exception {
+        SoftAssertions each = new SoftAssertions();
+        try (HttpClient client = client()) {
+            for (Conditional row : conditionals("If-Match")) {
+                HttpResponse<String> created = client.send(request("/api/v1/groups").header("Content-Type", "application/json")
+                        .header("Authorization", bearer(WRITER)).POST(HttpRequest.BodyPublishers.ofString(
+                                "{\"name\":\"Conditional\",\"subject\":\"algorithms\",\"capacity\":10,\"ownerId\":1}"))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+                String path = "/api/v1/groups/" + json.readTree(created.body()).get("id").asLong();
+                HttpResponse<String> read = client.send(request(path).build(), HttpResponse.BodyHandlers.ofString());
+                String current = read.headers().firstValue("ETag").orElseThrow();
+                String other = client.send(request(path).header("Accept", PROTOBUF).build(), HttpResponse.BodyHandlers.ofByteArray())
+                        .headers().firstValue("ETag").orElseThrow();
+                List<String> lines = row.form().lines(current, other);
+                String what = "%s %s: %s".formatted(row.method(), row.field(), lines);
+
+                HttpRequest.Builder write = request(path).header("Authorization", bearer(WRITER));
+                if (row.method().equals("PATCH")) {
+                    write.header("Content-Type", "application/json").method("PATCH", HttpRequest.BodyPublishers.ofString(
+                            "{\"group\":{\"description\":\"conditional\"},\"updateMask\":\"description\",\"expectedVersion\":"
+                                    + json.readTree(read.body()).get("version").asLong() + "}"));
+                } else {
+                    write.method(row.method(), HttpRequest.BodyPublishers.noBody());
+                }
+                lines.forEach(line -> write.header(row.field(), line));
+                HttpResponse<String> answer = client.send(write.build(), HttpResponse.BodyHandlers.ofString());
+                each.assertThat(answer.statusCode()).as("%s -> %s", what, answer.body()).isEqualTo(row.expected());
+
+                HttpResponse<String> after = client.send(request(path).build(), HttpResponse.BodyHandlers.ofString());
+                if (row.expected() == 412) {
+                    each.assertThat(answer.body()).as(what).contains("FAILED_PRECONDITION");
+                    each.assertThat(after.headers().firstValue("ETag")).as(what + ": the group as it was").hasValue(current);
+                } else if (row.method().equals("PATCH")) {
+                    each.assertThat(after.body()).as(what + ": patched").contains("\"description\":\"conditional\"");
+                } else {
+                    each.assertThat(after.statusCode()).as(what + ": deleted").isEqualTo(404);
+                }
+            }
+        }
+        each.assertAll();
+    }
+
     @Test
     void getGroupCarriesAStrongTagAndAnswers304ToAClientWhoseCopyIsCurrent() throws Exception {
         HttpResponse<String> first = send(request("/api/v1/groups/1"));
@@ -608,6 +826,11 @@ class RepresentationRestTest extends RestIntegrationTest {
     }
 
     // ---- helpers -------------------------------------------------------------------------------
+
+    /** The rows of {@link #CONDITIONALS} that send {@code field}. */
+    private static List<Conditional> conditionals(String field) {
+        return CONDITIONALS.stream().filter(row -> row.field().equals(field)).toList();
+    }
 
     private HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(BOUND);
