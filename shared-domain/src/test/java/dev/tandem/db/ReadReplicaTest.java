@@ -67,11 +67,11 @@ class ReadReplicaTest {
         static Node start(String name, String cacheMode) {
             ConfigurableApplicationContext context = new SpringApplicationBuilder(DomainTestApplication.class)
                     .web(WebApplicationType.NONE)
-                    .run("--tandem.db.port=" + ReplicationPair.PRIMARY_PORT,
+                    .run("--tandem.db.port=" + pair.primary.port,
                             "--tandem.db.name=" + DB,
                             "--tandem.db.pool-size=4",
                             "--tandem.db.replica.host=127.0.0.1",
-                            "--tandem.db.replica.port=" + ReplicationPair.REPLICA_PORT,
+                            "--tandem.db.replica.port=" + pair.replica.port,
                             "--tandem.seed.mode=off",
                             "--tandem.cache.mode=" + cacheMode,
                             "--tandem.cache.instance-id=" + name + "-" + UUID.randomUUID(),

@@ -83,7 +83,7 @@ class GracefulShutdownTest {
 
     @BeforeAll
     static void startServersAndSeed() {
-        servers = new LocalServers("rolling", 13327, 16399);
+        servers = LocalServers.onFreePorts("rolling");
         servers.start();
         database = TestDatabase.of(servers);
         rest = LocalServices.rest("shutdown-rest", servers, restPort, LocalServices.seeding(HYBRID));

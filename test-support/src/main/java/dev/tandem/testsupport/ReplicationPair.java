@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A MariaDB primary and a MariaDB replica of it, each a scripts/servers.sh server on its own port
- * and run directory ({@code .run/replica-primary}, {@code .run/replica-replica}, fresh every time),
+ * A MariaDB primary and a MariaDB replica of it, each a scripts/servers.sh server on a free port
+ * ({@link FreePort}) and a run directory of that run's own ({@code .run/replica-primary-<port>},
+ * {@code .run/replica-replica-<port>}), so that two test runs at once share neither,
  * with GTID replication set up as an operator would: a replication user on the primary,
  * {@code CHANGE MASTER TO ... MASTER_USE_GTID=slave_pos} and {@code START SLAVE} on the replica.
  * Both are stopped by {@link #close()}, which also drops their data (the logs stay for a look).
@@ -15,9 +16,6 @@ import java.util.Map;
  * the read-only replica, the application's user may not.
  */
 public final class ReplicationPair implements AutoCloseable {
-
-    public static final int PRIMARY_PORT = 13510;
-    public static final int REPLICA_PORT = 13511;
 
     public final Server primary;
     public final Server replica;
@@ -30,16 +28,16 @@ public final class ReplicationPair implements AutoCloseable {
     /** Starts both servers and replication; stops whatever it started if that fails. */
     public static ReplicationPair start() {
         Path root = LocalProcesses.projectRoot();
-        Server primary = new Server(root, "replica-primary", PRIMARY_PORT,
-                "--log-bin --server-id=1 --binlog-format=ROW");
-        Server replica = new Server(root, "replica-replica", REPLICA_PORT, "--server-id=2 --read-only");
+        List<Integer> ports = FreePort.pickDistinct(2);
+        Server primary = new Server(root, "replica-primary", ports.get(0), "--log-bin --server-id=1 --binlog-format=ROW");
+        Server replica = new Server(root, "replica-replica", ports.get(1), "--server-id=2 --read-only");
         ReplicationPair pair = new ReplicationPair(primary, replica);
         try {
             primary.start();
             replica.start();
             primary.sql("CREATE USER IF NOT EXISTS 'repl'@'127.0.0.1' IDENTIFIED BY 'repl';"
                     + "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'");
-            replica.sql("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=" + PRIMARY_PORT
+            replica.sql("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=" + primary.port
                     + ", MASTER_USER='repl', MASTER_PASSWORD='repl', MASTER_USE_GTID=slave_pos,"
                     + " MASTER_CONNECT_RETRY=1; START SLAVE");
             pair.awaitRunning();
@@ -118,7 +116,7 @@ public final class ReplicationPair implements AutoCloseable {
 
         Server(Path root, String name, int port, String extraArgs) {
             this.root = root;
-            this.runDir = root.resolve(".run").resolve(name);
+            this.runDir = root.resolve(".run").resolve(name + "-" + port);
             this.port = port;
             this.extraArgs = extraArgs;
         }
