@@ -81,7 +81,7 @@ class ClaimedFillTest {
      */
     @Test
     void anEvictionBetweenTheMissAndTheFillMakesTheFillFail() throws Exception {
-        LocalServers own = new LocalServers("claimed-fill-eviction", 13377, 16449); // its MariaDB is never started
+        LocalServers own = LocalServers.onFreePorts("claimed-fill-eviction"); // its MariaDB is never started
         Instance.RedisTarget target = new Instance.RedisTarget("claimed-fill-eviction",
                 List.of("--spring.data.redis.port=" + own.redisPort));
         own.start("redis");

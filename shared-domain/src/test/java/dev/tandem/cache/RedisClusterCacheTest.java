@@ -21,8 +21,8 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The cache suite against a real Redis Cluster (three masters, three replicas, on loopback ports
- * 16681-16686 of this test's own), selected by {@code spring.data.redis.cluster.nodes} alone: the
+ * The cache suite against a real Redis Cluster (three masters, three replicas, on free loopback
+ * ports of this test run's own), selected by {@code spring.data.redis.cluster.nodes} alone: the
  * mode parity, two-instance coherence, fill-race and behaviour tests run unchanged as nested
  * subclasses, then a master is killed under traffic, failed over to its replica and restarted.
  * The cluster is started once for all of them and stopped after them, even when they fail.
@@ -31,14 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestClassOrder(ClassOrderer.OrderAnnotation.class)
 class RedisClusterCacheTest {
 
-    static final int FIRST_PORT = 16681;
-
     private LocalRedisCluster cluster;
     private Instance.RedisTarget target;
 
     @BeforeAll
     void startCluster() {
-        cluster = LocalRedisCluster.start("redis-cluster-test", FIRST_PORT, 3);
+        cluster = LocalRedisCluster.start("redis-cluster-test", 3);
         target = new Instance.RedisTarget("cluster", List.of(
                 "--spring.data.redis.cluster.nodes=" + cluster.nodesProperty()));
         Instance.useRedis(target);

@@ -36,8 +36,8 @@ class RedisOutageTest {
     private static final List<Long> USERS = List.of(1L, 101L);
     private static final List<String> SUBJECTS = List.of("", "algorithms");
 
-    /** Only its Redis is ever started; the MariaDB port is the pair's name for one it does not use. */
-    private final LocalServers servers = new LocalServers("redis-outage", 13367, 16439);
+    /** Only its Redis is ever started; the pair's MariaDB port goes unused. */
+    private final LocalServers servers = LocalServers.onFreePorts("redis-outage");
     private Instance.RedisTarget target;
 
     @BeforeAll

@@ -18,13 +18,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The cache through Redis Sentinel, selected by {@code spring.data.redis.sentinel.master/nodes}
- * alone: one master, one replica and three sentinels of this test's own on loopback ports
- * 16690-16694, stopped afterwards even when the test fails.
+ * alone: one master, one replica and three sentinels of this test run's own on free loopback
+ * ports, stopped afterwards even when the test fails.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisSentinelCacheTest {
-
-    static final int FIRST_PORT = 16690;
 
     private static final List<Long> GROUPS = List.of(1L, 2L, 11L);
     private static final List<Long> USERS = List.of(1L, 101L);
@@ -35,7 +33,7 @@ class RedisSentinelCacheTest {
 
     @BeforeAll
     void startSentinel() {
-        sentinel = LocalRedisSentinel.start("redis-sentinel-test", FIRST_PORT);
+        sentinel = LocalRedisSentinel.start("redis-sentinel-test");
         target = new Instance.RedisTarget("sentinel", List.of(
                 "--spring.data.redis.sentinel.master=" + LocalRedisSentinel.MASTER_NAME,
                 "--spring.data.redis.sentinel.nodes=" + sentinel.sentinelNodesProperty()));

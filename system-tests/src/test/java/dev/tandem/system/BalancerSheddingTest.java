@@ -8,25 +8,18 @@ import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.KeepAliveConnection;
 import dev.tandem.testsupport.LocalBalancer;
 import dev.tandem.testsupport.RowLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Locale;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -64,15 +57,15 @@ class BalancerSheddingTest {
                         .build(), HttpResponse.BodyHandlers.ofString());
                 Await.until("the update waits in the instance for the row lock", BOUND, services.database::someoneWaitsForGroupLock);
 
-                try (Socket connection = new Socket("127.0.0.1", balancer.restPort)) {
-                    connection.setSoTimeout((int) BOUND.toMillis());
+                try (KeepAliveConnection connection = KeepAliveConnection.open(balancer.restPort, BOUND)) {
                     for (int attempt = 1; attempt <= 2; attempt++) {
-                        RawResponse refused = RawResponse.get(connection, "/api/v1/groups/" + group.getId());
-                        assertThat(refused.status).as("attempt %d on one connection", attempt).isEqualTo(503);
-                        assertThat(refused.headers).containsEntry("content-type", "application/problem+json")
+                        KeepAliveConnection.Response refused = connection.exchange("GET", "/api/v1/groups/" + group.getId(),
+                                List.of("Accept: application/json"), null);
+                        assertThat(refused.status()).as("attempt %d on one connection", attempt).isEqualTo(503);
+                        assertThat(refused.headers()).containsEntry("content-type", "application/problem+json")
                                 .containsEntry("retry-after", "1")
                                 .doesNotContainEntry("connection", "close");
-                        Struct.Builder problem = json(refused.body, Struct.newBuilder());
+                        Struct.Builder problem = json(refused.body(), Struct.newBuilder());
                         assertThat(problem.getFieldsOrThrow("status").getNumberValue()).isEqualTo(503);
                         assertThat(problem.getFieldsOrThrow("code").getStringValue()).isEqualTo("UNAVAILABLE");
                         assertThat(problem.getFieldsOrThrow("title").getStringValue()).isEqualTo("Service Unavailable");
@@ -109,39 +102,5 @@ class BalancerSheddingTest {
     private static <B extends Message.Builder> B json(String body, B into) throws InvalidProtocolBufferException {
         JsonFormat.parser().ignoringUnknownFields().merge(body, into);
         return into;
-    }
-
-    /** One HTTP/1.1 exchange on a connection the test owns, so that it can see the connection kept. */
-    private record RawResponse(int status, Map<String, String> headers, String body) {
-
-        static RawResponse get(Socket connection, String path) throws IOException {
-            OutputStream out = connection.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = connection.getInputStream();
-            String statusLine = line(in);
-            Map<String, String> headers = new LinkedHashMap<>();
-            for (String header = line(in); !header.isEmpty(); header = line(in)) {
-                int colon = header.indexOf(':');
-                headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT), header.substring(colon + 1).trim());
-            }
-            int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
-            String body = new String(in.readNBytes(length), StandardCharsets.UTF_8);
-            return new RawResponse(Integer.parseInt(statusLine.split(" ")[1]), headers, body);
-        }
-
-        private static String line(InputStream in) throws IOException {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            for (int b = in.read(); b != '\n'; b = in.read()) {
-                if (b == -1) {
-                    throw new IOException("the connection ended inside a response");
-                }
-                if (b != '\r') {
-                    bytes.write(b);
-                }
-            }
-            return bytes.toString(StandardCharsets.US_ASCII);
-        }
     }
 }

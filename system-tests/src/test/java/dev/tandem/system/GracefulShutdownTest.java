@@ -8,6 +8,7 @@ import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.KeepAliveConnection;
 import dev.tandem.testsupport.LocalServers;
 import dev.tandem.testsupport.LocalServices;
 import dev.tandem.testsupport.RowLock;
@@ -32,6 +33,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -81,7 +83,7 @@ class GracefulShutdownTest {
 
     @BeforeAll
     static void startServersAndSeed() {
-        servers = new LocalServers("rolling", 13327, 16399);
+        servers = LocalServers.onFreePorts("rolling");
         servers.start();
         database = TestDatabase.of(servers);
         rest = LocalServices.rest("shutdown-rest", servers, restPort, LocalServices.seeding(HYBRID));
@@ -244,6 +246,74 @@ class GracefulShutdownTest {
         } finally {
             channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * A request already in flight when the drain begins still tells its keep-alive client to go:
+     * whether it finishes during the drain (the connector still keeps connections then, so a kept
+     * one would get the next request answered 503 once Tomcat pauses, or cut as it stops) or during
+     * the grace period, its response carries {@code Connection: close} and the connection ends
+     * after it. Each request goes down a connection that served a request before and was kept, as
+     * a pooling client's would.
+     */
+    @Test
+    void restRequestsInFlightWhenTheDrainBeginsCloseTheirKeepAliveConnections() throws Exception {
+        int port = FreePort.pick();
+        long finishesInDrain = 10;
+        long finishesInGrace = 11;
+        try (ServiceProcess stopping = LocalServices.rest("shutdown-rest-keep-alive", servers, port, HYBRID);
+             KeepAliveConnection first = KeepAliveConnection.open(port, STEP);
+             KeepAliveConnection second = KeepAliveConnection.open(port, STEP)) {
+            RowLock drainLock = database.lockGroup(finishesInDrain);
+            RowLock graceLock = database.lockGroup(finishesInGrace);
+            try {
+                String firstVersion = keptAfterARead(first, finishesInDrain);
+                String secondVersion = keptAfterARead(second, finishesInGrace);
+                first.send("PATCH", "/api/v1/groups/" + finishesInDrain, WRITE_HEADERS, rename(firstVersion));
+                second.send("PATCH", "/api/v1/groups/" + finishesInGrace, WRITE_HEADERS, rename(secondVersion));
+                Await.until("both PATCHes wait for their row locks", STEP, () -> database.groupLockWaiters() == 2);
+
+                stopping.terminate();
+                Await.until("readiness OUT_OF_SERVICE", STEP,
+                        () -> get("http://127.0.0.1:" + port + "/actuator/health/readiness").statusCode() == 503);
+                drainLock.close();
+                KeepAliveConnection.Response inDrain = first.read();
+                assertThat(Await.accepts(port)).as("still in the drain: Tomcat accepts").isTrue();
+                assertThat(inDrain.status()).as(inDrain.body()).isEqualTo(200);
+                assertThat(inDrain.header("Connection")).as("finished during the drain: " + inDrain.headers())
+                        .isEqualTo("close");
+                assertThat(first.closedByServerWithin(FEW_SECONDS)).as("the connection ends after it").isTrue();
+
+                Await.until("REST stops accepting connections", STEP, () -> !Await.accepts(port));
+                graceLock.close();
+                KeepAliveConnection.Response inGrace = second.read();
+                assertThat(inGrace.status()).as(inGrace.body()).isEqualTo(200);
+                assertThat(inGrace.header("Connection")).as("finished during the grace period: " + inGrace.headers())
+                        .isEqualTo("close");
+                assertThat(second.closedByServerWithin(FEW_SECONDS)).as("the connection ends after it").isTrue();
+                assertThat(stopping.awaitExit(STEP)).as("exit status; see " + stopping.log()).isZero();
+            } finally {
+                drainLock.close();
+                graceLock.close();
+            }
+        }
+    }
+
+    private static final List<String> WRITE_HEADERS = List.of("Content-Type: application/json",
+            "Authorization: Bearer " + Tokens.WRITER);
+
+    /** Reads the group on {@code connection}, which the server keeps open; the group's version. */
+    private static String keptAfterARead(KeepAliveConnection connection, long groupId) throws IOException {
+        KeepAliveConnection.Response read = connection.exchange("GET", "/api/v1/groups/" + groupId,
+                List.of("Accept: application/json"), null);
+        assertThat(read.status()).as(read.body()).isEqualTo(200);
+        assertThat(read.header("Connection")).as("a connection the server keeps").isNotEqualTo("close");
+        return database.value("SELECT version FROM study_groups WHERE id = ?", groupId);
+    }
+
+    private static String rename(String version) {
+        return "{\"group\":{\"name\":\"Renamed while draining\"},\"updateMask\":\"name\",\"expectedVersion\":\""
+                + version + "\"}";
     }
 
     /**

@@ -55,7 +55,7 @@ class MysqlOutageTest {
 
     @BeforeAll
     static void startServersAndBothServices() {
-        pair = ServicePair.start("outage-db", 13317, 16389, Map.of());
+        pair = ServicePair.start("outage-db", Map.of());
         channel = NettyChannelBuilder.forAddress("127.0.0.1", pair.grpcPort).usePlaintext().build();
         Metadata token = new Metadata();
         token.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + DevTokens.devWriter());

@@ -64,7 +64,7 @@ class OverloadTest {
 
     @BeforeAll
     static void startServices() {
-        pair = ServicePair.start("overload", 13387, 16459, LIMITED);
+        pair = ServicePair.start("overload", LIMITED);
     }
 
     @AfterAll

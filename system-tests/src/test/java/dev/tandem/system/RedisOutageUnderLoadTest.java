@@ -58,7 +58,7 @@ class RedisOutageUnderLoadTest {
 
     @BeforeAll
     static void startServices() {
-        servers = new LocalServers("rolling", 13327, 16399);
+        servers = LocalServers.onFreePorts("rolling");
         servers.start();
         database = TestDatabase.of(servers);
         rest = LocalServices.rest("redis-outage-rest", servers, restPort, LocalServices.seeding(HYBRID));

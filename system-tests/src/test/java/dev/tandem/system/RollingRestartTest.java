@@ -48,7 +48,7 @@ class RollingRestartTest {
 
     @BeforeAll
     static void startFourInstances() {
-        servers = new LocalServers("rolling", 13327, 16399);
+        servers = LocalServers.onFreePorts("rolling");
         servers.start();
         database = TestDatabase.of(servers);
         // The first instance seeds (and migrates) the database; the others start on it in parallel.

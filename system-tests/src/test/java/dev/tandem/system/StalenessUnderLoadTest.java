@@ -54,7 +54,7 @@ class StalenessUnderLoadTest {
 
     @BeforeAll
     static void startServices() {
-        pair = ServicePair.start("staleness-load", 13357, 16429, Map.of("TANDEM_CACHE_MODE", "hybrid",
+        pair = ServicePair.start("staleness-load", Map.of("TANDEM_CACHE_MODE", "hybrid",
                 "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus,cache"));
     }
 

@@ -100,7 +100,7 @@ class ThreeInstancesCoherenceTest {
 
     @BeforeAll
     static void startSixInstances() {
-        servers = new LocalServers("scale3", 13410, 16480);
+        servers = LocalServers.onFreePorts("scale3");
         servers.start();
         database = TestDatabase.of(servers);
         // The first instance seeds (and migrates) the database; the other five start on it in parallel.

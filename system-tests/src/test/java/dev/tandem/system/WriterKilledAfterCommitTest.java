@@ -50,7 +50,7 @@ class WriterKilledAfterCommitTest {
 
     @BeforeAll
     static void startServices() throws Exception {
-        servers = new LocalServers("writer-killed", 13347, 16419);
+        servers = LocalServers.onFreePorts("writer-killed");
         servers.start();
         writersRedis = new StallingProxy(servers.redisPort);
         Map<String, String> writerEnv = new java.util.HashMap<>(LocalServices.seeding(HYBRID));

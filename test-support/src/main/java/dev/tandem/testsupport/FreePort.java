@@ -6,6 +6,9 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -26,12 +29,11 @@ public final class FreePort {
     private static final int TRIES = 100;
     /**
      * Fixed ports between {@link #LOWEST} and the ephemeral range that other stages of make test
-     * bind while this one runs: the README test's MariaDB and Redis (23306, 26379), the bench's
-     * smoke run (28080, 28081, 28443, 29090, 29443) and the Redis Cluster test's bus ports (its
-     * nodes' 16681-16686 plus 10,000).
+     * bind while this one runs: the README test's MariaDB and Redis (23306, 26379) and the bench's
+     * smoke run (28080, 28081, 28443, 29090, 29443).
      */
     private static boolean fixedElsewhere(int port) {
-        return port == 23306 || port == 26379 || (port >= 26681 && port <= 26686)
+        return port == 23306 || port == 26379
                 || port == 28080 || port == 28081 || port == 28443 || port == 29090 || port == 29443;
     }
 
@@ -53,6 +55,18 @@ public final class FreePort {
             }
         }
         throw new UncheckedIOException("no free loopback port in " + LOWEST + "-" + highest + " after " + TRIES + " tries", last);
+    }
+
+    /**
+     * {@code count} ports as {@link #pick()} picks them, all different: for servers that are all
+     * started before any of them binds (a pick is only known free until something binds it).
+     */
+    public static List<Integer> pickDistinct(int count) {
+        Set<Integer> ports = new LinkedHashSet<>();
+        while (ports.size() < count) {
+            ports.add(pick());
+        }
+        return List.copyOf(ports);
     }
 
     /**

@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -25,6 +27,8 @@ public final class LocalRedisCluster implements AutoCloseable {
     private final List<Integer> ports;
     private final int masters;
     private final ProcessGroup nodes = new ProcessGroup();
+    /** Each node's cluster bus port, by its port; the same again when a node restarts. */
+    private final Map<Integer, Integer> busPorts = new HashMap<>();
 
     private LocalRedisCluster(Path dir, List<Integer> ports, int masters) {
         this.dir = dir;
@@ -33,15 +37,17 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
 
     /**
-     * Starts {@code masters} masters and as many replicas on the ports from {@code firstPort} (the
-     * cluster bus on port + 10000) and waits until the cluster is formed and every node says ok.
+     * Starts {@code masters} masters and as many replicas on free ports ({@link FreePort}), each
+     * node's cluster bus on a free port too (not Redis' port + 10000, which may fall in the kernel's
+     * ephemeral range), and waits until the cluster is formed and every node says ok.
      */
-    public static LocalRedisCluster start(String name, int firstPort, int masters) {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < masters * 2; i++) {
-            ports.add(firstPort + i);
-        }
+    public static LocalRedisCluster start(String name, int masters) {
+        List<Integer> picked = FreePort.pickDistinct(masters * 4);
+        List<Integer> ports = picked.subList(0, masters * 2);
         LocalRedisCluster cluster = new LocalRedisCluster(LocalProcesses.runDir().resolve(name), ports, masters);
+        for (int i = 0; i < ports.size(); i++) {
+            cluster.busPorts.put(ports.get(i), picked.get(ports.size() + i));
+        }
         try {
             cluster.create();
             return cluster;
@@ -53,10 +59,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 
     private void create() {
         for (int port : ports) {
-            if (ping(port)) {
-                // A node of ours that an earlier, killed test run left behind: the range is this test's.
-                cli(port, "SHUTDOWN", "NOSAVE");
-            }
+            // Free when picked: a directory left under its name is an earlier run's.
             LocalProcesses.deleteRecursively(dir.resolve(Integer.toString(port)));
             startNode(port);
         }
@@ -78,7 +81,7 @@ public final class LocalRedisCluster implements AutoCloseable {
             Files.createDirectories(nodeDir);
             Process p = new ProcessBuilder("redis-server",
                     "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                    "--cluster-enabled", "yes",
+                    "--cluster-enabled", "yes", "--cluster-port", Integer.toString(busPorts.get(port)),
                     "--cluster-config-file", nodeDir.resolve("nodes.conf").toString(),
                     "--cluster-node-timeout", Long.toString(NODE_TIMEOUT.toMillis()),
                     "--dir", nodeDir.toString(),

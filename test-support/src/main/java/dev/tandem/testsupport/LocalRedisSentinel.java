@@ -24,16 +24,16 @@ public final class LocalRedisSentinel implements AutoCloseable {
     private final List<Integer> sentinelPorts;
     private final ProcessGroup processes = new ProcessGroup();
 
-    private LocalRedisSentinel(Path dir, int firstPort) {
+    private LocalRedisSentinel(Path dir, List<Integer> ports) {
         this.dir = dir;
-        this.masterPort = firstPort;
-        this.replicaPort = firstPort + 1;
-        this.sentinelPorts = List.of(firstPort + 2, firstPort + 3, firstPort + 4);
+        this.masterPort = ports.get(0);
+        this.replicaPort = ports.get(1);
+        this.sentinelPorts = List.copyOf(ports.subList(2, 5));
     }
 
-    /** Master on {@code firstPort}, its replica on the next port, the sentinels on the three after. */
-    public static LocalRedisSentinel start(String name, int firstPort) {
-        LocalRedisSentinel deployment = new LocalRedisSentinel(LocalProcesses.runDir().resolve(name), firstPort);
+    /** The master, its replica and the three sentinels, each on a free port ({@link FreePort}). */
+    public static LocalRedisSentinel start(String name) {
+        LocalRedisSentinel deployment = new LocalRedisSentinel(LocalProcesses.runDir().resolve(name), FreePort.pickDistinct(5));
         try {
             deployment.create();
             return deployment;
@@ -47,10 +47,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
         List<Integer> all = new ArrayList<>(List.of(masterPort, replicaPort));
         all.addAll(sentinelPorts);
         for (int port : all) {
-            if (LocalRedisCluster.ping(port)) {
-                // Left behind by an earlier, killed run: the range is this test's.
-                LocalRedisCluster.cli(port, "SHUTDOWN", "NOSAVE");
-            }
+            // Free when picked: a directory left under its name is an earlier run's.
             LocalProcesses.deleteRecursively(dir.resolve(Integer.toString(port)));
         }
         startServer(masterPort);

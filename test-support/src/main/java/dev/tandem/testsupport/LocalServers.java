@@ -13,10 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * A pair of project-local servers (MariaDB and Redis from {@code scripts/servers.sh}), driven as an
  * operator would drive them. {@link #shared()} is the pair every test uses ({@code .run/}, ports
  * 13306 and 16379 unless {@code TANDEM_DB_PORT} / {@code SPRING_DATA_REDIS_PORT} move them);
- * {@link #LocalServers(String, int, int)} is a pair of a test's own, with its own run directory
- * under {@code .run/} and its own ports, so an outage test can stop and restart them without
- * disturbing the others. Either way the same binaries and the same script as {@code make test}'s.
- * No test stops the shared pair: make test runs the modules' tests side by side on it.
+ * {@link #onFreePorts(String)} is a pair of a test's own, on free ports ({@link FreePort}) with a
+ * run directory of that run's own under {@code .run/}, so an outage test can stop and restart them
+ * without disturbing the others, and two test runs at once (two checkouts, two agents) share
+ * neither a port nor a data directory. Either way the same binaries and the same script as
+ * {@code make test}'s. No test stops the shared pair: make test runs the modules' tests side by
+ * side on it.
  */
 public final class LocalServers implements AutoCloseable {
 
@@ -30,9 +32,14 @@ public final class LocalServers implements AutoCloseable {
     /** Servers a test stopped and has not started again, for {@link #startStopped()}. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
 
-    /** {@code name} picks the run directory, {@code .run/<name>}. Nothing is started yet. */
-    public LocalServers(String name, int mariadbPort, int redisPort) {
-        this(LocalProcesses.runDir().resolve(name), mariadbPort, redisPort);
+    /**
+     * A pair of a test's own on two free ports, its run directory {@code .run/<name>-<MariaDB port>}
+     * (a port no other running pair holds, so no other running pair's directory). Nothing is
+     * started yet; {@link #close()} drops the MariaDB data (100+ MB a run) and keeps the logs.
+     */
+    public static LocalServers onFreePorts(String name) {
+        List<Integer> ports = FreePort.pickDistinct(2);
+        return new LocalServers(LocalProcesses.runDir().resolve(name + "-" + ports.get(0)), ports.get(0), ports.get(1));
     }
 
     private LocalServers(Path runDir, int mariadbPort, int redisPort) {
@@ -103,9 +110,13 @@ public final class LocalServers implements AutoCloseable {
                 "SPRING_DATA_REDIS_PORT", String.valueOf(redisPort));
     }
 
+    /** Stops both; a pair of a test's own also drops its MariaDB data (the shared pair is never closed). */
     @Override
     public void close() {
         run("stop", "all");
+        if (this != SHARED) {
+            LocalProcesses.deleteRecursively(runDir.resolve("mariadb/data"));
+        }
     }
 
     private void run(String action, String server) {

@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * A MariaDB primary and a MariaDB replica of it, each a scripts/servers.sh server on a free port
- * ({@link FreePort}: other checkouts run this pair at the same time) and its own run directory
- * ({@code .run/replica-primary}, {@code .run/replica-replica}, fresh every time),
+ * ({@link FreePort}) and a run directory of that run's own ({@code .run/replica-primary-<port>},
+ * {@code .run/replica-replica-<port>}), so that two test runs at once share neither,
  * with GTID replication set up as an operator would: a replication user on the primary,
  * {@code CHANGE MASTER TO ... MASTER_USE_GTID=slave_pos} and {@code START SLAVE} on the replica.
  * Both are stopped by {@link #close()}, which also drops their data (the logs stay for a look).
@@ -28,9 +28,9 @@ public final class ReplicationPair implements AutoCloseable {
     /** Starts both servers and replication; stops whatever it started if that fails. */
     public static ReplicationPair start() {
         Path root = LocalProcesses.projectRoot();
-        Server primary = new Server(root, "replica-primary", FreePort.pick(),
-                "--log-bin --server-id=1 --binlog-format=ROW");
-        Server replica = new Server(root, "replica-replica", FreePort.pick(), "--server-id=2 --read-only");
+        List<Integer> ports = FreePort.pickDistinct(2);
+        Server primary = new Server(root, "replica-primary", ports.get(0), "--log-bin --server-id=1 --binlog-format=ROW");
+        Server replica = new Server(root, "replica-replica", ports.get(1), "--server-id=2 --read-only");
         ReplicationPair pair = new ReplicationPair(primary, replica);
         try {
             primary.start();
@@ -116,7 +116,7 @@ public final class ReplicationPair implements AutoCloseable {
 
         Server(Path root, String name, int port, String extraArgs) {
             this.root = root;
-            this.runDir = root.resolve(".run").resolve(name);
+            this.runDir = root.resolve(".run").resolve(name + "-" + port);
             this.port = port;
             this.extraArgs = extraArgs;
         }

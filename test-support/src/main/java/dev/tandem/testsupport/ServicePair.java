@@ -5,10 +5,10 @@ import java.util.Map;
 
 /**
  * A REST and a gRPC instance of Tandem on a MariaDB/Redis pair of their own ({@link LocalServers}),
- * for system tests that drive both wires at once and may stop a server: each test class gets its own
- * run directory and ports, so nothing it does reaches the shared pair. The REST instance resets the
- * database to seed scale 1 as it starts; both get {@code environment} on top of the servers' own.
- * Closing stops the instances, then the servers.
+ * for system tests that drive both wires at once and may stop a server: each test class gets a run
+ * directory and ports of its own, new on every run, so nothing it does reaches the shared pair or
+ * another run's. The REST instance resets the database to seed scale 1 as it starts; both get
+ * {@code environment} on top of the servers' own. Closing stops the instances, then the servers.
  */
 public final class ServicePair implements AutoCloseable {
 
@@ -24,9 +24,12 @@ public final class ServicePair implements AutoCloseable {
         this.servers = servers;
     }
 
-    /** {@code name} names the run directory ({@code .run/<name>}) and the instances' logs. */
-    public static ServicePair start(String name, int mariadbPort, int redisPort, Map<String, String> environment) {
-        ServicePair pair = new ServicePair(new LocalServers(name, mariadbPort, redisPort));
+    /**
+     * {@code name} names the run directory ({@code .run/<name>-<MariaDB port>}, see
+     * {@link LocalServers#onFreePorts}) and the instances' logs.
+     */
+    public static ServicePair start(String name, Map<String, String> environment) {
+        ServicePair pair = new ServicePair(LocalServers.onFreePorts(name));
         try {
             pair.servers.start();
             pair.rest = LocalServices.rest(name + "-rest", pair.servers, pair.restPort, LocalServices.seeding(environment));

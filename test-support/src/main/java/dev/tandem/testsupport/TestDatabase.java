@@ -83,7 +83,12 @@ public final class TestDatabase {
      * of the other modules' tests on the shared server too: only this database's count.
      */
     public boolean someoneWaitsForGroupLock() {
+        return groupLockWaiters() > 0;
+    }
+
+    /** How many other connections run a statement that locks group rows now (as above). */
+    public int groupLockWaiters() {
         return Integer.parseInt(value("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()"
-                + " AND DB = DATABASE() AND COMMAND = 'Query' AND LOWER(INFO) LIKE '%from study_groups%for update%'")) > 0;
+                + " AND DB = DATABASE() AND COMMAND = 'Query' AND LOWER(INFO) LIKE '%from study_groups%for update%'"));
     }
 }

@@ -9,7 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
-import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -26,7 +25,10 @@ import java.time.Duration;
  * close is cut. A balancer needs time to see {@code /actuator/health/readiness} turn
  * OUT_OF_SERVICE (Boot publishes REFUSING_TRAFFIC as the context starts closing, before this
  * listener runs); meanwhile every response carries {@code Connection: close}, so clients drop
- * their pooled connections to this instance instead of sending a next request down one. After
+ * their pooled connections to this instance instead of sending a next request down one. That
+ * includes the responses of requests already in flight as the drain begins, which finish during it
+ * or during the grace period: the header goes on when the response is committed
+ * ({@link ClosingOnCommitResponse}), not when the request arrives. After
  * the delay the lifecycle continues: Tomcat stops accepting, in-flight requests finish (up to
  * {@code tandem.shutdown.grace-period}), and only then do the cache, Redis and the DataSource close
  * (lower lifecycle phases, then bean destruction), so a request that finishes during shutdown still
@@ -63,11 +65,15 @@ class ShutdownDrain extends OncePerRequestFilter implements ApplicationListener<
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (draining) {
-            // Tomcat then ends the connection after this response (Http11Processor honours it).
-            response.setHeader(HttpHeaders.CONNECTION, "close");
+        // Wrapped whether or not the drain has begun: a request in flight as it begins must still
+        // say Connection: close, and its response may be committed any time until it ends.
+        ClosingOnCommitResponse closing = new ClosingOnCommitResponse(response, this::draining);
+        closing.beforeCommit();
+        try {
+            chain.doFilter(request, closing);
+        } finally {
+            closing.beforeCommit(); // Tomcat commits what the handler left uncommitted after this
         }
-        chain.doFilter(request, response);
     }
 
     boolean draining() {
