@@ -40,6 +40,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -253,8 +254,9 @@ class GracefulShutdownTest {
      * whether it finishes during the drain (the connector still keeps connections then, so a kept
      * one would get the next request answered 503 once Tomcat pauses, or cut as it stops) or during
      * the grace period, its response carries {@code Connection: close} and the connection ends
-     * after it. Each request goes down a connection that served a request before and was kept, as
-     * a pooling client's would.
+     * after it. So does an answer a filter gives on its own during the drain (a 415 of the body
+     * check, which runs before the controllers). Each request goes down a connection that served a
+     * request before and was kept, as a pooling client's would.
      */
     @Test
     void restRequestsInFlightWhenTheDrainBeginsCloseTheirKeepAliveConnections() throws Exception {
@@ -263,12 +265,14 @@ class GracefulShutdownTest {
         long finishesInGrace = 11;
         try (ServiceProcess stopping = LocalServices.rest("shutdown-rest-keep-alive", servers, port, HYBRID);
              KeepAliveConnection first = KeepAliveConnection.open(port, STEP);
-             KeepAliveConnection second = KeepAliveConnection.open(port, STEP)) {
+             KeepAliveConnection second = KeepAliveConnection.open(port, STEP);
+             KeepAliveConnection refusedByAFilter = KeepAliveConnection.open(port, STEP)) {
             RowLock drainLock = database.lockGroup(finishesInDrain);
             RowLock graceLock = database.lockGroup(finishesInGrace);
             try {
                 String firstVersion = keptAfterARead(first, finishesInDrain);
                 String secondVersion = keptAfterARead(second, finishesInGrace);
+                keptAfterARead(refusedByAFilter, finishesInGrace);
                 first.send("PATCH", "/api/v1/groups/" + finishesInDrain, WRITE_HEADERS, rename(firstVersion));
                 second.send("PATCH", "/api/v1/groups/" + finishesInGrace, WRITE_HEADERS, rename(secondVersion));
                 Await.until("both PATCHes wait for their row locks", STEP, () -> database.groupLockWaiters() == 2);
@@ -276,6 +280,14 @@ class GracefulShutdownTest {
                 stopping.terminate();
                 Await.until("readiness OUT_OF_SERVICE", STEP,
                         () -> get("http://127.0.0.1:" + port + "/actuator/health/readiness").statusCode() == 503);
+                // An answer a filter gives on its own (here the body check's 415 for a compressed
+                // body) closes its connection too, not only what reaches a controller.
+                KeepAliveConnection.Response refused = refusedByAFilter.exchange("POST", "/api/v1/groups",
+                        Stream.concat(WRITE_HEADERS.stream(), Stream.of("Content-Encoding: gzip")).toList(), "{}");
+                assertThat(refused.status()).as(refused.body()).isEqualTo(415);
+                assertThat(refused.header("Connection")).as("refused by a filter during the drain: " + refused.headers())
+                        .isEqualTo("close");
+                assertThat(refusedByAFilter.closedByServerWithin(FEW_SECONDS)).as("the connection ends after it").isTrue();
                 drainLock.close();
                 KeepAliveConnection.Response inDrain = first.read();
                 assertThat(Await.accepts(port)).as("still in the drain: Tomcat accepts").isTrue();

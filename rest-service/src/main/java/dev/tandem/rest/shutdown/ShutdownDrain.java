@@ -9,6 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -33,8 +35,14 @@ import java.time.Duration;
  * {@code tandem.shutdown.grace-period}), and only then do the cache, Redis and the DataSource close
  * (lower lifecycle phases, then bean destruction), so a request that finishes during shutdown still
  * reaches MariaDB and invalidates the cache.
+ *
+ * <p>Ordered just after Boot's observation filter (HIGHEST_PRECEDENCE + 1) and outside every filter
+ * that may answer a request on its own (the rate limit, the write check, the body check), so that
+ * their refusals during the drain close their connections too: innermost, it wrapped only what
+ * reached the controllers.
  */
 @Component
+@Order(Ordered.HIGHEST_PRECEDENCE + 2)
 class ShutdownDrain extends OncePerRequestFilter implements ApplicationListener<ContextClosedEvent> {
 
     private static final Logger log = LoggerFactory.getLogger(ShutdownDrain.class);
