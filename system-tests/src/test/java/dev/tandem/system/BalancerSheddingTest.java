@@ -8,6 +8,7 @@ import dev.tandem.proto.v1.CreateGroupRequest;
 import dev.tandem.proto.v1.GetGroupRequest;
 import dev.tandem.proto.v1.Group;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.Http1Response;
 import dev.tandem.testsupport.KeepAliveConnection;
 import dev.tandem.testsupport.LocalBalancer;
 import dev.tandem.testsupport.RowLock;
@@ -59,13 +60,13 @@ class BalancerSheddingTest {
 
                 try (KeepAliveConnection connection = KeepAliveConnection.open(balancer.restPort, BOUND)) {
                     for (int attempt = 1; attempt <= 2; attempt++) {
-                        KeepAliveConnection.Response refused = connection.exchange("GET", "/api/v1/groups/" + group.getId(),
+                        Http1Response refused = connection.exchange("GET", "/api/v1/groups/" + group.getId(),
                                 List.of("Accept: application/json"), null);
                         assertThat(refused.status()).as("attempt %d on one connection", attempt).isEqualTo(503);
                         assertThat(refused.headers()).containsEntry("content-type", "application/problem+json")
                                 .containsEntry("retry-after", "1")
                                 .doesNotContainEntry("connection", "close");
-                        Struct.Builder problem = json(refused.body(), Struct.newBuilder());
+                        Struct.Builder problem = json(refused.bodyText(), Struct.newBuilder());
                         assertThat(problem.getFieldsOrThrow("status").getNumberValue()).isEqualTo(503);
                         assertThat(problem.getFieldsOrThrow("code").getStringValue()).isEqualTo("UNAVAILABLE");
                         assertThat(problem.getFieldsOrThrow("title").getStringValue()).isEqualTo("Service Unavailable");

@@ -8,6 +8,7 @@ import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.FreePort;
+import dev.tandem.testsupport.Http1Response;
 import dev.tandem.testsupport.KeepAliveConnection;
 import dev.tandem.testsupport.LocalServers;
 import dev.tandem.testsupport.LocalServices;
@@ -282,24 +283,24 @@ class GracefulShutdownTest {
                         () -> get("http://127.0.0.1:" + port + "/actuator/health/readiness").statusCode() == 503);
                 // An answer a filter gives on its own (here the body check's 415 for a compressed
                 // body) closes its connection too, not only what reaches a controller.
-                KeepAliveConnection.Response refused = refusedByAFilter.exchange("POST", "/api/v1/groups",
+                Http1Response refused = refusedByAFilter.exchange("POST", "/api/v1/groups",
                         Stream.concat(WRITE_HEADERS.stream(), Stream.of("Content-Encoding: gzip")).toList(), "{}");
-                assertThat(refused.status()).as(refused.body()).isEqualTo(415);
+                assertThat(refused.status()).as(refused.bodyText()).isEqualTo(415);
                 assertThat(refused.header("Connection")).as("refused by a filter during the drain: " + refused.headers())
                         .isEqualTo("close");
                 assertThat(refusedByAFilter.closedByServerWithin(FEW_SECONDS)).as("the connection ends after it").isTrue();
                 drainLock.close();
-                KeepAliveConnection.Response inDrain = first.read();
+                Http1Response inDrain = first.read();
                 assertThat(Await.accepts(port)).as("still in the drain: Tomcat accepts").isTrue();
-                assertThat(inDrain.status()).as(inDrain.body()).isEqualTo(200);
+                assertThat(inDrain.status()).as(inDrain.bodyText()).isEqualTo(200);
                 assertThat(inDrain.header("Connection")).as("finished during the drain: " + inDrain.headers())
                         .isEqualTo("close");
                 assertThat(first.closedByServerWithin(FEW_SECONDS)).as("the connection ends after it").isTrue();
 
                 Await.until("REST stops accepting connections", STEP, () -> !Await.accepts(port));
                 graceLock.close();
-                KeepAliveConnection.Response inGrace = second.read();
-                assertThat(inGrace.status()).as(inGrace.body()).isEqualTo(200);
+                Http1Response inGrace = second.read();
+                assertThat(inGrace.status()).as(inGrace.bodyText()).isEqualTo(200);
                 assertThat(inGrace.header("Connection")).as("finished during the grace period: " + inGrace.headers())
                         .isEqualTo("close");
                 assertThat(second.closedByServerWithin(FEW_SECONDS)).as("the connection ends after it").isTrue();
@@ -316,9 +317,9 @@ class GracefulShutdownTest {
 
     /** Reads the group on {@code connection}, which the server keeps open; the group's version. */
     private static String keptAfterARead(KeepAliveConnection connection, long groupId) throws IOException {
-        KeepAliveConnection.Response read = connection.exchange("GET", "/api/v1/groups/" + groupId,
+        Http1Response read = connection.exchange("GET", "/api/v1/groups/" + groupId,
                 List.of("Accept: application/json"), null);
-        assertThat(read.status()).as(read.body()).isEqualTo(200);
+        assertThat(read.status()).as(read.bodyText()).isEqualTo(200);
         assertThat(read.header("Connection")).as("a connection the server keeps").isNotEqualTo("close");
         return database.value("SELECT version FROM study_groups WHERE id = ?", groupId);
     }

@@ -1,6 +1,5 @@
 package dev.tandem.testsupport;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,10 +7,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 /**
  * One HTTP/1.1 connection of the test's own, used for one request after another as a pooling
@@ -20,14 +16,6 @@ import java.util.Map;
  * its response read later, to keep the request in flight meanwhile.
  */
 public final class KeepAliveConnection implements AutoCloseable {
-
-    /** A response; header names in lower case. */
-    public record Response(int status, Map<String, String> headers, String body) {
-
-        public String header(String name) {
-            return headers.get(name.toLowerCase(Locale.ROOT));
-        }
-    }
 
     private final Socket socket;
     private final int port;
@@ -52,7 +40,7 @@ public final class KeepAliveConnection implements AutoCloseable {
     }
 
     /** Sends a request and reads its response. */
-    public Response exchange(String method, String path, List<String> headerLines, String body) throws IOException {
+    public Http1Response exchange(String method, String path, List<String> headerLines, String body) throws IOException {
         send(method, path, headerLines, body);
         return read();
     }
@@ -74,31 +62,9 @@ public final class KeepAliveConnection implements AutoCloseable {
         out.flush();
     }
 
-    /** The next response on the connection (Content-Length or chunked framing). */
-    public Response read() throws IOException {
-        String statusLine = line();
-        if (statusLine == null) {
-            throw new IOException("the server closed the connection without an answer");
-        }
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (String line = line(); line != null && !line.isEmpty(); line = line()) {
-            int colon = line.indexOf(':');
-            headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
-        }
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-            for (int size = chunkSize(); size > 0; size = chunkSize()) {
-                body.write(in.readNBytes(size));
-                line(); // the CRLF after the chunk
-            }
-            for (String trailer = line(); trailer != null && !trailer.isEmpty(); trailer = line()) {
-                // trailers: none expected, skipped
-            }
-        } else {
-            body.write(in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0"))));
-        }
-        return new Response(Integer.parseInt(statusLine.split(" ", 3)[1]), headers,
-                body.toString(StandardCharsets.UTF_8));
+    /** The next response on the connection ({@link Http1Response#read}). */
+    public Http1Response read() throws IOException {
+        return Http1Response.read(in);
     }
 
     /**
@@ -123,28 +89,6 @@ public final class KeepAliveConnection implements AutoCloseable {
                 socket.setSoTimeout(before);
             }
         }
-    }
-
-    private int chunkSize() throws IOException {
-        String line = line();
-        if (line == null) {
-            throw new IOException("the connection ended inside a chunked body");
-        }
-        return Integer.parseInt(line.split(";")[0].trim(), 16);
-    }
-
-    /** One CRLF-terminated line without its terminator; null at the end of the stream. */
-    private String line() throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        for (int b = in.read(); b >= 0; b = in.read()) {
-            if (b == '\n') {
-                byte[] line = bytes.toByteArray();
-                int length = line.length > 0 && line[line.length - 1] == '\r' ? line.length - 1 : line.length;
-                return new String(line, 0, length, StandardCharsets.ISO_8859_1);
-            }
-            bytes.write(b);
-        }
-        return bytes.size() == 0 ? null : bytes.toString(StandardCharsets.ISO_8859_1);
     }
 
     @Override

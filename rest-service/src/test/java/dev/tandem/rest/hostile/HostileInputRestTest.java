@@ -1,5 +1,6 @@
 package dev.tandem.rest.hostile;
 
+import dev.tandem.testsupport.Http1Response;
 import dev.tandem.testsupport.SeededRows;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.rest.RestIntegrationTest;
@@ -64,7 +65,7 @@ class HostileInputRestTest extends RestIntegrationTest {
     void theValidRequestOfEveryOperationSucceeds(RestOperation operation) throws IOException {
         List<String> headers = operation.hasBody() ? List.of("Content-Type: application/json") : List.of();
         byte[] body = operation.hasBody() ? operation.validBody().getBytes(StandardCharsets.UTF_8) : null;
-        RawHttp.Response response = send(operation.method, operation.validTarget(), headers, body, Framing.CONTENT_LENGTH);
+        Http1Response response = send(operation.method, operation.validTarget(), headers, body, Framing.CONTENT_LENGTH);
         assertThat(response.status()).as("%s %s -> %s", operation.method, operation.validTarget(), response.bodyText())
                 .isBetween(200, 299);
     }
@@ -77,7 +78,7 @@ class HostileInputRestTest extends RestIntegrationTest {
         byte[] body = HostileRestRequests.pad(fill(operation.validBody()), HostileRestRequests.MAX_REQUEST_BYTES);
         for (Framing framing : List.of(Framing.CONTENT_LENGTH, Framing.CHUNKED)) {
             seed.reset(1);
-            RawHttp.Response response = send(operation.method, operation.validTarget(),
+            Http1Response response = send(operation.method, operation.validTarget(),
                     List.of("Content-Type: application/json"), body, framing);
             assertThat(response.status()).as("%s %s (%s) -> %s", operation.method, operation.validTarget(), framing,
                     response.bodyText()).isBetween(200, 299);
@@ -96,7 +97,7 @@ class HostileInputRestTest extends RestIntegrationTest {
     void hostileRequestIsAClearClientErrorThatChangesNothing(Hostile hostile) throws IOException {
         List<String> before = tableChecksums();
 
-        RawHttp.Response response = send(hostile.method(), hostile.target(), hostile.headers(), hostile.body(),
+        Http1Response response = send(hostile.method(), hostile.target(), hostile.headers(), hostile.body(),
                 hostile.framing());
 
         Expect expect = hostile.expect();
@@ -136,7 +137,7 @@ class HostileInputRestTest extends RestIntegrationTest {
      */
     @Test
     void aFormBodyOnADeleteIsNotRead() throws IOException {
-        RawHttp.Response response = send("DELETE", "/api/v1/groups/999999999/members/1",
+        Http1Response response = send("DELETE", "/api/v1/groups/999999999/members/1",
                 List.of("Content-Type: application/x-www-form-urlencoded"), "x=%zz".getBytes(StandardCharsets.US_ASCII),
                 Framing.CONTENT_LENGTH);
 
@@ -158,7 +159,7 @@ class HostileInputRestTest extends RestIntegrationTest {
         Duration timeout = deadlines.requestTimeout();
         long sent = System.nanoTime();
 
-        RawHttp.Response response = send("POST", "/api/v1/users", List.of("Content-Type: application/json"),
+        Http1Response response = send("POST", "/api/v1/users", List.of("Content-Type: application/json"),
                 "{\"name\":\"Never Sent\",\"email\":\"never-sent@example.com\"}".getBytes(StandardCharsets.US_ASCII),
                 Framing.DECLARED_ONLY);
         Duration after = Duration.ofNanos(System.nanoTime() - sent);
@@ -174,7 +175,7 @@ class HostileInputRestTest extends RestIntegrationTest {
         assertStillHealthy();
     }
 
-    private RawHttp.Response send(String method, String target, List<String> headers, byte[] body, Framing framing)
+    private Http1Response send(String method, String target, List<String> headers, byte[] body, Framing framing)
             throws IOException {
         List<String> all = new ArrayList<>();
         // Hand-built requests carry the write token themselves: a hostile body must get past

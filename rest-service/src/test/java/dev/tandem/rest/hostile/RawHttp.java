@@ -1,16 +1,13 @@
 package dev.tandem.rest.hostile;
 
+import dev.tandem.testsupport.Http1Response;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -32,17 +29,6 @@ final class RawHttp {
         DECLARED_ONLY
     }
 
-    record Response(int status, Map<String, String> headers, byte[] body) {
-
-        String header(String name) {
-            return headers.get(name.toLowerCase(Locale.ROOT));
-        }
-
-        String bodyText() {
-            return new String(body, StandardCharsets.UTF_8);
-        }
-    }
-
     /** Not a timing assertion: a bound so that a server that never answers fails the test. */
     private static final int READ_TIMEOUT_MILLIS = 30_000;
 
@@ -53,7 +39,7 @@ final class RawHttp {
      * Sends {@code method target HTTP/1.1} with Host, Connection: close, the given header lines
      * ("Name: value", as raw bytes in ISO-8859-1 so any byte can be sent) and the body.
      */
-    static Response exchange(int port, String method, String target, List<String> headers, byte[] body, Framing framing)
+    static Http1Response exchange(int port, String method, String target, List<String> headers, byte[] body, Framing framing)
             throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         write(head, method + " " + target + " HTTP/1.1\r\n");
@@ -82,7 +68,7 @@ final class RawHttp {
                     // The server answered and closed before taking the whole body: that is allowed.
                 }
             });
-            Response response = read(socket.getInputStream());
+            Http1Response response = Http1Response.read(socket.getInputStream());
             sending.cancel(true);
             return response;
         }
@@ -98,50 +84,6 @@ final class RawHttp {
         }
         write(out, "0\r\n\r\n");
         return out.toByteArray();
-    }
-
-    private static Response read(InputStream in) throws IOException {
-        String statusLine = line(in);
-        if (statusLine == null) {
-            throw new IOException("the server closed the connection without an answer");
-        }
-        String[] parts = statusLine.split(" ", 3);
-        int status = Integer.parseInt(parts[1]);
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (String line = line(in); line != null && !line.isEmpty(); line = line(in)) {
-            int colon = line.indexOf(':');
-            headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
-        }
-        byte[] body;
-        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            for (int size = Integer.parseInt(line(in).split(";")[0].trim(), 16); size > 0;
-                 size = Integer.parseInt(line(in).split(";")[0].trim(), 16)) {
-                out.write(in.readNBytes(size));
-                line(in);
-            }
-            body = out.toByteArray();
-        } else if (headers.containsKey("content-length")) {
-            body = in.readNBytes(Integer.parseInt(headers.get("content-length")));
-        } else {
-            body = in.readAllBytes();
-        }
-        return new Response(status, headers, body);
-    }
-
-    /** One CRLF-terminated line without its terminator; null at the end of the stream. */
-    private static String line(InputStream in) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int b;
-        while ((b = in.read()) >= 0) {
-            if (b == '\n') {
-                byte[] bytes = out.toByteArray();
-                int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
-                return new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
-            }
-            out.write(b);
-        }
-        return out.size() == 0 ? null : out.toString(StandardCharsets.ISO_8859_1);
     }
 
     private static void write(ByteArrayOutputStream out, String text) {
