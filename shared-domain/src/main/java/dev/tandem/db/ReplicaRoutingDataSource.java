@@ -38,8 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code replica_preserve_commit_order=ON}, its default since 8.0.27). Before a read
  * uses a replica connection, it asks the primary for its current GTID position (one round trip,
  * no table touched) and waits on the replica until that position is applied (at most
- * {@code tandem.db.replica.max-wait}); if the replica is further behind, unreachable or fails, the
- * read uses the primary instead. A replica read therefore sees the primary's state as of some moment
+ * {@code tandem.db.replica.max-wait}, and at most half of what the request's deadline leaves, so
+ * that the primary still has the other half to answer in); if the replica is further behind,
+ * unreachable or fails, the read uses the primary instead. A replica read therefore sees the primary's state as of some moment
  * between the start of the read and the read itself: exactly what a read of the primary itself could
  * have seen. Hence:
  * <ul>
@@ -81,9 +82,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the state.
  * <p>
  * An attempt that a request's deadline ended is no verdict on the replica: the deadline, not the
- * replica, ran out (a fence cut short while the replica lags by more than the client allows is
- * cancelled, and reads as a failed statement). Counted as failures, short-deadline clients would
- * open the breaker over a healthy, lagging replica; ignored, they would never open it over a dead
+ * replica, ran out (the wait for a replica connection, or a fence whose answer is slow, cut short;
+ * a cancelled fence reads as a failed statement). Counted as failures, short-deadline clients would
+ * open the breaker over a healthy, slow replica; ignored, they would never open it over a dead
  * one, and every one of their misses would keep failing. So such an attempt is left out of the
  * breaker's count and the replica is checked once more in the background under its own bounds
  * (no deadline, at most one check at a time); that check's outcome is what the breaker records.
@@ -310,9 +311,24 @@ public class ReplicaRoutingDataSource extends LazyConnectionDataSourceProxy {
             int before = connection.getNetworkTimeout();
             // JDBC lets a driver apply the timeout on the executor it is given: a direct one, so it is set before the wait.
             connection.setNetworkTimeout(Runnable::run, fenceNetworkTimeoutMillis);
-            boolean applied = dialect.awaitApplied(connection, position, maxWait);
+            boolean applied = dialect.awaitApplied(connection, position, fenceWait());
             connection.setNetworkTimeout(Runnable::run, before);
             return applied;
+        }
+
+        /**
+         * How long this read waits for the replica to catch up: {@code maxWait}, cut to half of what
+         * the request's deadline leaves. A lagging replica otherwise held a read whose deadline was
+         * shorter than {@code maxWait} until the deadline cancelled the wait, and the read failed
+         * although the primary could have answered it in time. Half, because the primary's read
+         * after a fence that found the replica behind needs time too, and nothing tells in advance
+         * how much. Never zero: MySQL's wait takes 0 for "no limit".
+         */
+        private Duration fenceWait() {
+            return RequestDeadline.current()
+                    .map(deadline -> Duration.ofNanos(Math.max(1, deadline.remaining().toNanos() / 2)))
+                    .filter(half -> half.compareTo(maxWait) < 0)
+                    .orElse(maxWait);
         }
 
         /**

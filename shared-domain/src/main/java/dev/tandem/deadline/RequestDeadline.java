@@ -90,6 +90,11 @@ public final class RequestDeadline implements AutoCloseable {
         return cancelled || deadlineNanos - System.nanoTime() <= 0;
     }
 
+    /** The time left until the deadline; zero once it has passed (a cancelled request may still have some). */
+    public Duration remaining() {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    }
+
     /** Throws DEADLINE_EXCEEDED if the request may not start (more) work. */
     public void throwIfExpired() {
         if (expired()) {
