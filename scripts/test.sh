@@ -54,6 +54,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 source scripts/test-env.sh
 drop_service_settings
+source scripts/prune-test-runs.sh
+prune_earlier_test_runs "$ROOT/.run"
 export PATH="$ROOT/.tools/bin:$PATH"
 export CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}   # for the dashboard's browser test
 
