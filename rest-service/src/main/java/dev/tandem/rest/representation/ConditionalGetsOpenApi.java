@@ -33,36 +33,37 @@ final class ConditionalGetsOpenApi implements OperationCustomizer {
         }
         Representations.EntityTag tag = forms.entityTagOf(view);
         if (tag == Representations.EntityTag.NONE) {
-            operation.addParametersItem(new HeaderParameter()
-                    .name(HttpHeaders.IF_NONE_MATCH)
-                    .required(false)
-                    .description("* (any current representation) answers 304 with no body (RFC 9110 13.1.2); the "
-                            + "answer has no ETag, so a list of tags never matches and gets 200.")
-                    .schema(new StringSchema()));
-            operation.getResponses().addApiResponse("304", new ApiResponse()
-                    .description("Not Modified, on GET and HEAD: the If-None-Match was *; no body, and the Vary the "
-                            + "200 would carry (RFC 9110 15.4.5)."));
-            return operation;
+            return revalidated(operation,
+                    "* (any current representation) answers 304 with no body (RFC 9110 13.1.2); the "
+                            + "answer has no ETag, so a list of tags never matches and gets 200.",
+                    "Not Modified, on GET and HEAD: the If-None-Match was *; no body, and the Vary the "
+                            + "200 would carry (RFC 9110 15.4.5).");
         }
         String kind = tag == Representations.EntityTag.STRONG
                 ? "a strong tag, one per representation (JSON, protobuf)"
                 : "a weak tag (W/), one per representation (JSON, protobuf)";
-        operation.addParametersItem(new HeaderParameter()
-                .name(HttpHeaders.IF_NONE_MATCH)
-                .required(false)
-                .description("The ETag(s) of the copies the client holds, a comma-separated list, or * (any current "
-                        + "representation): when one is current the answer is 304 with no body. Weak comparison "
-                        + "(RFC 9110 13.1.2): a tag matches with or without W/; another representation's tag does not.")
-                .schema(new StringSchema()));
         ApiResponse ok = operation.getResponses().get("200");
         if (ok != null) {
             ok.addHeaderObject(HttpHeaders.ETAG, new Header()
                     .description("The answer's entity tag: " + kind + "; sent with Cache-Control: no-cache.")
                     .schema(new StringSchema()));
         }
-        operation.getResponses().addApiResponse("304", new ApiResponse()
-                .description("Not Modified, on GET and HEAD: the If-None-Match named the current ETag (or was *); "
-                        + "no body, and the ETag, Cache-Control and Vary the 200 would carry (RFC 9110 15.4.5)."));
+        return revalidated(operation,
+                "The ETag(s) of the copies the client holds, a comma-separated list, or * (any current "
+                        + "representation): when one is current the answer is 304 with no body. Weak comparison "
+                        + "(RFC 9110 13.1.2): a tag matches with or without W/; another representation's tag does not.",
+                "Not Modified, on GET and HEAD: the If-None-Match named the current ETag (or was *); "
+                        + "no body, and the ETag, Cache-Control and Vary the 200 would carry (RFC 9110 15.4.5).");
+    }
+
+    /** The If-None-Match parameter and the 304 answer, each described as {@code operation}'s view has them. */
+    private static Operation revalidated(Operation operation, String ifNoneMatch, String notModified) {
+        operation.addParametersItem(new HeaderParameter()
+                .name(HttpHeaders.IF_NONE_MATCH)
+                .required(false)
+                .description(ifNoneMatch)
+                .schema(new StringSchema()));
+        operation.getResponses().addApiResponse("304", new ApiResponse().description(notModified));
         return operation;
     }
 }

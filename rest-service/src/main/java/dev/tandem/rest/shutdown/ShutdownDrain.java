@@ -16,6 +16,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /**
  * The first step of a graceful shutdown: keep serving, but tell balancers and keep-alive clients
@@ -49,6 +50,8 @@ class ShutdownDrain extends OncePerRequestFilter implements ApplicationListener<
 
     private final Duration drainDelay;
     private volatile boolean draining;
+    /** What each response asks at its commit; one object for all of them. */
+    private final BooleanSupplier drainingNow = () -> draining;
 
     ShutdownDrain(ShutdownProperties shutdown) {
         this.drainDelay = shutdown.drainDelay();
@@ -75,16 +78,12 @@ class ShutdownDrain extends OncePerRequestFilter implements ApplicationListener<
             throws ServletException, IOException {
         // Wrapped whether or not the drain has begun: a request in flight as it begins must still
         // say Connection: close, and its response may be committed any time until it ends.
-        ClosingOnCommitResponse closing = new ClosingOnCommitResponse(response, this::draining);
+        ClosingOnCommitResponse closing = new ClosingOnCommitResponse(response, drainingNow);
         closing.beforeCommit();
         try {
             chain.doFilter(request, closing);
         } finally {
             closing.beforeCommit(); // Tomcat commits what the handler left uncommitted after this
         }
-    }
-
-    boolean draining() {
-        return draining;
     }
 }
