@@ -128,8 +128,9 @@ final class L1Tier {
          * later hit may try again. Without this, an entry whose refresh lost to an invalidation of
          * another key of its stripe, or ended while L1 was untrusted, stayed current but was never
          * refreshed again, and expired under its readers. Safe, because a refresh only ever
-         * replaces this very entry: one that an invalidation removed (or whose subject's generation
-         * it ended) is not found by a hit, nor replaced by a refresh begun from an older lookup.
+         * replaces this very entry where it was found: one that an invalidation removed is not
+         * replaced (the replace compares the entry), and one it left under an ended generation of
+         * its subject is found by no reader, whatever a refresh puts there.
          */
         void refreshEnded() {
             refreshing = 0;
