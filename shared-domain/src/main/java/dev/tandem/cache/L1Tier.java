@@ -59,8 +59,9 @@ import java.util.function.Supplier;
  * yet a hot entry that simply expired made every reader that came during its reload a miss that
  * waited for it; on a saturated instance the reload waits behind the queue too, so each expiry
  * turned into hundreds of misses (the overload bench's warm hit ratio). So a hit on a value entry
- * older than {@code refresh-after} also starts its reload, once per entry and in the background
- * (on threads of its own, {@link #refreshThreads()}), and the reader gets the entry it found. The
+ * older than {@code refresh-after} also starts its reload, one at a time per entry and in the
+ * background (on threads of its own, {@link #refreshThreads()}), and the reader gets the entry it
+ * found; a reload that fails or whose result is dropped leaves the entry to the next hit. The
  * reload goes through the levels below L1 like any miss (not counted as a get: see ReadPath), and
  * its result replaces the entry only under the same conditions as a load's is kept
  * (no invalidation or flush for its scope meanwhile, L1 still trusted) and only if the entry is
@@ -76,7 +77,11 @@ final class L1Tier {
     enum Refresh {
         /** The entry was replaced by the reloaded value. */
         REPLACED,
-        /** An invalidation, a flush, another fill or an untrusted L1 came first: the result was dropped. */
+        /**
+         * An invalidation, a flush, another fill or an untrusted L1 came first: the result was
+         * dropped. An entry that is still there (the invalidation was of another key of its stripe,
+         * L1 was only briefly untrusted) may be refreshed by a later hit.
+         */
         SUPERSEDED,
         /** The reload failed; the entry stays (until it expires) and a later hit may try again. */
         FAILED;
@@ -98,7 +103,8 @@ final class L1Tier {
 
     /**
      * An L1 entry: its value (once loaded) and when it becomes due for a refresh, by the cache's
-     * ticker. At most one refresh per entry is in flight, and a successful one replaces the entry.
+     * ticker. At most one refresh per entry is in flight, and a successful one replaces the entry;
+     * one that failed or was dropped lets a later hit start another.
      */
     private static final class Fill extends CompletableFuture<Optional<?>> {
 
@@ -117,8 +123,16 @@ final class L1Tier {
             return nowNanos - refreshDueNanos >= 0 && refreshing == 0 && REFRESHING.compareAndSet(this, 0, 1);
         }
 
-        /** The refresh failed: a later hit may try again. */
-        void refreshFailed() {
+        /**
+         * The refresh ended without replacing this entry (it failed, or its result was dropped): a
+         * later hit may try again. Without this, an entry whose refresh lost to an invalidation of
+         * another key of its stripe, or ended while L1 was untrusted, stayed current but was never
+         * refreshed again, and expired under its readers. Safe, because a refresh only ever
+         * replaces this very entry where it was found: one that an invalidation removed is not
+         * replaced (the replace compares the entry), and one it left under an ended generation of
+         * its subject is found by no reader, whatever a refresh puts there.
+         */
+        void refreshEnded() {
             refreshing = 0;
         }
     }
@@ -296,7 +310,7 @@ final class L1Tier {
             try {
                 result = below.load(cache, key, loader);
             } catch (RuntimeException | Error e) {
-                due.refreshFailed();
+                due.refreshEnded();
                 outcomes.refreshed(cache, Refresh.FAILED);
                 return;
             }
@@ -311,12 +325,15 @@ final class L1Tier {
                 l1.remove(l1Key, next);
                 replaced = false;
             }
+            if (!replaced) {
+                due.refreshEnded();
+            }
             outcomes.refreshed(cache, replaced ? Refresh.REPLACED : Refresh.SUPERSEDED);
         };
         try {
             refreshes.execute(reload);
         } catch (RejectedExecutionException e) {
-            due.refreshFailed();
+            due.refreshEnded();
             outcomes.refreshed(cache, Refresh.FAILED);
         }
     }

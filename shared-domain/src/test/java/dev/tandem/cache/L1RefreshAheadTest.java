@@ -151,6 +151,10 @@ class L1RefreshAheadTest {
 
         assertThat(read()).contains("v1");
         assertThat(outcomes).containsExactly(Map.entry(L1Tier.Refresh.SUPERSEDED, 1));
+        // Only that refresh: the entry is still current and due, so the hit above started another.
+        runRefreshes();
+        assertThat(read()).as("refreshed by the next hit").contains("v2");
+        assertThat(outcomes).containsEntry(L1Tier.Refresh.REPLACED, 1);
     }
 
     @Test
@@ -175,6 +179,14 @@ class L1RefreshAheadTest {
 
         assertThat(l1.getIfPresent(GROUP, KEY)).as("the entry as it was").contains("v1");
         assertThat(outcomes).containsExactly(Map.entry(L1Tier.Refresh.SUPERSEDED, 1));
+
+        // Trusted again (the follower caught up; nothing it applied touched the entry), the entry is
+        // served and still due: the next hit refreshes it, or it would expire under its readers.
+        trusted = true;
+        assertThat(read()).contains("v1");
+        runRefreshes();
+        assertThat(read()).as("refreshed by a hit once L1 is trusted again").contains("v2");
+        assertThat(outcomes).containsEntry(L1Tier.Refresh.REPLACED, 1);
     }
 
     @Test

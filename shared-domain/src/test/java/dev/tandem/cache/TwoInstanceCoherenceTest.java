@@ -4,6 +4,7 @@ import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupChanges;
 import dev.tandem.group.GroupFields;
 import dev.tandem.group.LeaderboardView;
+import dev.tandem.group.NewGroup;
 import dev.tandem.group.NewRating;
 import dev.tandem.group.NewSession;
 import dev.tandem.testsupport.Await;
@@ -30,8 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two instances sharing MariaDB and Redis: a write on A is seen by B within the staleness bound,
- * for every cached read, including a cached "not found". B has the old answer cached before each
- * write (checked), so what is tested is invalidation, not a cold read.
+ * for every cached read, including a cached "not found", and for every path by which a write
+ * changes a page or a leaderboard (a row's counts, a move into or out of its subject, a deletion,
+ * a creation). B has the old answer cached before each write (checked), so what is tested is
+ * invalidation, not a cold read.
  */
 class TwoInstanceCoherenceTest {
 
@@ -80,7 +83,38 @@ class TwoInstanceCoherenceTest {
                 new Case("GetGroup after a session is scheduled", i -> Reads.answer(() -> i.groups.get(3)),
                         i -> i.groups.schedule(new NewSession(3, "Early bird", Instant.parse("2029-03-01T09:00:00Z"), 45, ""))),
                 new Case("GetGroup after the group is deleted", i -> Reads.answer(() -> i.groups.get(4)),
-                        i -> i.groups.delete(4, 0)));
+                        i -> i.groups.delete(4, 0)),
+                // The derived entries that a write changes through another path than the ones above.
+                new Case("ListGroups page of the subject a group moves out of",
+                        i -> Reads.answer(() -> i.groups.list("algorithms", 20, "")),
+                        i -> move(i, 11, "biology")),
+                new Case("leaderboard of the subject its leader moves out of",
+                        i -> Reads.answer(() -> i.groups.leaderboard("chemistry", 10)),
+                        i -> move(i, i.groups.leaderboard("chemistry", 1).groups().getFirst().id(), "databases")),
+                new Case("leaderboard of the subject a rated group moves into",
+                        i -> Reads.answer(() -> i.groups.leaderboard("biology", 50)),
+                        i -> move(i, i.groups.leaderboard("databases", 1).groups().getFirst().id(), "biology")),
+                new Case("all-subjects leaderboard after its leader is deleted",
+                        i -> Reads.answer(() -> i.groups.leaderboard("", 10)),
+                        i -> i.groups.delete(i.groups.leaderboard("", 1).groups().getFirst().id(), 0)),
+                new Case("all-subjects ListGroups page after a member leaves a row",
+                        i -> Reads.answer(() -> i.groups.list("", 20, "")),
+                        i -> i.groups.leave(5, i.jdbc.sql("""
+                                SELECT MIN(m.user_id) FROM group_members m JOIN study_groups g ON g.id = m.group_id
+                                 WHERE m.group_id = 5 AND m.user_id <> g.owner_id""").query(Long.class).single())),
+                new Case("leaderboard after its leader's capacity changes",
+                        i -> Reads.answer(() -> i.groups.leaderboard("", 5)),
+                        i -> {
+                            long leader = i.groups.leaderboard("", 1).groups().getFirst().id();
+                            i.groups.update(new GroupChanges(leader, new GroupFields(null, null, null,
+                                    i.groups.get(leader).capacity() + 1), Set.of("capacity"), i.version(leader)));
+                        }),
+                new Case("GetGroup cached as not found, then created", i -> Reads.answer(() -> i.groups.get(51)),
+                        i -> assertThat(i.groups.create(new NewGroup("Late circle", "algorithms", "", 10, 1)).id())
+                                .isEqualTo(51)),
+                new Case("ListGroups page after a group is created in its subject",
+                        i -> Reads.answer(() -> i.groups.list("algorithms", 2, Reads.token("algorithms", 41))),
+                        i -> i.groups.create(new NewGroup("Later circle", "algorithms", "", 10, 1))));
 
         for (Case c : cases) {
             // B holds the current answer (the reset's flush reached it within the bound) ...
@@ -99,6 +133,11 @@ class TwoInstanceCoherenceTest {
             // The writer read its own write at once, without waiting.
             assertThat(c.read().apply(a)).as("%s: A reads its own write", c.name()).isEqualTo(after);
         }
+    }
+
+    private static void move(Instance i, long group, String subject) {
+        i.groups.update(new GroupChanges(group, new GroupFields(null, subject, null, 0), Set.of("subject"),
+                i.version(group)));
     }
 
     /**
