@@ -192,8 +192,10 @@ public class GroupService {
         if (!refused.isEmpty()) {
             violations.add(new FieldViolation("update_mask", cannotBeUpdated(refused)));
         }
-        if (changes.expectedVersion() < 0) {
-            violations.add(new FieldViolation("expected_version", "must not be negative"));
+        // Required: versions start at 1, so 0 (proto3's absent) names no version a client read. It was
+        // judged stale, ABORTED "read it again and retry", which no retry of the request gets past.
+        if (changes.expectedVersion() <= 0) {
+            violations.add(new FieldViolation("expected_version", "is required: the version the group was read at (1 or more)"));
         }
         // The masked values first, like every request field: one the update could never apply is the
         // client's mistake whatever the group's version (or whether it exists), not a conflict to retry.

@@ -63,8 +63,9 @@ class CacheModeParityTest {
                         assertThat(i.groups.create(new NewGroup("Fresh circle", "algorithms", "", 10, 101)).id()).isEqualTo(51)),
                 new Step("rate group 51 into the leaderboards", i -> i.groups.rate(new NewRating(51, 5, 4, ""))),
                 new Step("delete group 2", i -> i.groups.delete(2, 0)),
+                // Version 1: group 1 was renamed to 2 above, so this one is stale.
                 new Step("rejected update (rolled back)", i -> assertThatThrownBy(() -> i.groups.update(new GroupChanges(1,
-                        new GroupFields("Never", null, null, 0), Set.of("name"), 0)))
+                        new GroupFields("Never", null, null, 0), Set.of("name"), 1)))
                         .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ABORTED))));
 
         for (Step step : steps) {

@@ -272,7 +272,7 @@ class GroupServiceTest {
         GroupView group = groups.get(2);
         for (GroupChanges invalid : List.of(
                 new GroupChanges(2, new GroupFields(null, null, null, 1), Set.of("capacity"), group.version() + 7),
-                new GroupChanges(2, new GroupFields("x", "Not A Subject", null, 0), Set.of("name", "subject"), 0),
+                new GroupChanges(2, new GroupFields("x", "Not A Subject", null, 0), Set.of("name", "subject"), group.version()),
                 new GroupChanges(Long.MAX_VALUE, new GroupFields(null, null, null, 501), Set.of("capacity"), 1))) {
             assertThatThrownBy(() -> groups.update(invalid))
                     .isInstanceOfSatisfying(DomainException.class, e -> {

@@ -51,8 +51,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * value (so the invalidation went out during shutdown, before the Redis connection closed), and
  * the process then exits 0. On the way the test watches the shutdown's steps: first the drain
  * (still serving, but readiness OUT_OF_SERVICE and {@code Connection: close} on REST,
- * grpc.health.v1 NOT_SERVING on gRPC), then the server stops accepting (and gRPC sends GOAWAY),
- * while the request is still waiting.
+ * grpc.health.v1 NOT_SERVING on gRPC, for "" and for the API's service by its name), then the
+ * server stops accepting (and gRPC sends GOAWAY), while the request is still waiting.
  *
  * <p>The request is kept in flight deterministically: the test holds the group's row lock in its
  * own transaction, the write waits for it in MariaDB, and the test releases it once the server has
@@ -201,6 +201,10 @@ class GracefulShutdownTest {
             StudyGroupServiceGrpc.StudyGroupServiceBlockingStub reads = StudyGroupServiceGrpc.newBlockingStub(channel);
             assertThat(reads.getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId()).isEqualTo(1);
             HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(channel);
+            // Clients that health-check the service they call ask by its name: it follows "" both ways.
+            HealthCheckRequest apiService = HealthCheckRequest.newBuilder().setService(StudyGroupServiceGrpc.SERVICE_NAME).build();
+            Await.until("the API's service SERVING by its name", STEP, () -> health.withDeadlineAfter(5, TimeUnit.SECONDS)
+                    .check(apiService).getStatus() == HealthCheckResponse.ServingStatus.SERVING);
 
             ListenableFuture<Group> inFlight;
             try (RowLock lock = database.lockGroup(groupId)) {
@@ -218,6 +222,8 @@ class GracefulShutdownTest {
                 // The drain: grpc.health.v1 and the readiness say go away, calls are still served.
                 Await.until("grpc.health.v1 NOT_SERVING", STEP, () -> health.withDeadlineAfter(5, TimeUnit.SECONDS)
                         .check(HealthCheckRequest.getDefaultInstance()).getStatus() == HealthCheckResponse.ServingStatus.NOT_SERVING);
+                assertThat(health.withDeadlineAfter(5, TimeUnit.SECONDS).check(apiService).getStatus())
+                        .isEqualTo(HealthCheckResponse.ServingStatus.NOT_SERVING);
                 assertThat(get("http://127.0.0.1:" + grpcManagementPort + "/actuator/health/readiness").statusCode()).isEqualTo(503);
                 assertThat(reads.withDeadlineAfter(30, TimeUnit.SECONDS).getGroup(GetGroupRequest.newBuilder().setId(1).build()).getId())
                         .isEqualTo(1);

@@ -70,7 +70,7 @@ class WriteAuthGrpcTest extends GrpcIntegrationTest {
                 .setName("Number theory").setSubject("algorithms").setCapacity(10).setOwnerId(1).build());
         writes.put(StudyGroupServiceGrpc.getUpdateGroupMethod(), UpdateGroupRequest.newBuilder().setId(1)
                 .setGroup(Group.newBuilder().setName("Renamed")).setUpdateMask(FieldMask.newBuilder().addPaths("name"))
-                .build());
+                .setExpectedVersion(1).build());
         writes.put(StudyGroupServiceGrpc.getDeleteGroupMethod(), DeleteGroupRequest.newBuilder().setId(1).build());
         writes.put(StudyGroupServiceGrpc.getJoinGroupMethod(), JoinGroupRequest.newBuilder().setGroupId(1).setUserId(100).build());
         writes.put(StudyGroupServiceGrpc.getLeaveGroupMethod(), LeaveGroupRequest.newBuilder().setGroupId(1).setUserId(1).build());

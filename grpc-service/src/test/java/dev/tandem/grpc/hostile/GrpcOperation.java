@@ -62,8 +62,8 @@ enum GrpcOperation {
             Rule.required("group.name"),
             Rule.int32("group.capacity", INVALID_ARGUMENT, 1000),
             Rule.required("update_mask"),
-            // Absent is 0, which no group is at (versions start at 1): a stale version, as a huge one.
-            Rule.int64("expected_version", ABORTED, INVALID_ARGUMENT, ABORTED)),
+            // Required: absent is 0, which no group is at (versions start at 1); a huge one is stale.
+            Rule.int64("expected_version", INVALID_ARGUMENT, INVALID_ARGUMENT, ABORTED)),
     DELETE_GROUP(StudyGroupServiceGrpc.getDeleteGroupMethod(),
             rows -> DeleteGroupRequest.newBuilder().setId(rows.group()).setExpectedVersion(0).build(),
             Rule.id("id", NOT_FOUND),

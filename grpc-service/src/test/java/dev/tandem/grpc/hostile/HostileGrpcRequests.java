@@ -121,7 +121,7 @@ final class HostileGrpcRequests {
         }
         return List.of(new Hostile("update_mask of 100 unknown paths of 200 characters", GrpcOperation.UPDATE_GROUP,
                 rows -> UpdateGroupRequest.newBuilder().setId(rows.group()).setGroup(Group.newBuilder().setName("Renamed"))
-                        .setUpdateMask(mask).build().toByteArray(),
+                        .setUpdateMask(mask).setExpectedVersion(1).build().toByteArray(),
                 Map.of(), new Expect(INVALID_ARGUMENT, List.of("update_mask"), "and 97 more cannot be updated", false)));
     }
 

@@ -22,8 +22,8 @@ public record UpdateGroupRequest(
         @Schema(requiredMode = REQUIRED, pattern = UPDATE_MASK_PATTERN,
                 description = "the fields of group to apply, comma-separated")
         @JsonAlias("update_mask") String updateMask,
-        @Schema(minimum = "0", description = "the version the caller read (a new group is at 0); "
-                + "a newer one on the server is 409 (gRPC ABORTED)")
+        @Schema(requiredMode = REQUIRED, minimum = "1", description = "the version the caller read (a new group "
+                + "is at 1); a newer one on the server is 409 (gRPC ABORTED), none or 0 is 400")
         @JsonAlias("expected_version") Long expectedVersion) {
 
     /** One or more of the paths GroupChanges.UPDATABLE allows, comma-separated, spaces around them allowed. */

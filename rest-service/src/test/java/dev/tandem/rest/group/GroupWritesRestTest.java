@@ -293,7 +293,7 @@ class GroupWritesRestTest extends RestIntegrationTest {
                 .contentType(MediaType.APPLICATION_JSON).body(RENAME).exchange(), HttpStatus.NOT_FOUND, "NOT_FOUND");
         // and so is an invalid request (400 before 412)
         expectInvalid(http.patch().uri("/api/v1/groups/8").header("If-Match", "\"not-current\"")
-                .contentType(MediaType.APPLICATION_JSON).body("{\"group\": {\"name\": \"x y z\"}, \"updateMask\": \"\"}")
+                .contentType(MediaType.APPLICATION_JSON).body("{\"group\": {\"name\": \"x y z\"}, \"updateMask\": \"\", \"expectedVersion\": 4}")
                 .exchange(), "update_mask");
         // DELETE with the current tag
         String current = tagOf("/api/v1/groups/8", MediaType.APPLICATION_JSON);

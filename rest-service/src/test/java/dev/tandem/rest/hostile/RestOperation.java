@@ -30,7 +30,7 @@ enum RestOperation {
             Field.string("group.name", "group.name", "\"Graph theory II\"", false),
             Field.int32("group.capacity", "group.capacity", "40", false),
             Field.string("updateMask", "update_mask", "\"name,capacity\"", true),
-            Field.int64("expectedVersion", "expected_version", "1", false)),
+            Field.int64("expectedVersion", "expected_version", "1", true)),
     DELETE_GROUP("DELETE", "/api/v1/groups/{id:%GROUP%}?expected_version=0", null),
     JOIN_GROUP("POST", "/api/v1/groups/{group_id:%GROUP%}/members", "{\"userId\":${userId}}",
             Field.int64("userId", "user_id", "%OUTSIDER%", true)),
