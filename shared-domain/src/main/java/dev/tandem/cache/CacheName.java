@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Features declare their caches as constants ({@code GroupCaches}, {@code UserCaches}) and hand
  * them to the cache in a {@link CacheCatalog}; this package knows no feature. A <em>keyed</em> cache
- * is keyed by id ({@code Long}) and invalidated key by key (tombstones in L2); a
- * <em>subject-scoped</em> cache is keyed by {@link SubjectScoped} keys and invalidated a subject at a
- * time, which in L2 is a new generation for that subject (see {@link L2Tier}).
+ * is keyed by id ({@code Long}) and invalidated key by key (tombstones in L2); a <em>scoped</em>
+ * cache is keyed by {@link ScopedKey}s and invalidated a scope at a time, which in L2 is a new
+ * generation for that scope (see {@link L2Tier}).
  *
  * <p>Every cache gets a small index when it is created, the order of creation in this JVM: the tiers
  * and the metrics keep their per-cache state in arrays by that index, so a read never looks a cache
@@ -52,29 +52,29 @@ public final class CacheName<V> {
         return new CacheName<>(name, false, codec, validFor);
     }
 
-    /** A cache keyed by {@link SubjectScoped} keys, invalidated a subject at a time. */
-    public static <V> CacheName<V> subjectScoped(String name, CacheCodec<V> codec) {
+    /** A cache keyed by {@link ScopedKey}s, invalidated a scope at a time. */
+    public static <V> CacheName<V> scoped(String name, CacheCodec<V> codec) {
         return new CacheName<>(name, true, codec, ValidFor.untilWritten());
     }
 
-    /** A subject-scoped cache whose values also expire by {@code validFor}. */
-    public static <V> CacheName<V> subjectScoped(String name, CacheCodec<V> codec, ValidFor<V> validFor) {
+    /** A scoped cache whose values also expire by {@code validFor}. */
+    public static <V> CacheName<V> scoped(String name, CacheCodec<V> codec, ValidFor<V> validFor) {
         return new CacheName<>(name, true, codec, validFor);
     }
 
     private final int index;
     private final String name;
-    private final boolean subjectScoped;
+    private final boolean scoped;
     private final CacheCodec<V> codec;
     private final ValidFor<V> validFor;
 
-    private CacheName(String name, boolean subjectScoped, CacheCodec<V> codec, ValidFor<V> validFor) {
+    private CacheName(String name, boolean scoped, CacheCodec<V> codec, ValidFor<V> validFor) {
         if (name == null || name.isEmpty() || name.contains(":") || name.contains("{") || name.contains("}")) {
             // The name is part of L2 keys, where ':' separates parts and braces are the cluster hash tag.
             throw new IllegalArgumentException("a cache name is non-empty, without ':', '{' or '}': " + name);
         }
         this.name = name;
-        this.subjectScoped = subjectScoped;
+        this.scoped = scoped;
         this.codec = java.util.Objects.requireNonNull(codec, "codec");
         this.validFor = java.util.Objects.requireNonNull(validFor, "validFor");
         this.index = NEXT_INDEX.getAndIncrement();
@@ -89,8 +89,9 @@ public final class CacheName<V> {
         return name;
     }
 
-    boolean subjectScoped() {
-        return subjectScoped;
+    /** Whether this cache is keyed by {@link ScopedKey}s (else by id). */
+    boolean scoped() {
+        return scoped;
     }
 
     byte[] encode(V value) {
@@ -102,11 +103,11 @@ public final class CacheName<V> {
     }
 
     /**
-     * What an invalidation of this key is addressed to: the key itself, or for subject-scoped
-     * caches its subject. L1 race detection and L2 generations both work at this grain.
+     * What an invalidation of this key is addressed to: the key itself, or for scoped caches its
+     * {@link ScopedKey#scope()}. L1 race detection and L2 generations both work at this grain.
      */
     Object scopeOf(Object key) {
-        return subjectScoped ? ((SubjectScoped) key).subject() : key;
+        return scoped ? ((ScopedKey) key).scope() : key;
     }
 
     /** See {@link ValidFor}. */

@@ -14,14 +14,14 @@ import java.util.Set;
  * What one write made wrong, built by the write and applied after its transaction commits: logged
  * in the write's transaction, then applied to L2 and to this instance's L1, and by every other
  * instance's log follower to its L1 (see {@link WritePath}). A target is either one entry of a keyed
- * cache (an id) or one subject of a subject-scoped cache (every entry of that subject).
+ * cache (an id) or one scope of a scoped cache (every entry of that scope).
  *
  * <p>Features say what their writes touch with helpers of their own that build invalidations
- * ({@code GroupCaches.pagesOf(subject)}, ...); this class only knows caches and keys.
+ * ({@code GroupCaches.pagesOf(subject)}, ...); this class only knows caches, keys and scopes.
  */
 public final class Invalidation {
 
-    /** One thing to invalidate: {@code key} is an id for keyed caches and a subject otherwise. */
+    /** One thing to invalidate: {@code key} is an id for keyed caches, a scope for scoped ones. */
     record Target(CacheName<?> cache, Object key) {
     }
 
@@ -33,12 +33,12 @@ public final class Invalidation {
 
     /**
      * Adds one target: for a keyed cache the entry's id (a {@code Long}, as the cache is read with),
-     * for a subject-scoped cache a subject ({@code String}, "" for the all-subjects entries).
+     * for a scoped cache a scope (a {@code String}, as {@link ScopedKey#scope()} returns it).
      */
     public Invalidation add(CacheName<?> cache, Object key) {
-        if (cache.subjectScoped() ? !(key instanceof String) : !(key instanceof Long || key instanceof String)) {
+        if (cache.scoped() ? !(key instanceof String) : !(key instanceof Long || key instanceof String)) {
             throw new IllegalArgumentException("cache " + cache + " is invalidated by "
-                    + (cache.subjectScoped() ? "subject (a String)" : "id (a Long or a String)") + ", not by " + key);
+                    + (cache.scoped() ? "scope (a String)" : "id (a Long or a String)") + ", not by " + key);
         }
         targets.add(new Target(cache, key));
         return this;

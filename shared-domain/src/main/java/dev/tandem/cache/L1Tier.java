@@ -42,18 +42,17 @@ import java.util.function.Supplier;
  *
  * <p>Race with invalidations: a load can read the old value from L2 or MySQL, then an invalidation
  * for its key arrives, and only then the load returns. Each cache therefore keeps a flush epoch
- * and 256 invalidation counters, striped by the invalidation's scope (the id, or the subject for
- * pages and leaderboards). A load notes both before it starts; if either moved by the time it
- * finishes, its result is returned to its caller (whose read overlapped the write) but not kept.
- * Invalidations bump the counter before they remove, so a load either sees the bump or its entry
- * is removed after it was stored.
+ * and 256 invalidation counters, striped by the invalidation's scope (the id, or the key's
+ * {@link ScopedKey#scope()} for scoped caches). A load notes both before it starts; if either
+ * moved by the time it finishes, its result is returned to its caller (whose read overlapped the
+ * write) but not kept. Invalidations bump the counter before they remove, so a load either sees
+ * the bump or its entry is removed after it was stored.
  *
- * <p>Subject-scoped caches (pages, leaderboards) are invalidated a subject at a time without
- * looking at their entries: each subject that was ever invalidated has a generation, which is part
- * of every L1 key of that subject, and invalidating the subject bumps it. The old entries can no
- * longer be found and leave by size or TTL. (Only subjects that writes name get a generation; a
- * subject no write ever named stays at generation 0, so arbitrary subjects in requests do not grow
- * the map.)
+ * <p>Scoped caches (pages, leaderboards) are invalidated a scope at a time without looking at
+ * their entries: each scope that was ever invalidated has a generation, which is part of every L1
+ * key of that scope, and invalidating the scope bumps it. The old entries can no longer be found
+ * and leave by size or TTL. (Only scopes that writes name get a generation; a scope no write ever
+ * named stays at generation 0, so arbitrary scopes in requests do not grow the map.)
  *
  * <p><b>Refresh ahead.</b> The TTL is a safety net, not what keeps L1 correct (invalidations do),
  * yet a hot entry that simply expired made every reader that came during its reload a miss that
@@ -130,7 +129,7 @@ final class L1Tier {
          * refreshed again, and expired under its readers. Safe, because a refresh only ever
          * replaces this very entry where it was found: one that an invalidation removed is not
          * replaced (the replace compares the entry), and one it left under an ended generation of
-         * its subject is found by no reader, whatever a refresh puts there.
+         * its scope is found by no reader, whatever a refresh puts there.
          */
         void refreshEnded() {
             refreshing = 0;
@@ -149,7 +148,7 @@ final class L1Tier {
     private final Executor refreshes;
     private final RefreshOutcomes outcomes;
 
-    /** The L1 key of a subject-scoped entry: the entry's key in its subject's current generation. */
+    /** The L1 key of a scoped entry: the entry's key in its scope's current generation. */
     private record Generational(Object key, long generation) {
     }
 
@@ -231,10 +230,10 @@ final class L1Tier {
     }
 
     private Object l1Key(CacheName<?> cache, Object key) {
-        if (!cache.subjectScoped()) {
+        if (!cache.scoped()) {
             return key;
         }
-        AtomicLong generation = generations[cache.index()].get(((SubjectScoped) key).subject());
+        AtomicLong generation = generations[cache.index()].get(((ScopedKey) key).scope());
         return new Generational(key, generation == null ? 0 : generation.get());
     }
 
@@ -395,8 +394,8 @@ final class L1Tier {
         for (Invalidation.Target target : invalidation.targets()) {
             int c = target.cache().index();
             stripes[c].incrementAndGet(stripe(target.key()));
-            if (target.cache().subjectScoped()) {
-                generations[c].computeIfAbsent((String) target.key(), subject -> new AtomicLong()).incrementAndGet();
+            if (target.cache().scoped()) {
+                generations[c].computeIfAbsent((String) target.key(), scope -> new AtomicLong()).incrementAndGet();
             } else {
                 caches[c].asMap().remove(target.key());
             }

@@ -28,23 +28,23 @@ import java.util.concurrent.ThreadLocalRandom;
  * long pause removed it — each of these can only make a fill fail, never store a value read before
  * a write. Two readers that missed together fill over the same claim; the first one wins.
  *
- * <p><b>Subject-scoped caches</b> (e.g. groups-page, leaderboard). A write cannot name the pages it
- * changed, so each subject has a generation ({@code <prefix>v2:{<cache>:<subject>}:gen}, a random
- * token) that is part of every data key of the subject
- * ({@code <prefix>v2:{<cache>:<subject>}:<generation>:<suffix>}, the suffix being what the key
- * itself says, {@link SubjectScoped#keySuffix()}). Invalidating deletes the generation;
+ * <p><b>Scoped caches</b> (e.g. groups-page, leaderboard). A write cannot name the pages it
+ * changed, so each scope has a generation ({@code <prefix>v2:{<cache>:<scope>}:gen}, a random
+ * token) that is part of every data key of the scope
+ * ({@code <prefix>v2:{<cache>:<scope>}:<generation>:<suffix>}, the suffix being what the key
+ * itself says, {@link ScopedKey#keySuffix()}). Invalidating deletes the generation;
  * the next reader starts a new random one, atomically with its read (one Lua script that reads the
  * generation and then the data key it names). A fill that read the database before the write lands under the dead generation, where
- * nobody looks, and expires. Chosen over a per-subject set of page keys because that set has to be
+ * nobody looks, and expires. Chosen over a per-scope set of page keys because that set has to be
  * written before every load to be race-free (an extra round trip per miss), while the generation
  * is read in the same round trip as the value. Generations are random rather than counters so that
  * one lost to a flush or to eviction is never reused.
  *
- * <p><b>Redis Cluster.</b> A script may only touch keys of one hash slot. A subject's generation
- * and its data keys share the head {@code <prefix>v2:{<cache>:<subject>}}, which ends in the hash
+ * <p><b>Redis Cluster.</b> A script may only touch keys of one hash slot. A scope's generation
+ * and its data keys share the head {@code <prefix>v2:{<cache>:<scope>}}, which ends in the hash
  * tag's closing brace: whatever Redis takes as the tag (the first {@code {...}} of the key), it
  * takes the same text from both, so they live in one slot, and the read script runs on one node.
- * A keyed entry is one key, its value and its tombstone in turn. Different subjects and ids spread
+ * A keyed entry is one key, its value and its tombstone in turn. Different scopes and ids spread
  * over the slots; a write's invalidation is split by slot in {@link RedisGateway}. The same layout
  * runs unchanged on a single Redis. ({@code v2} is the layout: the keys of the untagged layout
  * before it are never read again and expire.)
@@ -57,7 +57,7 @@ final class L2Tier {
     /** The first byte of a claim (a tombstone or a lease). */
     static final byte CLAIM = 0;
     private static final int CLAIM_LENGTH = 9;
-    /** The layout of the subject-scoped keys (hash-tagged for Redis Cluster). */
+    /** The layout of the scoped caches' keys (hash-tagged for Redis Cluster). */
     static final String SCOPED_LAYOUT = "v2";
 
     /** What a read found; a fill must know it to be race-free. */
@@ -108,12 +108,12 @@ final class L2Tier {
 
     /** Reads {@code key}; throws {@link RedisGateway.Unavailable} when Redis cannot be asked. */
     <V> Seen<V> read(CacheName<V> cache, Object key) {
-        if (cache.subjectScoped()) {
-            SubjectScoped scoped = (SubjectScoped) key;
-            String subject = scoped.subject();
-            String head = subjectHead(cache, subject) + ":";
+        if (cache.scoped()) {
+            ScopedKey scoped = (ScopedKey) key;
+            String scope = scoped.scope();
+            String head = scopeHead(cache, scope) + ":";
             String tail = ":" + scoped.keySuffix();
-            List<byte[]> found = redis.readScoped(generationKey(cache, subject), freshGeneration(), generationTtlMs,
+            List<byte[]> found = redis.readScoped(generationKey(cache, scope), freshGeneration(), generationTtlMs,
                     head, tail);
             String dataKey = head + new String(found.get(0), java.nio.charset.StandardCharsets.UTF_8) + tail;
             byte[] raw = found.size() > 1 ? found.get(1) : null;
@@ -174,7 +174,7 @@ final class L2Tier {
         }
         try {
             byte[] bytes = frame(cache.encode(value));
-            if (cache.subjectScoped()) {
+            if (cache.scoped()) {
                 return redis.setIfAbsent(seen.dataKey, bytes, ttlMs);
             }
             return seen.claim != null && redis.setOverClaim(seen.dataKey, seen.claim, bytes, ttlMs);
@@ -196,7 +196,7 @@ final class L2Tier {
     List<String> tombstoneKeys(Invalidation invalidation) {
         List<String> keys = new ArrayList<>();
         for (Invalidation.Target t : invalidation.targets()) {
-            if (!t.cache().subjectScoped()) {
+            if (!t.cache().scoped()) {
                 keys.add(keyedKey(t.cache(), t.key()));
             }
         }
@@ -207,7 +207,7 @@ final class L2Tier {
     List<String> generationKeys(Invalidation invalidation) {
         List<String> keys = new ArrayList<>();
         for (Invalidation.Target t : invalidation.targets()) {
-            if (t.cache().subjectScoped()) {
+            if (t.cache().scoped()) {
                 keys.add(generationKey(t.cache(), (String) t.key()));
             }
         }
@@ -356,16 +356,16 @@ final class L2Tier {
         return prefix + cache.id() + ":" + id;
     }
 
-    String generationKey(CacheName<?> cache, String subject) {
-        return subjectHead(cache, subject) + ":gen";
+    String generationKey(CacheName<?> cache, String scope) {
+        return scopeHead(cache, scope) + ":gen";
     }
 
     /**
-     * What every key of one subject starts with, up to and including its hash tag's closing brace
+     * What every key of one scope starts with, up to and including its hash tag's closing brace
      * (see the class comment): the generation key and the data keys share one cluster slot.
      */
-    private String subjectHead(CacheName<?> cache, String subject) {
-        return prefix + SCOPED_LAYOUT + ":{" + cache.id() + ":" + subject + "}";
+    private String scopeHead(CacheName<?> cache, String scope) {
+        return prefix + SCOPED_LAYOUT + ":{" + cache.id() + ":" + scope + "}";
     }
 
     private static String freshGeneration() {

@@ -35,9 +35,9 @@ import java.util.function.Supplier;
  * command and script by its first key's slot and follows MOVED/ASK. Two things differ from one
  * Redis, both decided here:
  * <ul>
- * <li>A write's relay touches keys of several slots (a group, the generations of its subjects, the
- * relay marker). It runs as one script per slot, and the marker comes last, only after every
- * tombstone is written: a marker says its row's tombstones are in place. If a step fails the
+ * <li>A write's relay touches keys of several slots (a keyed entry, the generations of its
+ * scopes, the relay marker). It runs as one script per slot, and the marker comes last, only after
+ * every tombstone is written: a marker says its row's tombstones are in place. If a step fails the
  * marker is not written, and the row is relayed again (by this or any other instance).</li>
  * <li>SCAN sees one node's keys, so a flush scans every master that serves slots.</li>
  * </ul>
@@ -51,7 +51,7 @@ final class RedisGateway {
         }
     }
 
-    // KEYS[1] the subject's generation; ARGV[1] a fresh generation to start if there is none,
+    // KEYS[1] the scope's generation; ARGV[1] a fresh generation to start if there is none,
     // ARGV[2] its TTL (ms); ARGV[3], ARGV[4] what goes before and after the generation in the
     // data key. Returns {generation, value or nil} in one round trip.
     private static final RedisScript<List> READ_SCOPED = RedisScript.of("""
@@ -134,7 +134,7 @@ final class RedisGateway {
         return call("get", () -> redis.opsForValue().get(key));
     }
 
-    /** {generation, value-or-null} of a subject-scoped entry; see READ_SCOPED. */
+    /** {generation, value-or-null} of a scoped entry; see READ_SCOPED. */
     List<byte[]> readScoped(String generationKey, String freshGeneration, long generationTtlMs,
                             String dataKeyHead, String dataKeyTail) {
         @SuppressWarnings("unchecked")

@@ -24,7 +24,12 @@ import java.util.Optional;
  *   <li>{@link #LEADERBOARD}: GetLeaderboard ({@link LeaderboardKey}); invalidated a subject at a
  *       time.</li>
  * </ul>
- * The names are metric tags and parts of Redis keys and log rows: they do not change.
+ * Pages and leaderboards are scoped caches whose scope is the subject ("" for the all-subjects
+ * listing and leaderboard): a write cannot name the pages it changed, only the subjects of the
+ * groups it touched, so the keys' {@link dev.tandem.cache.ScopedKey#scope()} is their subject and
+ * {@link #pagesOf} and {@link #leaderboardsOf} invalidate subjects.
+ *
+ * <p>The names are metric tags and parts of Redis keys and log rows: they do not change.
  */
 public final class GroupCaches {
 
@@ -36,11 +41,11 @@ public final class GroupCaches {
                     bytes -> GroupProto.groupView(Group.parseFrom(bytes))),
             GroupCaches::untilNextSession);
 
-    public static final CacheName<GroupPage> GROUPS_PAGE = CacheName.subjectScoped("groups-page",
+    public static final CacheName<GroupPage> GROUPS_PAGE = CacheName.scoped("groups-page",
             CacheCodec.of(page -> GroupProto.page(page).toByteArray(),
                     bytes -> GroupProto.pageView(ListGroupsResponse.parseFrom(bytes))));
 
-    public static final CacheName<LeaderboardView> LEADERBOARD = CacheName.subjectScoped("leaderboard",
+    public static final CacheName<LeaderboardView> LEADERBOARD = CacheName.scoped("leaderboard",
             CacheCodec.of(board -> GroupProto.leaderboard(board).toByteArray(),
                     bytes -> GroupProto.leaderboardView(Leaderboard.parseFrom(bytes))));
 

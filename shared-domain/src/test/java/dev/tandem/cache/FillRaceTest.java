@@ -106,7 +106,7 @@ class FillRaceTest {
         var read = racingRead(r, GroupCaches.GROUPS_PAGE, key, stale, loaded,
                 () -> r.cache.redis().get(generation) == null);
         assertThat(loaded.await(10, TimeUnit.SECONDS)).isTrue();
-        // The read has started the subject's generation; the write ends it.
+        // The read has started the generation of the page's scope (its subject); the write ends it.
         assertThat(r.cache.redis().get(generation)).isNotNull();
         r.groups.join(1, SeededRows.nonMember(r.jdbc, 1));
         assertThat(read.get(10, TimeUnit.SECONDS)).contains(stale);
@@ -142,11 +142,12 @@ class FillRaceTest {
     }
 
     /**
-     * Pages are invalidated by subject, by moving the subject's L1 generation; a page still being
-     * loaded lands under the old one, and the load's own check keeps it out as well.
+     * Pages are invalidated a scope (their subject) at a time, by moving the scope's L1 generation;
+     * a page still being loaded lands under the old one, and the load's own check keeps it out as
+     * well.
      */
     @Test
-    void l1PageFillIsDroppedWhenItsSubjectIsInvalidatedDuringItsLoad() throws Exception {
+    void l1PageFillIsDroppedWhenItsScopeIsInvalidatedDuringItsLoad() throws Exception {
         Instance a = Instance.named("local-a", CacheMode.LOCAL);
         Instance b = Instance.named("local-b", CacheMode.LOCAL);
         Instance reference = Instance.reference();
