@@ -2,6 +2,7 @@ package dev.tandem.rest;
 
 import dev.tandem.auth.DevTokens;
 import dev.tandem.seed.SeedData;
+import dev.tandem.testsupport.SeedBeforeEachTest;
 import dev.tandem.testsupport.SeededRows;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The whole service as it runs: Tomcat on a random port, real HTTP from the client side, and the
- * real MariaDB (database {@code tandem_test_rest}) reset to seed scale 1 before every test. Every
- * subclass has the same configuration, so they all share one application context.
+ * real MariaDB (database {@code tandem_test_rest}) reset to seed scale 1 before every test (unless
+ * the test before it proved it changed nothing: {@link SeedBeforeEachTest}). Every subclass has the same configuration, so they all share one application context.
  */
 // Watches: heartbeats often and limits low enough to reach, one client's below the instance's (GroupEventsRestTest).
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -45,7 +46,7 @@ public abstract class RestIntegrationTest {
 
     @BeforeEach
     void resetData() {
-        seed.reset(1);
+        SeedBeforeEachTest.reset(seed, getClass());
         http = anonymous.mutate().defaultHeader(HttpHeaders.AUTHORIZATION, bearer(WRITER)).build();
     }
 
