@@ -29,11 +29,11 @@
 #                                                            be free; and scripts/tests/test_proto_contract.py:
 #                                                            stage 5's checks on broken copies of the protos,
 #                                                            the Google protos against the service jar's
-#   then in whichever lane is free first (first_free_runs_the_rest):
-#                4 maven-wires  ./mvnw -B -ntp -fae test -pl rest-service,grpc-service
-#                               (-fae: a failing module does not skip the other module's tests;
-#                               a module that depends on it is still skipped)
-#   and after it, once stage 5 ended:
+#   then each in whichever lane is free first (first_free_runs_the_rest), so that the two lanes end
+#   close together:
+#                4 maven-rest   ./mvnw -B -ntp test -pl rest-service
+#                4 maven-grpc   ./mvnw -B -ntp test -pl grpc-service
+#   and after them, once stage 5 ended:
 #                6 pytest       scripts/deps.sh python; .tools/venv/bin/pytest -q -rfEs loadtest
 #                7 dashboard    scripts/deps.sh node; npm --prefix dashboard test, then run test:browser
 #                               (headless Chromium)
@@ -239,21 +239,23 @@ other_lane() {
   first_free_runs_the_rest lane_stage
   exit 0   # each stage recorded its own outcome; any other exit status means the lane itself broke
 }
-# The wire modules' tests (~4 min alone) and the light stages (the bench's Python tests, the dashboard's,
-# the manifests' checks: ~3 min together) go to whichever lane is free first: after the readme stage
-# in the other lane, or after the domain and system tests in the Java lane. On a new machine the
-# other lane builds the tools first (oha alone takes ~10 min), so the two lanes end closer together
-# this way. mkdir claims each group atomically; the light stages wait for the tools (the browser
-# test needs Chromium, and apt must not run twice at once).
+# Each wire module's tests (~3 min each alone) and the light stages (the bench's Python tests, the
+# dashboard's, the manifests' checks: ~2 min together) go to whichever lane is free first: after the
+# readme stage in the other lane, or after the domain and system tests in the Java lane. On a new
+# machine the other lane builds the tools first (the Go tools and oha take ~10 min), so which lane
+# is free first differs from machine to machine; three pieces of a few minutes let the lanes end
+# within a piece of each other. mkdir claims each piece atomically; the light stages wait for the
+# tools (the browser test needs Chromium, and apt must not run twice at once).
 first_free_runs_the_rest() {
-  local run=$1
-  if mkdir "$LOGS/wire-tests.claimed" 2>/dev/null; then
+  local run=$1 module
+  for module in rest grpc; do
+    mkdir "$LOGS/maven-$module.claimed" 2>/dev/null || continue
     if [[ $(<"$LOGS/build.rc") == 0 ]]; then
-      "$run" 4 maven-wires ./mvnw -B -ntp -fae test -pl rest-service,grpc-service
+      "$run" 4 "maven-$module" ./mvnw -B -ntp test -pl "$module-service"
     else
-      skip 4 maven-wires "the build failed"
+      skip 4 "maven-$module" "the build failed"
     fi
-  fi
+  done
   mkdir "$LOGS/light-stages.claimed" 2>/dev/null || return 0
   while [[ ! -f $LOGS/tools.rc ]]; do sleep 1; done
   if [[ -d loadtest/tests ]]; then "$run" 6 pytest pytest_loadtest; else skip 6 pytest "no loadtest/tests yet"; fi

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from . import cachestats, cpu_quota, keys, loadgen, probes, profile, services, watch, windows
 from .console import say
 from .service_access import PROCESS_COUNTERS, SERVICE_NAMES, jit_reading
-from .service_start import JIT_SETTLE_MAX_SECONDS, JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
+from .service_start import JIT_SETTLE_STEP_SECONDS, JIT_SETTLED_SHARE
 from .windows import CellRun
 
 # how long after a window's settle seconds its services' latency histograms are read: the
@@ -107,14 +107,14 @@ class Measure:
 
     def settle_jit(self, cell: profile.CellPlan) -> None:
         """More warm-up, in steps of JIT_SETTLE_STEP_SECONDS at the cell's load, until the measured
-        service compiles for less than JIT_SETTLED_SHARE of a step (at most JIT_SETTLE_MAX_SECONDS):
+        service compiles for less than JIT_SETTLED_SHARE of a step (at most jit_settle_max_seconds):
         on one core, a window that starts while C2 is still compiling the cell's path measures the
         compiler (results/20261124T023939Z-quick-8788d64: first windows with 3 s of JIT in 3 s ran
         at a sixth of the next ones). There is no early stop on a plateau: a step that compiles
         the whole time compiles about as much as the one before, which read as "steady" and
         ended the settling exactly when it was needed most."""
         spent = 0.0
-        while spent < JIT_SETTLE_MAX_SECONDS:
+        while spent < self.settings["jit_settle_max_seconds"]:
             before = jit_reading(self.read_service(cell))
             if before is None:
                 return

@@ -70,6 +70,7 @@ DEFAULTS = {
     "duration_seconds": 10,       # one measured window
     "warmup_seconds": 3,          # per cell, before its first window, excluded (primes warm cells)
     "jit_warmup_seconds": 10,     # after each service start, before the first cell of that mode
+    "jit_settle_max_seconds": 4,  # per cell after its warm-up: 1-s steps until its service stops compiling
     "hot_keys": 500,              # the key set that warm (and no-cache) cells cycle over
 }
 BLOCK_LISTS = ("operations", "drivers", "cache_modes", "temperatures", "concurrency", "page_sizes",
@@ -309,7 +310,7 @@ def normalise(raw: dict, source: str = "profile") -> dict:
             raise ProfileError(f"{where}: unknown key(s) {unknown}; known: {sorted(SWEEP_KEYS)}")
         _check_open_block(block, where, "rates")
         _check_positive(block, where, ("concurrency", "duration_seconds", "p99_limit_ms", "drop_limit"))
-    _check_non_negative(settings, source, ("warmup_seconds", "jit_warmup_seconds"))
+    _check_non_negative(settings, source, ("warmup_seconds", "jit_warmup_seconds", "jit_settle_max_seconds"))
     overload = [_normalise_overload(block, f"{source}: [[overload]] #{i + 1}")
                 for i, block in enumerate(raw.get("overload") or [])]
     watch = [_normalise_watch(block, f"{source}: [[watch]] #{i + 1}") for i, block in enumerate(raw.get("watch") or [])]

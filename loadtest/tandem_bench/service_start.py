@@ -37,7 +37,6 @@ JIT_MISS_SECONDS = 3          # the first pass's k6 run over the keys reserved f
 JIT_HANG_SECONDS = 10
 JIT_SETTLE_STEP_SECONDS = 1   # the per-cell settling steps
 JIT_SETTLED_SHARE = 0.05      # of a core, used by a service's JIT compiler threads in a pass or step: compiled
-JIT_SETTLE_MAX_SECONDS = 4
 BODY_SAMPLE_KEYS = 20        # responses fetched per operation and wire to measure body bytes
 # curls at once when every hot key's gRPC answer is fetched to choose the one request an h2load cell
 # sends (a curl is a process of its own: 200 one after the other take seconds)

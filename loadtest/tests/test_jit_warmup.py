@@ -1,6 +1,9 @@
 """The JIT warm-up after a service start (service_start.ServiceStart.jit_warmup): what it drives,
-at which concurrencies, pass after pass, with every generator recorded instead of run."""
-from tandem_bench import profile, service_start
+at which concurrencies, pass after pass, with every generator recorded instead of run; and each
+cell's settling steps after its own warm-up (measure.Measure.settle_jit)."""
+import time
+
+from tandem_bench import measure, profile, service_start
 
 BASE = {"name": "t", "seed_scale": 100, "repetitions": 1, "duration_seconds": 3, "warmup_seconds": 1,
         "hot_keys": 50}
@@ -100,3 +103,39 @@ def test_priming_asks_for_no_more_k6_users_than_there_are_hot_keys():
     bench = Recorder(compiling=1)
     bench.jit_warmup("none", cells({"operations": ["Hello"], "drivers": NATIVE, "concurrency": [50]}))
     assert sorted(g for g in bench.generated if g[0] == "jit-k6") == [("jit-k6", "grpc", 1), ("jit-k6", "rest", 1)]
+
+
+class Settler(measure.Measure):
+    """A Measure whose settling steps are recorded, not run, and whose service compiles through the
+    first `compiling` steps (a whole step's worth of JIT CPU each), then not at all."""
+
+    def __init__(self, compiling, cap):
+        self.settings, self.steps, self.compiling = {"jit_settle_max_seconds": cap}, 0, compiling
+
+    def read_service(self, cell):
+        return {"jitCpuMs": 1e6 * min(self.steps, self.compiling)}
+
+    def invocation(self, cell, **kw):
+        return kw
+
+    def _generate_quiet(self, inv):
+        self.steps += 1
+        time.sleep(0.001)   # a step takes time: "compiled for less than 5 % of it" needs some
+
+
+SETTLED_CELL = cells(GET_GROUP_AT_1_AND_50)[0]
+
+
+def test_a_cell_settles_in_steps_until_its_service_stops_compiling():
+    bench = Settler(compiling=2, cap=4)
+    bench.settle_jit(SETTLED_CELL)
+    assert bench.steps == 3   # two that compiled, one that did not
+
+
+def test_settling_stops_at_the_profiles_jit_settle_max_seconds():
+    bench = Settler(compiling=100, cap=4)
+    bench.settle_jit(SETTLED_CELL)
+    assert bench.steps == 4 / service_start.JIT_SETTLE_STEP_SECONDS
+    bench = Settler(compiling=100, cap=0)
+    bench.settle_jit(SETTLED_CELL)
+    assert bench.steps == 0

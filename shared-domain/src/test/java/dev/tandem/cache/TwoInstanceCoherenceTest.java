@@ -143,7 +143,9 @@ class TwoInstanceCoherenceTest {
     /**
      * The figure for the closing note: how long an invalidation takes from A's commit to B's L1
      * (B's lag histogram), and from A's write returning to B's L1 entry being gone (measured here).
-     * Printed, not asserted.
+     * Printed, not asserted; what is asserted is that every write reaches B. Each write waits for one
+     * of B's log passes (~0.1 s), so 60 writes: 300 cost half a minute, twice (this class also runs
+     * under Redis Cluster), for a percentile the test does not need.
      */
     @Test
     void invalidationLagBetweenTwoInstances() {
@@ -152,7 +154,7 @@ class TwoInstanceCoherenceTest {
         a.resetData();
         long user = SeededRows.nonMember(a.jdbc, 1);
         long before = b.cache.metrics().invalidationLag.count();
-        int writes = 300;
+        int writes = 60;
         List<Long> endToEnd = new ArrayList<>();
         for (int n = 0; n < writes; n++) {
             // A read fills B's L1 only while B trusts it (its follower has made a pass within the
@@ -181,7 +183,7 @@ class TwoInstanceCoherenceTest {
                         .map(v -> "p%.0f=%.0f us".formatted(v.percentile() * 100, v.value(TimeUnit.MICROSECONDS)))
                         .toList());
         long beyondBound = endToEnd.stream().filter(nanos -> nanos > b.cache.stalenessBound().toNanos()).count();
-        System.out.printf("[invalidation lag] A's write returned -> B's L1 entry gone, %d writes: p50=%d us p99=%d us max=%d us, %d beyond the bound%n",
-                writes, sorted[writes / 2] / 1000, sorted[(int) (writes * 0.99)] / 1000, sorted[writes - 1] / 1000, beyondBound);
+        System.out.printf("[invalidation lag] A's write returned -> B's L1 entry gone, %d writes: p50=%d us p90=%d us max=%d us, %d beyond the bound%n",
+                writes, sorted[writes / 2] / 1000, sorted[(int) (writes * 0.9)] / 1000, sorted[writes - 1] / 1000, beyondBound);
     }
 }
