@@ -83,6 +83,22 @@ def percentile_us(counts: np.ndarray, percent: float) -> float | None:
     return float(_index_values()[index])
 
 
+def percentile_us_of_sum(used: Sequence[tuple[np.ndarray, np.ndarray]], percent: float,
+                         min_count: int = 1) -> float | None:
+    """percentile_us of the sum of counts vectors, each given as (indices, counts) of its nonzero
+    buckets; None when the sum counts fewer than min_count. The same bucket in several vectors
+    needs no merging: sorted by bucket, the running count crosses the target in the same bucket."""
+    indices = np.concatenate([i for i, _ in used])
+    counts = np.concatenate([c for _, c in used])
+    total = int(counts.sum())
+    if total == 0 or total < min_count:
+        return None
+    order = np.argsort(indices, kind="stable")
+    target = max(1, int(percent / 100 * total + 0.5))
+    position = int(np.searchsorted(np.cumsum(counts[order]), target))
+    return float(_index_values()[indices[order][position]])
+
+
 @dataclass
 class Pool:
     """A cell's pooled successful latencies: the summed histogram plus exact sum and max."""
