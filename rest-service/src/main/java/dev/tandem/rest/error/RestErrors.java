@@ -146,12 +146,8 @@ public class RestErrors extends ResponseEntityExceptionHandler {
     protected ResponseEntity<Object> handleTypeMismatch(TypeMismatchException e, HttpHeaders headers,
                                                         HttpStatusCode status, WebRequest request) {
         String field = e instanceof MethodArgumentTypeMismatchException argument ? argument.getName() : e.getPropertyName();
-        // A parameter sent more than once comes as the array of its values (Spring passes one value as
-        // itself), which cannot be one number.
-        String description = e.getValue() instanceof String[] values
-                ? "must be given once, as " + expected(e.getRequiredType()) + ", got " + values.length + " values: '"
-                        + String.join("', '", values) + "'"
-                : "must be " + expected(e.getRequiredType()) + ", got '" + e.getValue() + "'";
+        // (A parameter sent more than once never gets here: SingleValuedParameters refuses it first.)
+        String description = "must be " + expected(e.getRequiredType()) + ", got '" + e.getValue() + "'";
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, field + ": " + description);
         problem.setProperty(FIELD_VIOLATIONS, List.of(new FieldViolation(field, description)));
         return handleExceptionInternal(e, problem, headers, HttpStatus.BAD_REQUEST, request);

@@ -92,14 +92,19 @@ class GroupReadsRestTest extends RestIntegrationTest {
     }
 
     /**
-     * A number parameter sent twice does not convert to one number: the problem says so and shows
-     * the values sent. Failed before: it showed the Java array ("got '[Ljava.lang.String;@1a2b3c'").
+     * A parameter sent twice, number or text, is refused for that, showing the values sent. Failed
+     * before for a number: it showed the Java array ("got '[Ljava.lang.String;@1a2b3c'"); for text:
+     * "subject: must be empty (every subject) or a subject: ...", the values joined into "algorithms,biology".
      */
     @Test
-    void aNumberParameterSentTwiceIsInvalidShowingBothValues() {
+    void aParameterSentTwiceIsInvalidShowingBothValues() {
         expectInvalid(get("/api/v1/groups?page_size=1&page_size=2"), "page_size")
                 .jsonPath("$.fieldViolations[0].description")
-                .isEqualTo("must be given once, as a 32-bit integer, got 2 values: '1', '2'");
+                .isEqualTo("must be given once, got 2 values: '1', '2'");
+        expectInvalid(get("/api/v1/groups?subject=algorithms&subject=biology"), "subject")
+                .jsonPath("$.fieldViolations[0].description")
+                .isEqualTo("must be given once, got 2 values: 'algorithms', 'biology'");
+        expectInvalid(get("/api/v1/leaderboard?subject=algorithms&limit=1&subject=algorithms"), "subject");
     }
 
     // ---- GET /api/v1/leaderboard ---------------------------------------------------------------

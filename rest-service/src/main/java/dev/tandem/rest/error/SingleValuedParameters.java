@@ -1,0 +1,54 @@
+package dev.tandem.rest.error;
+
+import dev.tandem.error.DomainException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * Every query parameter of the API takes one value: one sent more than once ({@code ?subject=a&subject=b})
+ * is 400 INVALID_ARGUMENT naming it and the values sent, before the handler runs. Left to binding, a
+ * text parameter got the values joined by commas ("a,b") and was refused for a format the client
+ * never sent, and a number parameter for not converting.
+ *
+ * <p>An MVC interceptor, as {@code RequestTimeout} is: what it throws goes through RestErrors, and it
+ * sees the handler, so it asks only for the parameters the handler takes.
+ */
+@Configuration(proxyBeanMethods = false)
+public class SingleValuedParameters implements WebMvcConfigurer {
+
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+        registry.addInterceptor(new Interceptor()).addPathPatterns("/api/**");
+    }
+
+    private static final class Interceptor implements HandlerInterceptor {
+
+        @Override
+        public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+            if (handler instanceof HandlerMethod method) {
+                for (MethodParameter parameter : method.getMethodParameters()) {
+                    RequestParam param = parameter.getParameterAnnotation(RequestParam.class);
+                    if (param == null) {
+                        continue;
+                    }
+                    String name = param.name().isEmpty() ? parameter.getParameterName() : param.name();
+                    // The query's values only: the API takes no form bodies, and Tomcat parses one
+                    // for POST alone (parseBodyMethods), where no handler takes a @RequestParam.
+                    String[] values = request.getParameterValues(name);
+                    if (values != null && values.length > 1) {
+                        throw DomainException.invalid(name, "must be given once, got " + values.length + " values: '"
+                                + String.join("', '", values) + "'");
+                    }
+                }
+            }
+            return true;
+        }
+    }
+}
