@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The whole service as it runs: Tomcat on a random port, real HTTP from the client side, and the
  * real MariaDB (database {@code tandem_test_rest}) reset to seed scale 1 before every test (unless
- * the test before it proved it changed nothing: {@link SeedBeforeEachTest}). Every subclass has the same configuration, so they all share one application context.
+ * the test before it proved it changed nothing: {@link SeedBeforeEachTest}). Every subclass has the
+ * same configuration, so they all share one application context.
  */
 // Watches: heartbeats often and limits low enough to reach, one client's below the instance's (GroupEventsRestTest).
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
