@@ -8,7 +8,7 @@ import io.grpc.MethodDescriptor;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.proto.v1.StudyGroupServiceGrpc;
 import dev.tandem.seed.SeedData;
-import dev.tandem.testsupport.SeedBeforeEachTest;
+import dev.tandem.testsupport.SeedResets;
 import dev.tandem.testsupport.UseTestDatabase;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The whole service as it runs: the real Netty gRPC server on a free port, the management web
  * server on another, the real MariaDB (database {@code tandem_test_grpc}) reset to seed scale 1
- * before every test (unless the test before it proved it changed nothing: {@link SeedBeforeEachTest}),
+ * before every test (unless the test before it proved it changed nothing: {@link SeedResets}),
  * and a real plaintext channel from the client side. Every subclass has the
  * same configuration, so they all share one application context.
  */
@@ -53,7 +53,7 @@ public abstract class GrpcIntegrationTest {
 
     @BeforeEach
     void resetDataAndConnect() {
-        SeedBeforeEachTest.reset(seed, getClass());
+        SeedResets.beforeEach(seed, getClass());
         channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpcServer.getPort()).usePlaintext().build();
     }
 

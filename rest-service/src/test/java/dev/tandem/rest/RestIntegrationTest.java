@@ -2,7 +2,7 @@ package dev.tandem.rest;
 
 import dev.tandem.auth.DevTokens;
 import dev.tandem.seed.SeedData;
-import dev.tandem.testsupport.SeedBeforeEachTest;
+import dev.tandem.testsupport.SeedResets;
 import dev.tandem.testsupport.SeededRows;
 import dev.tandem.testsupport.UseTestDatabase;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The whole service as it runs: Tomcat on a random port, real HTTP from the client side, and the
  * real MariaDB (database {@code tandem_test_rest}) reset to seed scale 1 before every test (unless
- * the test before it proved it changed nothing: {@link SeedBeforeEachTest}). Every subclass has the
+ * the test before it proved it changed nothing: {@link SeedResets}). Every subclass has the
  * same configuration, so they all share one application context.
  */
 // Watches: heartbeats often and limits low enough to reach, one client's below the instance's (GroupEventsRestTest).
@@ -47,7 +47,7 @@ public abstract class RestIntegrationTest {
 
     @BeforeEach
     void resetData() {
-        SeedBeforeEachTest.reset(seed, getClass());
+        SeedResets.beforeEach(seed, getClass());
         http = anonymous.mutate().defaultHeader(HttpHeaders.AUTHORIZATION, bearer(WRITER)).build();
     }
 

@@ -1,6 +1,6 @@
 package dev.tandem.grpc.hostile;
 
-import dev.tandem.testsupport.SeedBeforeEachTest;
+import dev.tandem.testsupport.SeedResets;
 import dev.tandem.testsupport.SeededRows;
 import com.google.protobuf.Any;
 import com.google.protobuf.Descriptors.Descriptor;
@@ -177,7 +177,7 @@ class HostileInputGrpcTest extends GrpcIntegrationTest {
         assertThat(SeededRows.checksums(jdbc)).as("every table unchanged after %s", hostile).isEqualTo(before);
         assertStillServing();
         // It changed nothing, so the next case needs no reset: a reset was half of each case's time.
-        SeedBeforeEachTest.keptBy(getClass());
+        SeedResets.keptBy(getClass());
     }
 
     private byte[] call(GrpcOperation operation, byte[] request, Map<String, String> metadata) {

@@ -1,7 +1,7 @@
 package dev.tandem.rest.hostile;
 
 import dev.tandem.testsupport.Http1Response;
-import dev.tandem.testsupport.SeedBeforeEachTest;
+import dev.tandem.testsupport.SeedResets;
 import dev.tandem.testsupport.SeededRows;
 import dev.tandem.auth.DevTokens;
 import dev.tandem.rest.RestIntegrationTest;
@@ -128,7 +128,7 @@ class HostileInputRestTest extends RestIntegrationTest {
         assertThat(SeededRows.checksums(jdbc)).as("every table unchanged after %s", hostile).isEqualTo(before);
         assertStillHealthy();
         // It changed nothing, so the next case needs no reset: a reset was half of each case's time.
-        SeedBeforeEachTest.keptBy(getClass());
+        SeedResets.keptBy(getClass());
     }
 
     /**

@@ -9,16 +9,16 @@ import dev.tandem.seed.SeedData;
  * level) was half of each case's time. Only within one class: another class may count on the
  * flush (a cold cache) that a reset brings.
  */
-public final class SeedBeforeEachTest {
+public final class SeedResets {
 
     /** The class whose last test left every table as the seed had it; null when none did. */
     private static Class<?> keptBy;
 
-    private SeedBeforeEachTest() {
+    private SeedResets() {
     }
 
     /** Resets to seed scale 1 unless the previous test of {@code testClass} kept the seed. */
-    public static void reset(SeedData seed, Class<?> testClass) {
+    public static void beforeEach(SeedData seed, Class<?> testClass) {
         Class<?> kept = keptBy;
         // Cleared first: a test that fails (or never says) is taken to have changed something.
         keptBy = null;
