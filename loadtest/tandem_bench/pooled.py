@@ -75,19 +75,20 @@ def percentile_us(counts: np.ndarray, percent: float) -> float | None:
     """HdrHistogram's value at a percentile of a counts vector (its getValueAtPercentile: the
     highest equivalent value of the bucket where the running count reaches p/100 of the total,
     rounded half up, at least 1)."""
-    total = int(counts.sum())
-    if total == 0:
-        return None
-    target = max(1, int(percent / 100 * total + 0.5))
-    index = int(np.searchsorted(np.cumsum(counts), target))
-    return float(_index_values()[index])
+    return percentile_us_of_sum([used_buckets(counts)], percent)
+
+
+def used_buckets(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, counts) of a counts vector's nonzero buckets."""
+    indices = np.flatnonzero(counts)
+    return indices, counts[indices]
 
 
 def percentile_us_of_sum(used: Sequence[tuple[np.ndarray, np.ndarray]], percent: float,
                          min_count: int = 1) -> float | None:
-    """percentile_us of the sum of counts vectors, each given as (indices, counts) of its nonzero
-    buckets; None when the sum counts fewer than min_count. The same bucket in several vectors
-    needs no merging: sorted by bucket, the running count crosses the target in the same bucket."""
+    """percentile_us of the sum of counts vectors, each given as its used_buckets; None when the sum
+    counts fewer than min_count. The same bucket in several vectors needs no merging: sorted by
+    bucket, the running count crosses the target in the same bucket."""
     indices = np.concatenate([i for i, _ in used])
     counts = np.concatenate([c for _, c in used])
     total = int(counts.sum())

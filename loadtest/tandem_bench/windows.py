@@ -103,8 +103,7 @@ class WindowData:
         over a draw of windows sums these, not the whole vectors (23,552 buckets each, of which a
         window's latencies, spread over a few powers of ten, use a fraction), and a bootstrap takes
         a thousand such percentiles per figure."""
-        indices = np.flatnonzero(self.counts)
-        return indices, self.counts[indices]
+        return pooled.used_buckets(self.counts)
 
 
 def build(cell, *, start: int, rnd: int, order: int, outcome, sampler, generator_cores: int, hit_ratio,

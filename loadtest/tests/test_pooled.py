@@ -161,7 +161,7 @@ def test_a_percentile_of_a_sum_from_the_used_buckets_alone_is_the_summed_vectors
     rng = np.random.default_rng(7)
     vectors = [pooled.histogram_counts(rng.lognormal(mean, 0.6, size)) for mean, size in
                ((6.0, 3000), (6.3, 500), (5.8, 1), (6.0, 20000))]
-    used = [(np.flatnonzero(v), v[np.flatnonzero(v)]) for v in vectors]
+    used = [pooled.used_buckets(v) for v in vectors]
     for percent in (0.0, 1.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0):
         for picked in ([0], [0, 1], [1, 2], [0, 0, 3], [2]):
             summed = sum((vectors[i] for i in picked), np.zeros_like(vectors[0]))
