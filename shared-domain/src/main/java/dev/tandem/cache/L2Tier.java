@@ -277,6 +277,17 @@ final class L2Tier {
         return out;
     }
 
+    /**
+     * Whether a marker that survived a failover vouches for its row's tombstones. On one Redis (and
+     * under Sentinel) one script writes a row's tombstones and its marker, and the master replicates
+     * the script as one unit: a failover loses both or neither. On a cluster they are written to the
+     * masters of their slots, each replicating to its own replica on its own, so a failover can lose
+     * a tombstone whose marker, on another master, stays.
+     */
+    boolean markersReplicateWithTheirTombstones() {
+        return !redis.cluster();
+    }
+
     private static byte[] markerValue(InvalidationLog.Appended row) {
         return ByteBuffer.allocate(Long.BYTES).putLong(row.relayToken()).array();
     }

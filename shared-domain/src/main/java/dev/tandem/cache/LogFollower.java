@@ -509,7 +509,12 @@ final class LogFollower {
         }
     }
 
-    /** After a Redis reconnect: every row of the log is checked for its marker and relayed if it has none. */
+    /**
+     * After a Redis reconnect or a new cluster topology: every row of the log is checked for its
+     * marker and relayed if it has none; on a cluster, where a marker does not vouch for tombstones
+     * on other masters ({@link L2Tier#markersReplicateWithTheirTombstones}), every row is relayed
+     * again, at the price of a miss on each key the last minute's writes touched.
+     */
     private void recheckLog() {
         // A reconnect during the re-check asks for another: rows this one found relayed may have
         // been checked on the Redis that went away.
@@ -525,15 +530,16 @@ final class LogFollower {
         }
         long after = 0;
         int relayedBefore = (int) metrics.relayedForOthers.count();
+        boolean markersVouch = l2.markersReplicateWithTheirTombstones();
         try {
             while (true) {
                 List<InvalidationLog.Entry> rows = invalidationLog.read(after, List.of(), BATCH);
                 if (rows.isEmpty()) {
                     break;
                 }
-                List<Boolean> relayed = l2.relayed(InvalidationLog.rows(rows));
+                List<Boolean> relayed = markersVouch ? l2.relayed(InvalidationLog.rows(rows)) : null;
                 for (int i = 0; i < rows.size(); i++) {
-                    if (!relayed.get(i)) {
+                    if (relayed == null || !relayed.get(i)) {
                         relay(rows.get(i));
                     }
                 }
@@ -546,7 +552,7 @@ final class LogFollower {
             return;
         }
         recheckDone = asked;
-        log.info("Re-checked the invalidation log after a Redis reconnect: {} rows relayed again",
+        log.info("Re-checked the invalidation log after a Redis reconnect or a new cluster topology: {} rows relayed again",
                 (int) metrics.relayedForOthers.count() - relayedBefore);
     }
 
@@ -622,5 +628,10 @@ final class LogFollower {
 
     boolean rechecking() {
         return recheckAsked.get() != recheckDone;
+    }
+
+    /** Grows each time a re-check completes (by the re-checks asked for until it began). */
+    long rechecksCompleted() {
+        return recheckDone;
     }
 }

@@ -38,7 +38,9 @@ import java.util.function.Supplier;
  * <li>A write's relay touches keys of several slots (a keyed entry, the generations of its
  * scopes, the relay marker). It runs as one script per slot, and the marker comes last, only after
  * every tombstone is written: a marker says its row's tombstones are in place. If a step fails the
- * marker is not written, and the row is relayed again (by this or any other instance).</li>
+ * marker is not written, and the row is relayed again (by this or any other instance). Each master
+ * replicates on its own, though, so a failover can lose a tombstone whose marker stays on another
+ * master: after one, the followers relay every row again ({@link L2Tier#markersReplicateWithTheirTombstones}).</li>
  * <li>SCAN sees one node's keys, so a flush scans every master that serves slots.</li>
  * </ul>
   */

@@ -284,10 +284,11 @@ public class TieredCache implements SmartLifecycle {
      * next, and the old values they replaced readable again — though no instance saw a failure.
      * Every such event breaks a connection that Lettuce then reconnects (a crashed master;
      * Sentinel kills the clients of a demoted one) or changes the cluster's topology, so either
-     * has the follower re-check every row of the log for its marker (a marker and its tombstones
-     * are written in one step, so they are lost together) and relay what is missing, not reading
-     * L2 meanwhile. (Reconnect attempts, not disconnects: Lettuce closes its short-lived sentinel
-     * and topology-refresh connections on purpose, and those are not reconnected.)
+     * has the follower re-check every row of the log for its marker (on one Redis a marker and its
+     * tombstones are written in one step, so they are lost together; on a cluster they are not, and
+     * every row is relayed again) and relay what is missing, not reading L2 meanwhile. (Reconnect
+     * attempts, not disconnects: Lettuce closes its short-lived sentinel and topology-refresh
+     * connections on purpose, and those are not reconnected.)
      */
     private void watchForFailovers() {
         if (l2 == null || !(connectionFactory instanceof LettuceConnectionFactory lettuce)

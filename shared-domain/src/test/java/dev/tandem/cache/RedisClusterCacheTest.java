@@ -185,6 +185,55 @@ class RedisClusterCacheTest {
             })).as("B serves L1 again").isTrue();
         }
 
+        /**
+         * On a cluster a write's tombstone and its relay marker live on different masters, and each
+         * replicates to its replica on its own: a failover of the tombstone's master can lose the
+         * tombstone while the marker, on another master, survives. (Simulated here: the value the
+         * write tombstoned is put back on its master, which a manual failover then hands, caught up,
+         * to its replica.) The marker then says nothing about the row's tombstones, so the re-check
+         * that the new topology starts relays every row of the log again, and the old value is not
+         * served beyond it.
+         */
+        @Test
+        void aTombstoneLostWhileItsMarkerOnAnotherMasterSurvivesIsRelayedAgainAfterTheFailover() {
+            Instance a = Instance.named("hybrid-a", CacheMode.HYBRID);
+            Instance b = Instance.named("hybrid-b", CacheMode.HYBRID);
+            Instance reference = Instance.reference();
+            a.resetData();
+            int markersMaster = cluster.masterOf(a.cache.l2().markerKey(0));
+            long group = java.util.stream.LongStream.rangeClosed(1, 50)
+                    .filter(id -> cluster.masterOf(a.cache.l2().keyedKey(GroupCaches.GROUP, id)) != markersMaster)
+                    .findFirst().orElseThrow();
+            String key = a.cache.l2().keyedKey(GroupCaches.GROUP, group);
+            GroupView before = a.groups.get(group);
+            assertThat(b.groups.get(group)).isEqualTo(before);
+            byte[] oldValue = a.cache.redis().get(key);
+            long oldTtl = a.cache.redis().pttl(key);
+            assertThat(oldValue).as("group %d in L2 before the write", group).isNotNull();
+
+            a.groups.join(group, SeededRows.nonMember(a.jdbc, group));
+            assertThat(a.cache.redis().get(key)).as("the write's tombstone replaced the value").isNotEqualTo(oldValue);
+            // Both L1s have dropped the group (the bound), and nothing reads it until the re-check.
+            Await.sleep(a.cache.stalenessBound().multipliedBy(2).toMillis());
+            a.cache.redis().set(key, oldValue, oldTtl);   // the tombstone lost with its master
+
+            long recheckedA = a.cache.follower().rechecksCompleted();
+            long recheckedB = b.cache.follower().rechecksCompleted();
+            int master = cluster.masterOf(key);
+            cluster.failOverTo(cluster.replicaOf(master));
+            // Each instance sees the new topology within its refresh period and re-checks the log.
+            assertThat(Await.within(Duration.ofSeconds(30), () -> a.cache.follower().rechecksCompleted() > recheckedA
+                    && b.cache.follower().rechecksCompleted() > recheckedB))
+                    .as("both instances re-checked the log after the failover of master %d", master).isTrue();
+            a.awaitHealthy();
+            b.awaitHealthy();
+
+            GroupView truth = reference.groups.get(group);
+            assertThat(truth).isNotEqualTo(before);
+            assertThat(a.groups.get(group)).as("the writer reads its own write").isEqualTo(truth);
+            assertThat(b.groups.get(group)).as("the other instance reads the write").isEqualTo(truth);
+        }
+
         private boolean masterElsewhere(Instance a, int victim) {
             try {
                 return cluster.masterOf(a.cache.l2().markerKey(0)) != victim;

@@ -155,6 +155,31 @@ public final class LocalRedisCluster implements AutoCloseable {
         return cli(port, "ROLE").startsWith("master");
     }
 
+    /** The port of a running replica of the master on {@code masterPort}. */
+    public int replicaOf(int masterPort) {
+        String masterId = cli(masterPort, "CLUSTER", "MYID").trim();
+        for (String line : cli(masterPort, "CLUSTER", "NODES").split("\n")) {
+            String[] f = line.trim().split(" ");
+            if (f.length >= 4 && f[3].equals(masterId) && f[2].contains("slave") && !f[2].contains("fail")) {
+                return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+            }
+        }
+        throw new AssertionError("master " + masterPort + " has no running replica:\n" + cli(masterPort, "CLUSTER", "NODES"));
+    }
+
+    /**
+     * A manual failover ({@code CLUSTER FAILOVER} on the replica): the replica first catches up with
+     * its master, so nothing the master holds is lost, then the two swap roles. Returns once the
+     * replica says it is the master and the cluster is healthy.
+     */
+    public void failOverTo(int replicaPort) {
+        cli(replicaPort, "CLUSTER", "FAILOVER");
+        if (!Await.within(Duration.ofSeconds(30), () -> isMaster(replicaPort))) {
+            throw new AssertionError("replica " + replicaPort + " did not take over:\n" + cli(replicaPort, "CLUSTER", "NODES"));
+        }
+        awaitHealthy(Duration.ofSeconds(30));
+    }
+
     /** SIGKILL: the node vanishes without a word, as a crashed machine would. */
     public void kill(int port) {
         Process p = nodes.remove(port);
