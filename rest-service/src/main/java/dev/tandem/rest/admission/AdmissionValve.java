@@ -81,6 +81,10 @@ final class AdmissionValve extends ValveBase {
             int status = response.getStatus();
             if (!ended || request.isAsyncStarted()) {
                 permit.ignored();
+            } else if (status == HttpServletResponse.SC_REQUEST_TIMEOUT) {
+                // Tomcat's own answer to a body that did not arrive in time (BodyReadTimeout): how long
+                // it held the permit measures its client, not this instance (as gRPC's RequestNotArrived).
+                permit.ignored();
             } else if (status == HttpServletResponse.SC_SERVICE_UNAVAILABLE || status == HttpServletResponse.SC_GATEWAY_TIMEOUT) {
                 // Something further down was the limit (the database, a deadline): shrink.
                 permit.dropped();

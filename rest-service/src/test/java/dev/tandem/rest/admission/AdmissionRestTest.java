@@ -7,6 +7,7 @@ import dev.tandem.group.NewGroup;
 import dev.tandem.rest.RestIntegrationTest;
 import dev.tandem.rest.deadline.RequestTimeout;
 import dev.tandem.testsupport.Await;
+import dev.tandem.testsupport.KeepAliveConnection;
 import dev.tandem.testsupport.RowLock;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -152,6 +154,27 @@ class AdmissionRestTest extends RestIntegrationTest {
         }
         Await.until("the permit back", BOUND, () -> admission.inFlight() == 0);
         assertThat(admission.ended(AdmissionControl.Ending.DROPPED) - dropped).as("requests dropped").isEqualTo(1);
+        assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("requests sampled").isZero();
+    }
+
+    /**
+     * A request whose body never arrives (Tomcat's 408 once the request timeout has passed) measures its
+     * client, not this instance, and is no sample, as on gRPC a call whose request did not arrive by its
+     * deadline is none (AdmissionAtArrival). Failed before: sampled as completed, a 10-s latency that
+     * would pull Gradient2's limit down for every client. It waits the default request timeout, as
+     * HostileInputRestTest's 408 does (a shorter one would starve this class's other tests).
+     */
+    @Test
+    void aRequestWhoseBodyNeverArrivesIsNoSample() throws Exception {
+        long completed = admission.ended(AdmissionControl.Ending.COMPLETED);
+        long ignored = admission.ended(AdmissionControl.Ending.IGNORED);
+        try (KeepAliveConnection connection = KeepAliveConnection.open(port, BOUND)) {
+            connection.send("POST", "/api/v1/users", List.of("Authorization: Bearer " + DevTokens.devWriter(),
+                    "Content-Type: application/json", "Content-Length: 60"), null);
+            assertThat(connection.read().status()).isEqualTo(HttpStatus.REQUEST_TIMEOUT.value());
+        }
+        Await.until("the permit back", BOUND, () -> admission.inFlight() == 0);
+        assertThat(admission.ended(AdmissionControl.Ending.IGNORED) - ignored).as("requests ignored").isEqualTo(1);
         assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("requests sampled").isZero();
     }
 
