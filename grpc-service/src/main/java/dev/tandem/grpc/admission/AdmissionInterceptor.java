@@ -112,9 +112,16 @@ public class AdmissionInterceptor implements ServerInterceptor {
                 }
             }
 
-            /** {@code failure}, once the permit is back with the status it will be answered with. */
+            /**
+             * {@code failure}, once the permit is back with the status it will be answered with; or, for
+             * a call already cancelled, with how it was cancelled: a client's cancel stops the call's
+             * statement (RequestDeadline), whose failure says DEADLINE_EXCEEDED and reaches here before
+             * onCancel does, and a client that went away is no sample, not a drop.
+             */
             private RuntimeException released(RuntimeException failure) {
-                admitted.release(Status.fromCode(errors.codeOf(failure)));
+                Context context = Context.current();
+                admitted.release(context.isCancelled() ? AdmissionAtArrival.cancelled(context)
+                        : Status.fromCode(errors.codeOf(failure)));
                 return failure;
             }
 

@@ -10,6 +10,7 @@ import dev.tandem.proto.v1.Group;
 import dev.tandem.proto.v1.UpdateGroupRequest;
 import dev.tandem.testsupport.Await;
 import dev.tandem.testsupport.RowLock;
+import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.MetadataUtils;
@@ -36,6 +37,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -301,6 +303,45 @@ class AdmissionGrpcTest extends GrpcIntegrationTest {
             assertThat(limited.getGroup(GetGroupRequest.newBuilder().setId(2).build()).getId())
                     .as("call %d of the burst", i + 1).isEqualTo(2);
         }
+    }
+
+    /**
+     * A call whose client cancels it while it waits in SQL (for a row lock here) is no sample: its
+     * client went away, which says nothing of this instance's capacity. The cancel stops the statement
+     * (KILL QUERY), whose failure reaches admission as DEADLINE_EXCEEDED before the listener hears of
+     * the cancel; it was taken for a call that met its deadline, a drop (Vegas shrinks the limit on
+     * drops: any client could shrink it for every other by cancelling its calls). Failed before:
+     * dropped +1, ignored +0.
+     */
+    @Test
+    void aCallItsClientCancelsWhileItWaitsInSqlIsNoSample() throws Exception {
+        long dropped = admission.ended(AdmissionControl.Ending.DROPPED);
+        long ignored = admission.ended(AdmissionControl.Ending.IGNORED);
+        long completed = admission.ended(AdmissionControl.Ending.COMPLETED);
+        long version = jdbc.sql("SELECT version FROM study_groups WHERE id = 1").query(Long.class).single();
+        Context.CancellableContext client = Context.current().withCancellation();
+        try (RowLock lock = RowLock.studyGroup(url, user, password, 1)) {
+            CompletableFuture<Group> update = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.call(() -> api().updateGroup(UpdateGroupRequest.newBuilder()
+                            .setId(1).setGroup(Group.newBuilder().setName("Renamed, then given up"))
+                            .setUpdateMask(FieldMask.newBuilder().addPaths("name"))
+                            .setExpectedVersion(version).build()));
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            assertThat(lock.awaitStatementOnStudyGroups(BOUND)).as("the update waits for the row lock").isTrue();
+            client.cancel(null);
+            ExecutionException given = catchThrowableOfType(ExecutionException.class,
+                    () -> update.get(BOUND.toSeconds(), TimeUnit.SECONDS));
+            assertThat(Status.fromThrowable(given).getCode()).isEqualTo(Status.Code.CANCELLED);
+            // The lock is still held: only the cancel can have ended the call.
+            awaitInFlight(0);
+        }
+        assertThat(admission.ended(AdmissionControl.Ending.DROPPED) - dropped).as("calls dropped").isZero();
+        assertThat(admission.ended(AdmissionControl.Ending.IGNORED) - ignored).as("calls ignored").isEqualTo(1);
+        assertThat(admission.ended(AdmissionControl.Ending.COMPLETED) - completed).as("calls sampled").isZero();
     }
 
     /**
