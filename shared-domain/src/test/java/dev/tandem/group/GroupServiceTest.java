@@ -234,6 +234,23 @@ class GroupServiceTest {
         assertThat(groups.get(group.id()).name()).isEqualTo(winners.getFirst().name());
     }
 
+    /**
+     * The version counts changes, not requests: an update that sets a field to the value it holds
+     * changes nothing, so the version stays (and with it the ETag, a hash of the content), and the
+     * same expected version still holds for the next update. (README's error table said every
+     * update adds one; a review found this.)
+     */
+    @Test
+    void anUpdateThatChangesNothingKeepsTheVersion() {
+        GroupView before = groups.get(2);
+        GroupView same = groups.update(new GroupChanges(2, new GroupFields(null, null, null, before.capacity()),
+                Set.of("capacity"), before.version()));
+        assertThat(same).isEqualTo(before);
+        GroupView changed = groups.update(new GroupChanges(2, new GroupFields(null, null, null, before.capacity() + 1),
+                Set.of("capacity"), before.version()));
+        assertThat(changed.version()).isEqualTo(before.version() + 1);
+    }
+
     @Test
     void updateAppliesOnlyMaskedFieldsAndValidatesThem() {
         GroupView before = groups.get(2);
