@@ -230,6 +230,13 @@ final class LogFollower {
                 failing = true;
                 log.warn("Cannot read the invalidation log ({}); L1 is not served until it can", e.toString());
             }
+        } catch (Error e) {
+            // Thrown out of the scheduled task, an Error (an OutOfMemoryError in a batch, a bug's
+            // StackOverflowError) would cancel the schedule for good, silently: a
+            // ScheduledExecutorService suppresses every later run of a task that threw, and the
+            // instance would never read the log again. Not served from L1 until a pass succeeds.
+            failing = true;
+            log.error("A pass over the invalidation log failed; L1 is not served until one succeeds", e);
         }
     }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,6 +34,36 @@ class CacheRestartTest {
         Await.until("the restarted follower to read the newest row", Duration.ofSeconds(20),
                 () -> instance.cache.follower().highestSeen() >= newest);
         instance.close();
+    }
+
+    /**
+     * An Error out of a pass (here a subscriber's StackOverflowError) is logged and the next pass runs:
+     * thrown out of the scheduled task, it cancelled the schedule for good, silently (a
+     * ScheduledExecutorService suppresses every later run of a task that threw), and the instance
+     * never read the log again. Failed before: the second flush's row was never read.
+     */
+    @Test
+    void anErrorInAPassDoesNotStopTheFollower() {
+        Instance instance = Instance.named("error-in-a-pass-" + System.nanoTime(), CacheMode.HYBRID);
+        try {
+            AtomicInteger handed = new AtomicInteger();
+            instance.cache.subscribe((changes, position) -> {
+                if (handed.getAndIncrement() == 0) {
+                    throw new StackOverflowError("a subscriber's bug");
+                }
+            });
+            instance.cache.flushAll("test-error-in-a-pass");
+            Await.until("the subscriber to be handed the first flush", Duration.ofSeconds(20), () -> handed.get() > 0);
+
+            instance.cache.flushAll("test-after-the-error");
+            long newest = instance.jdbc.sql("SELECT MAX(seq) FROM cache_invalidations").query(Long.class).single();
+            Await.until("the follower to read the row written after the failed pass", Duration.ofSeconds(20),
+                    () -> instance.cache.follower().highestSeen() >= newest);
+            Await.until("the subscriber to be handed it too", Duration.ofSeconds(20), () -> handed.get() > 1);
+            instance.awaitHealthy();
+        } finally {
+            instance.close();
+        }
     }
 
     /**
