@@ -127,7 +127,21 @@ public class DataAccessFailures {
 
     /** A statement that failed in a request whose deadline had passed was cut short by it, whatever the wrapping. */
     private static boolean deadlinePassedDuringDataAccess(List<Throwable> chain) {
-        return RequestDeadline.current().map(RequestDeadline::expired).orElse(false)
+        return RequestDeadline.current().map(deadline -> cutShortBy(deadline, chain)).orElse(false);
+    }
+
+    /**
+     * Whether {@code failure}, thrown in a request under {@code deadline}, was cut short by it: a
+     * data-access failure once the deadline has passed (a statement the deadline stopped, or a frozen
+     * database's connection aborted after it), whatever the wrapping. {@link #classify} asks the
+     * deadline bound to the thread; a wire that classifies after the binding is gone asks here first.
+     */
+    public static boolean cutShortBy(RequestDeadline deadline, Throwable failure) {
+        return cutShortBy(deadline, causes(failure));
+    }
+
+    private static boolean cutShortBy(RequestDeadline deadline, List<Throwable> chain) {
+        return deadline.expired()
                 && chain.stream().anyMatch(e -> e instanceof SQLException || e instanceof DataAccessException
                 || e instanceof TransactionException || e instanceof jakarta.persistence.PersistenceException);
     }

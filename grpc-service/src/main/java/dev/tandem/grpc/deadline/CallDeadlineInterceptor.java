@@ -2,6 +2,7 @@ package dev.tandem.grpc.deadline;
 
 import dev.tandem.deadline.RequestDeadline;
 import dev.tandem.deadline.RequestDeadlines;
+import dev.tandem.error.DataAccessFailures;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
 import dev.tandem.grpc.error.GrpcErrors;
@@ -19,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.stereotype.Component;
 
@@ -61,6 +63,19 @@ public class CallDeadlineInterceptor implements ServerInterceptor {
 
     public CallDeadlineInterceptor(RequestDeadlines deadlines) {
         this.deadlines = deadlines;
+    }
+
+    /**
+     * {@code failure}, or, when {@code deadline} cut it short ({@link DataAccessFailures#cutShortBy}), a
+     * QueryTimeoutException around it, which GrpcErrors answers DEADLINE_EXCEEDED. GrpcErrors, the
+     * outermost interceptor, sees a failure only once this callback's binding of the deadline is gone,
+     * and read a frozen database's connection, aborted after the deadline, as the database away
+     * (UNAVAILABLE), where REST, which classifies while the deadline is bound, answers 504.
+     */
+    private static RuntimeException seenUnderTheDeadline(RuntimeException failure, RequestDeadline deadline) {
+        return DataAccessFailures.cutShortBy(deadline, failure)
+                ? new QueryTimeoutException("the call's deadline passed before the database answered", failure)
+                : failure;
     }
 
     /**
@@ -109,7 +124,10 @@ public class CallDeadlineInterceptor implements ServerInterceptor {
                 }
                 try (RequestDeadline.Binding ignored = deadline.bind()) {
                     super.onMessage(message);
-                } catch (RuntimeException | Error e) {
+                } catch (RuntimeException e) {
+                    Arrival.failed(arrival, entered);
+                    throw seenUnderTheDeadline(e, deadline);
+                } catch (Error e) {
                     Arrival.failed(arrival, entered);
                     throw e;
                 } finally {
@@ -130,6 +148,8 @@ public class CallDeadlineInterceptor implements ServerInterceptor {
                     deadline.throwIfExpired();
                     try (RequestDeadline.Binding ignored = deadline.bind()) {
                         super.onHalfClose();
+                    } catch (RuntimeException e) {
+                        throw seenUnderTheDeadline(e, deadline);
                     }
                 } finally {
                     Arrival.exit(arrival, entered);

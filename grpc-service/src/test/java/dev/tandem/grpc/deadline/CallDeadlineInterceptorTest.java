@@ -1,6 +1,8 @@
 package dev.tandem.grpc.deadline;
 
 import dev.tandem.deadline.RequestDeadlines;
+import dev.tandem.error.DataAccessFailures;
+import dev.tandem.grpc.error.GrpcErrors;
 import dev.tandem.limits.LimitsProperties;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -8,10 +10,12 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessResourceFailureException;
 
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The bound {@link CallDeadlineInterceptor} puts on a request's arrival, with a fake call and a
@@ -65,6 +70,32 @@ class CallDeadlineInterceptorTest {
         listener.onHalfClose();
         listener.onComplete();
         assertThat(handler.events).containsExactly("message", "complete");
+    }
+
+    /**
+     * A database failure after the call's deadline passed (a frozen database's connection aborted once
+     * the deadline's KILL QUERY could not reach it) is DEADLINE_EXCEEDED, as REST answers it (504):
+     * GrpcErrors classifies it only after the callback's binding of the deadline has gone, and took the
+     * broken connection for the database away. Failed before: UNAVAILABLE.
+     */
+    @Test
+    void aDatabaseFailureAfterTheDeadlineIsDeadlineExceeded() throws Exception {
+        FakeCall call = new FakeCall(MethodDescriptor.MethodType.UNARY);
+        Handler handler = new Handler() {
+            @Override
+            void onHalfClose() throws InterruptedException {
+                Thread.sleep(TIMEOUT.toMillis() * 2);
+                throw new DataAccessResourceFailureException("Communications link failure",
+                        new SQLException("Communications link failure", "08S01"));
+            }
+        };
+        ServerCall.Listener<String> listener = interceptor.interceptCall(call, new Metadata(), handler::start);
+        listener.onMessage("request");
+
+        RuntimeException thrown = catchThrowableOfType(RuntimeException.class, listener::onHalfClose);
+
+        assertThat(new GrpcErrors(new DataAccessFailures()).handleException(thrown).getStatus().getCode())
+                .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     }
 
     @Test
@@ -172,6 +203,11 @@ class CallDeadlineInterceptorTest {
                 @Override
                 public void onHalfClose() {
                     events.add("halfClose");
+                    try {
+                        Handler.this.onHalfClose();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
                 }
 
                 @Override
@@ -189,6 +225,9 @@ class CallDeadlineInterceptorTest {
                     events.add("complete");
                 }
             };
+        }
+
+        void onHalfClose() throws InterruptedException {
         }
 
         void onMessage() throws InterruptedException {
