@@ -18,7 +18,9 @@ import java.util.Set;
  * {@link GuardedDataSource}) and holds it to the request's {@link RequestDeadline}:
  * <ul>
  * <li>a statement (and a commit) is registered while it runs, so the deadline's expiry cancels it on
- * time, and aborts its connection if it still runs {@code RequestDeadline.ABORT_AFTER} later. No JDBC
+ * time, and aborts its connection if it still runs {@code RequestDeadline.ABORT_AFTER} later; so are
+ * the connection's other calls that wait on the database (a transaction's begin and end, a rollback,
+ * a session setting), which start whatever the time. No JDBC
  * query timeout is set as well: its unit is whole seconds, so it could only fire after the
  * expiry, and Connector/J would schedule a cancel task of its own for every statement;</li>
  * <li>waiting for a pooled connection is interrupted at the deadline;</li>
@@ -35,7 +37,14 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
 
     private static final Set<String> EXECUTE_METHODS = Set.of(
             "execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch", "executeLargeBatch");
+    /**
+     * Connection calls that wait on the database without being a statement or a commit: Connector/J
+     * sends each to the server (SET autocommit, ROLLBACK, SET SESSION ..., SAVEPOINT).
+     */
+    private static final Set<String> CONNECTION_CALLS = Set.of("setAutoCommit", "rollback", "setReadOnly",
+            "setTransactionIsolation", "setCatalog", "setSchema", "setSavepoint", "releaseSavepoint");
     private static final String REGISTERED = DeadlineJdbcListener.class.getName() + ".registered";
+    private static final String REGISTERED_CALL = DeadlineJdbcListener.class.getName() + ".registeredCall";
     private static final String CLOSED_BEFORE_COMMIT = DeadlineJdbcListener.class.getName() + ".closedBeforeCommit";
 
     @Override
@@ -67,6 +76,9 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
                 throw sneaky(new DeadlineExceededException("the request's deadline passed before the commit"));
             }
             call.addCustomValue(REGISTERED, deadline);
+        } else if (target instanceof Connection connection && CONNECTION_CALLS.contains(method)) {
+            deadline.callStarting(connection);
+            call.addCustomValue(REGISTERED_CALL, deadline);
         }
     }
 
@@ -76,6 +88,10 @@ final class DeadlineJdbcListener implements MethodExecutionListener {
         String method = call.getMethod().getName();
         Throwable thrown = call.getThrown();
         RequestDeadline deadline = call.getCustomValue(REGISTERED, RequestDeadline.class);
+        RequestDeadline callDeadline = call.getCustomValue(REGISTERED_CALL, RequestDeadline.class);
+        if (callDeadline != null && target instanceof Connection connection) {
+            callDeadline.callEnded(connection);
+        }
         if (deadline != null && target instanceof Statement statement) {
             deadline.statementEnded(statement);
         } else if (deadline != null && target instanceof Connection connection) {

@@ -55,6 +55,7 @@ public final class RequestDeadline implements AutoCloseable {
     // Guarded by this: what runs now, so that the expiry can stop it.
     private final Set<Statement> running = new HashSet<>();
     private final Set<Connection> committing = new HashSet<>();
+    private final Set<Connection> talking = new HashSet<>(); // other calls that wait on the database
     private Thread waiting; // for a pooled connection or for another request's work
     private boolean interruptedWait;
     private ScheduledFuture<?> expiry;
@@ -147,6 +148,7 @@ public final class RequestDeadline implements AutoCloseable {
     public void cancel() {
         Set<Statement> toCancel;
         Set<Connection> commits;
+        Set<Connection> calls;
         synchronized (this) {
             if (closed) {
                 return;
@@ -154,6 +156,7 @@ public final class RequestDeadline implements AutoCloseable {
             cancelled = true;
             toCancel = Set.copyOf(running);
             commits = Set.copyOf(committing);
+            calls = Set.copyOf(talking);
             if (waiting != null) {
                 interruptedWait = true;
                 waiting.interrupt();
@@ -180,6 +183,9 @@ public final class RequestDeadline implements AutoCloseable {
         // been applied, and the JDBC listener reports its failure as an unknown outcome.
         for (Connection connection : commits) {
             abortLater(committing, connection, "commit", () -> connection);
+        }
+        for (Connection connection : calls) {
+            abortLater(talking, connection, "database call", () -> connection);
         }
     }
 
@@ -257,6 +263,29 @@ public final class RequestDeadline implements AutoCloseable {
         committing.remove(connection);
     }
 
+    /**
+     * A call on {@code connection} that waits on the database but is neither a statement nor a commit
+     * starts: a transaction's begin or end (Connector/J sends {@code SET autocommit}), a rollback, a
+     * session setting. Never refused (a rollback must run whatever the time), but held to the deadline
+     * like a commit: one the database never answers has its connection aborted
+     * {@link #ABORT_AFTER} after the deadline, or after its start when that is later.
+     */
+    public synchronized void callStarting(Connection connection) {
+        if (closed) {
+            return;
+        }
+        talking.add(connection);
+        if (cancelled) {
+            abortLater(talking, connection, "database call", () -> connection);
+        } else {
+            scheduleExpiry();
+        }
+    }
+
+    public synchronized void callEnded(Connection connection) {
+        talking.remove(connection);
+    }
+
     /** The calling thread starts waiting for a pooled connection; false if it may not. */
     public synchronized boolean acquisitionStarting() {
         if (expired() || closed) {
@@ -299,6 +328,7 @@ public final class RequestDeadline implements AutoCloseable {
         }
         running.clear();
         committing.clear();
+        talking.clear();
     }
 
     /** Undoes one {@link #bind()}. */

@@ -251,6 +251,33 @@ class DeadlineJdbcTest {
         });
     }
 
+    /**
+     * The same for a call on the connection that is neither a statement nor a commit: a transaction's
+     * begin (Connector/J sends {@code SET autocommit=0} for setAutoCommit(false), the first thing a
+     * request's transaction does), a rollback, a session setting. Failed before: only statements,
+     * commits and the wait for a connection were held to the deadline, and this call waited on the
+     * unanswered read for as long as the socket lived.
+     */
+    @Test
+    void aTransactionBeginOnADatabaseThatStopsAnsweringEndsAfterTheDeadline() throws Exception {
+        throughAProxy("deadline-stalled-begin", (proxy, stalled, requests) -> {
+            proxy.stall();
+            CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+                try (RequestDeadline deadline = deadlines.open(Duration.ofMillis(500));
+                     RequestDeadline.Binding ignored = deadline.bind()) {
+                    stalled.setAutoCommit(false);
+                    return null;
+                } catch (Throwable e) {
+                    return e;
+                }
+            }, requests);
+
+            Throwable thrown = catchThrowable(() -> outcome.get(30, TimeUnit.SECONDS));
+            assertThat(thrown).as("setAutoCommit(false) still blocked 30 s after its 500 ms deadline").isNull();
+            assertThat(outcome.join()).as("the call failed").isInstanceOf(SQLException.class);
+        });
+    }
+
     /** Closes a connection whose server went away: Hikari's rollback on close fails then, as expected. */
     private static void closeDeadConnection(Connection connection) {
         if (connection != null) {
