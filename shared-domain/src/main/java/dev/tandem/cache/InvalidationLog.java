@@ -139,8 +139,14 @@ final class InvalidationLog {
     /**
      * Whether a row above {@code after} is a flush or names {@code key} of {@code cache} — or the log
      * cannot vouch that none is: {@code after} is above every row (the log was recreated since) or
-     * below the oldest row kept (rows may have been purged). On the application's DataSource, not
-     * the follower's one connection: a request thread asks, and must not hold up the follower.
+     * below the oldest row kept or below how far the purge went ({@code cache_log_purge}, Flyway V7):
+     * rows above it may have been deleted. The oldest row alone does not tell: the purge deletes by
+     * age, so a write that took its number before the rows after it were purged and committed later
+     * is the oldest row, right above a position whose following rows are gone; and a purge between
+     * the range's read and the scan deletes rows the scan then does not see. The purge notes how far
+     * it goes before it deletes, so reading the note after the scan sees every deletion the scan
+     * missed. On the application's DataSource, not the follower's one connection: a request thread
+     * asks, and must not hold up the follower.
      */
     boolean changedSince(long after, CacheName<?> cache, Object key) {
         long[] range = transactional.sql("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM cache_invalidations")
@@ -161,10 +167,11 @@ final class InvalidationLog {
                 }
             }
             if (rows.size() < 1000) {
-                return false;
+                break;
             }
             from = rows.getLast().seq();
         }
+        return after < transactional.sql("SELECT purged_up_to FROM cache_log_purge").query(Long.class).single();
     }
 
     /** The rows of {@code seqs} that are in the log. */
@@ -182,7 +189,8 @@ final class InvalidationLog {
      * Deletes rows older than {@code retention} that this follower has already followed past
      * ({@code seq <= followedUpTo}); a bounded batch, so no call holds locks for long. The highest
      * row always stays, so that an empty log means a new one (see {@link LogFollower}), never a
-     * purged one.
+     * purged one. Before deleting, it raises {@code cache_log_purge.purged_up_to} to the highest
+     * number it deletes, for {@link #changedSince}.
      *
      * <p>It never waits for a writer. A write's row is inserted just before its COMMIT and stays
      * locked until the transaction ends, which for a writer cut off or paused after its last
@@ -212,6 +220,10 @@ final class InvalidationLog {
         if (expired.isEmpty()) {
             return;
         }
+        // Noted before the rows go (see changedSince), in its own statement: it waits for no writer.
+        follower.sql("UPDATE cache_log_purge SET purged_up_to = GREATEST(purged_up_to, ?)")
+                .param(expired.getLast())
+                .update();
         List<long[]> runs = consecutiveRuns(expired);
         Set<Long> committedAfter = new HashSet<>(follower.sql("SELECT seq FROM cache_invalidations WHERE seq IN ("
                         + runs.stream().map(run -> String.valueOf(run[1] + 1)).collect(Collectors.joining(",")) + ")")
