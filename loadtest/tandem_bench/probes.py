@@ -75,8 +75,10 @@ def operation_series(protocol: str, operation: str, method: str | None):
         service, _, rpc = method.partition("/")
 
         def ok(labels: dict) -> bool:
+            # grpc_status_code, not error: Micrometer sets error only from a status's cause, and an
+            # interceptor's refusal (RESOURCE_EXHAUSTED, UNAUTHENTICATED) has none
             return (labels.get("rpc_service") == service and labels.get("rpc_method") == rpc
-                    and labels.get("error", "none") == "none")
+                    and labels.get("grpc_status_code") == "OK")
         return GRPC_OK, GRPC_BUCKETS, ok
     if protocol == "rest":
         def ok(labels: dict) -> bool:

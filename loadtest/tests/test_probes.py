@@ -11,19 +11,22 @@ def test_a_service_that_cannot_be_read_is_left_out_not_read_as_settled():
     assert shares == {}
 
 
-# A scrape as the services publish it (tandem-service.yml's histograms), cut to a few buckets
+# A scrape as the services publish it (tandem-service.yml's histograms), cut to a few buckets. A call
+# an interceptor refuses (rate limit, write check) is closed with a status that has no cause: Micrometer
+# labels it error="none", and only grpc_status_code tells it from a success (checked against a running
+# service).
 SCRAPE = """\
 # TYPE grpc_server_seconds histogram
-grpc_server_seconds_bucket{application="grpc-service",error="none",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.001"} 50
-grpc_server_seconds_bucket{application="grpc-service",error="none",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.002"} 90
-grpc_server_seconds_bucket{application="grpc-service",error="none",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="+Inf"} 100
-grpc_server_seconds_count{application="grpc-service",error="none",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY"} 100
-grpc_server_seconds_bucket{application="grpc-service",error="UNAVAILABLE",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.001"} 7
-grpc_server_seconds_bucket{application="grpc-service",error="UNAVAILABLE",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.002"} 7
-grpc_server_seconds_bucket{application="grpc-service",error="UNAVAILABLE",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="+Inf"} 7
-grpc_server_seconds_bucket{application="grpc-service",error="none",rpc_method="ListGroups",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.001"} 3
-grpc_server_seconds_bucket{application="grpc-service",error="none",rpc_method="ListGroups",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.002"} 3
-grpc_server_seconds_bucket{application="grpc-service",error="none",rpc_method="ListGroups",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="+Inf"} 3
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="OK",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.001"} 50
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="OK",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.002"} 90
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="OK",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="+Inf"} 100
+grpc_server_seconds_count{application="grpc-service",error="none",grpc_status_code="OK",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY"} 100
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="RESOURCE_EXHAUSTED",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.001"} 7
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="RESOURCE_EXHAUSTED",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.002"} 7
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="RESOURCE_EXHAUSTED",rpc_method="GetGroup",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="+Inf"} 7
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="OK",rpc_method="ListGroups",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.001"} 3
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="OK",rpc_method="ListGroups",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="0.002"} 3
+grpc_server_seconds_bucket{application="grpc-service",error="none",grpc_status_code="OK",rpc_method="ListGroups",rpc_service="tandem.v1.StudyGroupService",rpc_type="UNARY",le="+Inf"} 3
 """
 
 
