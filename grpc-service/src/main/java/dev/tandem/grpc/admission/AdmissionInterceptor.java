@@ -89,10 +89,11 @@ public class AdmissionInterceptor implements ServerInterceptor {
             admitted.release(null);
             throw e;
         }
-        // A call the service fails by throwing is answered by Spring gRPC's exception handler, the
-        // outermost interceptor, which closes the call it was given, not AdmittedCall: the permit goes
-        // back here, with the status the handler will answer, and on completion whatever happened
-        // (a release after the first does nothing).
+        // A call the service fails by throwing is answered by the exception handler, inside this
+        // interceptor (GrpcObservationOrder), which closes AdmittedCall with the status it answers.
+        // What an interceptor between here and there throws passes here: the permit goes back with
+        // the status the handler would answer, and on completion whatever happened (a release after
+        // the first does nothing).
         return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
             @Override
             public void onMessage(Q message) {
@@ -168,11 +169,15 @@ public class AdmissionInterceptor implements ServerInterceptor {
          * The permit goes back before the call is closed: closed from a thread other than the call's
          * own (CallDeadlineInterceptor's timer, for a request that never arrived in full), the
          * transport can end the call, and the listener release it as complete with no status,
-         * before close() returns.
+         * before close() returns. A call already cancelled is released with how it was cancelled: a
+         * client's cancel stops the call's statement (RequestDeadline), whose failure is answered
+         * DEADLINE_EXCEEDED before onCancel runs, and a client that went away is no sample, not a
+         * drop (on the call's own thread, where the context is the call's).
          */
         @Override
         public void close(Status status, Metadata trailers) {
-            admitted.release(status);
+            Context context = Context.current();
+            admitted.release(context.isCancelled() ? AdmissionAtArrival.cancelled(context) : status);
             super.close(status, trailers);
         }
     }

@@ -4,6 +4,9 @@ import com.google.protobuf.DescriptorProtos;
 import dev.tandem.grpc.GrpcIntegrationTest;
 import dev.tandem.grpc.ServerProbes;
 import dev.tandem.proto.v1.GetGroupRequest;
+import dev.tandem.testsupport.Await;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
@@ -12,6 +15,8 @@ import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -28,14 +33,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What operators and tools see of the server: reflection, health, metrics, where and how it runs. */
 class ServerGrpcTest extends GrpcIntegrationTest {
 
     @LocalServerPort int managementPort;
     @Autowired ServerProbes probes;
+    @Autowired MeterRegistry registry;
     @Autowired GrpcServerFactory serverFactory;
 
     @Test
@@ -141,6 +149,26 @@ class ServerGrpcTest extends GrpcIntegrationTest {
         HttpResponse<String> response = http("/actuator/prometheus");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("grpc_server").contains("GetGroup");
+    }
+
+    /**
+     * The status the client gets is the status counted: a call the service fails (its exception
+     * mapped by GrpcErrors) is in grpc.server under its code, as a call an interceptor refuses is.
+     * Failed before: the exception handler ran outside the observation, which saw the exception
+     * thrown and no status, and counted every such call as UNKNOWN.
+     */
+    @Test
+    void aCallTheServiceFailsIsCountedWithTheStatusItsClientGets() {
+        Supplier<Long> notFound = () -> (long) registry.find("grpc.server").tag("rpc.method", "GetGroup")
+                .tag("grpc.status_code", "NOT_FOUND").timers().stream().mapToLong(Timer::count).sum();
+        long before = notFound.get();
+
+        assertThatThrownBy(() -> api().getGroup(GetGroupRequest.newBuilder().setId(987_654_321).build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+
+        Await.until("the failed call counted", Duration.ofSeconds(5), () -> notFound.get() == before + 1);
+        assertThat(registry.find("grpc.server").tag("grpc.status_code", "UNKNOWN").timers()).isEmpty();
     }
 
     @Test
