@@ -53,22 +53,43 @@ def settled_process_delta(settled: dict | None, after: dict) -> dict:
     return probes.delta(settled, {k: after.get(k) for k in PROCESS_COUNTERS})
 
 
+SHARED_SERVERS = ("mariadb", "redis")
+
+
 class BothGenerators:
     """The CPU sampler as windows.build reads it for a paired window: its generator is both
     generators, which share the generator's cores (so generator-saturated says the pair was), and
     its own generator, the window's wire's, apart (windows.OWN_GENERATOR: a one-thread tool can be
-    at its ceiling while the pair is not at the cores')."""
+    at its ceiling while the pair is not at the cores'). MariaDB and Redis serve both wires at once:
+    the window gets its wire's `share` of their CPU (pair_shares), so that the pair's two records
+    do not each count all of it (1 keeps all of it)."""
 
-    def __init__(self, sampler, protocol: str):
+    def __init__(self, sampler, protocol: str, share: float = 1.0):
         self.sampler = sampler
         self.own = PAIRED_GENERATORS[protocol]
+        self.share = share
 
     def window(self, t0: float, t1: float, names: list[str]) -> dict:
         out = self.sampler.window(t0, t1, [*names, *PAIRED_GENERATORS.values()])
         parts = {name: out.pop(name) for name in PAIRED_GENERATORS.values()}
         out["generator"] = None if any(v is None for v in parts.values()) else sum(parts.values())
         out[windows.OWN_GENERATOR] = parts[self.own]
+        for name in SHARED_SERVERS:
+            if out.get(name) is not None:
+                out[name] *= self.share
         return out
+
+
+def pair_shares(succeeded: dict[str, int]) -> dict[str, float]:
+    """Each wire's share of what the pair's servers did in a paired window: its share of the pair's
+    successful requests (a refusal costs MariaDB and Redis nothing); halves when neither succeeded."""
+    total = sum(succeeded.values())
+    return {p: (n / total if total else 1 / len(succeeded)) for p, n in succeeded.items()}
+
+
+def db_share(db_delta: dict, share: float) -> dict:
+    """A wire's share of the pair's MariaDB counters (pair_shares)."""
+    return {k: (None if v is None else round(v * share)) for k, v in db_delta.items()}
 
 
 class Measure:
@@ -293,6 +314,7 @@ class Measure:
         if not self.target:
             self.services.check_alive()
         goodput = {}
+        shares = pair_shares({p: o.samples.succeeded for p, o in outcomes.items()})
         for protocol, cell in cells.items():
             (cache_before, service_before), (cache_after, service_after) = before[protocol], after[protocol]
             hit, notes, hit_counts = cache_figures(cell, cache_before, cache_after)
@@ -309,10 +331,11 @@ class Measure:
                 service_delta.update(settled_process_delta(settled["process"].get(protocol), span_end[protocol]))
             record, data = windows.build(
                 cell, start=start, rnd=rnd, order=self.order, outcome=outcomes[protocol],
-                sampler=BothGenerators(self.sampler, protocol), generator_cores=self.placement.generator_cores,
+                sampler=BothGenerators(self.sampler, protocol, shares[protocol]),
+                generator_cores=self.placement.generator_cores,
                 hit_ratio=hit, hit_counts=hit_counts, service_delta=service_delta,
-                # MariaDB serves both services: its counters are the pair's
-                db_delta=probes.delta(db_before, db_after), n_keys=None, notes=list(outcomes[protocol].notes) + notes,
+                # MariaDB serves both services: its counters are the pair's, of which the wire's share
+                db_delta=db_share(probes.delta(db_before, db_after), shares[protocol]), n_keys=None, notes=list(outcomes[protocol].notes) + notes,
                 measured_service=SERVICE_NAMES[protocol], cpu_names=CPU_NAMES,
                 offered_rate=None if rates is None else rates[protocol])
             record["l1Flushes"] = cachestats.flushes_between(cache_before, cache_after)

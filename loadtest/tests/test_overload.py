@@ -255,6 +255,18 @@ def test_a_paired_window_flags_a_rate_the_generator_could_not_offer():
     assert "rate-short" in {f["code"] for f in record["flags"]}
 
 
+def test_a_paired_window_counts_its_wires_share_of_mariadb_and_redis_not_all_of_it():
+    shares = measure.pair_shares({"rest": 3000, "grpc": 1000})
+    assert shares == {"rest": 0.75, "grpc": 0.25}
+    assert measure.pair_shares({"rest": 0, "grpc": 0}) == {"rest": 0.5, "grpc": 0.5}
+    cpu = {p: measure.BothGenerators(FlatSampler(0.4), p, shares[p]).window(0.0, 2.0, measure.CPU_NAMES)
+           for p in shares}
+    # the pair's two records together count MariaDB's and Redis's CPU once (0.4 cores for 2 s each)
+    assert cpu["rest"]["mariadb"] + cpu["grpc"]["mariadb"] == pytest.approx(0.8)
+    assert cpu["grpc"]["redis"] == pytest.approx(0.2) and cpu["grpc"]["grpc-service"] == pytest.approx(0.8)
+    assert measure.db_share({"rowsRead": 1500, "queries": None}, 0.25) == {"rowsRead": 375, "queries": None}
+
+
 def test_both_generators_are_the_generator_of_a_paired_window():
     cpu = measure.BothGenerators(FlatSampler(0.4), "rest").window(0.0, 2.0, measure.CPU_NAMES)
     assert cpu["generator"] == pytest.approx(2 * 0.4 * 2.0) and "generator-rest" not in cpu
