@@ -190,3 +190,11 @@ def test_a_real_jvm_s_virtual_threads_run_on_carriers_counted_from_when_they_sta
         jvm.kill()
         jvm.wait()
     assert cpu.ThreadTimes.read(jvm.pid) is None   # gone
+
+
+def test_the_machines_busy_time_leaves_out_what_the_hypervisor_stole(monkeypatch, tmp_path):
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 1000 0 0 0 400 0 0\ncpu0 1 2 3\n")
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda path, *a, **k: real_open(stat if path == "/proc/stat" else path, *a, **k))
+    assert cpu.machine_busy_seconds() == pytest.approx(150 / cpu.CLOCK_TICKS)
