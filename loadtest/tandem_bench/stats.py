@@ -63,7 +63,8 @@ def _server_cpu_us(cell: dict) -> float | None:
 
 def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
     """One fit per protocol × tool × cache mode × temperature × concurrency × TLS × body (encoding,
-    HTTP version, compression) over the closed-model ListGroups cells: the summary p50 against page
+    HTTP version, compression) over the closed-model ListGroups cells with a connection per user
+    (no multiplexed or overload cells): the summary p50 against page
     size (at many users that p50 is mostly queueing, about users ÷ throughput, so its A and B are
     the closed loop's, not a request's fixed cost and cost per row), and, when every cell has it, server CPU per request against page size (serverCpu: its B
     is the server's CPU per row, which does not depend on how busy the machine was). Returns (fits,
@@ -72,6 +73,12 @@ def fits_from_cells(cells: Sequence[dict]) -> tuple[list[dict], list[str]]:
     groups: dict[tuple, list[dict]] = {}
     for cell in cells:
         if cell["operation"] != "ListGroups" or cell["model"] != "closed":
+            continue
+        # A cell that multiplexes requests over fewer connections (h2load's streams), or an overload
+        # pair's, where the other wire loads the machine too, measures another loop than the
+        # one-request-per-connection cells at its users: fitted with them, one line went through
+        # both (the record does not name its streams, so it is left out rather than fitted apart).
+        if cell.get("overload") or (cell.get("connections") is not None and cell["connections"] != cell["concurrency"]):
             continue
         # plain and TLS cells are fitted apart; a cell without the field (older runs) is plain
         key = (*(cell[k] for k in FIT_KEYS), bool(cell.get("tls", False)), *body_of(cell))

@@ -86,6 +86,17 @@ def test_fits_from_cells_groups_and_notes_single_sizes():
     assert len(notes) == 1 and "protocol=grpc" in notes[0]
 
 
+def test_fits_leave_out_multiplexed_and_overload_cells():
+    # h2load at 500 users over 50 connections (10 streams each) beside one stream per connection:
+    # one line through all four fitted neither (r² 0.26)
+    cells = [cell(f"one{n}", n=n, conc=500, p50=p50, connections=500) for n, p50 in ((20, 10), (100, 20))]
+    cells += [cell(f"ten{n}", n=n, conc=500, p50=p50, connections=50) for n, p50 in ((20, 3), (100, 6))]
+    cells += [cell(f"pair{n}", n=n, conc=500, p50=50, connections=500, overload={"pair": "p", "step": None})
+              for n in (20, 100)]
+    fits, _ = stats.fits_from_cells(cells)
+    assert [(f["cellIds"], f["r2"]) for f in fits] == [(["one20", "one100"], pytest.approx(1))]
+
+
 def test_fits_keep_tls_and_plain_cells_apart():
     cells = [cell(f"p{n}", n=n, p50=1 + 0.1 * n) for n in (1, 10)]
     cells += [cell(f"t{n}", n=n, p50=2 + 0.2 * n, tls=True) for n in (1, 10)]
