@@ -114,7 +114,7 @@ public final class RawHttp2Call {
         EventLoopGroup loop = new NioEventLoopGroup(1);
         try {
             CompletableFuture<Trailers> answer = new CompletableFuture<>();
-            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, message, false, answer);
+            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, 0, message, false, answer);
             return new Unfinished(loop, answer);
         } catch (Exception | Error e) {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -128,10 +128,15 @@ public final class RawHttp2Call {
      * 30 s for the answer's last header block.
      */
     public static Trailers unary(int port, String path, Map<String, String> metadata, byte[] message) throws Exception {
+        return unary(port, path, metadata, 0, message);
+    }
+
+    /** {@link #unary}, with {@code flags} as the message frame's first byte (1: compressed). */
+    public static Trailers unary(int port, String path, Map<String, String> metadata, int flags, byte[] message) throws Exception {
         EventLoopGroup loop = new NioEventLoopGroup(1);
         try {
             CompletableFuture<Trailers> answer = new CompletableFuture<>();
-            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, message, true, answer);
+            send(connect(loop, port, Http2Settings.defaultSettings()), port, path, metadata, flags, message, true, answer);
             return answer.get(30, TimeUnit.SECONDS);
         } finally {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -181,7 +186,7 @@ public final class RawHttp2Call {
         try {
             CompletableFuture<Trailers> answer = new CompletableFuture<>();
             Channel connection = connect(loop, port, Http2Settings.defaultSettings().initialWindowSize(0));
-            send(connection, port, path, Map.of(), message, true, answer);
+            send(connection, port, path, Map.of(), 0, message, true, answer);
             return new TakingNothing(loop, connection, answer);
         } catch (Exception | Error e) {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -206,8 +211,8 @@ public final class RawHttp2Call {
      * Opens a stream on {@code connection} and sends the call, its message ending the request when
      * {@code endStream}; {@code answer} gets its last header block.
      */
-    private static void send(Channel connection, int port, String path, Map<String, String> metadata, byte[] message,
-                             boolean endStream, CompletableFuture<Trailers> answer) throws InterruptedException {
+    private static void send(Channel connection, int port, String path, Map<String, String> metadata, int flags,
+                             byte[] message, boolean endStream, CompletableFuture<Trailers> answer) throws InterruptedException {
         Http2StreamChannel stream = new Http2StreamChannelBootstrap(connection)
                 .handler(new SimpleChannelInboundHandler<Http2StreamFrame>() {
                     @Override
@@ -224,8 +229,8 @@ public final class RawHttp2Call {
                 .authority("127.0.0.1:" + port).add("content-type", "application/grpc").add("te", "trailers");
         metadata.forEach(headers::add);
         stream.write(new DefaultHttp2HeadersFrame(headers, false));
-        // The gRPC message frame: not compressed, its length, the message.
-        ByteBuf body = Unpooled.buffer(5 + message.length).writeByte(0).writeInt(message.length).writeBytes(message);
+        // The gRPC message frame: its flags (0: not compressed), its length, the message.
+        ByteBuf body = Unpooled.buffer(5 + message.length).writeByte(flags).writeInt(message.length).writeBytes(message);
         stream.writeAndFlush(new DefaultHttp2DataFrame(body, endStream));
     }
 }

@@ -152,6 +152,23 @@ class MalformedRequestGrpcTest extends GrpcIntegrationTest {
         assertThat(String.valueOf(answer.headers().get("grpc-message"))).contains("snappy");
     }
 
+    /**
+     * Out of the service's reach, as the README says: grpc-java's deframer reads a message frame's
+     * flags before any interceptor or decompressor sees the call, and answers a frame marked
+     * compressed on a call with no {@code grpc-encoding}, or with reserved bits set, INTERNAL (no
+     * gRPC client sends either). Pinned so that the README changes when grpc-java's answer does.
+     */
+    @Test
+    void aMessageFrameNoClientSendsIsAnsweredByGrpcJavaItself() throws Exception {
+        byte[] message = GetGroupRequest.newBuilder().setId(1).build().toByteArray();
+        for (int flags : new int[] {1, 2}) {
+            RawHttp2Call.Trailers answer = RawHttp2Call.unary(grpcPort(), "/tandem.v1.StudyGroupService/GetGroup",
+                    java.util.Map.of(), flags, message);
+            assertThat(answer.grpcStatus()).as("flags %d: grpc-status of %s", flags, answer.headers())
+                    .isEqualTo(Status.Code.INTERNAL.value());
+        }
+    }
+
     /** How a call that sends {@code messages} as they are, then half-closes, ends. */
     private Status rawCall(MethodDescriptor<?, ?> method, List<byte[]> messages) throws Exception {
         MethodDescriptor<byte[], byte[]> raw = method.toBuilder(RAW_BYTES, RAW_BYTES).build();
