@@ -6,6 +6,8 @@ import dev.tandem.error.FieldViolation;
 
 import java.text.ParseException;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -31,15 +33,20 @@ public final class ProtoJson {
     /**
      * An RFC 3339 timestamp, parsed by protobuf's own Timestamp JSON parser so that both wires accept
      * the same strings; null when absent, so the domain reports the field as missing.
+     *
+     * <p>That parser reads the date and time with a lenient SimpleDateFormat, which rolls what does
+     * not exist over into what does: 2031-01-01T99:00:00Z was 2031-01-05T03:00:00Z, February 30 was
+     * March 2. java.time's ISO parser, strict, refuses those first.
      */
     public static Instant timestampOrNull(String value, String field) {
         if (value == null) {
             return null;
         }
         try {
+            DateTimeFormatter.ISO_OFFSET_DATE_TIME.parse(value);
             com.google.protobuf.Timestamp parsed = Timestamps.parse(value);
             return Instant.ofEpochSecond(parsed.getSeconds(), parsed.getNanos());
-        } catch (ParseException | IllegalArgumentException e) {
+        } catch (ParseException | DateTimeParseException | IllegalArgumentException e) {
             throw DomainException.invalid(field, "must be an RFC 3339 timestamp such as 2030-01-31T18:00:00Z");
         }
     }

@@ -23,4 +23,17 @@ public record FieldViolation(String field, String description) {
         }
         return out.toString();
     }
+
+    /**
+     * A value a client sent, as a description echoes it: whole up to {@code characters} characters,
+     * else its first {@code characters} and "...". Counted in code points: cut at a UTF-16 unit, an
+     * emoji there lost its second half, and the error carried a lone surrogate, which UTF-8 cannot
+     * encode (Java's encoder writes '?' in its place).
+     */
+    public static String shortened(String value, int characters) {
+        if (value.codePointCount(0, value.length()) <= characters) {
+            return value;
+        }
+        return value.substring(0, value.offsetByCodePoints(0, characters)) + "...";
+    }
 }

@@ -167,7 +167,7 @@ public class GroupService {
      */
     private static String cannotBeUpdated(List<String> paths) {
         String named = paths.stream().limit(PATHS_NAMED)
-                .map(path -> "'" + (path.length() > PATH_CHARACTERS_NAMED ? path.substring(0, PATH_CHARACTERS_NAMED) + "..." : path) + "'")
+                .map(path -> "'" + FieldViolation.shortened(path, PATH_CHARACTERS_NAMED) + "'")
                 .collect(Collectors.joining(", "));
         String more = paths.size() > PATHS_NAMED ? " and " + (paths.size() - PATHS_NAMED) + " more" : "";
         return named + more + " cannot be updated; updatable: " + GroupChanges.UPDATABLE;

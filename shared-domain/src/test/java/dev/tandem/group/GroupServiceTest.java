@@ -334,6 +334,22 @@ class GroupServiceTest {
         assertThat(groups.get(2)).isEqualTo(group);
     }
 
+    /**
+     * A path is cut short between characters, never inside one: cut at 40 UTF-16 units, an emoji
+     * there lost its second half, and the error carried a lone surrogate, which UTF-8 cannot encode
+     * (protobuf writes '?' in its place, Jackson escapes it).
+     */
+    @Test
+    void aPathCutShortKeepsItsLastCharacterWhole() {
+        GroupView group = groups.get(2);
+        String emoji = "\uD83D\uDE00";
+        String path = "p" + "x".repeat(38) + emoji + "y".repeat(10);   // the emoji is the 40th character
+        assertThatThrownBy(() -> groups.update(new GroupChanges(2, new GroupFields("Renamed", null, null, 0),
+                Set.of("name", path), group.version())))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations()).singleElement()
+                        .satisfies(v -> assertThat(v.description()).startsWith("'p" + "x".repeat(38) + emoji + "...'")));
+    }
+
     @Test
     void capacityCannotDropBelowMembers() {
         long id = jdbc.sql("SELECT group_id FROM group_members GROUP BY group_id HAVING COUNT(*) >= 3 ORDER BY group_id LIMIT 1")

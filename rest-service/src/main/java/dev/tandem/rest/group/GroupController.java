@@ -75,7 +75,10 @@ public class GroupController {
         return groups.get(id);
     }
 
-    /** Query parameters under their proto names; the lowerCamelCase spellings are accepted too. */
+    /**
+     * Query parameters under their proto names; the lowerCamelCase spellings are accepted too, one or
+     * the other (both is a parameter given twice: SingleValuedParameters).
+     */
     @Operation(operationId = "ListGroups")
     @GetMapping("/groups")
     public GroupPage list(@RequestParam(required = false) String subject,

@@ -107,6 +107,21 @@ class GroupReadsRestTest extends RestIntegrationTest {
         expectInvalid(get("/api/v1/leaderboard?subject=algorithms&limit=1&subject=algorithms"), "subject");
     }
 
+    /**
+     * A parameter under both its spellings is one parameter given twice, named by its proto name.
+     * Failed before: page_size=5&pageSize=900 paged by 5, and page_size=5&pageSize=abc was refused
+     * for pageSize alone.
+     */
+    @Test
+    void aParameterSentUnderBothItsNamesIsInvalidShowingBothValues() {
+        expectInvalid(get("/api/v1/groups?page_size=5&pageSize=900"), "page_size")
+                .jsonPath("$.fieldViolations[0].description")
+                .isEqualTo("must be given once (as page_size or pageSize), got 2 values: '5', '900'");
+        expectInvalid(get("/api/v1/groups?pageSize=abc&page_size=5"), "page_size")
+                .jsonPath("$.fieldViolations[0].description")
+                .isEqualTo("must be given once (as page_size or pageSize), got 2 values: '5', 'abc'");
+    }
+
     // ---- GET /api/v1/leaderboard ---------------------------------------------------------------
 
     @Test

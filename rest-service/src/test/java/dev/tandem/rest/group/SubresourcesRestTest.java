@@ -149,6 +149,12 @@ class SubresourcesRestTest extends RestIntegrationTest {
                 Arguments.of("{\"topic\": \"T\", \"startTime\": \"tomorrow\", \"durationMinutes\": 60}", "start_time"),
                 Arguments.of("{\"topic\": \"T\", \"startTime\": \"2031-01-01 00:00:00\", \"durationMinutes\": 60}", "start_time"),
                 Arguments.of("{\"topic\": \"T\", \"startTime\": \"2031-01-01T00:00:00\", \"durationMinutes\": 60}", "start_time"),
+                // No such hour, day or month: protobuf's parser rolled each over (99:00 into 2031-01-05T03:00Z,
+                // February 30 into March 2), and the session was scheduled then.
+                Arguments.of("{\"topic\": \"T\", \"startTime\": \"2031-01-01T99:00:00Z\", \"durationMinutes\": 60}", "start_time"),
+                Arguments.of("{\"topic\": \"T\", \"startTime\": \"2031-01-01T18:60:00Z\", \"durationMinutes\": 60}", "start_time"),
+                Arguments.of("{\"topic\": \"T\", \"startTime\": \"2031-02-30T18:00:00Z\", \"durationMinutes\": 60}", "start_time"),
+                Arguments.of("{\"topic\": \"T\", \"startTime\": \"2031-13-01T18:00:00Z\", \"durationMinutes\": 60}", "start_time"),
                 Arguments.of("{" + ok + ", \"room\": 12}", "room"));
     }
 

@@ -181,6 +181,15 @@ final class HostileRestRequests {
                 Expect.invalid("nickname")));
         cases.add(body(op, "a duplicated field", "{\"" + top.name() + "\":" + top.valid() + "," + valid.substring(1),
                 Expect.invalidBecause("more than once", top.proto())));
+        // One field under its JSON name and its proto name: protobuf's JSON parser refuses it as a key given
+        // twice; with Jackson's aliases the last one silently won ({"ownerId":1,"owner_id":2} made owner 2).
+        for (Field field : op.fields) {
+            if (field.topLevel() && !field.json().equals(field.proto())) {
+                cases.add(body(op, "a field under both its names (" + field.json() + " and " + field.proto() + ")",
+                        valid.substring(0, valid.length() - 1) + ",\"" + field.proto() + "\":" + field.valid() + "}",
+                        Expect.invalidBecause("more than once", field.proto())));
+            }
+        }
         if (op == RestOperation.UPDATE_GROUP) {
             // Jackson skips output-only fields of the group (AIP-134) token by token: the depth
             // limit applies there too.
@@ -312,6 +321,18 @@ final class HostileRestRequests {
         cases.add(value(op, field, "bare Infinity (not JSON)", "Infinity", Expect.invalidBecause("not valid JSON")));
         cases.add(value(op, field, "a hexadecimal number (not JSON)", "0x10", Expect.invalidBecause("not valid JSON")));
         cases.add(value(op, field, "a leading zero (not JSON)", "010", Expect.invalidBecause("not valid JSON")));
+        // A string holding the integer: ASCII decimal digits only, as gRPC's integers and path ids are. Java's
+        // parsers read any script's digits, and Jackson trimmed the spaces around them: all three were accepted.
+        if (field.valid().matches("[0-9]+")) {
+            cases.add(value(op, field, "its value in Arabic-Indic digits, as a string",
+                    "\"" + inDigitsOf(field.valid(), '\u0660') + "\"", Expect.invalid(f)));
+            cases.add(value(op, field, "its value in fullwidth digits, as a string",
+                    "\"" + inDigitsOf(field.valid(), '\uFF10') + "\"", Expect.invalid(f)));
+        }
+        cases.add(value(op, field, "its value as a string with spaces around it", "\" " + field.valid() + " \"",
+                Expect.invalid(f)));
+        cases.add(value(op, field, "its value as a string with a newline after it", "\"" + field.valid() + "\\n\"",
+                Expect.invalid(f)));
         if (field.kind() == Kind.INT32) {
             cases.add(value(op, field, "2^31 (int32 overflow)", "2147483648", Expect.invalid(f)));
             cases.add(value(op, field, "-2^31 - 1 (int32 underflow)", "-2147483649", Expect.invalid(f)));
@@ -399,6 +420,13 @@ final class HostileRestRequests {
                     size.equals("%FF") ? Expect.invalidBecause("percent-encoded UTF-8") : Expect.invalidBecause("32-bit integer", "page_size")));
         }
         cases.add(query(list, "pageSize=2147483648", "/api/v1/groups?pageSize=2147483648", Expect.invalid("pageSize")));
+        // One parameter under its proto name and its lowerCamelCase one is one parameter given twice:
+        // the proto name's value won (page_size=5&pageSize=900 paged by 5), or the other failed alone.
+        for (String both : List.of("page_size=5&pageSize=900", "page_size=5&pageSize=abc", "pageSize=5&page_size=5")) {
+            cases.add(query(list, both, "/api/v1/groups?" + both, Expect.invalidBecause("given once", "page_size")));
+        }
+        cases.add(query(list, "page_token=&pageToken=x", "/api/v1/groups?page_token=&pageToken=x",
+                Expect.invalidBecause("given once", "page_token")));
 
         // Page tokens as only HTTP can spoil them: what a token itself may be (garbage, another
         // subject's, 4 KB of it) is the domain's rule, GroupServiceTest.foreignAndMalformedTokensAreInvalidArguments.
@@ -421,6 +449,8 @@ final class HostileRestRequests {
         }
         cases.add(query(delete, "expected_version=-1", "/api/v1/groups/%GROUP%?expected_version=-1",
                 Expect.invalid("expected_version")));
+        cases.add(query(delete, "expected_version=0&expectedVersion=0", "/api/v1/groups/%GROUP%?expected_version=0&expectedVersion=0",
+                Expect.invalidBecause("given once", "expected_version")));
 
         // Percent-encoded invalid UTF-8 in a string parameter: Tomcat decodes query parameters
         // lazily, when Spring asks for them, and its failure becomes a 400 problem.
@@ -513,6 +543,13 @@ final class HostileRestRequests {
             return i;
         }
         throw new IllegalArgumentException("marker not found");
+    }
+
+    /** ASCII {@code digits} written with the digits of another script, whose zero is {@code zero}. */
+    private static String inDigitsOf(String digits, char zero) {
+        StringBuilder out = new StringBuilder();
+        digits.chars().forEach(c -> out.append((char) (zero + c - '0')));
+        return out.toString();
     }
 
     /** {@code json} followed by spaces up to {@code size} bytes: still the same JSON value. */

@@ -4,6 +4,7 @@ import dev.tandem.cache.CommittedChange;
 import dev.tandem.cache.TieredCache;
 import dev.tandem.error.DomainException;
 import dev.tandem.error.ErrorCode;
+import dev.tandem.error.FieldViolation;
 import dev.tandem.group.GroupCaches;
 import dev.tandem.group.GroupService;
 import dev.tandem.group.GroupView;
@@ -143,7 +144,7 @@ public class GroupWatch implements DisposableBean {
         // At most 18 digits: no overflow, and no sign, exponent or fraction gets through.
         if (!value.matches("[0-9]{1,18}")) {
             throw DomainException.invalid(field, "must be a position from an earlier event (a non-negative integer), got '"
-                    + (value.length() > 40 ? value.substring(0, 40) + "..." : value) + "'");
+                    + FieldViolation.shortened(value, 40) + "'");
         }
         return OptionalLong.of(Long.parseLong(value));
     }

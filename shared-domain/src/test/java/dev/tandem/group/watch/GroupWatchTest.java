@@ -623,6 +623,11 @@ class GroupWatchTest {
                         assertThat(e.violations().getFirst().field()).isEqualTo("Last-Event-ID");
                     });
         }
+        // Echoed cut short between characters: cut at 40 UTF-16 units, the 20th emoji lost its second half.
+        String emoji = "\uD83D\uDE00";
+        assertThatThrownBy(() -> GroupWatch.position("x" + emoji.repeat(60), "since"))
+                .isInstanceOfSatisfying(DomainException.class, e -> assertThat(e.violations().getFirst().description())
+                        .endsWith(", got 'x" + emoji.repeat(39) + "...'"));
     }
 
     // ---- helpers -----------------------------------------------------------------------------
