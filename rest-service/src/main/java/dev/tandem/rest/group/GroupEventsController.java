@@ -64,14 +64,18 @@ public class GroupEventsController {
      * this Spring answers HEAD with the GET handler, whose watch nothing could end: the container
      * drops every write to a HEAD answer, so no send ever fails, and the watch held its place (of the
      * instance's and of the client's, with no token needed) until its group was deleted; and a client
-     * waiting for the end of that answer never saw one. The group is read as GetGroup reads it, so an
-     * unknown one is 404 here too; the watcher limits are not asked, as a HEAD takes no place.
+     * waiting for the end of that answer never saw one. It answers as a GET would start, in the same
+     * order: a bad position, then what opening refuses now (no log: 501, shutting down: 503, the
+     * client's or the instance's watches at their limit: 429), taking no place, then the group read
+     * as GetGroup reads it (unknown: 404). Before, it said 200 where a GET got 501, 503 or 429.
      */
     @Hidden
     @RequestMapping(method = RequestMethod.HEAD, path = "/groups/{id}/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     public ResponseEntity<Void> head(@PathVariable long id, @RequestParam(required = false) String since,
-                                     @RequestHeader(name = LAST_EVENT_ID, required = false) String lastEventId) {
+                                     @RequestHeader(name = LAST_EVENT_ID, required = false) String lastEventId,
+                                     HttpServletRequest request) {
         position(since, lastEventId);
+        watch.checkOpen(RateLimitFilter.clientOf(clients, request));
         groups.get(id);
         return ResponseEntity.ok().contentType(MediaType.TEXT_EVENT_STREAM).build();
     }

@@ -167,9 +167,17 @@ class GroupEventsRestTest extends RestIntegrationTest {
 
     /** A HEAD from 127.0.0.1 with no token, answered within {@link #WAIT} or failed (a HEAD of a watch once hung). */
     private HttpResponse<Void> head(String path) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .method("HEAD", HttpRequest.BodyPublishers.noBody()).header("Accept", "text/event-stream")
-                .timeout(WAIT).build(), HttpResponse.BodyHandlers.discarding());
+        return head(path, null);
+    }
+
+    /** {@link #head(String)}, with {@code authorization} when not null. */
+    private HttpResponse<Void> head(String path, String authorization) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).header("Accept", "text/event-stream").timeout(WAIT);
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.discarding());
     }
 
     /** The instance's places taken by two clients, each under its own cap: a third is refused. */
@@ -182,6 +190,9 @@ class GroupEventsRestTest extends RestIntegrationTest {
         expectTooManyWatches(anonymous.get().uri("/api/v1/groups/{id}/events", GROUP)
                 .header("Authorization", bearer(DevTokens.mintFor("third", DevTokens.DEV_SECRET, Duration.ofHours(1)))),
                 "max_watchers", maxWatchers);
+        // A HEAD says what a GET would start with (failed before: 200).
+        assertThat(head("/api/v1/groups/" + GROUP + "/events", bearer(DevTokens.mintFor("third", DevTokens.DEV_SECRET,
+                Duration.ofHours(1)))).statusCode()).isEqualTo(429);
     }
 
     /**
@@ -196,6 +207,9 @@ class GroupEventsRestTest extends RestIntegrationTest {
         // The same client as the JDK's: no token, from 127.0.0.1 (localhost might be ::1, another client).
         expectTooManyWatches(anonymous.get().uri("http://127.0.0.1:" + port + "/api/v1/groups/{id}/events", GROUP),
                 "max_watchers_per_client", maxWatchersPerClient);
+        HttpResponse<Void> head = head("/api/v1/groups/" + GROUP + "/events");
+        assertThat(head.statusCode()).as("a HEAD of that client (200 before)").isEqualTo(429);
+        assertThat(head.headers().firstValue("Retry-After")).hasValue("5");
 
         Events another = open("/api/v1/groups/" + GROUP + "/events", Map.of("Authorization", bearer(WRITER)));
         assertThat(another.status).as("a client with a token of its own").isEqualTo(200);

@@ -161,23 +161,19 @@ public class GroupWatch implements DisposableBean {
      */
     public Watch open(long groupId, OptionalLong since, String client, WatchSink sink) {
         if (!cache.followsLog()) {
-            throw new DomainException(ErrorCode.UNIMPLEMENTED, "watching groups needs the invalidation log, which this "
-                    + "instance does not keep (tandem.cache.mode=none)");
+            throw noLog();
         }
         if (closing) {
             throw shuttingDown();
         }
         // The client's cap first: a client at its own is told so, not sent to another instance.
         if (!takeClientPlace(client)) {
-            throw tooManyWatches("this client holds " + properties.maxWatchersPerClient()
-                    + " watches already (tandem.watch.max-watchers-per-client); end one, or retry later",
-                    "max_watchers_per_client", properties.maxWatchersPerClient());
+            throw clientAtItsCap();
         }
         if (watching.incrementAndGet() > properties.maxWatchers()) {
             giveClientPlaceBack(client);
             watching.decrementAndGet();
-            throw tooManyWatches("this instance serves " + properties.maxWatchers()
-                    + " watches already (tandem.watch.max-watchers); retry later", "max_watchers", properties.maxWatchers());
+            throw instanceFull();
         }
         // From here the watcher holds both places, and gives them back once when it ends (unregister).
         Watcher watcher = new Watcher(groupId, client, sink);
@@ -211,6 +207,42 @@ public class GroupWatch implements DisposableBean {
      * would tell clients and balancers (README, "Limits and shutdown"): RESOURCE_EXHAUSTED with
      * Retry-After and the limit in the metadata.
      */
+    /**
+     * Throws what {@link #open} would refuse {@code client} with now, before it reads the group, and
+     * takes no place: for a HEAD of the stream, which answers with what a GET would start with and
+     * watches nothing. (A GET a moment later may still find another answer: places come and go.)
+     */
+    public void checkOpen(String client) {
+        if (!cache.followsLog()) {
+            throw noLog();
+        }
+        if (closing) {
+            throw shuttingDown();
+        }
+        if (watchingByClient.getOrDefault(client, 0) >= properties.maxWatchersPerClient()) {
+            throw clientAtItsCap();
+        }
+        if (watching.get() >= properties.maxWatchers()) {
+            throw instanceFull();
+        }
+    }
+
+    private static DomainException noLog() {
+        return new DomainException(ErrorCode.UNIMPLEMENTED, "watching groups needs the invalidation log, which this "
+                + "instance does not keep (tandem.cache.mode=none)");
+    }
+
+    private DomainException clientAtItsCap() {
+        return tooManyWatches("this client holds " + properties.maxWatchersPerClient()
+                + " watches already (tandem.watch.max-watchers-per-client); end one, or retry later",
+                "max_watchers_per_client", properties.maxWatchersPerClient());
+    }
+
+    private DomainException instanceFull() {
+        return tooManyWatches("this instance serves " + properties.maxWatchers()
+                + " watches already (tandem.watch.max-watchers); retry later", "max_watchers", properties.maxWatchers());
+    }
+
     private DomainException tooManyWatches(String message, String limit, int value) {
         return new DomainException(ErrorCode.RESOURCE_EXHAUSTED, message, List.of(), null, null, properties.retryAfter(),
                 Map.of(limit, String.valueOf(value)), null);
