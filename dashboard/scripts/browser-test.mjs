@@ -524,6 +524,9 @@ async function main() {
       assert(started && Date.parse(started[1]) < Date.parse(started[2]), `"before" (A) started ${started?.[1]}, "after" (B) ${started?.[2]}`);
       const title = await page.textContent('.view-title');
       assert(title.includes(`${RUN_A} (A`) && title.includes(`${RUN_B} (B`), `view title: ${title}`);
+      // "Compare with" offers the other runs, not the one chosen at the top
+      const others = await page.$$eval('select[name=runB] option', (os) => os.map((o) => o.value));
+      assert(others.length > 0 && !others.includes(RUN_B) && others.includes(RUN_A), `compare with: ${others.join(', ')}`);
     });
 
     await test('the open model: one target rate at a time, chosen in a filter and named in the subtitles, the same cells in Compare', async () => {

@@ -116,9 +116,9 @@ export function App() {
   // the two is A (before) and B (after) is their start times' to say (beforeAfter), not the URL's
   const defaultA = state.view === 'compare' && readable.length > 1 ? readable[1] : readable[0];
   const selected = runs.find((r) => r.entry.runId === state.run) ?? runs.find((r) => r.status === 'ok' && r.run === defaultA);
-  // the run compared with the one chosen at the top
+  // the run compared with the one chosen at the top (never itself: a link naming it twice gets another)
   const runB: Run | null =
-    readable.find((r) => r.runId === state.runB) ??
+    readable.find((r) => r.runId === state.runB && !(selected?.status === 'ok' && r === selected.run)) ??
     readable.find((r) => selected?.status === 'ok' && r !== selected.run) ??
     null;
   const compared = state.view === 'compare' && selected?.status === 'ok' && runB ? beforeAfter(selected.run, runB) : null;

@@ -1,3 +1,4 @@
+import { isValidElement } from 'react';
 import { describe, expect, it } from 'vitest';
 import { hitRatioChart, temperatureChart } from '../src/data/charts/cache';
 import { beforeAfter, compareChart, environmentRows, intervalsCompare, pairCells } from '../src/data/charts/compare';
@@ -12,10 +13,18 @@ import { protocolColour } from '../src/data/style';
 import { resolveFilters, selectCells } from '../src/data/transforms';
 import type { Cell, Run } from '../src/data/types';
 import { DEFAULT_FILTERS } from '../src/data/urlState';
+import { PayloadScaling } from '../src/views/PayloadScaling';
 import { cell, iv, readRun, RUN_A, RUN_B, summary } from './helpers';
 
 const A = readRun(RUN_A);
 const B = readRun(RUN_B);
+
+/** The chart specs a view's element tree hands its ChartCards (a view is a plain function of its props). */
+function chartSpecs(node: unknown): ChartSpec[] {
+  if (Array.isArray(node)) return node.flatMap(chartSpecs);
+  if (!isValidElement<{ spec?: ChartSpec; children?: unknown }>(node)) return [];
+  return [...(node.props.spec ? [node.props.spec] : []), ...chartSpecs(node.props.children)];
+}
 
 function cellsOf(run: Run = A, patch = {}, free: ('concurrency' | 'pageSize')[] = []) {
   const r = resolveFilters(run.cells, { ...DEFAULT_FILTERS, ...patch });
@@ -224,6 +233,23 @@ describe('latency vs throughput', () => {
     expect(spec.notes).toContainEqual(expect.stringMatching(/^Greyed: rest-k6-GetGroup-hybrid-warm-c200-r11000 — start 1 round 1: /));
   });
 
+  it('does not grey a point with informational flags only: the bench keeps it in the headline; its reasons are noted', () => {
+    // other-cpu, few-samples and jit keep a cell in the headline (isFlagged): its sweep point was greyed all the same
+    const reason = 'start 1 round 1: 14 samples, too few for a p99';
+    const s = { ...A.sweeps[0], points: A.sweeps[0].points.map((p, i) => (i === 0 ? { ...p, flags: [{ code: 'few-samples' as const, reason }] } : p)) };
+    const spec = latencyVsThroughputChart([s], 's');
+    const id = s.points[0].cellId;
+    expect(spec.series[0].data[0]!.flag).toBeNull();
+    expect(spec.series[1].data[0]!.flag).toBeNull();
+    expect(spec.table.rowFlags![0]).toBeNull();
+    expect(spec.table.rows[0].at(-1)).toBe(reason);
+    expect(spec.notes!.filter((n) => n.startsWith(`Greyed: ${id} `))).toEqual([]);
+    expect(spec.notes).toContain(`Noted, kept in the headline: ${id} — ${reason}`);
+    // an excluding flag beside it still greys the point
+    const both = { ...s, points: s.points.map((p, i) => (i === 0 ? { ...p, flags: [...p.flags, { code: 'errors' as const, reason: 'e' }] } : p)) };
+    expect(latencyVsThroughputChart([both], 's').series[0].data[0]!.flag).toBe(`${reason}; e`);
+  });
+
   it('notes a sweep without a knee', () => {
     const s = { ...A.sweeps[0], knee: null };
     expect(latencyVsThroughputChart([s], 's').notes![0]).toBe('REST · k6: no knee within the sweep (limits: p99 50 ms, dropped arrivals 1%)');
@@ -259,6 +285,21 @@ describe('over time', () => {
     expect(spec.series[0].flag).toBeNull();
     expect(spec.notes).toEqual(['Greyed: start 1 · round 2 — processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)']);
     expect(spec.table.rowFlags!.filter(Boolean)).toHaveLength(hello.windows[1].timeline.length);
+  });
+
+  it('does not grey a window with informational flags only (other-cpu, few-samples, jit); its reasons are noted', () => {
+    const reason = 'start 1 round 1: the service was compiling';
+    const jit = { ...hello, windows: hello.windows.map((w, i) => (i === 0 ? { ...w, flags: [{ code: 'jit' as const, reason }] } : w)) };
+    const spec = timelineChart(jit, 'latency');
+    expect(spec.series[0]).toMatchObject({ label: 'start 1 · round 1', flag: null });
+    expect(spec.series[0].data.every((d) => d!.flag === null)).toBe(true);
+    expect(spec.notes).toContain(`Noted, kept in the headline: start 1 · round 1 — ${reason}`);
+    expect(spec.notes!.filter((n) => n.startsWith('Greyed: start 1 · round 1 '))).toEqual([]);
+    const rows = spec.table.rows.filter((r) => r[0] === 'start 1 · round 1');
+    expect(rows.every((r) => r.at(-1) === reason)).toBe(true);
+    expect(spec.table.rowFlags!.slice(0, rows.length).every((f) => f === null)).toBe(true);
+    // the window that is also generator-saturated stays greyed
+    expect(spec.series[2].flag).toMatch(/generator used 97 %/);
   });
 
   it('numbers windows from 1, as the bench’s flag reasons do ("start 1 round 2: …")', () => {
@@ -369,6 +410,16 @@ describe('payload scaling', () => {
     expect(line.map((d) => d!.x)).toEqual([0, 1, 10, 50]);
     expect(line[0]!.y).toBeCloseTo(A.fits[0].a, 9);
     expect(spec.table.rows[0][spec.table.columns.indexOf('Measured points')]).toMatch(/^N=1: [\d.]+ ms; N=10: /);
+  });
+
+  it('the view draws no traced fit: the bench fits traced cells apart, as the charts never show a traced cell', () => {
+    // stats.py keys a traced fit apart ("traced"); the view drew it with the untraced fit's label and colour
+    const traced = A.fits.map((f) => ({ ...f, tracing: true as const, a: f.a * 2 }));
+    const run = { ...A, fits: [...A.fits, ...traced] };
+    const el = PayloadScaling({ run, filters: DEFAULT_FILTERS, resolved: resolveFilters(A.cells, DEFAULT_FILTERS), onFilters: () => {},
+      cellId: null, onCell: () => {}, cellHref: () => '' });
+    const spec = chartSpecs(el).find((x) => x.key === 'payload-scaling')!;
+    expect(spec.series.filter((x) => !x.hideInLegend).map((x) => x.label)).toEqual(A.fits.map(fitLabel));
   });
 
   it('greys a measured point whose cell the bench flagged, says why, and flags the fit built on it', () => {

@@ -90,4 +90,14 @@ describe('windows table', () => {
     expect(t.rowFlags).toEqual([null, 'processes outside the bench used 0.31 cores (> 0.2); generator used 97 % of its 1 core (≥ 95 %)', null, null]);
     expect(t.rows[0][col(t, 'Generator cores')]).toBe(hello.windows[0].generatorCores);
   });
+
+  it('a window with informational flags only is not greyed, its reasons still in the Flags column', () => {
+    // other-cpu, few-samples and jit: the bench keeps the window in the headline (INFORMATIONAL_FLAGS)
+    const hello = A.cells.find((c) => c.id === 'rest-k6-Hello-none-none-c50')!;
+    const reason = 'start 1 round 1: processes outside the bench used 0.25 cores (> 0.2)';
+    const t = windowsTable({ ...hello, windows: hello.windows.map((w, i) => (i === 0 ? { ...w, flags: [{ code: 'other-cpu' as const, reason }] } : w)) });
+    expect(t.rowFlags![0]).toBeNull();
+    expect(t.rows[0][col(t, 'Flags')]).toBe(reason);
+    expect(t.rowFlags![1]).toMatch(/generator used 97 %/);
+  });
 });

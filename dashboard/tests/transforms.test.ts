@@ -21,8 +21,10 @@ import {
   seriesIds,
   toolLabel,
 } from '../src/data/transforms';
+import { pairCells } from '../src/data/charts/compare';
 import { protocolLabel, seriesName } from '../src/data/style';
 import { DEFAULT_FILTERS } from '../src/data/urlState';
+import type { Cell } from '../src/data/types';
 import { cell, iv, readRun, RUN_A, RUN_B, summary } from './helpers';
 
 const A = readRun(RUN_A);
@@ -128,6 +130,26 @@ describe('grouping', () => {
     expect(cellKey(cell({ encoding: 'protobuf' }))).not.toBe(cellKey(cell({})));
   });
 
+  it('keys a cell of an older run, which names no body, as the same cell with the wire’s default body', () => {
+    // a run from before the bench recorded encoding, http and compression (run B) paired with none of
+    // a newer run's identical cells: the Compare view said "0 matched" over TLS
+    const b = readRun(RUN_B).cells.filter(isTls);
+    expect(b).not.toHaveLength(0);
+    expect(b.every((c) => c.encoding === undefined && c.http === undefined && c.compression === undefined)).toBe(true);
+    const newer = b.map((c) => ({
+      ...c,
+      id: `${c.id}-newer`,
+      ...(c.protocol === 'rest'
+        ? { encoding: 'json' as const, http: '1.1' as const, compression: 'identity' as const }
+        : { encoding: 'protobuf' as const, http: '2' as const, compression: 'identity' as const }),
+    }));
+    expect(pairCells(b, newer).pairs).toHaveLength(b.length);
+    expect(cellKey(cell({ protocol: 'grpc' }))).toBe(cellKey(cell({ protocol: 'grpc', encoding: 'protobuf', http: '2', compression: 'identity' })));
+    // a body other than the default is still another measurement
+    expect(cellKey(cell({ http: '2' }))).not.toBe(cellKey(cell({})));
+    expect(cellKey(cell({ compression: 'gzip' }))).not.toBe(cellKey(cell({ compression: 'identity' })));
+  });
+
   it('charts no cell that would stand for another: revalidating, multiplexed or overload cells', () => {
     const plain = cell({ cacheMode: 'hybrid', temperature: 'warm', concurrency: 50, connections: 50 });
     const r = resolveFilters([plain], DEFAULT_FILTERS);
@@ -170,6 +192,74 @@ describe('the default tool', () => {
     expect(resolveFilters(cells, DEFAULT_FILTERS).tool).toBe('h2load');
     expect(resolveFilters(cells, { ...DEFAULT_FILTERS, tool: 'ghz' }).tool).toBe('ghz');
     expect(resolveFilters([cell({ protocol: 'grpc', tool: 'ghz' })], DEFAULT_FILTERS).tool).toBe('ghz');
+  });
+});
+
+describe('the automatic choices: among the cells the charts show', () => {
+  // results/20261203T172140Z-smoke-05d942e, cell for cell: the choices were made over every cell of
+  // the transport, the non-default bodies, other tools' cells and the cold ones included
+  const at = (over: Partial<Cell>) => cell({ cacheMode: 'hybrid', temperature: 'warm', ...over });
+  const gzip = { encoding: 'protobuf' as const, http: '2' as const, compression: 'gzip' as const };
+  const smoke = [
+    at({ id: 'rest-k6-GetGroup-hybrid-warm-c1', concurrency: 1, connections: 1 }),
+    at({ id: 'grpc-k6-GetGroup-hybrid-warm-c1', protocol: 'grpc', concurrency: 1, connections: 1 }),
+    at({ id: 'rest-oha-GetGroup-hybrid-warm-c4', tool: 'oha', concurrency: 4, connections: 4 }),
+    at({ id: 'grpc-h2load-GetGroup-hybrid-warm-c4', protocol: 'grpc', tool: 'h2load', concurrency: 4, connections: 4 }),
+    at({ id: 'rest-oha-Hello-hybrid-none-c4', tool: 'oha', operation: 'Hello', temperature: 'none', concurrency: 4, connections: 4 }),
+    at({ id: 'grpc-h2load-Hello-hybrid-none-c4', protocol: 'grpc', tool: 'h2load', operation: 'Hello', temperature: 'none', concurrency: 4, connections: 4 }),
+    at({ id: 'rest-k6-GetGroup-hybrid-cold-c4', temperature: 'cold', concurrency: 4, connections: 4 }),
+    at({ id: 'grpc-k6-ListGroups10-hybrid-cold-c4', protocol: 'grpc', operation: 'ListGroups', pageSize: 10, temperature: 'cold', concurrency: 4, connections: 4 }),
+    at({ id: 'grpc-ghz-ListGroups10-hybrid-warm-c4', protocol: 'grpc', tool: 'ghz', operation: 'ListGroups', pageSize: 10, concurrency: 4, connections: 4 }),
+    at({ id: 'rest-oha-GetGroup-hybrid-warm-c4-open200', tool: 'oha', model: 'open', targetRate: 200, concurrency: 4, connections: 4 }),
+    at({ id: 'grpc-ghz-GetGroup-hybrid-warm-c4-open200', protocol: 'grpc', tool: 'ghz', model: 'open', targetRate: 200, concurrency: 4, connections: 4 }),
+    at({ id: 'rest-oha-ListGroups50-hybrid-warm-c4-pb-h2-gz', tool: 'oha', operation: 'ListGroups', pageSize: 50, concurrency: 4, connections: 4, ...gzip }),
+    at({ id: 'rest-h2load-ListGroups50-hybrid-warm-c4-pb-h2-gz', tool: 'h2load', operation: 'ListGroups', pageSize: 50, concurrency: 4, connections: 4, ...gzip }),
+    at({ id: 'grpc-h2load-ListGroups50-hybrid-warm-c4-gz', protocol: 'grpc', tool: 'h2load', operation: 'ListGroups', pageSize: 50, concurrency: 4, connections: 4, ...gzip }),
+    at({ id: 'grpc-ghz-ListGroups50-hybrid-warm-c4-gz', protocol: 'grpc', tool: 'ghz', operation: 'ListGroups', pageSize: 50, concurrency: 4, connections: 4, ...gzip }),
+    at({ id: 'rest-k6-GetGroup-hybrid-warm-c1-tls', tls: true, concurrency: 1, connections: 1 }),
+    at({ id: 'grpc-k6-GetGroup-hybrid-warm-c1-tls', protocol: 'grpc', tls: true, concurrency: 1, connections: 1 }),
+    ...[100, 200].flatMap((rate) => [
+      at({ id: `rest-oha-GetGroup-hybrid-warm-c8-open${rate}-sweep`, tool: 'oha', model: 'open', targetRate: rate, concurrency: 8, connections: 8 }),
+      at({ id: `grpc-ghz-GetGroup-hybrid-warm-c8-open${rate}-sweep`, protocol: 'grpc', tool: 'ghz', model: 'open', targetRate: rate, concurrency: 8, connections: 8 }),
+    ]),
+  ];
+  const shown = (patch: Partial<typeof DEFAULT_FILTERS> = {}) => selectCells(smoke, resolveFilters(smoke, { ...DEFAULT_FILTERS, ...patch })).map((c) => c.id);
+
+  it('the landing page shows both wires: the concurrency where k6 drove REST and gRPC, not the one with most cells', () => {
+    expect(resolveFilters(smoke, DEFAULT_FILTERS)).toMatchObject({ operation: 'GetGroup', tool: 'k6', concurrency: 1 });
+    expect(shown()).toEqual(['rest-k6-GetGroup-hybrid-warm-c1', 'grpc-k6-GetGroup-hybrid-warm-c1']);
+  });
+
+  it('a page size whose cells all have other bodies is never the automatic one', () => {
+    expect(resolveFilters(smoke, { ...DEFAULT_FILTERS, operation: 'ListGroups' }).pageSize).toBe(10);
+    expect(shown({ operation: 'ListGroups' })).toEqual(['grpc-k6-ListGroups10-hybrid-cold-c4']);
+  });
+
+  it('the default tool gives way where k6 did not run the operation or the load model', () => {
+    expect(resolveFilters(smoke, { ...DEFAULT_FILTERS, operation: 'Hello' }).tool).toBe('all');
+    expect(shown({ operation: 'Hello' })).toEqual(['rest-oha-Hello-hybrid-none-c4', 'grpc-h2load-Hello-hybrid-none-c4']);
+    expect(resolveFilters(smoke, { ...DEFAULT_FILTERS, model: 'open' })).toMatchObject({ tool: 'all', concurrency: 8, rate: 100 });
+    expect(shown({ model: 'open' })).toEqual(['rest-oha-GetGroup-hybrid-warm-c8-open100-sweep', 'grpc-ghz-GetGroup-hybrid-warm-c8-open100-sweep']);
+  });
+
+  it('leaves out traced, multiplexed and overload cells, as the charts do', () => {
+    const hidden = [
+      at({ id: 'traced', concurrency: 50, connections: 50, tracing: true }),
+      at({ id: 'traced-grpc', protocol: 'grpc', concurrency: 50, connections: 50, tracing: true }),
+      at({ id: 'multiplexed', concurrency: 50, connections: 5 }),
+      at({ id: 'multiplexed-grpc', protocol: 'grpc', concurrency: 50, connections: 5 }),
+      at({ id: 'overload', concurrency: 50, connections: 50, overload: { pair: 'p', step: 200, timeoutSeconds: 1, settleSeconds: 1 } }),
+    ];
+    const cells = [...smoke, ...hidden];
+    // 50 users had the most k6 cells, none of them charted
+    expect(selectCells(cells, resolveFilters(cells, DEFAULT_FILTERS)).map((c) => c.id)).toEqual(['rest-k6-GetGroup-hybrid-warm-c1', 'grpc-k6-GetGroup-hybrid-warm-c1']);
+  });
+
+  it('keeps the reader’s own choices, shown or not', () => {
+    expect(resolveFilters(smoke, { ...DEFAULT_FILTERS, concurrency: 4 }).concurrency).toBe(4);
+    expect(resolveFilters(smoke, { ...DEFAULT_FILTERS, operation: 'ListGroups', pageSize: 50 }).pageSize).toBe(50);
+    expect(resolveFilters(smoke, { ...DEFAULT_FILTERS, tool: 'oha' }).tool).toBe('oha');
+    expect(resolveFilters(smoke, { ...DEFAULT_FILTERS, model: 'open', rate: 200 })).toMatchObject({ rate: 200 });
   });
 });
 

@@ -3,7 +3,7 @@
 import type { CsvValue } from './csv';
 import type { ColumnFormat } from './format';
 import { windowName } from './charts/timeline';
-import { allFlags, flagReason, flagsText } from './transforms';
+import { allFlags, excludes, flagReason, flagsText } from './transforms';
 import type { Cell, Interval } from './types';
 
 export interface PlainTable {
@@ -69,11 +69,13 @@ export function windowsTable(cell: Cell): PlainTable {
   const rows: CsvValue[][] = [];
   const rowFlags: (string | null)[] = [];
   for (const w of [...cell.windows].sort((a, b) => a.order - b.order)) {
-    const flag = flagsText(w.flags);
+    // every reason in the Flags column; greyed only as a cell is (isFlagged): not for informational flags alone
+    const reasons = flagsText(w.flags);
+    const flag = excludes(w.flags) ? reasons : null;
     rows.push([
       windowName(w), w.order, w.seconds, w.requests, w.ok, w.errors, w.throughputRps,
       w.latencyMs.p50, w.latencyMs.p99, w.latencyMs.max, w.droppedIterations, w.achievedRate, w.generatorCores,
-      w.jvm.gcPauseMs, w.hitRatio.overall, flag,
+      w.jvm.gcPauseMs, w.hitRatio.overall, reasons,
     ]);
     rowFlags.push(flag);
   }

@@ -16,7 +16,7 @@ import {
 } from './types';
 import { formatCount, withUnit } from './format';
 import { PROTOCOL_LABELS } from './style';
-import type { Filters } from './urlState';
+import { DEFAULT_FILTERS, type Filters } from './urlState';
 
 // ---------- fits ----------
 
@@ -80,6 +80,17 @@ export function mostCommon(values: number[]): number | null {
   return best;
 }
 
+/**
+ * An automatic page size, concurrency or rate, made among the cells the charts will show (`shown`):
+ * a value at which they show both wires where there is one, of those the one most cells have
+ * (mostCommon); among `all` only when the charts would show none of them either way.
+ */
+function autoChoice(shown: Cell[], all: Cell[], value: (c: Cell) => number | null): number | null {
+  const values = (of: Cell[]) => of.flatMap((c) => (value(c) === null ? [] : [value(c)!]));
+  const bothWires = shown.filter((c) => PROTOCOLS.every((p) => shown.some((o) => o.protocol === p && value(o) === value(c))));
+  return mostCommon(values(bothWires)) ?? mostCommon(values(shown)) ?? mostCommon(values(all));
+}
+
 export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
   // the transport first: every other choice is made among the cells of that transport
   const transports = distinct(allCells.map(isTls)).sort((a, b) => Number(a) - Number(b));
@@ -95,11 +106,22 @@ export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
   const models = distinct(cells.map((c) => c.model)).sort();
   const model = models.includes(f.model) ? f.model : (models[0] ?? 'closed');
   const tools = distinct(cells.map((c) => c.tool)).sort(byOrder(TOOLS));
-  // the asked tool (k6 by default) when it ran; else one that drove both wires; else all of them:
-  // the first tool alone charted one wire only in a run of native generators (h2load for gRPC, oha
-  // for REST: the hotpath and protocols profiles), REST nowhere until the reader found this filter
-  const bothWires = tools.find((t) => PROTOCOLS.every((p) => cells.some((c) => c.tool === t && c.protocol === p)));
-  const tool = f.tool === 'all' || tools.includes(f.tool) ? f.tool : (bothWires ?? (tools.length > 1 ? 'all' : (tools[0] ?? 'k6')));
+  // Every automatic choice below is made among the cells the charts will show for the choices made
+  // before it (charted, of the operation, model and tool): made over all the transport's cells, it
+  // fell where other tools', other bodies' or traced cells were many, and the charts showed one wire
+  // or nothing (the smoke run's landing page charted one REST bar at 4 users, its ListGroups nothing).
+  // The options and the reader's own choices stay as they were.
+  const charted = cells.filter((c) => isCharted(c) && c.operation === operation && c.model === model);
+  const shown = charted.length > 0 ? charted : cells;
+  const shownTools = distinct(shown.map((c) => c.tool)).sort(byOrder(TOOLS));
+  // the asked tool when it ran (k6, the default, only where the charts show it); else one that drove
+  // both wires; else all of them: the first tool alone charted one wire only in a run of native
+  // generators (h2load for gRPC, oha for REST: the hotpath and protocols profiles), REST nowhere until
+  // the reader found this filter
+  const bothWires = shownTools.find((t) => PROTOCOLS.every((p) => shown.some((c) => c.tool === t && c.protocol === p)));
+  const asked = f.tool === 'all' || (f.tool === DEFAULT_FILTERS.tool ? shownTools : tools).includes(f.tool);
+  const tool = asked ? f.tool : (bothWires ?? (shownTools.length > 1 ? 'all' : (shownTools[0] ?? 'k6')));
+  const ofTool = charted.filter((c) => tool === 'all' || c.tool === tool);
 
   const ofOp = cells.filter((c) => c.operation === operation && c.model === model);
   const pageSizes = distinct(ofOp.flatMap((c) => (c.pageSize === null ? [] : [c.pageSize]))).sort((a, b) => a - b);
@@ -108,19 +130,23 @@ export function resolveFilters(allCells: Cell[], f: Filters): Resolved {
       ? null
       : f.pageSize !== null && pageSizes.includes(f.pageSize)
         ? f.pageSize
-        : mostCommon(ofOp.flatMap((c) => (c.pageSize === null ? [] : [c.pageSize])));
+        : autoChoice(ofTool, ofOp, (c) => c.pageSize);
   const ofPage = ofOp.filter((c) => c.pageSize === pageSize);
   const concurrencies = distinct(ofPage.map((c) => c.concurrency)).sort((a, b) => a - b);
   const concurrency =
     f.concurrency !== null && concurrencies.includes(f.concurrency)
       ? f.concurrency
-      : mostCommon(ofPage.map((c) => c.concurrency));
+      : autoChoice(ofTool.filter((c) => c.pageSize === pageSize), ofPage, (c) => c.concurrency);
   // an open model's cells at one concurrency can hold several target rates (a sweep's points, a
   // profile's target_rates): one rate at a time, or one bar would stand for cells at other rates
   const ofRate = model === 'open' ? ofPage.filter((c) => c.concurrency === concurrency && isCharted(c) && c.targetRate !== null) : [];
   const rates = distinct(ofRate.map((c) => c.targetRate!)).sort((a, b) => a - b);
   const rate =
-    rates.length === 0 ? null : f.rate !== null && rates.includes(f.rate) ? f.rate : mostCommon(ofRate.map((c) => c.targetRate!));
+    rates.length === 0
+      ? null
+      : f.rate !== null && rates.includes(f.rate)
+        ? f.rate
+        : autoChoice(ofRate.filter((c) => tool === 'all' || c.tool === tool), ofRate, (c) => c.targetRate);
 
   return {
     operation,
@@ -144,9 +170,18 @@ export type FilterDim = 'pageSize' | 'concurrency';
  * variants of a REST cell (the protocols profile's) are in the Cells table and the decomposition.
  */
 export function isDefaultBody(c: { protocol: Protocol; encoding?: string; http?: string; compression?: string; revalidate?: boolean }): boolean {
+  const [asked, wire] = [bodyOf(c), bodyOf({ protocol: c.protocol })];
+  return asked.encoding === wire.encoding && asked.http === wire.http && asked.compression === wire.compression && c.revalidate !== true;
+}
+
+/**
+ * A cell's (or fit's) body with the schema's defaults filled in: a run from before the bench recorded
+ * encoding, http and compression ran the wire's default body (REST JSON over HTTP/1.1, gRPC Protobuf
+ * over HTTP/2, identity), so its cells are the same measurement as a newer run's that name it.
+ */
+function bodyOf(c: { protocol: Protocol; encoding?: string; http?: string; compression?: string }) {
   const [encoding, http] = c.protocol === 'rest' ? ['json', '1.1'] : ['protobuf', '2'];
-  return (c.encoding ?? encoding) === encoding && (c.http ?? http) === http && (c.compression ?? 'identity') === 'identity' &&
-    c.revalidate !== true;
+  return { encoding: c.encoding ?? encoding, http: c.http ?? http, compression: c.compression ?? 'identity' };
 }
 
 /**
@@ -252,7 +287,15 @@ export const INFORMATIONAL_FLAGS: ReadonlySet<string> = new Set(['other-cpu', 'f
 
 /** Whether a cell is flagged: a flag that excludes windows from the headline, or left out of it. */
 export function isFlagged(c: Cell): boolean {
-  return !c.headlineEligible || c.flags.some((f) => !INFORMATIONAL_FLAGS.has(f.code));
+  return !c.headlineEligible || excludes(c.flags);
+}
+
+/**
+ * Whether flags grey what they flag (a cell, a window, a sweep point): one not informational. The
+ * one rule every view greys by; informational flags alone are shown as notes, not greyed.
+ */
+export function excludes(flags: Flag[]): boolean {
+  return flags.some((f) => !INFORMATIONAL_FLAGS.has(f.code));
 }
 
 /**
@@ -316,10 +359,14 @@ export function where(cells: Cell[], match: Partial<Cell>): Cell[] {
   return cells.filter((c) => keys.every((k) => c[k] === match[k]));
 }
 
-/** A cell's identity across runs: everything that defines the measurement, not its id. */
+/**
+ * A cell's identity across runs: everything that defines the measurement, not its id. The body with
+ * its defaults (bodyOf): an older run, which names none, pairs with a newer run's default-body cell.
+ */
 export function cellKey(c: Cell): string {
+  const body = bodyOf(c);
   return [c.protocol, c.tool, c.transport, c.operation, c.pageSize ?? '-', c.cacheMode, c.temperature, c.model, c.concurrency,
-    c.connections, c.targetRate ?? '-', isTls(c) ? 'tls' : 'plain', c.encoding ?? '-', c.http ?? '-', c.compression ?? '-',
+    c.connections, c.targetRate ?? '-', isTls(c) ? 'tls' : 'plain', body.encoding, body.http, body.compression,
     c.revalidate ? 'revalidate' : '-', c.tracing ? 'traced' : '-', c.overload ? `${c.overload.pair}@${c.overload.step ?? 'capacity'}` : '-',
   ].join('|');
 }

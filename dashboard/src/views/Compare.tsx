@@ -75,7 +75,8 @@ function HeadlineTable({ a, b }: { a: Run; b: Run }) {
 }
 
 export function Compare({ run, runB, runs, resolved, onFilters, onRunB }: CompareProps) {
-  const readable = runs.flatMap((r) => (r.status === 'ok' ? [r.run] : []));
+  // the run chosen at the top is not one to compare it with
+  const readable = runs.flatMap((r) => (r.status === 'ok' && r.run !== run ? [r.run] : []));
   const picker = (
     <label className="filter">
       <span>Compare with</span>

@@ -5,10 +5,13 @@ import { distinct, isDefaultBody, isTls, mostCommon, users } from '../data/trans
 import type { ViewProps } from './viewProps';
 
 export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps) {
+  // never a traced cell or fit (the bench fits traced cells apart, stats.py): as selectCells, this
+  // view charts the untraced service, and a traced fit would be drawn with the untraced one's label
   const paged = run.cells.filter(
     (c) =>
       c.pageSize !== null &&
       isDefaultBody(c) &&
+      c.tracing !== true &&
       c.model === resolved.model &&
       isTls(c) === resolved.tls &&
       (resolved.tool === 'all' || c.tool === resolved.tool),
@@ -16,6 +19,7 @@ export function PayloadScaling({ run, filters, resolved, onFilters }: ViewProps)
   const candidates = run.fits.filter(
     (f) =>
       isDefaultBody(f) &&
+      f.tracing !== true &&
       isTls(f) === resolved.tls &&
       (resolved.tool === 'all' || f.tool === resolved.tool) &&
       (f.temperature === 'none' || f.temperature === resolved.temperature),

@@ -3,7 +3,7 @@
 import type { CsvValue } from '../csv';
 import { formatNumber, formatPercentile, formatValue } from '../format';
 import { protocolLabel, seriesName, toolShade } from '../style';
-import { flagReason, flagsSummary, isTls } from '../transforms';
+import { excludes, flagReason, flagsSummary, isTls } from '../transforms';
 import { CACHE_MODES, PROTOCOLS, TEMPERATURES, TOOLS, type Cell, type Sweep } from '../types';
 import { queueingLabels } from './overview';
 import { flagNotes, I, keep, line, N, stateName, T, type ChartSpec, type Datum, type Marker, type SeriesSpec } from './spec';
@@ -113,16 +113,18 @@ export function latencyVsThroughputChart(sweeps: Sweep[], subtitle: string): Cha
             x: p.throughputRps!,
             y,
             xLabel: `${formatValue(p.throughputRps, 'req/s')} (target ${formatValue(p.targetRate, '/s')})`,
-            flag: flagsSummary(p.flags),
+            // greyed as its cell is (isFlagged): informational flags alone are noted, not greyed
+            flag: excludes(p.flags) ? flagsSummary(p.flags) : null,
             cellId: p.cellId,
           }];
     series.push({ label: `${name} p50`, protocol: s.protocol, cacheMode: 'none', shade, data: pts.flatMap((p) => at(p, p.p50)) });
     series.push({ label: `${name} p99`, protocol: s.protocol, dash: [6, 4], shade, data: pts.flatMap((p) => at(p, p.p99)) });
     for (const p of s.points) {
-      const flag = flagsSummary(p.flags);
-      rows.push([sweepName(s), p.targetRate, p.achievedRate, p.throughputRps, p.p50, p.p99, p.p999, p.droppedIterations, p.errorRate, p.cellId, flag]);
+      const reasons = flagsSummary(p.flags);
+      const flag = excludes(p.flags) ? reasons : null;
+      rows.push([sweepName(s), p.targetRate, p.achievedRate, p.throughputRps, p.p50, p.p99, p.p999, p.droppedIterations, p.errorRate, p.cellId, reasons]);
       rowFlags.push(flag);
-      if (flag) notes.push(`Greyed: ${p.cellId} — ${flag}`);
+      if (reasons) notes.push(`${flag ? 'Greyed' : 'Noted, kept in the headline'}: ${p.cellId} — ${reasons}`);
     }
     if (s.knee) {
       // a knee whose throughput was not measured is named in the notes, with no line to draw

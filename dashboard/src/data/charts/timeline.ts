@@ -1,6 +1,6 @@
 // The Over time view: one cell's windows, per 250 ms slice.
 import type { CsvValue } from '../csv';
-import { flagsText } from '../transforms';
+import { excludes, flagsText } from '../transforms';
 import type { Cell } from '../types';
 import { I, keep, N, T, type ChartSpec, type Datum, type SeriesSpec } from './spec';
 
@@ -22,7 +22,10 @@ export function timelineChart(cell: Cell, which: 'latency' | 'rps'): ChartSpec {
   const notes: string[] = [];
   const windows = [...cell.windows].sort((a, b) => a.order - b.order);
   windows.forEach((w, i) => {
-    const flag = flagsText(w.flags);
+    // greyed as a cell is (isFlagged): a window with informational flags only stays in the headline,
+    // its reasons noted
+    const reasons = flagsText(w.flags);
+    const flag = excludes(w.flags) ? reasons : null;
     const label = `${windowName(w)}${flag ? ' (flagged)' : ''}`;
     const shade = WINDOW_SHADES[i % WINDOW_SHADES.length];
     // a slice without a figure is left out (the line joins its neighbours)
@@ -37,9 +40,9 @@ export function timelineChart(cell: Cell, which: 'latency' | 'rps'): ChartSpec {
     } else {
       series.push({ label, protocol: cell.protocol, cacheMode: 'none', shade, flag, data: pts((s) => s.rps) });
     }
-    if (flag) notes.push(`Greyed: ${windowName(w)} — ${flag}`);
+    if (reasons) notes.push(`${flag ? 'Greyed' : 'Noted, kept in the headline'}: ${windowName(w)} — ${reasons}`);
     for (const s of w.timeline) {
-      rows.push(which === 'latency' ? [windowName(w), w.order, s.t, s.p50, s.p99, flag] : [windowName(w), w.order, s.t, s.rps, flag]);
+      rows.push(which === 'latency' ? [windowName(w), w.order, s.t, s.p50, s.p99, reasons] : [windowName(w), w.order, s.t, s.rps, reasons]);
       rowFlags.push(flag);
     }
   });
