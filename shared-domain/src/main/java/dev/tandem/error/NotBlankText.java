@@ -21,7 +21,9 @@ import java.util.Set;
  * (U+3000) or zero-width spaces (U+200B) passed it and was stored, a group or user nobody could see
  * the name of. Blank here is every Unicode space separator and white-space character (NBSP
  * included), control characters, format characters (zero-width space and joiners, the byte
- * order mark), and the few letters that draw nothing (the Hangul fillers, the blank Braille cell).
+ * order mark), the few letters that draw nothing (the Hangul fillers, the blank Braille cell), and
+ * the marks Unicode makes default-ignorable (variation selectors, the combining grapheme joiner:
+ * renderers draw nothing for them, so three of them were a name nobody could see).
  */
 @Documented
 @Constraint(validatedBy = NotBlankText.Validator.class)
@@ -46,12 +48,34 @@ public @interface NotBlankText {
         /** Letters by their category, though they draw nothing: the Hangul fillers and the blank Braille cell. */
         private static final Set<Integer> BLANK_LETTERS = Set.of(0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800);
 
+        /**
+         * The marks (category Mn) among Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties
+         * .txt), as {first, last} ranges: the rest of that property is format characters or letters
+         * this class already counts, or unassigned.
+         */
+        private static final int[][] IGNORABLE_MARKS = {
+                {0x034F, 0x034F},   // combining grapheme joiner
+                {0x17B4, 0x17B5},   // Khmer inherent vowels
+                {0x180B, 0x180D},   // Mongolian free variation selectors (180E is a format character)
+                {0x180F, 0x180F},
+                {0xFE00, 0xFE0F},   // variation selectors
+                {0xE0100, 0xE01EF}, // variation selectors supplement
+        };
+
         static boolean blank(int codePoint) {
             if (Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint) || BLANK_LETTERS.contains(codePoint)) {
                 return true;
             }
             int type = Character.getType(codePoint);
-            return type == Character.CONTROL || type == Character.FORMAT;
+            if (type == Character.CONTROL || type == Character.FORMAT) {
+                return true;
+            }
+            for (int[] range : IGNORABLE_MARKS) {
+                if (codePoint >= range[0] && codePoint <= range[1]) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 }
