@@ -250,6 +250,15 @@ def test_an_oha_timeout_without_a_response_counts_as_a_timeout():
     assert record["timeouts"] == 7
 
 
+def test_an_open_windows_goodput_is_over_its_offered_seconds_not_until_its_slowest_answer():
+    step = cell_of(expand(), "grpc", 200)
+    out = outcome(8000)                   # 2,000/s over the step's 4 s
+    out.samples.latency_us[-1] = 2e6      # the last request answered 2 s later
+    record, data = build(step, out, rate=2000)
+    assert record["throughputRps"] == pytest.approx(2000) and data.throughput == pytest.approx(2000)
+    assert record["seconds"] == pytest.approx(6.0, abs=0.01)   # the span the CPU is read over
+
+
 def test_a_paired_window_flags_a_rate_the_generator_could_not_offer():
     record, _ = build(cell_of(expand(), "grpc", 300), outcome(4000), rate=3000)
     assert "rate-short" in {f["code"] for f in record["flags"]}
@@ -382,6 +391,17 @@ def test_a_goal_resting_on_a_step_the_generator_could_not_offer_is_undecided():
     [pair] = records(runs)
     goals = {g["key"]: g for g in pair["wires"][0]["goals"]}
     assert goals["goodputAt2xOverPeak"]["status"] == "undecided" and "rate-short" in goals["goodputAt2xOverPeak"]["reason"]
+
+
+def test_a_goal_resting_on_windows_the_headlines_leave_out_says_it_counted_them():
+    runs = pair_runs()
+    runs["rest-oha-GetGroup-hybrid-warm-c1000-overload200"].windows[0]["flags"].append(
+        windows.flag("jit", "the service's JIT compiler threads used 900 ms"))
+    [pair] = records(runs)
+    goals = {g["key"]: g for g in pair["wires"][0]["goals"]}
+    assert goals["goodputAt2xOverPeak"]["status"] == "met"
+    assert "jit" in goals["goodputAt2xOverPeak"]["reason"] and "jit" in goals["p99At2xOverUnloaded"]["reason"]
+    assert goals["l1Flushes"]["reason"] is None
 
 
 def test_a_goal_failed_in_a_2x_step_the_generator_fell_short_of_is_not_met_as_the_shortfall_only_flatters():
